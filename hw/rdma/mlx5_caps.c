@@ -1,0 +1,90 @@
+/*
+ * mlx5 HCA core: HCA capability pages, generated from Mlx5CoreConfig.
+ *
+ * The caps reported here are the limits the object tables enforce: both come from the same
+ * Mlx5CoreConfig. See docs/prm-subset.md for why each value is what it is.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "mlx5_internal.h"
+
+static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
+{
+    MLX5_SET(cap, CAP_log_max_srq_sz, cfg->log_max_srq_sz);
+    MLX5_SET(cap, CAP_log_max_qp_sz, cfg->log_max_qp_sz);
+    MLX5_SET(cap, CAP_log_max_qp, cfg->log_max_qp);
+    MLX5_SET(cap, CAP_log_max_srq, cfg->log_max_srq);
+    MLX5_SET(cap, CAP_log_max_cq_sz, cfg->log_max_cq_sz);
+    MLX5_SET(cap, CAP_log_max_cq, cfg->log_max_cq);
+    MLX5_SET(cap, CAP_log_max_eq_sz, cfg->log_max_eq_sz);
+    MLX5_SET(cap, CAP_log_max_mkey, cfg->log_max_mkey);
+    MLX5_SET(cap, CAP_log_max_eq, cfg->log_max_eq);
+    MLX5_SET(cap, CAP_max_indirection, 1);
+    MLX5_SET(cap, CAP_log_max_mrw_sz, 64);
+    MLX5_SET(cap, CAP_log_max_klm_list_size, 16);
+    MLX5_SET(cap, CAP_log_max_ra_req_qp, 4);
+    MLX5_SET(cap, CAP_log_max_ra_res_qp, 4);
+    MLX5_SET(cap, CAP_pkey_table_size, 0);          /* 128 entries (encoding 0) */
+    MLX5_SET(cap, CAP_ib_virt, 0);                  /* native PF: port data via MAD_IFC */
+    MLX5_SET(cap, CAP_local_ca_ack_delay, 16);
+    MLX5_SET(cap, CAP_port_type, 0);                /* InfiniBand */
+    MLX5_SET(cap, CAP_num_ports, 1);
+    MLX5_SET(cap, CAP_log_max_msg, cfg->log_max_msg);
+    MLX5_SET(cap, CAP_cqe_version, 1);
+    /* no UMR-based MR cache: user MRs are created with CREATE_MKEY */
+    MLX5_SET(cap, CAP_umr_modify_entity_size_disabled, 1);
+    MLX5_SET(cap, CAP_umr_modify_atomic_disabled, 1);
+    MLX5_SET(cap, CAP_umr_indirect_mkey_disabled, 1);
+    MLX5_SET(cap, CAP_atomic, 1);
+    MLX5_SET(cap, CAP_cq_oi, 1);
+    MLX5_SET(cap, CAP_xrc, 1);
+    MLX5_SET(cap, CAP_ud, 1);
+    MLX5_SET(cap, CAP_uc, 1);
+    MLX5_SET(cap, CAP_rc, 1);
+    MLX5_SET(cap, CAP_log_pg_sz, 12);
+    MLX5_SET(cap, CAP_bf, 0);
+    MLX5_SET(cap, CAP_driver_version, 1);
+    MLX5_SET(cap, CAP_log_bf_reg_size, 9);
+    MLX5_SET(cap, CAP_max_wqe_sz_sq, 1024);
+    MLX5_SET(cap, CAP_max_wqe_sz_rq, 512);
+    MLX5_SET(cap, CAP_max_qp_mcg, 64);
+    MLX5_SET(cap, CAP_log_max_mcg, 10);
+    MLX5_SET(cap, CAP_log_max_transport_domain, 0);
+    MLX5_SET(cap, CAP_log_max_pd, cfg->log_max_pd);
+    MLX5_SET(cap, CAP_log_max_xrcd, cfg->log_max_xrcd);
+    MLX5_SET(cap, CAP_log_uar_page_sz, 0);
+    MLX5_SET(cap, CAP_device_frequency_mhz, 1000);  /* internal_timer counts nanoseconds */
+    MLX5_SET(cap, CAP_device_frequency_khz, 1000000);
+    MLX5_SET(cap, CAP_native_port_num, 1);
+}
+
+static void mlx5_caps_atomic(uint8_t *cap, bool cur)
+{
+    MLX5_SET(cap, ATOMIC_CAP_supported_atomic_req_8B_endianness_mode_1, 1);
+    MLX5_SET(cap, ATOMIC_CAP_atomic_operations, 0x3);  /* CMP_SWAP, FETCH_ADD */
+    MLX5_SET(cap, ATOMIC_CAP_atomic_size_qp, 0x8);     /* 8 bytes */
+    MLX5_SET(cap, ATOMIC_CAP_atomic_size_dc, 0x8);
+    (void)cur;
+}
+
+void mlx5_caps_build(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap, bool cur)
+{
+    memset(cap, 0, HCA_CAP_SIZE);
+    switch (type) {
+    case MLX5_CAP_GENERAL:
+        mlx5_caps_general(cfg, cap);
+        break;
+    case MLX5_CAP_ATOMIC:
+        mlx5_caps_atomic(cap, cur);
+        break;
+    default:
+        break;          /* every other type: all zero (feature absent) */
+    }
+}
+
+void mlx5_caps_reset(Mlx5Core *c)
+{
+    mlx5_caps_build(&c->cfg, MLX5_CAP_GENERAL, c->cap_general_cur, true);
+    mlx5_caps_build(&c->cfg, MLX5_CAP_ATOMIC, c->cap_atomic_cur, true);
+}

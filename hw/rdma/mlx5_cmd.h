@@ -1,0 +1,110 @@
+/*
+ * mlx5 HCA core: one firmware command in flight, and the command handlers.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_RDMA_MLX5_CMD_H
+#define HW_RDMA_MLX5_CMD_H
+
+#include "mlx5_internal.h"
+
+struct Mlx5CmdCtx {
+    const uint8_t *in;          /* device-owned copy of the whole input */
+    uint32_t inlen;
+    uint8_t *out;               /* device-owned output, written back after the handler */
+    uint32_t outlen;
+    uint16_t opcode;
+    uint16_t op_mod;
+    uint16_t uid;
+    uint8_t status;
+    uint32_t syndrome;
+};
+
+/*
+ * Fail the command with an architected status. The syndrome identifies the check that failed
+ * (any 32-bit value is allowed; we use a per-site constant so a driver log pins the cause).
+ */
+void mlx5_cmd_fail(Mlx5CmdCtx *cmd, uint8_t status, uint32_t syndrome);
+/* True if the input has at least @len bytes; otherwise fails with BAD_INP_LEN. */
+bool mlx5_cmd_in_ok(Mlx5CmdCtx *cmd, uint32_t len);
+/* True if the output has room for @len bytes; otherwise fails with BAD_OUTP_LEN. */
+bool mlx5_cmd_out_ok(Mlx5CmdCtx *cmd, uint32_t len);
+const char *mlx5_cmd_name(uint16_t opcode);
+size_t mlx5_cmd_table(const char **names, uint16_t *opcodes, size_t max);
+
+/* Syndromes: a tag per check, so that "syndrome (0x...)" in dmesg pins the failed check. */
+enum {
+    MLX5_SYND_BAD_OPCODE = 0x10000001,
+    MLX5_SYND_NOT_ENABLED = 0x10000002,
+    MLX5_SYND_NOT_INITIALIZED = 0x10000003,
+    MLX5_SYND_ALREADY_ENABLED = 0x10000004,
+    MLX5_SYND_BAD_FUNCTION = 0x10000005,
+    MLX5_SYND_BAD_OP_MOD = 0x10000006,
+    MLX5_SYND_BAD_ISSI = 0x10000007,
+    MLX5_SYND_INLEN = 0x10000008,
+    MLX5_SYND_OUTLEN = 0x10000009,
+    MLX5_SYND_BAD_REGISTER = 0x1000000a,
+    MLX5_SYND_PAGES = 0x1000000b,
+    MLX5_SYND_ALREADY_INITIALIZED = 0x1000000c,
+    MLX5_SYND_NO_HANDLE = 0x20000001,       /* table full */
+    MLX5_SYND_BAD_HANDLE = 0x20000002,      /* unknown object */
+    MLX5_SYND_BUSY = 0x20000003,            /* object still referenced */
+    MLX5_SYND_BAD_UAR = 0x20000004,
+    MLX5_SYND_BAD_EQ = 0x20000005,
+    MLX5_SYND_BAD_CQ = 0x20000006,
+    MLX5_SYND_BAD_PD = 0x20000007,
+    MLX5_SYND_BAD_SIZE = 0x20000008,
+    MLX5_SYND_BAD_PAS = 0x20000009,
+    MLX5_SYND_BAD_PAGE_SIZE = 0x2000000a,
+    MLX5_SYND_BAD_INTR = 0x2000000b,
+    MLX5_SYND_BAD_MKEY_MODE = 0x2000000c,
+    MLX5_SYND_BAD_MKEY_RANGE = 0x2000000d,
+    MLX5_SYND_BAD_SRQ = 0x2000000e,
+    MLX5_SYND_BAD_XRCD = 0x2000000f,
+    MLX5_SYND_BAD_ST = 0x20000010,
+    MLX5_SYND_BAD_STATE = 0x20000011,
+    MLX5_SYND_BAD_PORT = 0x20000012,
+    MLX5_SYND_BAD_QPN = 0x20000013,
+    MLX5_SYND_UNSUPPORTED = 0x20000014,
+    MLX5_SYND_BAD_MTU = 0x20000015,
+    MLX5_SYND_BAD_PKEY_INDEX = 0x20000016,
+    MLX5_SYND_BAD_STRIDE = 0x20000017,
+    MLX5_SYND_BAD_USER_INDEX = 0x20000018,
+};
+
+/* mlx5_cmd_hca.c */
+Mlx5CmdHandler mlx5_cmd_enable_hca, mlx5_cmd_disable_hca, mlx5_cmd_query_issi,
+    mlx5_cmd_set_issi, mlx5_cmd_query_pages, mlx5_cmd_manage_pages, mlx5_cmd_query_hca_cap,
+    mlx5_cmd_set_hca_cap, mlx5_cmd_init_hca, mlx5_cmd_teardown_hca, mlx5_cmd_query_adapter,
+    mlx5_cmd_set_driver_version, mlx5_cmd_access_reg;
+/* mlx5_eq.c */
+Mlx5CmdHandler mlx5_cmd_create_eq, mlx5_cmd_destroy_eq, mlx5_cmd_query_eq;
+/* mlx5_res.c */
+Mlx5CmdHandler mlx5_cmd_alloc_pd, mlx5_cmd_dealloc_pd, mlx5_cmd_alloc_uar, mlx5_cmd_dealloc_uar,
+    mlx5_cmd_alloc_xrcd, mlx5_cmd_dealloc_xrcd, mlx5_cmd_alloc_transport_domain,
+    mlx5_cmd_dealloc_transport_domain;
+/* mlx5_cq.c */
+Mlx5CmdHandler mlx5_cmd_create_cq, mlx5_cmd_destroy_cq, mlx5_cmd_query_cq;
+/* mlx5_mkey.c */
+Mlx5CmdHandler mlx5_cmd_create_mkey, mlx5_cmd_destroy_mkey, mlx5_cmd_query_mkey;
+/* mlx5_srq.c */
+Mlx5CmdHandler mlx5_cmd_create_srq, mlx5_cmd_destroy_srq, mlx5_cmd_query_srq, mlx5_cmd_arm_rq;
+/* mlx5_qp.c */
+Mlx5CmdHandler mlx5_cmd_create_qp, mlx5_cmd_destroy_qp, mlx5_cmd_modify_qp, mlx5_cmd_query_qp;
+/* mlx5_mad.c */
+Mlx5CmdHandler mlx5_cmd_mad_ifc, mlx5_cmd_query_hca_vport_context, mlx5_cmd_query_hca_vport_gid,
+    mlx5_cmd_query_hca_vport_pkey;
+void mlx5_reg_pcap(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg, bool write);
+
+/* Helpers for handlers: input/output field access with the common offsets. */
+static inline uint32_t mlx5_cmd_handle_in(const Mlx5CmdCtx *cmd)
+{
+    return MLX5_GET(cmd->in, DEALLOC_IN_handle);
+}
+
+static inline void mlx5_cmd_handle_out(Mlx5CmdCtx *cmd, uint32_t handle)
+{
+    MLX5_SET(cmd->out, ALLOC_OUT_handle, handle);
+}
+
+#endif

@@ -1,0 +1,276 @@
+/*
+ * mlx5 HCA core: function bring-up and teardown commands (ENABLE/DISABLE_HCA, ISSI, pages,
+ * capabilities, INIT/TEARDOWN_HCA, QUERY_ADAPTER, SET_DRIVER_VERSION, ACCESS_REG).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "mlx5_cmd.h"
+#include "trace.h"
+
+#define MLX5_SUPPORTED_ISSI     0x1     /* ISSI 0 only: SRQs via CREATE_SRQ */
+
+void mlx5_cmd_enable_hca(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    if (!mlx5_cmd_in_ok(cmd, 0x10)) {
+        return;
+    }
+    if (MLX5_GET(cmd->in, ENABLE_HCA_IN_function_id) != 0) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_FUNCTION);
+        return;
+    }
+    c->hca_enabled = true;
+}
+
+void mlx5_cmd_disable_hca(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    if (!mlx5_cmd_in_ok(cmd, 0x10)) {
+        return;
+    }
+    if (MLX5_GET(cmd->in, ENABLE_HCA_IN_function_id) != 0) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_FUNCTION);
+        return;
+    }
+    /* back to the pre-ENABLE_HCA state: every object, EQ, UAR, page and cap is dropped */
+    mlx5_function_reset(c);
+}
+
+void mlx5_cmd_query_issi(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    if (!mlx5_cmd_out_ok(cmd, QUERY_ISSI_OUT_SIZE)) {
+        return;
+    }
+    MLX5_SET(cmd->out, QUERY_ISSI_OUT_current_issi, c->issi);
+    MLX5_SET(cmd->out, QUERY_ISSI_OUT_supported_issi_dw0, MLX5_SUPPORTED_ISSI);
+}
+
+void mlx5_cmd_set_issi(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    uint32_t issi;
+
+    if (!mlx5_cmd_in_ok(cmd, 0x10)) {
+        return;
+    }
+    issi = MLX5_GET(cmd->in, SET_ISSI_IN_current_issi);
+    if (issi >= 32 || !(MLX5_SUPPORTED_ISSI & (1u << issi))) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_ISSI);
+        return;
+    }
+    c->issi = issi;
+}
+
+void mlx5_cmd_query_pages(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    if (!mlx5_cmd_out_ok(cmd, 0x10)) {
+        return;
+    }
+    if (cmd->op_mod < 1 || cmd->op_mod > 3) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
+        return;
+    }
+    /* the emulated firmware keeps its state in QEMU: it never needs host pages */
+    MLX5_SET(cmd->out, QUERY_PAGES_OUT_function_id, 0);
+    MLX5_SET(cmd->out, QUERY_PAGES_OUT_num_pages, 0);
+}
+
+void mlx5_cmd_manage_pages(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    uint32_t n;
+
+    if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+        return;
+    }
+    n = MLX5_GET(cmd->in, MANAGE_PAGES_IN_input_num_entries);
+    switch (cmd->op_mod) {
+    case MLX5_PAGES_CANT_GIVE:
+        break;
+    case MLX5_PAGES_GIVE:
+        /* accepted (and accounted) although never requested */
+        if (n > MLX5_MAX_PAGES - c->pages_given) {
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_PAGES);
+            return;
+        }
+        if (!mlx5_cmd_in_ok(cmd, MANAGE_PAGES_PAS_OFF + 8 * n)) {
+            return;
+        }
+        c->pages_given += n;
+        break;
+    case MLX5_PAGES_TAKE:
+        /*
+         * Given pages are never used, so any of them may be returned; we return none we were
+         * not given. Returning page addresses requires remembering them: we only accept a
+         * TAKE when nothing is outstanding.
+         */
+        if (c->pages_given) {
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_PAGES);
+            return;
+        }
+        MLX5_SET(cmd->out, MANAGE_PAGES_OUT_output_num_entries, 0);
+        break;
+    default:
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
+        return;
+    }
+    trace_mlx5_cmd_manage_pages(cmd->op_mod, n, c->pages_given);
+}
+
+void mlx5_cmd_query_hca_cap(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    unsigned type = cmd->op_mod >> 1;
+    bool cur = cmd->op_mod & 1;
+    uint8_t *cap;
+
+    if (!mlx5_cmd_out_ok(cmd, QUERY_HCA_CAP_OUT_SIZE)) {
+        return;
+    }
+    cap = cmd->out + HCA_CAP_OFF;
+    if (cur && type == MLX5_CAP_GENERAL) {
+        memcpy(cap, c->cap_general_cur, HCA_CAP_SIZE);
+    } else if (cur && type == MLX5_CAP_ATOMIC) {
+        memcpy(cap, c->cap_atomic_cur, HCA_CAP_SIZE);
+    } else {
+        mlx5_caps_build(&c->cfg, type, cap, cur);
+    }
+}
+
+/* SET_HCA_CAP(GENERAL): apply the driver-writable fields, each checked against max. */
+static void mlx5_set_cap_general(Mlx5Core *c, Mlx5CmdCtx *cmd, const uint8_t *in)
+{
+    uint8_t *cur = c->cap_general_cur;
+    uint32_t log_max_qp = MLX5_GET(in, CAP_log_max_qp);
+    uint32_t log_uar_page_sz = MLX5_GET(in, CAP_log_uar_page_sz);
+
+    if (log_max_qp > c->cfg.log_max_qp || log_max_qp < 1 ||
+        MLX5_GET(in, CAP_uar_4k) || MLX5_GET(in, CAP_dct) || log_uar_page_sz > 4 ||
+        MLX5_GET(in, CAP_pkey_table_size) != MLX5_GET(cur, CAP_pkey_table_size)) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
+        return;
+    }
+    MLX5_SET(cur, CAP_log_max_qp, log_max_qp);
+    MLX5_SET(cur, CAP_log_uar_page_sz, log_uar_page_sz);
+    MLX5_SET(cur, CAP_cmdif_checksum, MLX5_GET(in, CAP_cmdif_checksum));
+    MLX5_SET(cur, CAP_cache_line_128byte, MLX5_GET(in, CAP_cache_line_128byte));
+}
+
+void mlx5_cmd_set_hca_cap(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    const uint8_t *in = cmd->in + HCA_CAP_OFF;
+    uint32_t mode;
+
+    if (!mlx5_cmd_in_ok(cmd, HCA_CAP_OFF + 0x100)) {
+        return;
+    }
+    if (c->hca_initialized) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_SYS_STATE_ERR, MLX5_SYND_ALREADY_INITIALIZED);
+        return;
+    }
+    switch (cmd->op_mod >> 1) {
+    case MLX5_CAP_GENERAL:
+        mlx5_set_cap_general(c, cmd, in);
+        break;
+    case MLX5_CAP_ATOMIC:
+        mode = MLX5_GET(in, ATOMIC_CAP_atomic_req_8B_endianness_mode);
+        if (mode > 1) {
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
+            return;
+        }
+        MLX5_SET(c->cap_atomic_cur, ATOMIC_CAP_atomic_req_8B_endianness_mode, mode);
+        break;
+    default:
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
+        return;
+    }
+}
+
+void mlx5_cmd_init_hca(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    if (c->hca_initialized) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_SYS_STATE_ERR, MLX5_SYND_ALREADY_INITIALIZED);
+        return;
+    }
+    c->hca_initialized = true;
+}
+
+void mlx5_cmd_teardown_hca(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+        return;
+    }
+    /* only GRACEFUL_CLOSE (0): neither force_teardown nor fast_teardown is advertised */
+    if (MLX5_GET(cmd->in, TEARDOWN_HCA_IN_profile) != 0) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
+        return;
+    }
+    mlx5_res_reset(c);
+    c->hca_initialized = false;
+    MLX5_SET(cmd->out, TEARDOWN_HCA_OUT_state, 0);
+}
+
+void mlx5_cmd_query_adapter(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    if (!mlx5_cmd_out_ok(cmd, QUERY_ADAPTER_OUT_SIZE)) {
+        return;
+    }
+    MLX5_SET(cmd->out, QUERY_ADAPTER_OUT_ieee_vendor_id, MLX5_IEEE_VENDOR_ID);
+    memcpy(cmd->out + QUERY_ADAPTER_OUT_vsd_contd_psid, c->cfg.board_id,
+           MIN(strlen(c->cfg.board_id), 16));
+}
+
+void mlx5_cmd_set_driver_version(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    char ver[65] = { 0 };
+
+    if (cmd->inlen >= 0x50) {
+        memcpy(ver, cmd->in + 0x10, 64);
+    }
+    trace_mlx5_cmd_driver_version(ver);
+}
+
+void mlx5_cmd_access_reg(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    uint32_t reg_id, len;
+    bool write;
+    uint8_t *reg;
+
+    if (!mlx5_cmd_in_ok(cmd, ACCESS_REG_DATA_OFF)) {
+        return;
+    }
+    if (cmd->op_mod > MLX5_ACCESS_REG_READ) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
+        return;
+    }
+    write = cmd->op_mod == MLX5_ACCESS_REG_WRITE;
+    reg_id = MLX5_GET(cmd->in, ACCESS_REG_IN_register_id);
+    /* the register travels in and comes back out with the same length */
+    len = MIN(cmd->inlen, cmd->outlen);
+    if (len < ACCESS_REG_DATA_OFF + 16) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_INP_LEN_ERR, MLX5_SYND_INLEN);
+        return;
+    }
+    reg = cmd->out + ACCESS_REG_DATA_OFF;
+    memcpy(reg, cmd->in + ACCESS_REG_DATA_OFF, len - ACCESS_REG_DATA_OFF);
+    trace_mlx5_cmd_access_reg(reg_id, write);
+
+    switch (reg_id) {
+    case MLX5_REG_HOST_ENDIANNESS:
+        if (write) {
+            c->host_endianness_set = true;
+        }
+        break;
+    case MLX5_REG_PCAP:
+        mlx5_reg_pcap(c, cmd, reg, write);
+        break;
+    case MLX5_REG_NODE_DESC:
+        if (write || len < ACCESS_REG_DATA_OFF + 64) {
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_REGISTER);
+            return;
+        }
+        memset(reg, 0, 64);
+        memcpy(reg, c->cfg.node_desc, strnlen(c->cfg.node_desc, 64));
+        break;
+    default:
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_REGISTER);
+        trace_mlx5_unimp_reg(reg_id);
+        return;
+    }
+}

@@ -1,0 +1,305 @@
+/*
+ * mlx5 HCA core: the firmware command queue (PRM "Command Interface").
+ *
+ * The driver writes a 64-byte descriptor per slot in one 4 KiB page, chains 576-byte mailbox
+ * blocks for input/output beyond 16 bytes, and rings cmd_dbell with one bit per slot. For each
+ * slot we copy the descriptor and the whole input into device memory, run the handler on the
+ * copy, write the output back, and only then clear the ownership bit (and, once a command EQ
+ * exists, post a command-completion EQE).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "mlx5_cmd.h"
+#include "trace.h"
+
+typedef struct Mlx5CmdDesc {
+    uint16_t opcode;
+    const char *name;
+    Mlx5CmdHandler *handler;
+    bool before_init;           /* allowed after ENABLE_HCA but before INIT_HCA */
+} Mlx5CmdDesc;
+
+#define CMD(op, fn, pre) { MLX5_CMD_OP_##op, #op, fn, pre }
+
+/* The one dispatch table: opcode -> handler. Sorted by opcode. */
+static const Mlx5CmdDesc mlx5_cmds[] = {
+    CMD(QUERY_HCA_CAP, mlx5_cmd_query_hca_cap, true),
+    CMD(QUERY_ADAPTER, mlx5_cmd_query_adapter, true),
+    CMD(INIT_HCA, mlx5_cmd_init_hca, true),
+    CMD(TEARDOWN_HCA, mlx5_cmd_teardown_hca, false),
+    CMD(ENABLE_HCA, mlx5_cmd_enable_hca, true),
+    CMD(DISABLE_HCA, mlx5_cmd_disable_hca, true),
+    CMD(QUERY_PAGES, mlx5_cmd_query_pages, true),
+    CMD(MANAGE_PAGES, mlx5_cmd_manage_pages, true),
+    CMD(SET_HCA_CAP, mlx5_cmd_set_hca_cap, true),
+    CMD(QUERY_ISSI, mlx5_cmd_query_issi, true),
+    CMD(SET_ISSI, mlx5_cmd_set_issi, true),
+    CMD(SET_DRIVER_VERSION, mlx5_cmd_set_driver_version, false),
+    CMD(CREATE_MKEY, mlx5_cmd_create_mkey, false),
+    CMD(QUERY_MKEY, mlx5_cmd_query_mkey, false),
+    CMD(DESTROY_MKEY, mlx5_cmd_destroy_mkey, false),
+    CMD(CREATE_EQ, mlx5_cmd_create_eq, false),
+    CMD(DESTROY_EQ, mlx5_cmd_destroy_eq, false),
+    CMD(QUERY_EQ, mlx5_cmd_query_eq, false),
+    CMD(CREATE_CQ, mlx5_cmd_create_cq, false),
+    CMD(DESTROY_CQ, mlx5_cmd_destroy_cq, false),
+    CMD(QUERY_CQ, mlx5_cmd_query_cq, false),
+    CMD(CREATE_QP, mlx5_cmd_create_qp, false),
+    CMD(DESTROY_QP, mlx5_cmd_destroy_qp, false),
+    CMD(RST2INIT_QP, mlx5_cmd_modify_qp, false),
+    CMD(INIT2RTR_QP, mlx5_cmd_modify_qp, false),
+    CMD(RTR2RTS_QP, mlx5_cmd_modify_qp, false),
+    CMD(RTS2RTS_QP, mlx5_cmd_modify_qp, false),
+    CMD(SQERR2RTS_QP, mlx5_cmd_modify_qp, false),
+    CMD(2ERR_QP, mlx5_cmd_modify_qp, false),
+    CMD(2RST_QP, mlx5_cmd_modify_qp, false),
+    CMD(QUERY_QP, mlx5_cmd_query_qp, false),
+    CMD(SQD_RTS_QP, mlx5_cmd_modify_qp, false),
+    CMD(MAD_IFC, mlx5_cmd_mad_ifc, false),
+    CMD(INIT2INIT_QP, mlx5_cmd_modify_qp, false),
+    CMD(CREATE_SRQ, mlx5_cmd_create_srq, false),
+    CMD(DESTROY_SRQ, mlx5_cmd_destroy_srq, false),
+    CMD(QUERY_SRQ, mlx5_cmd_query_srq, false),
+    CMD(ARM_RQ, mlx5_cmd_arm_rq, false),
+    CMD(QUERY_HCA_VPORT_CONTEXT, mlx5_cmd_query_hca_vport_context, false),
+    CMD(QUERY_HCA_VPORT_GID, mlx5_cmd_query_hca_vport_gid, false),
+    CMD(QUERY_HCA_VPORT_PKEY, mlx5_cmd_query_hca_vport_pkey, false),
+    CMD(ALLOC_PD, mlx5_cmd_alloc_pd, false),
+    CMD(DEALLOC_PD, mlx5_cmd_dealloc_pd, false),
+    CMD(ALLOC_UAR, mlx5_cmd_alloc_uar, false),
+    CMD(DEALLOC_UAR, mlx5_cmd_dealloc_uar, false),
+    CMD(ACCESS_REG, mlx5_cmd_access_reg, true),
+    CMD(ALLOC_XRCD, mlx5_cmd_alloc_xrcd, false),
+    CMD(DEALLOC_XRCD, mlx5_cmd_dealloc_xrcd, false),
+    CMD(ALLOC_TRANSPORT_DOMAIN, mlx5_cmd_alloc_transport_domain, false),
+    CMD(DEALLOC_TRANSPORT_DOMAIN, mlx5_cmd_dealloc_transport_domain, false),
+};
+
+static const Mlx5CmdDesc *mlx5_cmd_lookup(uint16_t opcode)
+{
+    size_t lo = 0, hi = G_N_ELEMENTS(mlx5_cmds);
+
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (mlx5_cmds[mid].opcode == opcode) {
+            return &mlx5_cmds[mid];
+        }
+        if (mlx5_cmds[mid].opcode < opcode) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return NULL;
+}
+
+const char *mlx5_cmd_name(uint16_t opcode)
+{
+    const Mlx5CmdDesc *d = mlx5_cmd_lookup(opcode);
+
+    return d ? d->name : "UNKNOWN";
+}
+
+/* The dispatch table as data, for the unit tests and the docs table generator. */
+size_t mlx5_cmd_table(const char **names, uint16_t *opcodes, size_t max)
+{
+    size_t i;
+
+    for (i = 0; i < G_N_ELEMENTS(mlx5_cmds) && i < max; i++) {
+        names[i] = mlx5_cmds[i].name;
+        opcodes[i] = mlx5_cmds[i].opcode;
+    }
+    return G_N_ELEMENTS(mlx5_cmds);
+}
+
+void mlx5_cmd_fail(Mlx5CmdCtx *cmd, uint8_t status, uint32_t syndrome)
+{
+    if (cmd->status == MLX5_CMD_STAT_OK) {
+        cmd->status = status;
+        cmd->syndrome = syndrome;
+    }
+}
+
+bool mlx5_cmd_in_ok(Mlx5CmdCtx *cmd, uint32_t len)
+{
+    if (cmd->inlen < len) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_INP_LEN_ERR, MLX5_SYND_INLEN);
+        return false;
+    }
+    return true;
+}
+
+bool mlx5_cmd_out_ok(Mlx5CmdCtx *cmd, uint32_t len)
+{
+    if (cmd->outlen < len) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_OUTP_LEN_ERR, MLX5_SYND_OUTLEN);
+        return false;
+    }
+    return true;
+}
+
+/*
+ * Walk a mailbox chain, copying @len bytes between @buf and the blocks' data areas.
+ * Returns a delivery status.
+ */
+static uint8_t mlx5_mbox_xfer(Mlx5Core *c, uint64_t ptr, uint8_t *buf, uint32_t len, bool to_dev)
+{
+    uint8_t blk[MLX5_CMD_MBOX_SIZE];
+    uint32_t n, done = 0, block_num = 0;
+
+    while (done < len) {
+        if (ptr == 0 || (ptr & 0x3ff)) {
+            trace_mlx5_err_cmd_mbox(ptr, block_num);
+            return to_dev ? MLX5_CMD_DELIVERY_IN_PTR_ALIGN_ERR
+                          : MLX5_CMD_DELIVERY_OUT_PTR_ALIGN_ERR;
+        }
+        if (mlx5_dma_read(c, ptr, blk, sizeof(blk))) {
+            return MLX5_CMD_DELIVERY_FW_INT_ERR;
+        }
+        if (mlx5_ld32(blk + MLX5_CMD_MBOX_BLOCK_NUM) != block_num) {
+            trace_mlx5_err_cmd_mbox(ptr, block_num);
+            return MLX5_CMD_DELIVERY_BAD_BLK_NUM_ERR;
+        }
+        n = MIN(len - done, MLX5_CMD_MBOX_DATA);
+        if (to_dev) {
+            memcpy(buf + done, blk, n);
+        } else if (mlx5_dma_write(c, ptr, buf + done, n)) {
+            return MLX5_CMD_DELIVERY_FW_INT_ERR;
+        }
+        done += n;
+        block_num++;
+        ptr = mlx5_ld64(blk + MLX5_CMD_MBOX_NEXT);
+    }
+    return MLX5_CMD_DELIVERY_OK;
+}
+
+static bool mlx5_cmd_eq_exists(Mlx5Core *c)
+{
+    return mlx5_eq_find_by_event(c, MLX5_EVENT_TYPE_CMD) != NULL;
+}
+
+static uint8_t mlx5_cmd_dispatch(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    const Mlx5CmdDesc *d = mlx5_cmd_lookup(cmd->opcode);
+
+    if (!d || !d->handler) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_OP_ERR, MLX5_SYND_BAD_OPCODE);
+        trace_mlx5_unimp_cmd(cmd->opcode, cmd->op_mod);
+        return MLX5_CMD_DELIVERY_OK;
+    }
+    if (!c->hca_enabled && cmd->opcode != MLX5_CMD_OP_ENABLE_HCA) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_SYS_STATE_ERR, MLX5_SYND_NOT_ENABLED);
+    } else if (!c->hca_initialized && !d->before_init) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_SYS_STATE_ERR, MLX5_SYND_NOT_INITIALIZED);
+    } else {
+        d->handler(c, cmd);
+    }
+    return MLX5_CMD_DELIVERY_OK;
+}
+
+/* Execute the command in slot @idx. Returns false if the device hit a fatal error. */
+static void mlx5_cmd_exec_slot(Mlx5Core *c, unsigned idx)
+{
+    uint64_t slot_pa = (((uint64_t)c->cmdq_addr_h << 32) | (c->cmdq_addr_l & ~0xfffu)) +
+                       ((uint64_t)idx << MLX5_LOG_CMDQ_STRIDE);
+    uint8_t lay[MLX5_CMD_LAYOUT_SIZE];
+    Mlx5CmdCtx cmd = { 0 };
+    g_autofree uint8_t *in = NULL;
+    g_autofree uint8_t *out = NULL;
+    uint8_t deliv = MLX5_CMD_DELIVERY_OK;
+    bool eq_before, eq_after;
+    uint32_t vector;
+
+    if (mlx5_dma_read(c, slot_pa, lay, sizeof(lay))) {
+        mlx5_health_fatal(c, 0x1);
+        return;
+    }
+    if (!(lay[MLX5_CMD_LAY_STATUS_OWN] & 1)) {
+        /* doorbell for a slot the driver does not own to us: ignore, as hardware does */
+        trace_mlx5_ub_cmd_not_owned(idx);
+        return;
+    }
+    eq_before = mlx5_cmd_eq_exists(c);
+    cmd.inlen = mlx5_ld32(lay + MLX5_CMD_LAY_INLEN);
+    cmd.outlen = mlx5_ld32(lay + MLX5_CMD_LAY_OUTLEN);
+
+    if (lay[MLX5_CMD_LAY_TYPE] != MLX5_PCI_CMD_XPORT) {
+        deliv = MLX5_CMD_DELIVERY_INVALID_COMMAND;
+    } else if (cmd.inlen < 8 || cmd.inlen > MLX5_MAX_CMD_LEN) {
+        deliv = MLX5_CMD_DELIVERY_IN_LENGTH_ERR;
+    } else if (cmd.outlen < 8 || cmd.outlen > MLX5_MAX_CMD_LEN) {
+        deliv = MLX5_CMD_DELIVERY_OUT_LENGTH_ERR;
+    }
+    if (deliv == MLX5_CMD_DELIVERY_OK) {
+        in = g_malloc0(MAX(cmd.inlen, MLX5_CMD_INLINE_BYTES));
+        out = g_malloc0(MAX(cmd.outlen, MLX5_CMD_INLINE_BYTES));
+        memcpy(in, lay + MLX5_CMD_LAY_IN, MLX5_CMD_INLINE_BYTES);
+        if (cmd.inlen > MLX5_CMD_INLINE_BYTES) {
+            deliv = mlx5_mbox_xfer(c, mlx5_ld64(lay + MLX5_CMD_LAY_IN_PTR),
+                                   in + MLX5_CMD_INLINE_BYTES,
+                                   cmd.inlen - MLX5_CMD_INLINE_BYTES, true);
+        }
+    }
+    if (deliv == MLX5_CMD_DELIVERY_OK) {
+        cmd.in = in;
+        cmd.out = out;
+        cmd.opcode = MLX5_GET(in, CMD_IN_opcode);
+        cmd.op_mod = MLX5_GET(in, CMD_IN_op_mod);
+        cmd.uid = MLX5_GET(in, CMD_IN_uid);
+        deliv = mlx5_cmd_dispatch(c, &cmd);
+        c->cmd_count++;
+        MLX5_SET(out, CMD_OUT_status, cmd.status);
+        MLX5_SET(out, CMD_OUT_syndrome, cmd.status ? cmd.syndrome : 0);
+        memcpy(lay + MLX5_CMD_LAY_OUT, out, MLX5_CMD_INLINE_BYTES);
+        if (cmd.outlen > MLX5_CMD_INLINE_BYTES) {
+            deliv = mlx5_mbox_xfer(c, mlx5_ld64(lay + MLX5_CMD_LAY_OUT_PTR),
+                                   out + MLX5_CMD_INLINE_BYTES,
+                                   cmd.outlen - MLX5_CMD_INLINE_BYTES, false);
+        }
+        trace_mlx5_cmd(idx, mlx5_cmd_name(cmd.opcode), cmd.opcode, cmd.op_mod,
+                       cmd.status, cmd.syndrome);
+        if (cmd.status) {
+            trace_mlx5_err_cmd(mlx5_cmd_name(cmd.opcode), cmd.opcode, cmd.status,
+                               cmd.syndrome);
+        }
+    }
+    if (deliv != MLX5_CMD_DELIVERY_OK) {
+        trace_mlx5_err_cmd_delivery(idx, deliv);
+    }
+
+    /* Output first, then ownership: the driver may look at it the moment owner flips. */
+    if (mlx5_dma_write(c, slot_pa + MLX5_CMD_LAY_OUT, lay + MLX5_CMD_LAY_OUT,
+                       MLX5_CMD_INLINE_BYTES)) {
+        mlx5_health_fatal(c, 0x1);
+        return;
+    }
+    lay[MLX5_CMD_LAY_STATUS_OWN] = deliv << 1;
+    if (mlx5_dma_write(c, slot_pa + MLX5_CMD_LAY_STATUS_OWN, &lay[MLX5_CMD_LAY_STATUS_OWN], 1)) {
+        mlx5_health_fatal(c, 0x1);
+        return;
+    }
+
+    /*
+     * Completion EQE iff a command EQ existed both before and after this command: skips the
+     * CREATE_EQ that creates it (driver still polling) and the DESTROY_EQ that removes it.
+     */
+    eq_after = mlx5_cmd_eq_exists(c);
+    if (eq_before && eq_after && c->hca_enabled) {
+        uint8_t data[4];
+        vector = 1u << idx;
+        mlx5_st32(data, vector);
+        mlx5_eq_post(c, mlx5_eq_find_by_event(c, MLX5_EVENT_TYPE_CMD), MLX5_EVENT_TYPE_CMD, 0,
+                     data, sizeof(data));
+    }
+}
+
+void mlx5_cmdq_process(Mlx5Core *c)
+{
+    while (c->db_pending && !c->health_fatal) {
+        unsigned idx = __builtin_ctz(c->db_pending);
+
+        c->db_pending &= ~(1u << idx);
+        mlx5_cmd_exec_slot(c, idx);
+    }
+}

@@ -1,0 +1,362 @@
+/*
+ * mlx5 HCA core: lifetime, BAR0 (initialization segment and UAR doorbells), work loop.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "mlx5_internal.h"
+#include "trace.h"
+
+int mlx5_dma_read(Mlx5Core *c, uint64_t pa, void *buf, size_t len)
+{
+    int r = c->ops->dma_read(c->opaque, pa, buf, len);
+
+    if (r) {
+        trace_mlx5_err_dma(pa, len, 0);
+    }
+    return r;
+}
+
+int mlx5_dma_write(Mlx5Core *c, uint64_t pa, const void *buf, size_t len)
+{
+    int r = c->ops->dma_write(c->opaque, pa, buf, len);
+
+    if (r) {
+        trace_mlx5_err_dma(pa, len, 1);
+    }
+    return r;
+}
+
+/*
+ * Device-fatal error: latch a health syndrome (rfr + synd, as firmware asserts do). The driver's
+ * health poll sees it, enters the error state and recovers by resetting the function.
+ */
+void mlx5_health_fatal(Mlx5Core *c, uint8_t synd)
+{
+    if (!c->health_fatal) {
+        trace_mlx5_err_health(synd);
+    }
+    c->health_fatal = true;
+    c->health_synd = synd ? synd : 1;
+    c->db_pending = 0;
+}
+
+void mlx5_core_config_default(Mlx5CoreConfig *cfg, const uint8_t mac[6])
+{
+    uint64_t guid = 0;
+    unsigned i;
+
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->pci_device_id = MLX5_PCI_DEVICE_ID_CX5;
+    cfg->fw_major = 16;
+    cfg->fw_minor = 35;
+    cfg->fw_subminor = 2000;
+    /* EUI-64 from the MAC, as a vendor derives GUIDs from its OUI */
+    {
+        uint8_t e[8] = { mac[0] ^ 0x02, mac[1], mac[2], 0xff, 0xfe, mac[3], mac[4], mac[5] };
+        for (i = 0; i < 8; i++) {
+            guid = (guid << 8) | e[i];
+        }
+    }
+    cfg->node_guid = guid;
+    cfg->port_guid = guid;
+    cfg->sys_image_guid = guid;
+    cfg->lid = ((mac[4] << 8) | mac[5]) & 0xbfff;
+    if (cfg->lid == 0) {
+        cfg->lid = 1;
+    }
+    cfg->sm_lid = 0;
+    cfg->log_max_qp = 16;
+    cfg->log_max_cq = 16;
+    cfg->log_max_srq = 16;
+    cfg->log_max_mkey = 16;
+    cfg->log_max_pd = 16;
+    cfg->log_max_xrcd = 16;
+    cfg->log_max_eq = 6;
+    cfg->log_max_qp_sz = 15;
+    cfg->log_max_srq_sz = 15;
+    cfg->log_max_cq_sz = 22;
+    cfg->log_max_eq_sz = 22;
+    cfg->log_max_msg = 30;
+    cfg->max_uar = MLX5_BAR0_SIZE / 4096 - MLX5_FIRST_UAR;
+    cfg->msix_vectors = 64;
+    snprintf(cfg->node_desc, sizeof(cfg->node_desc), "qemu-mlx5 HCA-1");
+    snprintf(cfg->board_id, sizeof(cfg->board_id), "MT_0000000008");
+}
+
+const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg)
+{
+    if (cfg->log_max_qp < 4 || cfg->log_max_qp > 18) {
+        return "log-max-qp must be in 4..18";
+    }
+    if (cfg->log_max_cq < 4 || cfg->log_max_cq > 20) {
+        return "log-max-cq must be in 4..20";
+    }
+    if (cfg->log_max_mkey < 4 || cfg->log_max_mkey > 20) {
+        return "log-max-mkey must be in 4..20";
+    }
+    if (cfg->msix_vectors < 2 || cfg->msix_vectors > 2048) {
+        return "msix-vectors must be in 2..2048";
+    }
+    if (cfg->lid == 0 || cfg->lid >= 0xc000) {
+        return "lid must be a unicast LID (1..0xbfff)";
+    }
+    if (cfg->sm_lid >= 0xc000) {
+        return "sm-lid must be 0 or a unicast LID";
+    }
+    if (cfg->node_guid == 0) {
+        return "node-guid must not be 0";
+    }
+    if (cfg->max_uar == 0 || cfg->max_uar > MLX5_BAR0_SIZE / 4096 - MLX5_FIRST_UAR) {
+        return "too many UARs for BAR0";
+    }
+    return NULL;
+}
+
+Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops, void *opaque)
+{
+    Mlx5Core *c = g_new0(Mlx5Core, 1);
+
+    c->cfg = *cfg;
+    c->ops = ops;
+    c->opaque = opaque;
+    c->start_ns = ops->now_ns(opaque);
+    mlx5_table_init(&c->eqs, "eq", 1u << cfg->log_max_eq, 0);
+    mlx5_table_init(&c->cqs, "cq", 1u << cfg->log_max_cq, 1);
+    mlx5_table_init(&c->pds, "pd", 1u << cfg->log_max_pd, 1);
+    mlx5_table_init(&c->uars, "uar", MLX5_FIRST_UAR + cfg->max_uar, MLX5_FIRST_UAR);
+    mlx5_table_init(&c->xrcds, "xrcd", 1u << cfg->log_max_xrcd, 1);
+    mlx5_table_init(&c->tds, "td", 1u << 16, 1);
+    /* mkey index 0 and 1 are reserved (0x100 is the terminate-scatter-list lkey) */
+    mlx5_table_init(&c->mkeys, "mkey", 1u << cfg->log_max_mkey, 0x10);
+    mlx5_table_init(&c->srqs, "srq", 1u << cfg->log_max_srq, 1);
+    /* QPN 0/1 are the wire QP0/QP1; ordinary QPs start above them */
+    mlx5_table_init(&c->qps, "qp", 1u << cfg->log_max_qp, 2);
+    mlx5_core_reset(c, MLX5_RESET_SYSTEM);
+    return c;
+}
+
+void mlx5_core_free(Mlx5Core *c)
+{
+    if (!c) {
+        return;
+    }
+    mlx5_res_teardown(c);
+    g_free(c);
+}
+
+void mlx5_function_reset(Mlx5Core *c)
+{
+    mlx5_res_reset(c);
+    c->hca_enabled = false;
+    c->hca_initialized = false;
+    c->issi = 0;
+    c->pages_given = 0;
+    c->host_endianness_set = false;
+    mlx5_caps_reset(c);
+    mlx5_port_reset(c);
+}
+
+void mlx5_core_reset(Mlx5Core *c, Mlx5ResetKind kind)
+{
+    trace_mlx5_core_reset(kind);
+    mlx5_function_reset(c);
+    if (kind == MLX5_RESET_SYSTEM) {
+        c->cmdq_addr_h = 0;
+        c->cmdq_addr_l = 0;
+        c->db_pending = 0;
+        c->nic_interface = MLX5_NIC_IFC_FULL;
+        c->health_fatal = false;
+        c->health_synd = 0;
+        c->ops->set_deadline(c->opaque, INT64_MAX);
+    }
+}
+
+static uint32_t mlx5_health_counter(Mlx5Core *c)
+{
+    int64_t ms = (c->ops->now_ns(c->opaque) - c->start_ns) / 1000000;
+
+    /* ticks every 100 ms of virtual time; never 0 or all-ones */
+    return (uint32_t)(ms / 100) % 0xfffffff0u + 1;
+}
+
+static uint32_t mlx5_iseg_read32(Mlx5Core *c, uint64_t off)
+{
+    uint64_t now;
+
+    switch (off) {
+    case MLX5_ISEG_FW_REV:
+        return ((uint32_t)c->cfg.fw_minor << 16) | c->cfg.fw_major;
+    case MLX5_ISEG_CMDIF_REV_FW_SUB:
+        return (MLX5_CMD_IF_REV << 16) | c->cfg.fw_subminor;
+    case MLX5_ISEG_CMDQ_ADDR_H:
+        return c->cmdq_addr_h;
+    case MLX5_ISEG_CMDQ_ADDR_L_SZ:
+        return (c->cmdq_addr_l & 0xfffff000u) | ((uint32_t)c->nic_interface << 8) |
+               (MLX5_LOG_CMDQ_SIZE << 4) | MLX5_LOG_CMDQ_STRIDE;
+    case MLX5_ISEG_CMD_DBELL:
+        return 0;
+    case MLX5_ISEG_INITIALIZING:
+        return 0;
+    case MLX5_ISEG_HEALTH_FW_VER:
+        return ((uint32_t)c->cfg.fw_major << 24) | ((uint32_t)c->cfg.fw_minor << 16) |
+               c->cfg.fw_subminor;
+    case MLX5_ISEG_HEALTH_HW_ID:
+        return c->cfg.pci_device_id;
+    case MLX5_ISEG_HEALTH_RFR_SEVERITY:
+        /* rfr_severity byte 0x238 (bit7 RFR), irisc_index 0x23c, synd 0x23d */
+        return c->health_fatal ? 0x80000000u : 0;
+    case MLX5_ISEG_HEALTH_RFR_SEVERITY + 4:
+        return (uint32_t)c->health_synd << 16;
+    case MLX5_ISEG_CMD_EXEC_TO:
+    case MLX5_ISEG_CMD_Q_INIT_TO:
+        return 0;
+    case MLX5_ISEG_INTERNAL_TIMER_H:
+        now = c->ops->now_ns(c->opaque);
+        return now >> 32;
+    case MLX5_ISEG_INTERNAL_TIMER_L:
+        now = c->ops->now_ns(c->opaque);
+        return (uint32_t)now;
+    case MLX5_ISEG_HEALTH_COUNTER:
+        return mlx5_health_counter(c);
+    default:
+        return 0;
+    }
+}
+
+static void mlx5_iseg_write32(Mlx5Core *c, uint64_t off, uint32_t val)
+{
+    switch (off) {
+    case MLX5_ISEG_CMDQ_ADDR_H:
+        c->cmdq_addr_h = val;
+        break;
+    case MLX5_ISEG_CMDQ_ADDR_L_SZ:
+        c->cmdq_addr_l = val & 0xfffff000u;
+        break;
+    case MLX5_ISEG_CMD_DBELL:
+        trace_mlx5_cmd_doorbell(val);
+        if (c->health_fatal) {
+            break;
+        }
+        c->db_pending |= val;
+        c->ops->kick(c->opaque);
+        break;
+    default:
+        trace_mlx5_ub_iseg_write(off, val);
+        break;
+    }
+}
+
+/* Size-generic access to the (big-endian) init segment built from aligned dwords. */
+static uint64_t mlx5_iseg_read(Mlx5Core *c, uint64_t off, unsigned size)
+{
+    uint64_t dw_off = off & ~3ull;
+    uint64_t v;
+
+    if (size == 8) {
+        return ((uint64_t)mlx5_iseg_read32(c, dw_off) << 32) | mlx5_iseg_read32(c, dw_off + 4);
+    }
+    v = mlx5_iseg_read32(c, dw_off);
+    /* byte b of a big-endian dword is bits [31-8b : 24-8b] */
+    return (v >> (8 * (4 - size - (off & 3)))) & ((1ull << (8 * size)) - 1);
+}
+
+static uint32_t mlx5_uar_index(Mlx5Core *c, uint64_t off, uint64_t *page_off)
+{
+    unsigned shift = 12 + MLX5_GET(c->cap_general_cur, CAP_log_uar_page_sz);
+
+    *page_off = off & ((1ull << shift) - 1);
+    return off >> shift;
+}
+
+static void mlx5_uar_write(Mlx5Core *c, uint64_t off, uint64_t val, unsigned size)
+{
+    uint64_t po;
+    uint32_t uar = mlx5_uar_index(c, off, &po);
+
+    if (!mlx5_table_get(&c->uars, uar)) {
+        trace_mlx5_ub_uar_write(uar, po, val);
+        return;
+    }
+    if (po == MLX5_UAR_CQ_DB && size == 8) {
+        mlx5_cq_doorbell(c, val >> 32, val & 0xffffff);
+    } else if (po == MLX5_UAR_CQ_DB && size == 4) {
+        c->cq_db_hi_latch = val;
+    } else if (po == MLX5_UAR_CQ_DB + 4 && size == 4) {
+        mlx5_cq_doorbell(c, c->cq_db_hi_latch, val & 0xffffff);
+    } else if ((po == MLX5_UAR_EQ_DB_ARM || po == MLX5_UAR_EQ_DB_NOARM) && size == 4) {
+        mlx5_eq_doorbell(c, val, po == MLX5_UAR_EQ_DB_ARM);
+    } else if (po >= MLX5_UAR_BF_BASE && (size == 8 || size == 4)) {
+        /* send doorbell (first 8 bytes of the ctrl segment); the RQ/SQ engines read DBRs */
+        trace_mlx5_sq_doorbell(uar, po, val);
+        c->sq_db_pending = true;
+        c->ops->kick(c->opaque);
+    } else {
+        trace_mlx5_ub_uar_write(uar, po, val);
+    }
+}
+
+uint64_t mlx5_core_mmio_read(Mlx5Core *c, uint64_t off, unsigned size)
+{
+    uint64_t v = 0;
+
+    if (off < MLX5_ISEG_SIZE) {
+        v = mlx5_iseg_read(c, off, size);
+    }
+    trace_mlx5_mmio_read(off, size, v);
+    return v;
+}
+
+void mlx5_core_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val, unsigned size)
+{
+    trace_mlx5_mmio_write(off, size, val);
+    if (off < MLX5_ISEG_SIZE) {
+        if (size == 4 && !(off & 3)) {
+            mlx5_iseg_write32(c, off, val);
+        } else if (size == 8 && !(off & 7)) {
+            mlx5_iseg_write32(c, off, val >> 32);
+            mlx5_iseg_write32(c, off + 4, (uint32_t)val);
+        } else {
+            trace_mlx5_ub_iseg_write(off, val);
+        }
+        return;
+    }
+    if (off < MLX5_BAR0_SIZE) {
+        mlx5_uar_write(c, off, val, size);
+    }
+}
+
+bool mlx5_core_run(Mlx5Core *c, unsigned budget)
+{
+    if (c->health_fatal) {
+        return false;
+    }
+    mlx5_cmdq_process(c);
+    if (c->sq_db_pending) {
+        c->sq_db_pending = false;
+        mlx5_qp_process_all(c, budget);
+    }
+    return false;
+}
+
+void mlx5_core_expire(Mlx5Core *c, int64_t now_ns)
+{
+    trace_mlx5_core_expire(now_ns);
+}
+
+bool mlx5_core_link_can_rx(Mlx5Core *c, unsigned port)
+{
+    return true;
+}
+
+void mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame, size_t len)
+{
+    trace_mlx5_link_rx(port, len);
+}
+
+void mlx5_core_link_set_up(Mlx5Core *c, unsigned port, bool up)
+{
+    if (port == 1) {
+        mlx5_port_set_link(c, up);
+    }
+}

@@ -1,0 +1,208 @@
+/*
+ * mlx5 HCA core: completion queues (CREATE/DESTROY/QUERY_CQ), CQE posting, CQ arming and
+ * completion events.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "mlx5_cmd.h"
+#include "trace.h"
+
+#define MLX5_CQ_DB_REQ_NOT_SOL  (1u << 24)
+#define MLX5_CQE_OWNER_MASK     1
+
+void mlx5_cq_free(Mlx5Core *c, void *obj)
+{
+    Mlx5Cq *cq = obj;
+
+    mlx5_buf_free(&cq->buf);
+    g_free(cq);
+}
+
+static uint32_t mlx5_cqe_size(const Mlx5Cq *cq)
+{
+    return cq->cqe_sz ? 128 : 64;
+}
+
+static void mlx5_cq_event(Mlx5Core *c, Mlx5Cq *cq)
+{
+    uint8_t data[28] = { 0 };
+    Mlx5Eq *eq = mlx5_table_get(&c->eqs, cq->c_eqn);
+
+    cq->armed = false;
+    cq->armed_solicited = false;
+    mlx5_st32(data + 0x38 - MLX5_EQE_data, cq->cqn);
+    trace_mlx5_cq_event(cq->cqn, cq->c_eqn);
+    mlx5_eq_post(c, eq, MLX5_EVENT_TYPE_COMP, 0, data, sizeof(data));
+}
+
+/*
+ * Write one CQE (@cqe holds the 64-byte CQE; for 128-byte CQEs it is the second half) and
+ * raise a completion event if the CQ is armed for it. Returns -1 on CQ overrun.
+ */
+int mlx5_cq_post(Mlx5Core *c, Mlx5Cq *cq, uint8_t *cqe, bool solicited)
+{
+    uint32_t nent = 1u << cq->log_cq_size, size = mlx5_cqe_size(cq);
+    uint8_t dbr[4];
+    uint32_t ci;
+    uint64_t off;
+
+    if (mlx5_dma_read(c, cq->dbr_addr, dbr, sizeof(dbr))) {
+        return -1;
+    }
+    ci = mlx5_ld32(dbr) & 0xffffff;
+    if (!cq->oi && ((cq->pi - ci) & 0xffffff) >= nent) {
+        uint8_t data[28] = { 0 };
+        trace_mlx5_err_cq_overrun(cq->cqn, cq->pi, ci);
+        mlx5_st32(data, cq->cqn);
+        data[0x2b - MLX5_EQE_data] = 1;     /* CQ overrun */
+        cq->status = 0x9;
+        mlx5_eq_post_async(c, MLX5_EVENT_TYPE_CQ_ERROR, 0, data, sizeof(data));
+        return -1;
+    }
+    off = (uint64_t)(cq->pi & (nent - 1)) * size + (size - 64);
+    cqe[63] = (cqe[63] & ~MLX5_CQE_OWNER_MASK) | ((cq->pi >> cq->log_cq_size) & 1);
+    if (mlx5_buf_write(c, &cq->buf, off, cqe, 63) ||
+        mlx5_buf_write(c, &cq->buf, off + 63, &cqe[63], 1)) {
+        return -1;
+    }
+    trace_mlx5_cqe(cq->cqn, cq->pi, cqe[63] >> 4, cqe[63] & 1);
+    cq->pi = (cq->pi + 1) & 0xffffff;
+    if (cq->armed && (!cq->armed_solicited || solicited)) {
+        mlx5_cq_event(c, cq);
+    }
+    return 0;
+}
+
+void mlx5_cq_doorbell(Mlx5Core *c, uint32_t hi, uint32_t cqn)
+{
+    Mlx5Cq *cq = mlx5_table_get(&c->cqs, cqn);
+    uint32_t ci = hi & 0xffffff;
+
+    trace_mlx5_cq_doorbell(cqn, hi);
+    if (!cq) {
+        trace_mlx5_ub_cq_doorbell(cqn);
+        return;
+    }
+    cq->arm_sn = hi >> 28;
+    cq->arm_ci = ci;
+    cq->armed = true;
+    cq->armed_solicited = !!(hi & MLX5_CQ_DB_REQ_NOT_SOL);
+    /* completions already waiting beyond the consumer index raise the event at once */
+    if (((cq->pi - ci) & 0xffffff) != 0 && !cq->armed_solicited) {
+        mlx5_cq_event(c, cq);
+    }
+}
+
+void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    const uint8_t *cqc = cmd->in + CREATE_CQ_CQC_OFF;
+    uint32_t log_cq_size, cqe_sz, uar_page, c_eqn, cqn, synd;
+    Mlx5Eq *eq;
+    Mlx5Cq *cq;
+
+    if (!mlx5_cmd_in_ok(cmd, MLX5_PAS_OFF + 8) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+        return;
+    }
+    log_cq_size = MLX5_GET(cqc, CQC_log_cq_size);
+    cqe_sz = MLX5_GET(cqc, CQC_cqe_sz);
+    uar_page = MLX5_GET(cqc, CQC_uar_page);
+    c_eqn = MLX5_GET(cqc, CQC_c_eqn);
+    eq = mlx5_table_get(&c->eqs, c_eqn);
+
+    if (MLX5_GET(cmd->in, CREATE_CQ_cq_umem_valid) || MLX5_GET(cqc, CQC_cqe_comp_en)) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
+        return;
+    }
+    if (log_cq_size > c->cfg.log_max_cq_sz || cqe_sz > 1) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SIZE);
+        return;
+    }
+    if (!mlx5_table_get(&c->uars, uar_page)) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_UAR);
+        return;
+    }
+    if (!eq) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_EQ);
+        return;
+    }
+    cq = g_new0(Mlx5Cq, 1);
+    synd = mlx5_buf_init(&cq->buf, cmd->in + MLX5_PAS_OFF, (cmd->inlen - MLX5_PAS_OFF) / 8,
+                         MLX5_GET(cqc, CQC_log_page_size) + 12,
+                         MLX5_GET(cqc, CQC_page_offset) * 64,
+                         (uint64_t)(cqe_sz ? 128 : 64) << log_cq_size);
+    if (synd) {
+        g_free(cq);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
+        return;
+    }
+    if (mlx5_table_alloc(&c->cqs, cq, &cqn)) {
+        mlx5_cq_free(c, cq);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
+        return;
+    }
+    cq->cqn = cqn;
+    cq->uid = cmd->uid;
+    cq->log_cq_size = log_cq_size;
+    cq->cqe_sz = cqe_sz;
+    cq->oi = MLX5_GET(cqc, CQC_oi);
+    cq->uar_page = uar_page;
+    cq->c_eqn = c_eqn;
+    cq->dbr_addr = MLX5_GET64(cqc, CQC_dbr_addr_OFF);
+    eq->refcount++;
+    mlx5_cmd_handle_out(cmd, cqn);
+    trace_mlx5_cq_create(cqn, log_cq_size, c_eqn, cqe_sz);
+}
+
+void mlx5_cmd_destroy_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    uint32_t cqn;
+    Mlx5Cq *cq;
+    Mlx5Eq *eq;
+
+    if (!mlx5_cmd_in_ok(cmd, 0x10)) {
+        return;
+    }
+    cqn = mlx5_cmd_handle_in(cmd);
+    cq = mlx5_table_get(&c->cqs, cqn);
+    if (!cq) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
+        return;
+    }
+    if (cq->refcount) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_RES_BUSY, MLX5_SYND_BUSY);
+        return;
+    }
+    eq = mlx5_table_get(&c->eqs, cq->c_eqn);
+    if (eq) {
+        mlx5_ref_put(&eq->refcount);
+    }
+    mlx5_table_remove(&c->cqs, cqn);
+    mlx5_cq_free(c, cq);
+    trace_mlx5_obj_destroy("cq", cqn);
+}
+
+void mlx5_cmd_query_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    uint8_t *cqc = cmd->out + CREATE_CQ_CQC_OFF;
+    Mlx5Cq *cq;
+
+    if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, QUERY_CQ_OUT_SIZE)) {
+        return;
+    }
+    cq = mlx5_table_get(&c->cqs, mlx5_cmd_handle_in(cmd));
+    if (!cq) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
+        return;
+    }
+    MLX5_SET(cqc, CQC_status, cq->status);
+    MLX5_SET(cqc, CQC_cqe_sz, cq->cqe_sz);
+    MLX5_SET(cqc, CQC_oi, cq->oi);
+    MLX5_SET(cqc, CQC_st, cq->armed ? 0x9 : 0xa);
+    MLX5_SET(cqc, CQC_log_cq_size, cq->log_cq_size);
+    MLX5_SET(cqc, CQC_uar_page, cq->uar_page);
+    MLX5_SET(cqc, CQC_c_eqn, cq->c_eqn);
+    MLX5_SET(cqc, CQC_log_page_size, cq->buf.log_page_size - 12);
+    MLX5_SET(cqc, CQC_producer_counter, cq->pi);
+    MLX5_SET64(cqc, CQC_dbr_addr_OFF, cq->dbr_addr);
+}

@@ -1,0 +1,187 @@
+/*
+ * mlx5 HCA core: memory keys (CREATE/DESTROY/QUERY_MKEY) and their translation tables.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "mlx5_cmd.h"
+#include "trace.h"
+
+void mlx5_mkey_free(Mlx5Core *c, void *obj)
+{
+    Mlx5Mkey *mk = obj;
+    Mlx5Pd *pd = mlx5_table_get(&c->pds, mk->pdn);
+
+    if (pd) {
+        mlx5_ref_put(&pd->refcount);
+    }
+    g_free(mk->mtt);
+    g_free(mk);
+}
+
+/* Decode and check an MTT mkey's translation list. Returns a syndrome or 0. */
+static uint32_t mlx5_mkey_load_mtt(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Mkey *mk)
+{
+    uint64_t page_size, first, last, need, i;
+    uint32_t actual = MLX5_GET(cmd->in, CREATE_MKEY_IN_translations_octword_actual_size);
+
+    if (mk->log_page_size < 12 || mk->log_page_size > 30) {
+        return MLX5_SYND_BAD_PAGE_SIZE;
+    }
+    page_size = 1ull << mk->log_page_size;
+    if (mk->length64 || mk->len == 0 || mk->start_addr + mk->len < mk->start_addr) {
+        return MLX5_SYND_BAD_MKEY_RANGE;
+    }
+    first = mk->start_addr >> mk->log_page_size;
+    last = (mk->start_addr + mk->len - 1) >> mk->log_page_size;
+    need = last - first + 1;
+    if (need > MLX5_MAX_PAS || (uint64_t)actual * 2 < need ||
+        mk->translations_octword_size > MLX5_MAX_PAS / 2 ||
+        mk->translations_octword_size < actual) {
+        return MLX5_SYND_BAD_PAS;
+    }
+    if (cmd->inlen < MLX5_PAS_OFF + 8 * need) {
+        return MLX5_SYND_INLEN;
+    }
+    mk->nmtt = need;
+    mk->mtt = g_new(uint64_t, need);
+    for (i = 0; i < need; i++) {
+        uint64_t e = mlx5_ld64(cmd->in + MLX5_PAS_OFF + 8 * i);
+        if (e & (page_size - 1) & ~0xfffull) {
+            return MLX5_SYND_BAD_PAS;
+        }
+        mk->mtt[i] = e & ~(page_size - 1);
+    }
+    return 0;
+}
+
+void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    const uint8_t *mkc = cmd->in + CREATE_MKEY_MKC_OFF;
+    uint32_t synd = 0, index;
+    Mlx5Mkey *mk;
+    Mlx5Pd *pd;
+
+    if (!mlx5_cmd_in_ok(cmd, MLX5_PAS_OFF) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+        return;
+    }
+    if (MLX5_GET(cmd->in, CREATE_MKEY_IN_pg_access) ||
+        MLX5_GET(cmd->in, CREATE_MKEY_IN_mkey_umem_valid) || MLX5_GET(mkc, MKC_bsf_en)) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
+        return;
+    }
+    pd = mlx5_table_get(&c->pds, MLX5_GET(mkc, MKC_pd));
+    if (!pd) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PD);
+        return;
+    }
+    mk = g_new0(Mlx5Mkey, 1);
+    mk->access_mode = (MLX5_GET(mkc, MKC_access_mode_4_2) << 2) |
+                      MLX5_GET(mkc, MKC_access_mode_1_0);
+    mk->free = MLX5_GET(mkc, MKC_free);
+    mk->umr_en = MLX5_GET(mkc, MKC_umr_en);
+    mk->a = MLX5_GET(mkc, MKC_a);
+    mk->rw = MLX5_GET(mkc, MKC_rw);
+    mk->rr = MLX5_GET(mkc, MKC_rr);
+    mk->lw = MLX5_GET(mkc, MKC_lw);
+    mk->lr = MLX5_GET(mkc, MKC_lr);
+    mk->qpn = MLX5_GET(mkc, MKC_qpn);
+    mk->length64 = MLX5_GET(mkc, MKC_length64);
+    mk->pdn = pd->pdn;
+    mk->start_addr = MLX5_GET64(mkc, MKC_start_addr_OFF);
+    mk->len = MLX5_GET64(mkc, MKC_len_OFF);
+    mk->log_page_size = MLX5_GET(mkc, MKC_log_page_size);
+    mk->translations_octword_size = MLX5_GET(mkc, MKC_translations_octword_size);
+
+    switch (mk->access_mode) {
+    case MLX5_MKC_ACCESS_MODE_PA:
+        break;
+    case MLX5_MKC_ACCESS_MODE_MTT:
+        /* a free mkey has no translations yet: UMR would load them */
+        if (!mk->free) {
+            synd = mlx5_mkey_load_mtt(c, cmd, mk);
+        } else if (mk->translations_octword_size > MLX5_MAX_PAS / 2) {
+            synd = MLX5_SYND_BAD_PAS;
+        }
+        break;
+    case MLX5_MKC_ACCESS_MODE_KLMS:
+    case MLX5_MKC_ACCESS_MODE_KSM:
+        if (!mk->free || mk->translations_octword_size > MLX5_MAX_PAS) {
+            synd = MLX5_SYND_BAD_MKEY_MODE;
+        }
+        break;
+    default:
+        synd = MLX5_SYND_BAD_MKEY_MODE;
+        break;
+    }
+    if (!synd && mlx5_table_alloc(&c->mkeys, mk, &index)) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
+        g_free(mk->mtt);
+        g_free(mk);
+        return;
+    }
+    if (synd) {
+        mlx5_cmd_fail(cmd, synd == MLX5_SYND_INLEN ? MLX5_CMD_STAT_BAD_INP_LEN_ERR
+                                                   : MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
+        g_free(mk->mtt);
+        g_free(mk);
+        return;
+    }
+    pd->refcount++;
+    mk->index = index;
+    mk->key = (index << 8) | MLX5_GET(mkc, MKC_mkey_7_0);
+    MLX5_SET(cmd->out, MKEY_IN_mkey_index, index);
+    trace_mlx5_mkey_create(mk->key, mk->access_mode, mk->pdn, mk->start_addr, mk->len,
+                           mk->free);
+}
+
+void mlx5_cmd_destroy_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    uint32_t index;
+    Mlx5Mkey *mk;
+
+    if (!mlx5_cmd_in_ok(cmd, 0x10)) {
+        return;
+    }
+    index = MLX5_GET(cmd->in, MKEY_IN_mkey_index);
+    mk = mlx5_table_get(&c->mkeys, index);
+    if (!mk) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
+        return;
+    }
+    mlx5_table_remove(&c->mkeys, index);
+    trace_mlx5_obj_destroy("mkey", mk->key);
+    mlx5_mkey_free(c, mk);
+}
+
+void mlx5_cmd_query_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    uint8_t *mkc = cmd->out + CREATE_MKEY_MKC_OFF;
+    Mlx5Mkey *mk;
+
+    if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, 0x10 + MLX5_MKC_SIZE)) {
+        return;
+    }
+    mk = mlx5_table_get(&c->mkeys, MLX5_GET(cmd->in, MKEY_IN_mkey_index));
+    if (!mk) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
+        return;
+    }
+    MLX5_SET(mkc, MKC_free, mk->free);
+    MLX5_SET(mkc, MKC_access_mode_4_2, mk->access_mode >> 2);
+    MLX5_SET(mkc, MKC_access_mode_1_0, mk->access_mode & 3);
+    MLX5_SET(mkc, MKC_umr_en, mk->umr_en);
+    MLX5_SET(mkc, MKC_a, mk->a);
+    MLX5_SET(mkc, MKC_rw, mk->rw);
+    MLX5_SET(mkc, MKC_rr, mk->rr);
+    MLX5_SET(mkc, MKC_lw, mk->lw);
+    MLX5_SET(mkc, MKC_lr, mk->lr);
+    MLX5_SET(mkc, MKC_qpn, mk->qpn);
+    MLX5_SET(mkc, MKC_mkey_7_0, mk->key & 0xff);
+    MLX5_SET(mkc, MKC_length64, mk->length64);
+    MLX5_SET(mkc, MKC_pd, mk->pdn);
+    MLX5_SET64(mkc, MKC_start_addr_OFF, mk->start_addr);
+    MLX5_SET64(mkc, MKC_len_OFF, mk->len);
+    MLX5_SET(mkc, MKC_translations_octword_size, mk->translations_octword_size);
+    MLX5_SET(mkc, MKC_log_page_size, mk->log_page_size);
+}

@@ -1,0 +1,348 @@
+/*
+ * QEMU NVIDIA/Mellanox ConnectX (mlx5) HCA: the PCI/QOM shell.
+ *
+ * This is the only file of the device that touches PCI, MSI-X, NICState, bottom halves and
+ * timers. All HCA behaviour lives in the core (mlx5_core.c and friends), reached through
+ * include/hw/rdma/mlx5_core.h. User documentation: docs/user-guide.md.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/module.h"
+#include "qemu/timer.h"
+#include "hw/pci/msix.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/pci_device.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "net/net.h"
+#include "system/dma.h"
+#include "hw/rdma/mlx5_core.h"
+#include "hw/rdma/mlx5_prm.h"
+#include "trace.h"
+
+#define TYPE_MLX5_HCA "mlx5-hca"
+OBJECT_DECLARE_SIMPLE_TYPE(Mlx5Hca, MLX5_HCA)
+
+#define MLX5_MSIX_BAR       2
+#define MLX5_RUN_BUDGET     256
+
+struct Mlx5Hca {
+    PCIDevice parent_obj;
+
+    NICConf conf;
+    uint64_t node_guid;
+    uint64_t sys_image_guid;
+    uint32_t lid;
+    uint32_t sm_lid;
+    uint32_t msix_vectors;
+    uint8_t log_max_qp;
+    uint8_t log_max_cq;
+    uint8_t log_max_mkey;
+    char *node_desc;
+
+    MemoryRegion bar0;
+    NICState *nic;
+    QEMUBH *bh;
+    QEMUTimer *timer;
+    Mlx5Core *core;
+};
+
+static Mlx5DmaResult mlx5_hca_dma_read(void *opaque, uint64_t pa, void *buf, size_t len)
+{
+    Mlx5Hca *s = opaque;
+
+    return pci_dma_read(PCI_DEVICE(s), pa, buf, len) == MEMTX_OK ? 0 : -1;
+}
+
+static Mlx5DmaResult mlx5_hca_dma_write(void *opaque, uint64_t pa, const void *buf, size_t len)
+{
+    Mlx5Hca *s = opaque;
+
+    return pci_dma_write(PCI_DEVICE(s), pa, buf, len) == MEMTX_OK ? 0 : -1;
+}
+
+static void mlx5_hca_irq(void *opaque, unsigned vector)
+{
+    PCIDevice *d = PCI_DEVICE(opaque);
+
+    if (msix_enabled(d) && vector < msix_nr_vectors_allocated(d)) {
+        msix_notify(d, vector);
+    }
+}
+
+static void mlx5_hca_kick(void *opaque)
+{
+    Mlx5Hca *s = opaque;
+
+    qemu_bh_schedule(s->bh);
+}
+
+static void mlx5_hca_link_tx(void *opaque, unsigned port, const struct iovec *iov, int iovcnt)
+{
+    Mlx5Hca *s = opaque;
+
+    if (port == 1 && s->nic) {
+        qemu_sendv_packet(qemu_get_queue(s->nic), iov, iovcnt);
+    }
+}
+
+static int64_t mlx5_hca_now_ns(void *opaque)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static void mlx5_hca_set_deadline(void *opaque, int64_t when_ns)
+{
+    Mlx5Hca *s = opaque;
+
+    if (when_ns == INT64_MAX) {
+        timer_del(s->timer);
+    } else {
+        timer_mod(s->timer, when_ns);
+    }
+}
+
+static const Mlx5CoreOps mlx5_hca_core_ops = {
+    .dma_read = mlx5_hca_dma_read,
+    .dma_write = mlx5_hca_dma_write,
+    .irq = mlx5_hca_irq,
+    .kick = mlx5_hca_kick,
+    .link_tx = mlx5_hca_link_tx,
+    .now_ns = mlx5_hca_now_ns,
+    .set_deadline = mlx5_hca_set_deadline,
+};
+
+static void mlx5_hca_bh(void *opaque)
+{
+    Mlx5Hca *s = opaque;
+
+    if (mlx5_core_run(s->core, MLX5_RUN_BUDGET)) {
+        qemu_bh_schedule(s->bh);
+    }
+    if (s->nic && mlx5_core_link_can_rx(s->core, 1)) {
+        qemu_flush_queued_packets(qemu_get_queue(s->nic));
+    }
+}
+
+static void mlx5_hca_timer(void *opaque)
+{
+    Mlx5Hca *s = opaque;
+
+    mlx5_core_expire(s->core, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    qemu_bh_schedule(s->bh);
+}
+
+static uint64_t mlx5_hca_bar0_read(void *opaque, hwaddr addr, unsigned size)
+{
+    Mlx5Hca *s = opaque;
+
+    return mlx5_core_mmio_read(s->core, addr, size);
+}
+
+static void mlx5_hca_bar0_write(void *opaque, hwaddr addr, uint64_t val, unsigned size)
+{
+    Mlx5Hca *s = opaque;
+
+    mlx5_core_mmio_write(s->core, addr, val, size);
+}
+
+static const MemoryRegionOps mlx5_hca_bar0_ops = {
+    .read = mlx5_hca_bar0_read,
+    .write = mlx5_hca_bar0_write,
+    .endianness = DEVICE_BIG_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+    },
+};
+
+static bool mlx5_hca_nc_can_receive(NetClientState *nc)
+{
+    Mlx5Hca *s = qemu_get_nic_opaque(nc);
+
+    return mlx5_core_link_can_rx(s->core, 1);
+}
+
+static ssize_t mlx5_hca_nc_receive(NetClientState *nc, const uint8_t *buf, size_t size)
+{
+    Mlx5Hca *s = qemu_get_nic_opaque(nc);
+
+    mlx5_core_link_rx(s->core, 1, buf, size);
+    return size;
+}
+
+static void mlx5_hca_nc_link_status(NetClientState *nc)
+{
+    Mlx5Hca *s = qemu_get_nic_opaque(nc);
+
+    mlx5_core_link_set_up(s->core, 1, !nc->link_down);
+}
+
+static NetClientInfo mlx5_hca_net_info = {
+    .type = NET_CLIENT_DRIVER_NIC,
+    .size = sizeof(NICState),
+    .can_receive = mlx5_hca_nc_can_receive,
+    .receive = mlx5_hca_nc_receive,
+    .link_status_changed = mlx5_hca_nc_link_status,
+};
+
+static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
+{
+    Mlx5Hca *s = MLX5_HCA(pci_dev);
+    DeviceState *dev = DEVICE(pci_dev);
+    Mlx5CoreConfig cfg;
+    const char *bad;
+    unsigned i;
+
+    qemu_macaddr_default_if_unset(&s->conf.macaddr);
+    mlx5_core_config_default(&cfg, s->conf.macaddr.a);
+    if (s->node_guid) {
+        cfg.node_guid = s->node_guid;
+        cfg.port_guid = s->node_guid;
+        cfg.sys_image_guid = s->node_guid;
+    }
+    if (s->sys_image_guid) {
+        cfg.sys_image_guid = s->sys_image_guid;
+    }
+    if (s->lid) {
+        cfg.lid = s->lid;
+    }
+    cfg.sm_lid = s->sm_lid;
+    cfg.log_max_qp = s->log_max_qp;
+    cfg.log_max_cq = s->log_max_cq;
+    cfg.log_max_mkey = s->log_max_mkey;
+    cfg.msix_vectors = s->msix_vectors;
+    if (s->node_desc) {
+        pstrcpy(cfg.node_desc, sizeof(cfg.node_desc), s->node_desc);
+    }
+    bad = mlx5_core_config_check(&cfg);
+    if (bad) {
+        error_setg(errp, "mlx5-hca: %s", bad);
+        return;
+    }
+
+    pci_config_set_vendor_id(pci_dev->config, PCI_VENDOR_ID_MELLANOX);
+    pci_config_set_device_id(pci_dev->config, MLX5_PCI_DEVICE_ID_CX5);
+    pci_config_set_class(pci_dev->config, PCI_CLASS_SERIAL_INFINIBAND);
+    pci_dev->config[PCI_INTERRUPT_PIN] = 1;
+
+    if (pcie_endpoint_cap_init(pci_dev, 0x80) < 0) {
+        error_setg(errp, "mlx5-hca: failed to add the PCIe capability");
+        return;
+    }
+    pcie_cap_flr_init(pci_dev);
+    pcie_cap_deverr_init(pci_dev);
+
+    memory_region_init_io(&s->bar0, OBJECT(s), &mlx5_hca_bar0_ops, s, "mlx5-bar0",
+                          MLX5_BAR0_SIZE);
+    pci_register_bar(pci_dev, 0,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->bar0);
+    if (msix_init_exclusive_bar(pci_dev, s->msix_vectors, MLX5_MSIX_BAR, errp)) {
+        return;
+    }
+    for (i = 0; i < s->msix_vectors; i++) {
+        msix_vector_use(pci_dev, i);
+    }
+
+    s->bh = qemu_bh_new_guarded(mlx5_hca_bh, s, &dev->mem_reentrancy_guard);
+    s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, mlx5_hca_timer, s);
+    s->core = mlx5_core_new(&cfg, &mlx5_hca_core_ops, s);
+    s->nic = qemu_new_nic(&mlx5_hca_net_info, &s->conf, object_get_typename(OBJECT(s)),
+                          dev->id, &dev->mem_reentrancy_guard, s);
+    qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
+    mlx5_core_link_set_up(s->core, 1, !qemu_get_queue(s->nic)->link_down);
+    trace_mlx5_pci_realize(cfg.node_guid, cfg.lid);
+}
+
+static void mlx5_hca_exit(PCIDevice *pci_dev)
+{
+    Mlx5Hca *s = MLX5_HCA(pci_dev);
+
+    qemu_del_nic(s->nic);
+    s->nic = NULL;
+    timer_free(s->timer);
+    qemu_bh_delete(s->bh);
+    mlx5_core_free(s->core);
+    s->core = NULL;
+    msix_unuse_all_vectors(pci_dev);
+    msix_uninit_exclusive_bar(pci_dev);
+}
+
+static void mlx5_hca_write_config(PCIDevice *dev, uint32_t address, uint32_t val, int len)
+{
+    pci_default_write_config(dev, address, val, len);
+    pcie_cap_flr_write_config(dev, address, val, len);
+}
+
+static void mlx5_hca_reset_hold(Object *obj, ResetType type)
+{
+    Mlx5Hca *s = MLX5_HCA(obj);
+
+    trace_mlx5_pci_reset();
+    if (s->core) {
+        timer_del(s->timer);
+        mlx5_core_reset(s->core, MLX5_RESET_SYSTEM);
+    }
+}
+
+static const VMStateDescription mlx5_hca_vmstate = {
+    .name = "mlx5-hca",
+    .unmigratable = 1,
+};
+
+static const Property mlx5_hca_props[] = {
+    DEFINE_NIC_PROPERTIES(Mlx5Hca, conf),
+    DEFINE_PROP_UINT64("node-guid", Mlx5Hca, node_guid, 0),
+    DEFINE_PROP_UINT64("sys-image-guid", Mlx5Hca, sys_image_guid, 0),
+    DEFINE_PROP_UINT32("lid", Mlx5Hca, lid, 0),
+    DEFINE_PROP_UINT32("sm-lid", Mlx5Hca, sm_lid, 0),
+    DEFINE_PROP_UINT32("msix-vectors", Mlx5Hca, msix_vectors, 64),
+    DEFINE_PROP_UINT8("log-max-qp", Mlx5Hca, log_max_qp, 16),
+    DEFINE_PROP_UINT8("log-max-cq", Mlx5Hca, log_max_cq, 16),
+    DEFINE_PROP_UINT8("log-max-mkey", Mlx5Hca, log_max_mkey, 16),
+    DEFINE_PROP_STRING("node-desc", Mlx5Hca, node_desc),
+};
+
+static void mlx5_hca_class_init(ObjectClass *oc, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(oc);
+    PCIDeviceClass *pc = PCI_DEVICE_CLASS(oc);
+    ResettableClass *rc = RESETTABLE_CLASS(oc);
+
+    pc->realize = mlx5_hca_realize;
+    pc->exit = mlx5_hca_exit;
+    pc->config_write = mlx5_hca_write_config;
+    pc->vendor_id = PCI_VENDOR_ID_MELLANOX;
+    pc->device_id = MLX5_PCI_DEVICE_ID_CX5;
+    pc->class_id = PCI_CLASS_SERIAL_INFINIBAND;
+    pc->revision = 0;
+    rc->phases.hold = mlx5_hca_reset_hold;
+    dc->desc = "NVIDIA/Mellanox ConnectX-5 (mlx5) InfiniBand HCA";
+    dc->vmsd = &mlx5_hca_vmstate;
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+    device_class_set_props(dc, mlx5_hca_props);
+}
+
+static const TypeInfo mlx5_hca_types[] = {
+    {
+        .name = TYPE_MLX5_HCA,
+        .parent = TYPE_PCI_DEVICE,
+        .instance_size = sizeof(Mlx5Hca),
+        .class_init = mlx5_hca_class_init,
+        .interfaces = (InterfaceInfo[]) {
+            { INTERFACE_PCIE_DEVICE },
+            { },
+        },
+    },
+};
+
+DEFINE_TYPES(mlx5_hca_types)

@@ -1,0 +1,392 @@
+/*
+ * mlx5 HCA core: queue pairs (CREATE/DESTROY/QUERY_QP) and the QP state machine
+ * (RST2INIT ... 2RST), with per-transition mandatory fields and opt_param_mask.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "mlx5_cmd.h"
+#include "trace.h"
+
+#define MLX5_MAX_LOG_RQ_STRIDE  5       /* 16 << 5 = 512 bytes = max_wqe_sz_rq */
+#define MLX5_QP_ADS_DW          (QPC_ADS_OFF / 4)
+#define MLX5_MAX_PKEY_INDEX     128     /* pkey_table_size 0 = 128 entries */
+
+typedef struct Mlx5QpcField {
+    uint8_t dw, hi, lo;
+} Mlx5QpcField;
+
+#define QPCF(f)     { QPCF_(f) }
+#define QPCF_(dw, hi, lo)  dw, hi, lo
+/* address-path fields live at qpc + 0x18 */
+#define ADSF(f)     { ADSF_(f) }
+#define ADSF_(dw, hi, lo)  MLX5_QP_ADS_DW + dw, hi, lo
+
+static const Mlx5QpcField f_rre = QPCF(QPC_rre), f_rwe = QPCF(QPC_rwe), f_rae = QPCF(QPC_rae);
+static const Mlx5QpcField f_q_key = QPCF(QPC_q_key);
+static const Mlx5QpcField f_pkey_index = ADSF(ADS_pkey_index);
+static const Mlx5QpcField f_port = ADSF(ADS_vhca_port_num);
+static const Mlx5QpcField f_counter_set_id = QPCF(QPC_counter_set_id);
+static const Mlx5QpcField f_min_rnr_nak = QPCF(QPC_min_rnr_nak);
+static const Mlx5QpcField f_log_sra_max = QPCF(QPC_log_sra_max);
+static const Mlx5QpcField f_log_rra_max = QPCF(QPC_log_rra_max);
+static const Mlx5QpcField f_retry_count = QPCF(QPC_retry_count);
+static const Mlx5QpcField f_rnr_retry = QPCF(QPC_rnr_retry);
+static const Mlx5QpcField f_ack_timeout = ADSF(ADS_ack_timeout);
+static const Mlx5QpcField f_mtu = QPCF(QPC_mtu);
+static const Mlx5QpcField f_log_msg_max = QPCF(QPC_log_msg_max);
+static const Mlx5QpcField f_remote_qpn = QPCF(QPC_remote_qpn);
+static const Mlx5QpcField f_next_rcv_psn = QPCF(QPC_next_rcv_psn);
+static const Mlx5QpcField f_next_send_psn = QPCF(QPC_next_send_psn);
+static const Mlx5QpcField f_atomic_mode = QPCF(QPC_atomic_mode);
+static const Mlx5QpcField f_log_ack_req_freq = QPCF(QPC_log_ack_req_freq);
+
+/* opt_param_mask bit -> field (the address path is handled as a whole) */
+static const struct {
+    uint32_t bit;
+    const Mlx5QpcField *f;
+} mlx5_qp_optpar[] = {
+    { MLX5_QP_OPTPAR_RRE, &f_rre },
+    { MLX5_QP_OPTPAR_RAE, &f_rae },
+    { MLX5_QP_OPTPAR_RWE, &f_rwe },
+    { MLX5_QP_OPTPAR_PKEY_INDEX, &f_pkey_index },
+    { MLX5_QP_OPTPAR_Q_KEY, &f_q_key },
+    { MLX5_QP_OPTPAR_RNR_TIMEOUT, &f_min_rnr_nak },
+    { MLX5_QP_OPTPAR_SRA_MAX, &f_log_sra_max },
+    { MLX5_QP_OPTPAR_RRA_MAX, &f_log_rra_max },
+    { MLX5_QP_OPTPAR_RETRY_COUNT, &f_retry_count },
+    { MLX5_QP_OPTPAR_RNR_RETRY, &f_rnr_retry },
+    { MLX5_QP_OPTPAR_ACK_TIMEOUT, &f_ack_timeout },
+    { MLX5_QP_OPTPAR_PRI_PORT, &f_port },
+    { MLX5_QP_OPTPAR_COUNTER_SET_ID, &f_counter_set_id },
+};
+
+typedef struct Mlx5QpTransition {
+    uint16_t opcode;
+    uint8_t from_mask;          /* bit per MLX5_QP_STATE_* accepted as current state */
+    uint8_t to;
+    bool path;                  /* carries the primary address path (connected QPs) */
+    const Mlx5QpcField *const *mandatory;
+} Mlx5QpTransition;
+
+static const Mlx5QpcField *const rst2init_f[] = {
+    &f_pkey_index, &f_port, &f_rre, &f_rwe, &f_rae, &f_q_key, &f_counter_set_id, NULL
+};
+static const Mlx5QpcField *const init2rtr_f[] = {
+    &f_mtu, &f_log_msg_max, &f_remote_qpn, &f_next_rcv_psn, &f_log_rra_max, &f_min_rnr_nak,
+    &f_atomic_mode, NULL
+};
+static const Mlx5QpcField *const rtr2rts_f[] = {
+    &f_next_send_psn, &f_retry_count, &f_rnr_retry, &f_log_sra_max, &f_ack_timeout,
+    &f_log_ack_req_freq, NULL
+};
+static const Mlx5QpcField *const none_f[] = { NULL };
+
+#define S(x) (1u << MLX5_QP_STATE_##x)
+static const Mlx5QpTransition mlx5_qp_transitions[] = {
+    { MLX5_CMD_OP_RST2INIT_QP, S(RST), MLX5_QP_STATE_INIT, false, rst2init_f },
+    { MLX5_CMD_OP_INIT2INIT_QP, S(INIT), MLX5_QP_STATE_INIT, false, none_f },
+    { MLX5_CMD_OP_INIT2RTR_QP, S(INIT), MLX5_QP_STATE_RTR, true, init2rtr_f },
+    { MLX5_CMD_OP_RTR2RTS_QP, S(RTR), MLX5_QP_STATE_RTS, false, rtr2rts_f },
+    { MLX5_CMD_OP_RTS2RTS_QP, S(RTS), MLX5_QP_STATE_RTS, false, none_f },
+    { MLX5_CMD_OP_SQERR2RTS_QP, S(SQER), MLX5_QP_STATE_RTS, false, none_f },
+    { MLX5_CMD_OP_SQD_RTS_QP, S(SQD), MLX5_QP_STATE_RTS, false, none_f },
+    { MLX5_CMD_OP_2ERR_QP, 0x7f, MLX5_QP_STATE_ERR, false, none_f },
+    { MLX5_CMD_OP_2RST_QP, 0x7f, MLX5_QP_STATE_RST, false, none_f },
+};
+#undef S
+
+static void mlx5_qpc_copy(uint8_t *dst, const uint8_t *src, const Mlx5QpcField *f)
+{
+    mlx5_field_set(dst, f->dw, f->hi, f->lo, mlx5_field_get(src, f->dw, f->hi, f->lo));
+}
+
+static bool mlx5_qp_connected(const Mlx5Qp *qp)
+{
+    return qp->st == MLX5_QP_ST_RC || qp->st == MLX5_QP_ST_UC || qp->st == MLX5_QP_ST_XRC;
+}
+
+void mlx5_qp_free(Mlx5Core *c, void *obj)
+{
+    Mlx5Qp *qp = obj;
+    Mlx5Cq *scq = mlx5_table_get(&c->cqs, qp->cqn_snd);
+    Mlx5Cq *rcq = mlx5_table_get(&c->cqs, qp->cqn_rcv);
+    Mlx5Srq *srq = mlx5_table_get(&c->srqs, qp->srqn);
+    Mlx5Pd *pd = mlx5_table_get(&c->pds, qp->pdn);
+
+    if (scq) {
+        mlx5_ref_put(&scq->refcount);
+    }
+    if (rcq) {
+        mlx5_ref_put(&rcq->refcount);
+    }
+    if (srq && qp->rq_type == MLX5_RQ_TYPE_SRQ) {
+        mlx5_ref_put(&srq->refcount);
+    }
+    if (pd) {
+        mlx5_ref_put(&pd->refcount);
+    }
+    mlx5_buf_free(&qp->buf);
+    g_free(qp);
+}
+
+static bool mlx5_qp_st_supported(uint8_t st)
+{
+    switch (st) {
+    case MLX5_QP_ST_RC:
+    case MLX5_QP_ST_UC:
+    case MLX5_QP_ST_UD:
+    case MLX5_QP_ST_XRC:
+    case MLX5_QP_ST_QP0:
+    case MLX5_QP_ST_QP1:
+    case MLX5_QP_ST_REG_UMR:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Check the create-time QP context. Returns a syndrome (status BAD_PARAM) or 0. */
+static uint32_t mlx5_qp_check_create(Mlx5Core *c, const uint8_t *qpc, Mlx5Qp *qp)
+{
+    uint32_t max_sz = MLX5_GET(c->cap_general_cur, CAP_log_max_qp_sz);
+
+    if (!mlx5_qp_st_supported(qp->st)) {
+        return MLX5_SYND_BAD_ST;
+    }
+    if (qp->log_sq_size > max_sz || qp->log_rq_size > max_sz ||
+        qp->log_rq_stride > MLX5_MAX_LOG_RQ_STRIDE) {
+        return MLX5_SYND_BAD_SIZE;
+    }
+    if (qp->st != MLX5_QP_ST_REG_UMR && !mlx5_table_get(&c->pds, qp->pdn)) {
+        return MLX5_SYND_BAD_PD;
+    }
+    if (!mlx5_table_get(&c->uars, MLX5_GET(qpc, QPC_uar_page))) {
+        return MLX5_SYND_BAD_UAR;
+    }
+    if ((qp->cqn_snd && !mlx5_table_get(&c->cqs, qp->cqn_snd)) ||
+        (qp->cqn_rcv && !mlx5_table_get(&c->cqs, qp->cqn_rcv))) {
+        return MLX5_SYND_BAD_CQ;
+    }
+    if (qp->rq_type == MLX5_RQ_TYPE_SRQ && !mlx5_table_get(&c->srqs, qp->srqn)) {
+        return MLX5_SYND_BAD_SRQ;
+    }
+    if (qp->rq_type != MLX5_RQ_TYPE_REGULAR && qp->rq_type != MLX5_RQ_TYPE_SRQ &&
+        qp->rq_type != MLX5_RQ_TYPE_ZERO_SIZE_RQ) {
+        return MLX5_SYND_UNSUPPORTED;
+    }
+    return 0;
+}
+
+void mlx5_cmd_create_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    const uint8_t *qpc = cmd->in + QP_QPC_OFF;
+    uint64_t rq_bytes, sq_bytes;
+    uint32_t synd, qpn;
+    Mlx5Qp *qp;
+
+    if (!mlx5_cmd_in_ok(cmd, MLX5_PAS_OFF) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+        return;
+    }
+    if (MLX5_GET(cmd->in, CREATE_QP_wq_umem_valid)) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
+        return;
+    }
+    if (c->qps.count >= (1u << MLX5_GET(c->cap_general_cur, CAP_log_max_qp))) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
+        return;
+    }
+    qp = g_new0(Mlx5Qp, 1);
+    qp->st = MLX5_GET(qpc, QPC_st);
+    qp->pdn = MLX5_GET(qpc, QPC_pd);
+    qp->cqn_snd = MLX5_GET(qpc, QPC_cqn_snd);
+    qp->cqn_rcv = MLX5_GET(qpc, QPC_cqn_rcv);
+    qp->rq_type = MLX5_GET(qpc, QPC_rq_type);
+    qp->srqn = MLX5_GET(qpc, QPC_srqn_rmpn_xrqn);
+    qp->log_rq_size = MLX5_GET(qpc, QPC_log_rq_size);
+    qp->log_rq_stride = MLX5_GET(qpc, QPC_log_rq_stride);
+    qp->log_sq_size = MLX5_GET(qpc, QPC_log_sq_size);
+    qp->no_sq = MLX5_GET(qpc, QPC_no_sq);
+    qp->user_index = MLX5_GET(qpc, QPC_user_index);
+    qp->dbr_addr = MLX5_GET64(qpc, QPC_dbr_addr_OFF);
+    synd = mlx5_qp_check_create(c, qpc, qp);
+
+    rq_bytes = qp->rq_type == MLX5_RQ_TYPE_REGULAR ?
+               (16ull << qp->log_rq_stride) << qp->log_rq_size : 0;
+    sq_bytes = qp->no_sq ? 0 : 64ull << qp->log_sq_size;
+    if (!synd && rq_bytes + sq_bytes) {
+        synd = mlx5_buf_init(&qp->buf, cmd->in + MLX5_PAS_OFF,
+                             (cmd->inlen - MLX5_PAS_OFF) / 8,
+                             MLX5_GET(qpc, QPC_log_page_size) + 12,
+                             MLX5_GET(qpc, QPC_page_offset) * 64, rq_bytes + sq_bytes);
+    }
+    if (synd) {
+        g_free(qp);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
+        return;
+    }
+    if (mlx5_table_alloc(&c->qps, qp, &qpn)) {
+        mlx5_buf_free(&qp->buf);
+        g_free(qp);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
+        return;
+    }
+    qp->qpn = qpn;
+    qp->uid = cmd->uid;
+    qp->state = MLX5_QP_STATE_RST;
+    memcpy(qp->qpc, qpc, MLX5_QPC_SIZE);
+    MLX5_SET(qp->qpc, QPC_state, MLX5_QP_STATE_RST);
+    if (qp->st != MLX5_QP_ST_REG_UMR || mlx5_table_get(&c->pds, qp->pdn)) {
+        Mlx5Pd *pd = mlx5_table_get(&c->pds, qp->pdn);
+        if (pd) {
+            pd->refcount++;
+        }
+    }
+    if (qp->cqn_snd) {
+        ((Mlx5Cq *)mlx5_table_get(&c->cqs, qp->cqn_snd))->refcount++;
+    }
+    if (qp->cqn_rcv) {
+        ((Mlx5Cq *)mlx5_table_get(&c->cqs, qp->cqn_rcv))->refcount++;
+    }
+    if (qp->rq_type == MLX5_RQ_TYPE_SRQ) {
+        ((Mlx5Srq *)mlx5_table_get(&c->srqs, qp->srqn))->refcount++;
+    }
+    mlx5_cmd_handle_out(cmd, qpn);
+    trace_mlx5_qp_create(qpn, qp->st, qp->log_sq_size, qp->log_rq_size, qp->cqn_snd,
+                         qp->cqn_rcv);
+}
+
+void mlx5_cmd_destroy_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    uint32_t qpn;
+    Mlx5Qp *qp;
+
+    if (!mlx5_cmd_in_ok(cmd, 0x10)) {
+        return;
+    }
+    qpn = MLX5_GET(cmd->in, QP_IN_qpn);
+    qp = mlx5_table_get(&c->qps, qpn);
+    if (!qp) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
+        return;
+    }
+    mlx5_table_remove(&c->qps, qpn);
+    mlx5_qp_free(c, qp);
+    trace_mlx5_obj_destroy("qp", qpn);
+}
+
+static const Mlx5QpTransition *mlx5_qp_transition(uint16_t opcode)
+{
+    size_t i;
+
+    for (i = 0; i < G_N_ELEMENTS(mlx5_qp_transitions); i++) {
+        if (mlx5_qp_transitions[i].opcode == opcode) {
+            return &mlx5_qp_transitions[i];
+        }
+    }
+    return NULL;
+}
+
+/* Check the new context image for values the device cannot honour. */
+static uint32_t mlx5_qp_check_ctx(Mlx5Core *c, const Mlx5Qp *qp, const uint8_t *qpc)
+{
+    const uint8_t *ads = qpc + QPC_ADS_OFF;
+    uint32_t mtu = MLX5_GET(qpc, QPC_mtu);
+
+    if (MLX5_GET(ads, ADS_vhca_port_num) != 1) {
+        return MLX5_SYND_BAD_PORT;
+    }
+    if (MLX5_GET(ads, ADS_pkey_index) >= MLX5_MAX_PKEY_INDEX) {
+        return MLX5_SYND_BAD_PKEY_INDEX;
+    }
+    if (qp->state >= MLX5_QP_STATE_RTR && qp->state != MLX5_QP_STATE_ERR &&
+        mlx5_qp_connected(qp) && (mtu < 1 || mtu > 5)) {
+        return MLX5_SYND_BAD_MTU;
+    }
+    return 0;
+}
+
+void mlx5_cmd_modify_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    const Mlx5QpTransition *t = mlx5_qp_transition(cmd->opcode);
+    const uint8_t *in_qpc = cmd->in + QP_QPC_OFF;
+    uint8_t qpc[MLX5_QPC_SIZE];
+    uint32_t optpar, synd;
+    uint8_t old_state;
+    Mlx5Qp *qp;
+    size_t i;
+
+    if (!t || !mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+        return;
+    }
+    qp = mlx5_table_get(&c->qps, MLX5_GET(cmd->in, QP_IN_qpn));
+    if (!qp) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
+        return;
+    }
+    if (!(t->from_mask & (1u << qp->state))) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_QP_STATE_ERR, MLX5_SYND_BAD_STATE);
+        return;
+    }
+    old_state = qp->state;
+    memcpy(qpc, qp->qpc, sizeof(qpc));
+    if (t->to != MLX5_QP_STATE_ERR && t->to != MLX5_QP_STATE_RST) {
+        if (!mlx5_cmd_in_ok(cmd, QP_QPC_OFF + MLX5_QPC_SIZE)) {
+            return;
+        }
+        optpar = mlx5_ld32(cmd->in + QP_IN_opt_param_mask_OFF);
+        for (i = 0; t->mandatory[i]; i++) {
+            mlx5_qpc_copy(qpc, in_qpc, t->mandatory[i]);
+        }
+        for (i = 0; i < G_N_ELEMENTS(mlx5_qp_optpar); i++) {
+            if (optpar & mlx5_qp_optpar[i].bit) {
+                mlx5_qpc_copy(qpc, in_qpc, mlx5_qp_optpar[i].f);
+            }
+        }
+        if ((t->path && mlx5_qp_connected(qp)) || (optpar & MLX5_QP_OPTPAR_PRIMARY_ADDR_PATH)) {
+            /* the whole primary path, keeping port and pkey_index unless flagged */
+            uint8_t keep[MLX5_QPC_SIZE];
+            memcpy(keep, qpc, sizeof(keep));
+            memcpy(qpc + QPC_ADS_OFF, in_qpc + QPC_ADS_OFF, MLX5_ADS_SIZE);
+            if (!(optpar & MLX5_QP_OPTPAR_PRI_PORT)) {
+                mlx5_qpc_copy(qpc, keep, &f_port);
+            }
+            if (!(optpar & MLX5_QP_OPTPAR_PKEY_INDEX)) {
+                mlx5_qpc_copy(qpc, keep, &f_pkey_index);
+            }
+        }
+        qp->state = t->to;
+        synd = mlx5_qp_check_ctx(c, qp, qpc);
+        if (synd) {
+            qp->state = old_state;
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
+            return;
+        }
+    }
+    qp->state = t->to;
+    MLX5_SET(qpc, QPC_state, t->to);
+    memcpy(qp->qpc, qpc, sizeof(qpc));
+    trace_mlx5_qp_modify(qp->qpn, mlx5_cmd_name(cmd->opcode), old_state, t->to);
+}
+
+void mlx5_cmd_query_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5Qp *qp;
+
+    if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, QP_QPC_OFF + MLX5_QPC_SIZE)) {
+        return;
+    }
+    qp = mlx5_table_get(&c->qps, MLX5_GET(cmd->in, QP_IN_qpn));
+    if (!qp) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
+        return;
+    }
+    memcpy(cmd->out + QP_QPC_OFF, qp->qpc, MLX5_QPC_SIZE);
+    MLX5_SET(cmd->out + QP_QPC_OFF, QPC_state, qp->state);
+}
+
+/* Send doorbells: the WQE engines are part of the data path (docs/prm-subset.md). */
+void mlx5_qp_process_all(Mlx5Core *c, unsigned budget)
+{
+    trace_mlx5_unimp_sq_processing();
+}

@@ -1,0 +1,95 @@
+/*
+ * mlx5 HCA device core: the API seen by the PCI shell and by the unit tests.
+ *
+ * The core is passive: it never creates timers, bottom halves or threads. It reaches the outside
+ * world only through Mlx5CoreOps. Everything here is independent of QEMU's device layer so the
+ * core can be compiled into unit tests with fake guest memory and a fake clock.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_RDMA_MLX5_CORE_H
+#define HW_RDMA_MLX5_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+typedef struct Mlx5Core Mlx5Core;
+
+/* Result of a DMA access: 0 = OK, anything else = the bus reported an error. */
+typedef int Mlx5DmaResult;
+
+typedef struct Mlx5CoreOps {
+    Mlx5DmaResult (*dma_read)(void *opaque, uint64_t pa, void *buf, size_t len);
+    Mlx5DmaResult (*dma_write)(void *opaque, uint64_t pa, const void *buf, size_t len);
+    void (*irq)(void *opaque, unsigned vector);       /* MSI-X vector notify */
+    void (*kick)(void *opaque);                       /* call mlx5_core_run() soon */
+    void (*link_tx)(void *opaque, unsigned port, const struct iovec *iov, int iovcnt);
+    int64_t (*now_ns)(void *opaque);                  /* virtual clock */
+    void (*set_deadline)(void *opaque, int64_t when_ns); /* INT64_MAX = none */
+} Mlx5CoreOps;
+
+/*
+ * Device-owned limits and identity. The capabilities reported to the guest are generated from
+ * this structure and every allocator enforces the same numbers.
+ */
+typedef struct Mlx5CoreConfig {
+    uint16_t pci_device_id;     /* 0x1017 */
+    uint8_t  pci_revision;
+    uint16_t fw_major, fw_minor, fw_subminor;
+    uint64_t node_guid;         /* host order */
+    uint64_t sys_image_guid;
+    uint64_t port_guid;
+    uint16_t lid;
+    uint16_t sm_lid;
+    uint8_t  log_max_qp;        /* objects: log2 of the table size */
+    uint8_t  log_max_cq;
+    uint8_t  log_max_srq;
+    uint8_t  log_max_mkey;
+    uint8_t  log_max_pd;
+    uint8_t  log_max_xrcd;
+    uint8_t  log_max_eq;
+    uint8_t  log_max_qp_sz;     /* WQEs per queue */
+    uint8_t  log_max_srq_sz;
+    uint8_t  log_max_cq_sz;
+    uint8_t  log_max_eq_sz;
+    uint8_t  log_max_msg;
+    uint16_t max_uar;           /* UAR pages available in BAR0 (first usable = MLX5_FIRST_UAR) */
+    uint16_t msix_vectors;
+    char     node_desc[65];
+    char     board_id[17];      /* PSID */
+} Mlx5CoreConfig;
+
+typedef enum Mlx5ResetKind {
+    MLX5_RESET_SYSTEM,          /* power-on / system reset / FLR */
+    MLX5_RESET_DISABLE_HCA,     /* function returned to pre-ENABLE_HCA state */
+} Mlx5ResetKind;
+
+void mlx5_core_config_default(Mlx5CoreConfig *cfg, const uint8_t mac[6]);
+/* Returns NULL and sets *errp_msg (static string) if the config is out of range. */
+const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg);
+
+Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops, void *opaque);
+void mlx5_core_free(Mlx5Core *c);
+void mlx5_core_reset(Mlx5Core *c, Mlx5ResetKind kind);
+
+/* BAR0 accesses; values are numeric (the shell declares the region big endian). */
+uint64_t mlx5_core_mmio_read(Mlx5Core *c, uint64_t off, unsigned size);
+void mlx5_core_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val, unsigned size);
+
+/* Do pending work, at most @budget units. Returns true if more work is pending. */
+bool mlx5_core_run(Mlx5Core *c, unsigned budget);
+/* Timers: the core's deadline (set through ops->set_deadline) has passed. */
+void mlx5_core_expire(Mlx5Core *c, int64_t now_ns);
+
+/* Fabric link. */
+bool mlx5_core_link_can_rx(Mlx5Core *c, unsigned port);
+void mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame, size_t len);
+void mlx5_core_link_set_up(Mlx5Core *c, unsigned port, bool up);
+
+/* Size of BAR0 (init segment + UAR pages). */
+#define MLX5_BAR0_SIZE      (32u * 1024 * 1024)
+#define MLX5_FIRST_UAR      8u
+
+#endif

@@ -1,0 +1,726 @@
+/*
+ * mlx5 PRM (Programmer's Reference Manual) layouts used by the device model.
+ *
+ * All guest-visible structures are big endian. They are never read in place as C structs:
+ * fields are described as (dword index, high bit, low bit) triples, named <STRUCT>_<prm_field>
+ * after the field names of Linux's include/linux/mlx5/mlx5_ifc.h, and accessed with
+ * MLX5_GET()/MLX5_SET() on a local byte copy. Offsets are relative to the start of the named
+ * structure (the command input/output, or the embedded context).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_RDMA_MLX5_PRM_H
+#define HW_RDMA_MLX5_PRM_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define PCI_VENDOR_ID_MELLANOX          0x15b3
+#define MLX5_PCI_DEVICE_ID_CX5          0x1017
+#define PCI_CLASS_SERIAL_INFINIBAND_MLX 0x0207  /* "Infiniband controller" as real CX-5 report */
+#define MLX5_IEEE_VENDOR_ID             0x0002c9
+
+/* ---- big-endian accessors ------------------------------------------------------------- */
+
+static inline uint32_t mlx5_ld32(const void *p)
+{
+    const uint8_t *b = p;
+    return ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) | ((uint32_t)b[2] << 8) | b[3];
+}
+
+static inline void mlx5_st32(void *p, uint32_t v)
+{
+    uint8_t *b = p;
+    b[0] = v >> 24; b[1] = v >> 16; b[2] = v >> 8; b[3] = v;
+}
+
+static inline uint16_t mlx5_ld16(const void *p)
+{
+    const uint8_t *b = p;
+    return (uint16_t)((b[0] << 8) | b[1]);
+}
+
+static inline void mlx5_st16(void *p, uint16_t v)
+{
+    uint8_t *b = p;
+    b[0] = v >> 8; b[1] = v;
+}
+
+static inline uint64_t mlx5_ld64(const void *p)
+{
+    const uint8_t *b = p;
+    return ((uint64_t)mlx5_ld32(b) << 32) | mlx5_ld32(b + 4);
+}
+
+static inline void mlx5_st64(void *p, uint64_t v)
+{
+    uint8_t *b = p;
+    mlx5_st32(b, v >> 32);
+    mlx5_st32(b + 4, (uint32_t)v);
+}
+
+static inline uint32_t mlx5_field_get(const void *base, unsigned dw, unsigned hi, unsigned lo)
+{
+    uint32_t v = mlx5_ld32((const uint8_t *)base + 4 * dw);
+    unsigned w = hi - lo + 1;
+    return w == 32 ? v : (v >> lo) & ((1u << w) - 1);
+}
+
+static inline void mlx5_field_set(void *base, unsigned dw, unsigned hi, unsigned lo, uint32_t val)
+{
+    uint8_t *p = (uint8_t *)base + 4 * dw;
+    unsigned w = hi - lo + 1;
+    uint32_t mask = w == 32 ? 0xffffffffu : ((1u << w) - 1) << lo;
+    mlx5_st32(p, (mlx5_ld32(p) & ~mask) | ((val << lo) & mask));
+}
+
+#define MLX5_FIELD_GET_(p, dw, hi, lo)      mlx5_field_get((p), (dw), (hi), (lo))
+#define MLX5_FIELD_SET_(p, dw, hi, lo, v)   mlx5_field_set((p), (dw), (hi), (lo), (v))
+/* MLX5_GET(buf, CQC_log_cq_size): expands the (dw, hi, lo) triple of a field name. */
+#define MLX5_GET(p, field)          MLX5_FIELD_GET_(p, field)
+#define MLX5_SET(p, field, v)       MLX5_FIELD_SET_(p, field, v)
+/* 64-bit fields are given by byte offset. */
+#define MLX5_GET64(p, byte_off)     mlx5_ld64((const uint8_t *)(p) + (byte_off))
+#define MLX5_SET64(p, byte_off, v)  mlx5_st64((uint8_t *)(p) + (byte_off), (v))
+
+/* ---- BAR0 initialization segment (struct mlx5_init_seg) ------------------------------ */
+
+#define MLX5_ISEG_FW_REV                0x0000
+#define MLX5_ISEG_CMDIF_REV_FW_SUB      0x0004
+#define MLX5_ISEG_CMDQ_ADDR_H           0x0010
+#define MLX5_ISEG_CMDQ_ADDR_L_SZ        0x0014
+#define MLX5_ISEG_CMD_DBELL             0x0018
+#define MLX5_ISEG_INITIALIZING          0x01fc
+#define MLX5_ISEG_HEALTH                0x0200
+#define MLX5_ISEG_HEALTH_FW_VER         0x0230
+#define MLX5_ISEG_HEALTH_HW_ID          0x0234
+#define MLX5_ISEG_HEALTH_RFR_SEVERITY   0x0238
+#define MLX5_ISEG_HEALTH_SYND           0x023d
+#define MLX5_ISEG_CMD_EXEC_TO           0x0ff8
+#define MLX5_ISEG_CMD_Q_INIT_TO         0x0ffc
+#define MLX5_ISEG_INTERNAL_TIMER_H      0x1000
+#define MLX5_ISEG_INTERNAL_TIMER_L      0x1004
+#define MLX5_ISEG_HEALTH_COUNTER        0x1010
+#define MLX5_ISEG_SIZE                  0x3000  /* pages 0..2 */
+
+#define MLX5_CMD_IF_REV                 5
+#define MLX5_LOG_CMDQ_SIZE              5       /* 32 entries */
+#define MLX5_LOG_CMDQ_STRIDE            6       /* 64-byte descriptors */
+#define MLX5_CMDQ_ENTRIES               (1u << MLX5_LOG_CMDQ_SIZE)
+
+enum {
+    MLX5_NIC_IFC_FULL = 0,
+    MLX5_NIC_IFC_DISABLED = 1,
+    MLX5_NIC_IFC_NO_DRAM_NIC = 2,
+    MLX5_NIC_IFC_SW_RESET = 7,
+};
+
+/* UAR page layout */
+#define MLX5_UAR_CQ_DB                  0x020
+#define MLX5_UAR_EQ_DB_ARM              0x040
+#define MLX5_UAR_EQ_DB_NOARM            0x048
+#define MLX5_UAR_BF_BASE                0x800
+
+/* ---- command queue descriptor (struct mlx5_cmd_layout) and mailboxes ----------------- */
+
+#define MLX5_CMD_LAYOUT_SIZE            64
+#define MLX5_CMD_LAY_TYPE               0x00
+#define MLX5_CMD_LAY_INLEN              0x04
+#define MLX5_CMD_LAY_IN_PTR             0x08
+#define MLX5_CMD_LAY_IN                 0x10
+#define MLX5_CMD_LAY_OUT                0x20
+#define MLX5_CMD_LAY_OUT_PTR            0x30
+#define MLX5_CMD_LAY_OUTLEN             0x38
+#define MLX5_CMD_LAY_TOKEN              0x3c
+#define MLX5_CMD_LAY_SIG                0x3d
+#define MLX5_CMD_LAY_STATUS_OWN         0x3f
+#define MLX5_PCI_CMD_XPORT              7
+#define MLX5_CMD_INLINE_BYTES           16
+
+#define MLX5_CMD_MBOX_SIZE              576
+#define MLX5_CMD_MBOX_DATA              512
+#define MLX5_CMD_MBOX_NEXT              0x230
+#define MLX5_CMD_MBOX_BLOCK_NUM         0x238
+#define MLX5_CMD_MBOX_TOKEN             0x23d
+
+/* delivery status (status_own >> 1) */
+enum {
+    MLX5_CMD_DELIVERY_OK = 0x0,
+    MLX5_CMD_DELIVERY_SIG_ERR = 0x1,
+    MLX5_CMD_DELIVERY_TOK_ERR = 0x2,
+    MLX5_CMD_DELIVERY_BAD_BLK_NUM_ERR = 0x3,
+    MLX5_CMD_DELIVERY_OUT_PTR_ALIGN_ERR = 0x4,
+    MLX5_CMD_DELIVERY_IN_PTR_ALIGN_ERR = 0x5,
+    MLX5_CMD_DELIVERY_FW_INT_ERR = 0x6,
+    MLX5_CMD_DELIVERY_IN_LENGTH_ERR = 0x7,
+    MLX5_CMD_DELIVERY_OUT_LENGTH_ERR = 0x8,
+    MLX5_CMD_DELIVERY_RES_FLD_NOT_CLR_ERR = 0x9,
+    MLX5_CMD_DELIVERY_INVALID_COMMAND = 0x10,
+};
+
+/* command status (output byte 0) */
+enum {
+    MLX5_CMD_STAT_OK = 0x0,
+    MLX5_CMD_STAT_INT_ERR = 0x1,
+    MLX5_CMD_STAT_BAD_OP_ERR = 0x2,
+    MLX5_CMD_STAT_BAD_PARAM_ERR = 0x3,
+    MLX5_CMD_STAT_BAD_SYS_STATE_ERR = 0x4,
+    MLX5_CMD_STAT_BAD_RES_ERR = 0x5,
+    MLX5_CMD_STAT_RES_BUSY = 0x6,
+    MLX5_CMD_STAT_LIM_ERR = 0x8,
+    MLX5_CMD_STAT_BAD_RES_STATE_ERR = 0x9,
+    MLX5_CMD_STAT_IX_ERR = 0xa,
+    MLX5_CMD_STAT_NO_RES_ERR = 0xf,
+    MLX5_CMD_STAT_BAD_QP_STATE_ERR = 0x10,
+    MLX5_CMD_STAT_BAD_PKT_ERR = 0x30,
+    MLX5_CMD_STAT_BAD_SIZE_OUTS_CQES_ERR = 0x40,
+    MLX5_CMD_STAT_BAD_INP_LEN_ERR = 0x50,
+    MLX5_CMD_STAT_BAD_OUTP_LEN_ERR = 0x51,
+};
+
+/* common command header */
+#define CMD_IN_opcode       0, 31, 16
+#define CMD_IN_uid          0, 15, 0
+#define CMD_IN_op_mod       1, 15, 0
+#define CMD_OUT_status      0, 31, 24
+#define CMD_OUT_syndrome    1, 31, 0
+
+/* ---- opcodes (MLX5_CMD_OP_*) ---------------------------------------------------------- */
+
+enum {
+    MLX5_CMD_OP_QUERY_HCA_CAP = 0x100,
+    MLX5_CMD_OP_QUERY_ADAPTER = 0x101,
+    MLX5_CMD_OP_INIT_HCA = 0x102,
+    MLX5_CMD_OP_TEARDOWN_HCA = 0x103,
+    MLX5_CMD_OP_ENABLE_HCA = 0x104,
+    MLX5_CMD_OP_DISABLE_HCA = 0x105,
+    MLX5_CMD_OP_QUERY_PAGES = 0x107,
+    MLX5_CMD_OP_MANAGE_PAGES = 0x108,
+    MLX5_CMD_OP_SET_HCA_CAP = 0x109,
+    MLX5_CMD_OP_QUERY_ISSI = 0x10a,
+    MLX5_CMD_OP_SET_ISSI = 0x10b,
+    MLX5_CMD_OP_SET_DRIVER_VERSION = 0x10d,
+    MLX5_CMD_OP_CREATE_MKEY = 0x200,
+    MLX5_CMD_OP_QUERY_MKEY = 0x201,
+    MLX5_CMD_OP_DESTROY_MKEY = 0x202,
+    MLX5_CMD_OP_QUERY_SPECIAL_CONTEXTS = 0x203,
+    MLX5_CMD_OP_CREATE_EQ = 0x301,
+    MLX5_CMD_OP_DESTROY_EQ = 0x302,
+    MLX5_CMD_OP_QUERY_EQ = 0x303,
+    MLX5_CMD_OP_GEN_EQE = 0x304,
+    MLX5_CMD_OP_CREATE_CQ = 0x400,
+    MLX5_CMD_OP_DESTROY_CQ = 0x401,
+    MLX5_CMD_OP_QUERY_CQ = 0x402,
+    MLX5_CMD_OP_MODIFY_CQ = 0x403,
+    MLX5_CMD_OP_CREATE_QP = 0x500,
+    MLX5_CMD_OP_DESTROY_QP = 0x501,
+    MLX5_CMD_OP_RST2INIT_QP = 0x502,
+    MLX5_CMD_OP_INIT2RTR_QP = 0x503,
+    MLX5_CMD_OP_RTR2RTS_QP = 0x504,
+    MLX5_CMD_OP_RTS2RTS_QP = 0x505,
+    MLX5_CMD_OP_SQERR2RTS_QP = 0x506,
+    MLX5_CMD_OP_2ERR_QP = 0x507,
+    MLX5_CMD_OP_2RST_QP = 0x50a,
+    MLX5_CMD_OP_QUERY_QP = 0x50b,
+    MLX5_CMD_OP_SQD_RTS_QP = 0x50c,
+    MLX5_CMD_OP_MAD_IFC = 0x50d,
+    MLX5_CMD_OP_INIT2INIT_QP = 0x50e,
+    MLX5_CMD_OP_CREATE_SRQ = 0x700,
+    MLX5_CMD_OP_DESTROY_SRQ = 0x701,
+    MLX5_CMD_OP_QUERY_SRQ = 0x702,
+    MLX5_CMD_OP_ARM_RQ = 0x703,
+    MLX5_CMD_OP_QUERY_VPORT_STATE = 0x750,
+    MLX5_CMD_OP_QUERY_HCA_VPORT_CONTEXT = 0x762,
+    MLX5_CMD_OP_QUERY_HCA_VPORT_GID = 0x764,
+    MLX5_CMD_OP_QUERY_HCA_VPORT_PKEY = 0x765,
+    MLX5_CMD_OP_ALLOC_PD = 0x800,
+    MLX5_CMD_OP_DEALLOC_PD = 0x801,
+    MLX5_CMD_OP_ALLOC_UAR = 0x802,
+    MLX5_CMD_OP_DEALLOC_UAR = 0x803,
+    MLX5_CMD_OP_ACCESS_REG = 0x805,
+    MLX5_CMD_OP_ATTACH_TO_MCG = 0x806,
+    MLX5_CMD_OP_DETACH_FROM_MCG = 0x807,
+    MLX5_CMD_OP_ALLOC_XRCD = 0x80e,
+    MLX5_CMD_OP_DEALLOC_XRCD = 0x80f,
+    MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN = 0x816,
+    MLX5_CMD_OP_DEALLOC_TRANSPORT_DOMAIN = 0x817,
+};
+
+/* ---- HCA bring-up commands ------------------------------------------------------------ */
+
+#define ENABLE_HCA_IN_function_id           2, 15, 0
+#define QUERY_ISSI_OUT_current_issi         2, 15, 0
+#define QUERY_ISSI_OUT_supported_issi_dw0   27, 31, 0
+#define QUERY_ISSI_OUT_SIZE                 0x70
+#define SET_ISSI_IN_current_issi            2, 15, 0
+#define QUERY_PAGES_OUT_function_id         2, 15, 0
+#define QUERY_PAGES_OUT_num_pages           3, 31, 0
+#define MANAGE_PAGES_IN_input_num_entries   3, 31, 0
+#define MANAGE_PAGES_OUT_output_num_entries 2, 31, 0
+#define MANAGE_PAGES_PAS_OFF                0x10
+#define QUERY_HCA_CAP_OUT_SIZE              0x1010
+#define HCA_CAP_OFF                         0x10    /* capability union in/out */
+#define HCA_CAP_SIZE                        0x1000
+#define TEARDOWN_HCA_IN_profile             2, 15, 0
+#define TEARDOWN_HCA_OUT_state              3, 0, 0
+#define QUERY_ADAPTER_OUT_SIZE              0x110
+#define QUERY_ADAPTER_OUT_ieee_vendor_id    10, 23, 0   /* 0x10 + 0x19 */
+#define QUERY_ADAPTER_OUT_vsd_contd_psid    0x100       /* byte offset, 16 bytes */
+
+enum {
+    MLX5_PAGES_CANT_GIVE = 0,
+    MLX5_PAGES_GIVE = 1,
+    MLX5_PAGES_TAKE = 2,
+};
+
+/* cap types (QUERY_HCA_CAP op_mod >> 1) */
+enum {
+    MLX5_CAP_GENERAL = 0x0,
+    MLX5_CAP_ATOMIC = 0x3,
+};
+
+/* cmd_hca_cap (relative to the capability start) */
+#define CAP_log_max_srq_sz                  4, 31, 24
+#define CAP_log_max_qp_sz                   4, 23, 16
+#define CAP_log_max_qp                      4, 4, 0
+#define CAP_log_max_srq                     5, 20, 16
+#define CAP_log_max_cq_sz                   6, 23, 16
+#define CAP_log_max_cq                      6, 4, 0
+#define CAP_log_max_eq_sz                   7, 31, 24
+#define CAP_log_max_mkey                    7, 21, 16
+#define CAP_log_max_eq                      7, 3, 0
+#define CAP_max_indirection                 8, 31, 24
+#define CAP_log_max_mrw_sz                  8, 22, 16
+#define CAP_log_max_klm_list_size           8, 5, 0
+#define CAP_log_max_ra_req_dc               9, 21, 16
+#define CAP_log_max_ra_res_dc               9, 5, 0
+#define CAP_log_max_ra_req_qp               10, 21, 16
+#define CAP_log_max_ra_res_qp               10, 5, 0
+#define CAP_cache_line_128byte              11, 27, 27
+#define CAP_gid_table_size                  11, 15, 0
+#define CAP_max_qp_cnt                      12, 25, 16
+#define CAP_pkey_table_size                 12, 15, 0
+#define CAP_ib_virt                         13, 29, 29
+#define CAP_local_ca_ack_delay              13, 20, 16
+#define CAP_port_type                       13, 9, 8
+#define CAP_num_ports                       13, 7, 0
+#define CAP_log_max_msg                     14, 28, 24
+#define CAP_stat_rate_support               15, 31, 16
+#define CAP_cqe_version                     15, 3, 0
+#define CAP_umr_modify_entity_size_disabled 16, 24, 24
+#define CAP_umr_modify_atomic_disabled      16, 23, 23
+#define CAP_umr_indirect_mkey_disabled      16, 22, 22
+#define CAP_cmdif_checksum                  16, 15, 14
+#define CAP_dct                             16, 5, 5
+#define CAP_atomic                          16, 1, 1
+#define CAP_cq_oi                           17, 31, 31
+#define CAP_xrc                             17, 3, 3
+#define CAP_ud                              17, 2, 2
+#define CAP_uc                              17, 1, 1
+#define CAP_rc                              17, 0, 0
+#define CAP_uar_4k                          18, 31, 31
+#define CAP_log_pg_sz                       18, 7, 0
+#define CAP_bf                              19, 31, 31
+#define CAP_driver_version                  19, 30, 30
+#define CAP_log_bf_reg_size                 19, 20, 16
+#define CAP_max_wqe_sz_sq                   20, 15, 0
+#define CAP_max_wqe_sz_rq                   21, 15, 0
+#define CAP_max_wqe_sz_sq_dc                22, 15, 0
+#define CAP_max_qp_mcg                      23, 24, 0
+#define CAP_log_max_mcg                     24, 7, 0
+#define CAP_log_max_transport_domain        25, 28, 24
+#define CAP_log_max_pd                      25, 20, 16
+#define CAP_log_max_xrcd                    25, 4, 0
+#define CAP_log_uar_page_sz                 36, 15, 0
+#define CAP_device_frequency_mhz            38, 31, 0
+#define CAP_device_frequency_khz            39, 31, 0
+#define CAP_native_port_num                 48, 23, 16
+#define CAP_num_vhca_ports                  48, 15, 8
+#define CAP_sw_owner_id                     48, 1, 1
+
+/* atomic_caps */
+#define ATOMIC_CAP_atomic_req_8B_endianness_mode            2, 31, 30
+#define ATOMIC_CAP_supported_atomic_req_8B_endianness_mode_1 2, 25, 25
+#define ATOMIC_CAP_atomic_operations                        4, 15, 0
+#define ATOMIC_CAP_atomic_size_qp                           5, 15, 0
+#define ATOMIC_CAP_atomic_size_dc                           6, 15, 0
+
+/* ---- ACCESS_REG ----------------------------------------------------------------------- */
+
+#define ACCESS_REG_IN_register_id           2, 15, 0
+#define ACCESS_REG_IN_argument              3, 31, 0
+#define ACCESS_REG_DATA_OFF                 0x10
+enum {
+    MLX5_REG_PCAP = 0x5001,
+    MLX5_REG_PMTU = 0x5003,
+    MLX5_REG_PTYS = 0x5004,
+    MLX5_REG_PAOS = 0x5006,
+    MLX5_REG_PVLC = 0x500f,
+    MLX5_REG_NODE_DESC = 0x6001,
+    MLX5_REG_HOST_ENDIANNESS = 0x7004,
+};
+#define MLX5_ACCESS_REG_WRITE               0
+#define MLX5_ACCESS_REG_READ                1
+
+/* ---- objects: handles ----------------------------------------------------------------- */
+
+#define ALLOC_OUT_handle                    2, 23, 0    /* pd, uar, xrcd, td, cqn, qpn, ... */
+#define DEALLOC_IN_handle                   2, 23, 0
+#define CREATE_EQ_OUT_eq_number             2, 7, 0
+#define DESTROY_EQ_IN_eq_number             2, 7, 0
+#define MLX5_PAS_OFF                        0x110       /* pas[] of every CREATE_* */
+
+/* ---- EQ ------------------------------------------------------------------------------- */
+
+#define CREATE_EQ_EQC_OFF                   0x10
+#define CREATE_EQ_event_bitmask_OFF         0x58
+#define EQC_status                          0, 31, 28
+#define EQC_ec                              0, 18, 18
+#define EQC_oi                              0, 17, 17
+#define EQC_st                              0, 11, 8
+#define EQC_page_offset                     2, 11, 6
+#define EQC_log_eq_size                     3, 28, 24
+#define EQC_uar_page                        3, 23, 0
+#define EQC_intr                            5, 11, 0
+#define EQC_log_page_size                   6, 28, 24
+#define EQC_consumer_counter                10, 23, 0
+#define EQC_producer_counter                11, 23, 0
+#define QUERY_EQ_OUT_EQC_OFF                0x10
+#define QUERY_EQ_OUT_SIZE                   0x110
+
+#define MLX5_EQE_SIZE                       64
+#define MLX5_EQE_type                       0x01
+#define MLX5_EQE_sub_type                   0x03
+#define MLX5_EQE_data                       0x20
+#define MLX5_EQE_owner                      0x3f
+
+enum {
+    MLX5_EVENT_TYPE_COMP = 0x00,
+    MLX5_EVENT_TYPE_PATH_MIG = 0x01,
+    MLX5_EVENT_TYPE_COMM_EST = 0x02,
+    MLX5_EVENT_TYPE_SQ_DRAINED = 0x03,
+    MLX5_EVENT_TYPE_SRQ_LAST_WQE = 0x13,
+    MLX5_EVENT_TYPE_SRQ_RQ_LIMIT = 0x14,
+    MLX5_EVENT_TYPE_CQ_ERROR = 0x04,
+    MLX5_EVENT_TYPE_WQ_CATAS_ERROR = 0x05,
+    MLX5_EVENT_TYPE_PATH_MIG_FAILED = 0x07,
+    MLX5_EVENT_TYPE_PORT_CHANGE = 0x09,
+    MLX5_EVENT_TYPE_CMD = 0x0a,
+    MLX5_EVENT_TYPE_PAGE_REQUEST = 0x0b,
+    MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR = 0x10,
+    MLX5_EVENT_TYPE_WQ_ACCESS_ERROR = 0x11,
+    MLX5_EVENT_TYPE_SRQ_CATAS_ERROR = 0x12,
+};
+
+enum {
+    MLX5_PORT_CHANGE_SUBTYPE_DOWN = 1,
+    MLX5_PORT_CHANGE_SUBTYPE_ACTIVE = 4,
+    MLX5_PORT_CHANGE_SUBTYPE_LID = 6,
+};
+
+/* ---- CQ ------------------------------------------------------------------------------- */
+
+#define CREATE_CQ_CQC_OFF                   0x10
+#define CQC_status                          0, 31, 28
+#define CQC_cqe_sz                          0, 23, 21
+#define CQC_cc                              0, 20, 20
+#define CQC_oi                              0, 17, 17
+#define CQC_cqe_comp_en                     0, 14, 14
+#define CQC_st                              0, 11, 8
+#define CQC_page_offset                     2, 11, 6
+#define CQC_log_cq_size                     3, 28, 24
+#define CQC_uar_page                        3, 23, 0
+#define CQC_cq_period                       4, 27, 16
+#define CQC_cq_max_count                    4, 15, 0
+#define CQC_c_eqn                           5, 31, 0
+#define CQC_log_page_size                   6, 28, 24
+#define CQC_last_notified_index             8, 23, 0
+#define CQC_last_solicit_index              9, 23, 0
+#define CQC_consumer_counter                10, 23, 0
+#define CQC_producer_counter                11, 23, 0
+#define CQC_dbr_addr_OFF                    0x38
+#define QUERY_CQ_OUT_SIZE                   0x110
+#define CREATE_CQ_cq_umem_valid             23, 31, 31
+
+/* ---- MKEY ----------------------------------------------------------------------------- */
+
+#define CREATE_MKEY_IN_pg_access            3, 31, 31
+#define CREATE_MKEY_IN_mkey_umem_valid      3, 30, 30
+#define CREATE_MKEY_MKC_OFF                 0x10
+#define CREATE_MKEY_IN_translations_octword_actual_size 24, 31, 0
+#define MKC_free                            0, 30, 30
+#define MKC_access_mode_4_2                 0, 28, 26
+#define MKC_umr_en                          0, 15, 15
+#define MKC_a                               0, 14, 14
+#define MKC_rw                              0, 13, 13
+#define MKC_rr                              0, 12, 12
+#define MKC_lw                              0, 11, 11
+#define MKC_lr                              0, 10, 10
+#define MKC_access_mode_1_0                 0, 9, 8
+#define MKC_qpn                             1, 31, 8
+#define MKC_mkey_7_0                        1, 7, 0
+#define MKC_length64                        3, 31, 31
+#define MKC_bsf_en                          3, 30, 30
+#define MKC_pd                              3, 23, 0
+#define MKC_start_addr_OFF                  0x10
+#define MKC_len_OFF                         0x18
+#define MKC_translations_octword_size       13, 31, 0
+#define MKC_log_page_size                   14, 5, 0
+#define MLX5_MKC_SIZE                       64
+#define QUERY_MKEY_OUT_SIZE                 0x110
+#define MKEY_IN_mkey_index                  2, 23, 0
+
+enum {
+    MLX5_MKC_ACCESS_MODE_PA = 0,
+    MLX5_MKC_ACCESS_MODE_MTT = 1,
+    MLX5_MKC_ACCESS_MODE_KLMS = 2,
+    MLX5_MKC_ACCESS_MODE_KSM = 3,
+};
+
+/* ---- QP ------------------------------------------------------------------------------- */
+
+#define CREATE_QP_IN_input_qpn              2, 23, 0
+#define QP_IN_qpn                           2, 23, 0    /* modify/destroy/query */
+#define QP_IN_opt_param_mask_OFF            0x10
+#define QP_QPC_OFF                          0x18
+#define MLX5_QPC_SIZE                       0xe8
+#define CREATE_QP_wq_umem_valid             67, 31, 31
+#define QUERY_QP_OUT_SIZE                   0x110
+#define QPC_state                           0, 31, 28
+#define QPC_st                              0, 23, 16
+#define QPC_pm_state                        0, 12, 11
+#define QPC_pd                              1, 23, 0
+#define QPC_mtu                             2, 31, 29
+#define QPC_log_msg_max                     2, 28, 24
+#define QPC_log_rq_size                     2, 22, 19
+#define QPC_log_rq_stride                   2, 18, 16
+#define QPC_no_sq                           2, 15, 15
+#define QPC_log_sq_size                     2, 14, 11
+#define QPC_rlky                            2, 4, 4
+#define QPC_counter_set_id                  3, 31, 24
+#define QPC_uar_page                        3, 23, 0
+#define QPC_user_index                      4, 23, 0
+#define QPC_log_page_size                   5, 28, 24
+#define QPC_remote_qpn                      5, 23, 0
+#define QPC_ADS_OFF                         0x18        /* primary_address_path */
+#define ADS_fl                              0, 31, 31
+#define ADS_pkey_index                      0, 15, 0
+#define ADS_grh                             1, 23, 23
+#define ADS_mlid                            1, 22, 16
+#define ADS_rlid                            1, 15, 0
+#define ADS_ack_timeout                     2, 31, 27
+#define ADS_src_addr_index                  2, 23, 16
+#define ADS_stat_rate                       2, 11, 8
+#define ADS_hop_limit                       2, 7, 0
+#define ADS_tclass                          3, 27, 20
+#define ADS_flow_label                      3, 19, 0
+#define ADS_rgid_OFF                        0x10
+#define ADS_sl                              9, 27, 24
+#define ADS_vhca_port_num                   9, 23, 16
+#define MLX5_ADS_SIZE                       44
+#define QPC_log_ack_req_freq                28, 31, 28
+#define QPC_log_sra_max                     28, 23, 21
+#define QPC_retry_count                     28, 18, 16
+#define QPC_rnr_retry                       28, 15, 13
+#define QPC_fre                             28, 11, 11
+#define QPC_next_send_psn                   30, 23, 0
+#define QPC_cqn_snd                         31, 23, 0
+#define QPC_deth_sqpn                       32, 23, 0
+#define QPC_last_acked_psn                  34, 23, 0
+#define QPC_ssn                             35, 23, 0
+#define QPC_log_rra_max                     36, 23, 21
+#define QPC_atomic_mode                     36, 19, 16
+#define QPC_rre                             36, 15, 15
+#define QPC_rwe                             36, 14, 14
+#define QPC_rae                             36, 13, 13
+#define QPC_page_offset                     36, 11, 6
+#define QPC_min_rnr_nak                     37, 28, 24
+#define QPC_next_rcv_psn                    37, 23, 0
+#define QPC_xrcd                            38, 23, 0
+#define QPC_cqn_rcv                         39, 23, 0
+#define QPC_dbr_addr_OFF                    0xa0
+#define QPC_q_key                           42, 31, 0
+#define QPC_rq_type                         43, 26, 24
+#define QPC_srqn_rmpn_xrqn                  43, 23, 0
+#define QPC_rmsn                            44, 23, 0
+#define QPC_hw_sq_wqebb_counter             45, 31, 16
+#define QPC_sw_sq_wqebb_counter             45, 15, 0
+#define QPC_hw_rq_counter                   46, 31, 0
+#define QPC_sw_rq_counter                   47, 31, 0
+
+enum {
+    MLX5_QP_STATE_RST = 0,
+    MLX5_QP_STATE_INIT = 1,
+    MLX5_QP_STATE_RTR = 2,
+    MLX5_QP_STATE_RTS = 3,
+    MLX5_QP_STATE_SQER = 4,
+    MLX5_QP_STATE_SQD = 5,
+    MLX5_QP_STATE_ERR = 6,
+};
+
+enum {
+    MLX5_QP_ST_RC = 0x0,
+    MLX5_QP_ST_UC = 0x1,
+    MLX5_QP_ST_UD = 0x2,
+    MLX5_QP_ST_XRC = 0x3,
+    MLX5_QP_ST_MLX = 0x4,
+    MLX5_QP_ST_DCI = 0x5,
+    MLX5_QP_ST_DCT = 0x6,
+    MLX5_QP_ST_QP0 = 0x7,
+    MLX5_QP_ST_QP1 = 0x8,
+    MLX5_QP_ST_RAW_ETHERTYPE = 0x9,
+    MLX5_QP_ST_REG_UMR = 0xc,
+};
+
+enum {
+    MLX5_RQ_TYPE_REGULAR = 0,
+    MLX5_RQ_TYPE_SRQ = 1,
+    MLX5_RQ_TYPE_ZERO_SIZE_RQ = 3,
+};
+
+/* MLX5_QP_OPTPAR_* */
+enum {
+    MLX5_QP_OPTPAR_ALT_ADDR_PATH = 1 << 0,
+    MLX5_QP_OPTPAR_RRE = 1 << 1,
+    MLX5_QP_OPTPAR_RAE = 1 << 2,
+    MLX5_QP_OPTPAR_RWE = 1 << 3,
+    MLX5_QP_OPTPAR_PKEY_INDEX = 1 << 4,
+    MLX5_QP_OPTPAR_Q_KEY = 1 << 5,
+    MLX5_QP_OPTPAR_RNR_TIMEOUT = 1 << 6,
+    MLX5_QP_OPTPAR_PRIMARY_ADDR_PATH = 1 << 7,
+    MLX5_QP_OPTPAR_SRA_MAX = 1 << 8,
+    MLX5_QP_OPTPAR_RRA_MAX = 1 << 9,
+    MLX5_QP_OPTPAR_PM_STATE = 1 << 10,
+    MLX5_QP_OPTPAR_RETRY_COUNT = 1 << 12,
+    MLX5_QP_OPTPAR_RNR_RETRY = 1 << 13,
+    MLX5_QP_OPTPAR_ACK_TIMEOUT = 1 << 14,
+    MLX5_QP_OPTPAR_PRI_PORT = 1 << 16,
+    MLX5_QP_OPTPAR_SRQN = 1 << 18,
+    MLX5_QP_OPTPAR_CQN_RCV = 1 << 19,
+    MLX5_QP_OPTPAR_COUNTER_SET_ID = 1 << 25,
+};
+
+/* ---- SRQ (ISSI 0 CREATE_SRQ) ---------------------------------------------------------- */
+
+#define CREATE_SRQ_SRQC_OFF                 0x10
+#define SRQC_state                          0, 31, 28
+#define SRQC_log_srq_size                   0, 27, 24
+#define SRQC_wq_signature                   1, 31, 31
+#define SRQC_cont_srq                       1, 30, 30
+#define SRQC_rlky                           1, 28, 28
+#define SRQC_log_rq_stride                  1, 26, 24
+#define SRQC_xrcd                           1, 23, 0
+#define SRQC_page_offset                    2, 31, 26
+#define SRQC_cqn                            2, 23, 0
+#define SRQC_log_page_size                  4, 29, 24
+#define SRQC_pd                             6, 23, 0
+#define SRQC_lwm                            7, 31, 16
+#define SRQC_wqe_cnt                        7, 15, 0
+#define SRQC_dbr_addr_OFF                   0x28
+#define MLX5_SRQC_SIZE                      64
+#define QUERY_SRQ_OUT_SIZE                  0x110
+#define ARM_RQ_IN_srq_number                2, 23, 0
+#define ARM_RQ_IN_lwm                       3, 15, 0
+
+/* ---- MAD_IFC and HCA vport ------------------------------------------------------------ */
+
+#define MAD_IFC_IN_remote_lid               2, 31, 16
+#define MAD_IFC_IN_port                     2, 7, 0
+#define MAD_IFC_MAD_OFF                     0x10
+#define MAD_IFC_SIZE                        0x110
+#define MLX5_MAD_SIZE                       256
+
+#define QUERY_HCA_VPORT_CONTEXT_IN_other_vport  2, 31, 31
+#define QUERY_HCA_VPORT_CONTEXT_IN_port_num     2, 19, 16
+#define QUERY_HCA_VPORT_CONTEXT_IN_vport_number 2, 15, 0
+#define QUERY_HCA_VPORT_CONTEXT_OUT_SIZE        0x210
+#define HCA_VPORT_CTX_OFF                       0x10
+#define HCA_VPORT_CTX_has_smi                   8, 30, 30
+#define HCA_VPORT_CTX_grh_required              8, 28, 28
+#define HCA_VPORT_CTX_port_physical_state       8, 15, 12
+#define HCA_VPORT_CTX_vport_state_policy        8, 11, 8
+#define HCA_VPORT_CTX_port_state                8, 7, 4
+#define HCA_VPORT_CTX_vport_state               8, 3, 0
+#define HCA_VPORT_CTX_system_image_guid_OFF     0x28
+#define HCA_VPORT_CTX_port_guid_OFF             0x30
+#define HCA_VPORT_CTX_node_guid_OFF             0x38
+#define HCA_VPORT_CTX_cap_mask1                 16, 31, 0
+#define HCA_VPORT_CTX_lid                       24, 31, 16
+#define HCA_VPORT_CTX_lmc                       24, 7, 5
+#define HCA_VPORT_CTX_subnet_timeout            24, 4, 0
+#define HCA_VPORT_CTX_sm_lid                    25, 31, 16
+#define HCA_VPORT_CTX_sm_sl                     25, 15, 12
+
+#define QUERY_HCA_VPORT_GID_IN_gid_index        3, 15, 0
+#define QUERY_HCA_VPORT_GID_OUT_gids_num        2, 31, 16
+#define QUERY_HCA_VPORT_PKEY_IN_pkey_index      3, 15, 0
+
+/* ---- ib_smp / MAD (offsets in the 256-byte MAD) --------------------------------------- */
+
+#define IB_MAD_base_version                 0
+#define IB_MAD_mgmt_class                   1
+#define IB_MAD_class_version                2
+#define IB_MAD_method                       3
+#define IB_MAD_status                       4   /* be16 */
+#define IB_MAD_attr_id                      16  /* be16 */
+#define IB_MAD_attr_mod                     20  /* be32 */
+#define IB_SMP_data                         64  /* 64 bytes */
+#define IB_SMP_DATA_SIZE                    64
+
+enum {
+    IB_MGMT_CLASS_SUBN_LID_ROUTED = 0x01,
+    IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE = 0x81,
+    IB_MGMT_CLASS_PERF_MGMT = 0x04,
+};
+
+enum {
+    IB_MGMT_METHOD_GET = 0x01,
+    IB_MGMT_METHOD_SET = 0x02,
+    IB_MGMT_METHOD_GET_RESP = 0x81,
+};
+
+#define IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB   0x000c
+#define IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE        0x001c
+#define IB_SMP_DIRECTION                               0x8000  /* in the status word of DR SMPs */
+
+enum {
+    IB_SMP_ATTR_NODE_DESC = 0x0010,
+    IB_SMP_ATTR_NODE_INFO = 0x0011,
+    IB_SMP_ATTR_SWITCH_INFO = 0x0012,
+    IB_SMP_ATTR_GUID_INFO = 0x0014,
+    IB_SMP_ATTR_PORT_INFO = 0x0015,
+    IB_SMP_ATTR_PKEY_TABLE = 0x0016,
+    IB_SMP_ATTR_SL_TO_VL_TABLE = 0x0017,
+    IB_SMP_ATTR_VL_ARB_TABLE = 0x0018,
+    IB_SMP_ATTR_SM_INFO = 0x0020,
+    IB_SMP_ATTR_EXT_PORT_INFO = 0xff90,
+};
+
+enum {
+    IB_PORT_STATE_DOWN = 1,
+    IB_PORT_STATE_INIT = 2,
+    IB_PORT_STATE_ARMED = 3,
+    IB_PORT_STATE_ACTIVE = 4,
+};
+
+enum {
+    IB_PORT_PHYS_STATE_POLLING = 2,
+    IB_PORT_PHYS_STATE_LINK_UP = 5,
+};
+
+/* PortInfo CapabilityMask bits */
+enum {
+    IB_PORT_SM = 1 << 1,
+    IB_PORT_NOTICE_SUP = 1 << 2,
+    IB_PORT_TRAP_SUP = 1 << 3,
+    IB_PORT_AUTO_MIGR_SUP = 1 << 5,
+    IB_PORT_SL_MAP_SUP = 1 << 6,
+    IB_PORT_LED_INFO_SUP = 1 << 10,
+    IB_PORT_SYS_IMAGE_GUID_SUP = 1 << 11,
+    IB_PORT_PKEY_SW_EXT_PORT_TRAP_SUP = 1 << 12,
+    IB_PORT_CM_SUP = 1 << 16,
+    IB_PORT_DEVICE_MGMT_SUP = 1 << 19,
+    IB_PORT_CLIENT_REG_SUP = 1 << 25,
+};
+
+#endif

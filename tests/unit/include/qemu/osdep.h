@@ -1,0 +1,26 @@
+/*
+ * Stand-in for QEMU's qemu/osdep.h when the device core is compiled into the unit tests
+ * without QEMU. The core only relies on what is declared here (C library + glib).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef MLX5_TEST_OSDEP_H
+#define MLX5_TEST_OSDEP_H
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <glib.h>
+
+#ifndef MIN
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#endif
+#ifndef MAX
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#endif
+
+#endif
