@@ -9,6 +9,7 @@
  */
 #include "qemu/osdep.h"
 #include "qapi/error.h"
+#include "qemu/cutils.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
@@ -231,7 +232,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
 
     pci_config_set_vendor_id(pci_dev->config, PCI_VENDOR_ID_MELLANOX);
     pci_config_set_device_id(pci_dev->config, MLX5_PCI_DEVICE_ID_CX5);
-    pci_config_set_class(pci_dev->config, PCI_CLASS_SERIAL_INFINIBAND);
+    pci_config_set_class(pci_dev->config, MLX5_PCI_CLASS_IB);
     pci_dev->config[PCI_INTERRUPT_PIN] = 1;
 
     if (pcie_endpoint_cap_init(pci_dev, 0x80) < 0) {
@@ -323,7 +324,7 @@ static void mlx5_hca_class_init(ObjectClass *oc, void *data)
     pc->config_write = mlx5_hca_write_config;
     pc->vendor_id = PCI_VENDOR_ID_MELLANOX;
     pc->device_id = MLX5_PCI_DEVICE_ID_CX5;
-    pc->class_id = PCI_CLASS_SERIAL_INFINIBAND;
+    pc->class_id = MLX5_PCI_CLASS_IB;
     pc->revision = 0;
     rc->phases.hold = mlx5_hca_reset_hold;
     dc->desc = "NVIDIA/Mellanox ConnectX-5 (mlx5) InfiniBand HCA";

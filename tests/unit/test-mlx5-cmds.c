@@ -6,6 +6,7 @@
  */
 #include "mlx5-test.h"
 #include "mlx5_internal.h"
+#include "mlx5_cmd.h"
 
 #define ST_OK       MLX5_CMD_STAT_OK
 #define ST_PARAM    MLX5_CMD_STAT_BAD_PARAM_ERR
@@ -674,6 +675,32 @@ static void test_config_check(void)
     g_assert_cmphex(cfg.node_guid, ==, 0x505400fffe000000ull);
 }
 
+/* docs/prm-subset.md lists every command of the dispatch table (the docs cannot drift). */
+static void test_docs_command_table(void)
+{
+    const char *names[128];
+    uint16_t opcodes[128];
+    const char *docs = getenv("MLX5_DOCS_DIR");
+    g_autofree char *path = NULL, *text = NULL;
+    size_t n, i;
+
+    if (!docs) {
+        g_test_skip("MLX5_DOCS_DIR not set");
+        return;
+    }
+    path = g_build_filename(docs, "prm-subset.md", NULL);
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    n = mlx5_cmd_table(names, opcodes, G_N_ELEMENTS(names));
+    g_assert_cmpuint(n, <=, G_N_ELEMENTS(names));
+    for (i = 0; i < n; i++) {
+        g_autofree char *hex = g_strdup_printf("0x%x", opcodes[i]);
+        if (!strstr(text, names[i])) {
+            g_test_message("command %s (%s) missing from %s", names[i], hex, path);
+            g_test_fail();
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -694,5 +721,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/port/mad-ifc", test_mad_ifc);
     g_test_add_func("/mlx5/port/vport-and-link", test_vport_and_link);
     g_test_add_func("/mlx5/reset/anywhere", test_reset_anywhere);
+    g_test_add_func("/mlx5/docs/command-table", test_docs_command_table);
     return g_test_run();
 }

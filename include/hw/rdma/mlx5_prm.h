@@ -17,7 +17,7 @@
 
 #define PCI_VENDOR_ID_MELLANOX          0x15b3
 #define MLX5_PCI_DEVICE_ID_CX5          0x1017
-#define PCI_CLASS_SERIAL_INFINIBAND_MLX 0x0207  /* "Infiniband controller" as real CX-5 report */
+#define MLX5_PCI_CLASS_IB               0x0207  /* "Infiniband controller", as real CX-5 report */
 #define MLX5_IEEE_VENDOR_ID             0x0002c9
 
 /* ---- big-endian accessors ------------------------------------------------------------- */

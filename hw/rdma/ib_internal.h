@@ -1,0 +1,30 @@
+/*
+ * Vendor-neutral IB transport: definitions shared by the ib_*.c files.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_RDMA_IB_INTERNAL_H
+#define HW_RDMA_IB_INTERNAL_H
+
+#include "hw/rdma/ib_transport.h"
+#include "hw/rdma/ib_wire.h"
+
+/* ib_port.c */
+void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t payload_len);
+void ib_port_update_deadline(IbPort *port);
+
+/* ib_rc.c: requester transmit (RC, UC, UD), RC/UC responder, RC timers */
+unsigned ib_qp_tx(IbQp *qp, unsigned budget);
+void ib_rc_rx(IbQp *qp, const IbPacket *p);
+void ib_uc_rx(IbQp *qp, const IbPacket *p);
+void ib_rc_ack_timeout(IbQp *qp);
+void ib_rc_rnr_expired(IbQp *qp);
+
+/* ib_ud.c */
+void ib_ud_rx(IbQp *qp, const IbPacket *p);
+unsigned ib_ud_tx(IbQp *qp, unsigned budget);
+
+/* Common packet header for a QP's connected path. */
+void ib_qp_fill_hdr(const IbQp *qp, IbPacket *p, uint8_t opcode, uint32_t psn);
+
+#endif

@@ -1,0 +1,352 @@
+/*
+ * Vendor-neutral IB transport: the port (frame building, link TX with backpressure,
+ * loopback, receive demultiplexing, timers) and QP lifetime.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "ib_internal.h"
+#include "trace.h"
+
+uint32_t ib_mtu_bytes(unsigned ib_mtu_enum)
+{
+    return ib_mtu_enum >= 1 && ib_mtu_enum <= 5 ? 128u << ib_mtu_enum : 256;
+}
+
+/* IBA Table 45: RNR NAK timer field encoding, in microseconds * 100 */
+static const uint32_t ib_rnr_table_10us[32] = {
+    65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768,
+    1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
+};
+
+int64_t ib_rnr_timeout_ns(unsigned min_rnr_timer)
+{
+    return (int64_t)ib_rnr_table_10us[min_rnr_timer & 31] * 10000;
+}
+
+void ib_port_init(IbPort *port, const IbDevOps *ops, void *dev)
+{
+    memset(port, 0, sizeof(*port));
+    port->ops = ops;
+    port->dev = dev;
+    port->gid_prefix = 0xfe80000000000000ull;
+    port->lb = g_malloc(IB_LOOPBACK_FRAMES * sizeof(*port->lb));
+}
+
+void ib_port_cleanup(IbPort *port)
+{
+    g_free(port->lb);
+    port->lb = NULL;
+}
+
+void ib_qp_init(IbQp *qp, IbPort *port, uint32_t qpn, IbQpType type, uint32_t sq_entries)
+{
+    uint32_t size = 1;
+
+    while (size < sq_entries && size < (1u << 20)) {
+        size <<= 1;
+    }
+    memset(qp, 0, sizeof(*qp));
+    qp->port = port;
+    qp->qpn = qpn;
+    qp->type = type;
+    qp->state = IB_QPS_RESET;
+    qp->mtu = 256;
+    qp->pkey = IB_DEFAULT_PKEY;
+    qp->swq_size = size;
+    qp->swq = g_new0(IbSendEntry, size);
+}
+
+static void ib_qp_unlink(IbQp *qp)
+{
+    IbPort *port = qp->port;
+
+    if (qp->prev) {
+        qp->prev->next = qp->next;
+    } else if (port->qps == qp) {
+        port->qps = qp->next;
+    }
+    if (qp->next) {
+        qp->next->prev = qp->prev;
+    }
+    qp->next = qp->prev = NULL;
+}
+
+static void ib_qp_link(IbQp *qp)
+{
+    IbPort *port = qp->port;
+
+    if (port->qps == qp || qp->prev) {
+        return;
+    }
+    qp->next = port->qps;
+    if (port->qps) {
+        port->qps->prev = qp;
+    }
+    port->qps = qp;
+}
+
+void ib_qp_cleanup(IbQp *qp)
+{
+    ib_qp_unlink(qp);
+    g_free(qp->swq);
+    qp->swq = NULL;
+}
+
+static void ib_qp_reset_state(IbQp *qp)
+{
+    qp->head = qp->tail = qp->cur = 0;
+    qp->cur_off = 0;
+    qp->ack_deadline = qp->rnr_deadline = 0;
+    qp->in_send = qp->in_write = qp->have_rwr = false;
+    qp->nak_sent = qp->comm_est = false;
+    qp->msn = 0;
+    qp->tx_pending = false;
+    memset(qp->res, 0, sizeof(qp->res));
+    qp->res_next = 0;
+}
+
+void ib_qp_set_state(IbQp *qp, IbQpState state)
+{
+    IbQpState old = qp->state;
+
+    trace_ib_qp_state(qp->qpn, old, state);
+    qp->state = state;
+    switch (state) {
+    case IB_QPS_RESET:
+        ib_qp_reset_state(qp);
+        ib_qp_unlink(qp);
+        return;
+    case IB_QPS_INIT:
+        ib_qp_link(qp);
+        break;
+    case IB_QPS_RTR:
+        qp->epsn = qp->rq_psn & IB_PSN_MASK;
+        break;
+    case IB_QPS_RTS:
+        if (old == IB_QPS_RTR) {
+            qp->next_psn = qp->una = qp->sq_psn & IB_PSN_MASK;
+        }
+        qp->retries_left = qp->retry_cnt;
+        qp->rnr_retries_left = qp->rnr_retry;
+        qp->tx_pending = true;
+        qp->port->ops->kick(qp->port);
+        break;
+    case IB_QPS_ERR:
+        qp->ack_deadline = qp->rnr_deadline = 0;
+        qp->in_send = qp->in_write = false;
+        break;
+    default:
+        break;
+    }
+}
+
+uint32_t ib_qp_outstanding(const IbQp *qp)
+{
+    return qp->head - qp->tail;
+}
+
+bool ib_qp_post_send(IbQp *qp, const IbSendWr *wr)
+{
+    IbSendEntry *e;
+
+    if (qp->head - qp->tail >= qp->swq_size) {
+        return false;
+    }
+    e = &qp->swq[qp->head % qp->swq_size];
+    memset(e, 0, sizeof(*e));
+    e->wr = *wr;
+    qp->head++;
+    qp->tx_pending = true;
+    return true;
+}
+
+void ib_qp_flush(IbQp *qp)
+{
+    /* bounded by the ring size: every step retires one entry */
+    while (qp->tail != qp->head) {
+        IbSendEntry *e = &qp->swq[qp->tail % qp->swq_size];
+        qp->tail++;
+        qp->port->ops->send_done(qp, &e->wr, IB_WC_WR_FLUSH_ERR);
+    }
+    qp->cur = qp->tail;
+    qp->cur_off = 0;
+    qp->ack_deadline = qp->rnr_deadline = 0;
+}
+
+/* ---- transmit ------------------------------------------------------------------------- */
+
+static void ib_port_loopback(IbPort *port, const struct iovec *iov, int iovcnt)
+{
+    unsigned slot;
+    size_t len = 0;
+    int i;
+
+    if (port->lb_count == IB_LOOPBACK_FRAMES) {
+        port->stat_rx_drop++;       /* like a congested switch: the transport retries */
+        return;
+    }
+    slot = (port->lb_head + port->lb_count) % IB_LOOPBACK_FRAMES;
+    for (i = 0; i < iovcnt; i++) {
+        if (!iov[i].iov_len) {
+            continue;
+        }
+        memcpy(port->lb[slot] + len, iov[i].iov_base, iov[i].iov_len);
+        len += iov[i].iov_len;
+    }
+    port->lb_len[slot] = len;
+    port->lb_count++;
+    port->ops->kick(port);
+}
+
+/*
+ * Build and send one packet: headers from @p, @payload_len bytes at @payload. If the link
+ * asks us to wait, port->tx_blocked is set and the transmit loops stop until tx_ready.
+ */
+void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t payload_len)
+{
+    uint8_t icrc[4];
+    size_t hlen;
+    uint32_t crc;
+    struct iovec iov[3];
+    static const uint8_t zero_pad[4];
+
+    if (!port->link_up) {
+        return;                     /* a dead link eats frames; timeouts recover */
+    }
+    p->slid = port->lid;
+    p->pad = (4 - (payload_len & 3)) & 3;
+    hlen = ib_wire_encode_hdr(p, port->hdr, payload_len);
+    crc = ib_wire_icrc(port->hdr, hlen, payload, payload_len, p->pad);
+    icrc[0] = crc; icrc[1] = crc >> 8; icrc[2] = crc >> 16; icrc[3] = crc >> 24;
+    iov[0].iov_base = port->hdr;
+    iov[0].iov_len = hlen;
+    iov[1].iov_base = (void *)payload;
+    iov[1].iov_len = payload_len;
+    /* pad bytes (zero) go in front of the ICRC */
+    iov[2].iov_base = port->hdr + hlen;
+    memcpy(port->hdr + hlen, zero_pad, p->pad);
+    memcpy(port->hdr + hlen + p->pad, icrc, 4);
+    iov[2].iov_len = p->pad + 4;
+    port->stat_tx++;
+    trace_ib_tx(ib_opcode_name(p->opcode), p->dest_qpn, p->psn, p->dlid, payload_len);
+    if (p->dlid == port->lid) {
+        ib_port_loopback(port, iov, 3);
+    } else if (!port->ops->link_tx(port, iov, 3)) {
+        port->tx_blocked = true;
+    }
+}
+
+void ib_port_tx_ready(IbPort *port)
+{
+    port->tx_blocked = false;
+    port->ops->kick(port);
+}
+
+bool ib_port_run(IbPort *port, unsigned budget)
+{
+    IbQp *qp;
+    bool more = false;
+
+    /* frames we sent to ourselves */
+    while (port->lb_count && budget) {
+        unsigned slot = port->lb_head;
+        port->lb_head = (port->lb_head + 1) % IB_LOOPBACK_FRAMES;
+        port->lb_count--;
+        ib_port_rx(port, port->lb[slot], port->lb_len[slot]);
+        budget--;
+    }
+    for (qp = port->qps; qp && budget && !port->tx_blocked; qp = qp->next) {
+        if (qp->tx_pending) {
+            unsigned used = ib_qp_tx(qp, budget);
+            budget -= MIN(used, budget);
+        }
+    }
+    for (qp = port->qps; qp; qp = qp->next) {
+        more |= qp->tx_pending;
+    }
+    return (more && !port->tx_blocked) || port->lb_count;
+}
+
+/* ---- timers --------------------------------------------------------------------------- */
+
+void ib_port_update_deadline(IbPort *port)
+{
+    int64_t next = INT64_MAX;
+    IbQp *qp;
+
+    for (qp = port->qps; qp; qp = qp->next) {
+        if (qp->ack_deadline && qp->ack_deadline < next) {
+            next = qp->ack_deadline;
+        }
+        if (qp->rnr_deadline && qp->rnr_deadline < next) {
+            next = qp->rnr_deadline;
+        }
+    }
+    port->ops->set_deadline(port, next);
+}
+
+void ib_port_expire(IbPort *port, int64_t now)
+{
+    IbQp *qp, *next;
+
+    for (qp = port->qps; qp; qp = next) {
+        next = qp->next;            /* a timeout may move the QP to error, not unlink it */
+        if (qp->rnr_deadline && qp->rnr_deadline <= now) {
+            qp->rnr_deadline = 0;
+            ib_rc_rnr_expired(qp);
+        }
+        if (qp->ack_deadline && qp->ack_deadline <= now) {
+            qp->ack_deadline = 0;
+            ib_rc_ack_timeout(qp);
+        }
+    }
+    ib_port_update_deadline(port);
+    port->ops->kick(port);
+}
+
+/* ---- receive -------------------------------------------------------------------------- */
+
+void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
+{
+    IbPacket p;
+    IbQp *qp;
+    int r = ib_wire_decode(frame, len, &p);
+
+    if (r) {
+        if (r != -1) {
+            port->stat_rx_bad++;
+            trace_ib_rx_bad(r, len);
+        }
+        return;
+    }
+    if (p.dlid != port->lid || !port->link_up) {
+        return;                     /* another node's frame on a shared segment */
+    }
+    port->stat_rx++;
+    trace_ib_rx(ib_opcode_name(p.opcode), p.dest_qpn, p.psn, p.slid, p.payload_len);
+    qp = port->ops->qp_lookup(port, p.dest_qpn);
+    if (!qp || qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR) {
+        port->stat_rx_drop++;
+        trace_ib_rx_drop(p.dest_qpn, qp ? qp->state : -1);
+        return;
+    }
+    qp->stat_rx++;
+    switch (p.opcode & 0xe0) {
+    case IB_TRANSPORT_RC:
+        if (qp->type == IB_QPT_RC) {
+            ib_rc_rx(qp, &p);
+        }
+        break;
+    case IB_TRANSPORT_UC:
+        if (qp->type == IB_QPT_UC) {
+            ib_uc_rx(qp, &p);
+        }
+        break;
+    case IB_TRANSPORT_UD:
+        if (qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI || qp->type == IB_QPT_SMI) {
+            ib_ud_rx(qp, &p);
+        }
+        break;
+    }
+}

@@ -1,0 +1,1007 @@
+/*
+ * Vendor-neutral IB transport: reliable and unreliable connected service.
+ *
+ * Requester: segmentation by path MTU, PSNs, go-back-N retransmission on NAK/timeout,
+ * RNR waits, READ/ATOMIC responses, in-order completion. Responder: PSN checks, duplicate
+ * handling with responder resources, RNR NAK, access checks, ACK on AckReq.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include <arpa/inet.h>
+#include "ib_internal.h"
+#include "trace.h"
+
+#define OP(x) IB_OP_##x
+
+static IbSendEntry *ib_entry(IbQp *qp, uint32_t idx)
+{
+    return &qp->swq[idx % qp->swq_size];
+}
+
+static bool ib_wr_rdatomic(const IbSendWr *wr)
+{
+    return wr->opcode == IB_WR_RDMA_READ || wr->opcode == IB_WR_ATOMIC_CMP_SWP ||
+           wr->opcode == IB_WR_ATOMIC_FETCH_ADD;
+}
+
+static bool ib_wr_atomic(const IbSendWr *wr)
+{
+    return wr->opcode == IB_WR_ATOMIC_CMP_SWP || wr->opcode == IB_WR_ATOMIC_FETCH_ADD;
+}
+
+static uint32_t ib_wr_npsn(const IbQp *qp, const IbSendWr *wr)
+{
+    if (ib_wr_atomic(wr)) {
+        return 1;
+    }
+    return MAX(1u, (uint32_t)((wr->length + qp->mtu - 1) / qp->mtu));
+}
+
+static uint8_t ib_transport_bits(const IbQp *qp)
+{
+    return qp->type == IB_QPT_UC ? IB_TRANSPORT_UC : IB_TRANSPORT_RC;
+}
+
+void ib_qp_fill_hdr(const IbQp *qp, IbPacket *p, uint8_t opcode, uint32_t psn)
+{
+    const IbPort *port = qp->port;
+
+    memset(p, 0, sizeof(*p));
+    p->dlid = qp->av.dlid;
+    p->sl = qp->av.sl;
+    if (qp->av.grh) {
+        p->grh = true;
+        p->tclass = qp->av.tclass;
+        p->flow_label = qp->av.flow_label;
+        p->hop_limit = qp->av.hop_limit;
+        for (int i = 0; i < 8; i++) {
+            p->sgid[i] = port->gid_prefix >> (56 - 8 * i);
+            p->sgid[8 + i] = port->guid >> (56 - 8 * i);
+        }
+        memcpy(p->dgid, qp->av.dgid, 16);
+    }
+    p->opcode = opcode;
+    p->pkey = qp->pkey;
+    p->dest_qpn = qp->dest_qpn;
+    p->psn = psn & IB_PSN_MASK;
+    p->udp_sport = qp->qpn & 0x3fff;
+}
+
+static void ib_arm_ack_timer(IbQp *qp)
+{
+    IbPort *port = qp->port;
+
+    if (qp->type != IB_QPT_RC || qp->timeout == 0) {
+        qp->ack_deadline = 0;
+        return;
+    }
+    /* 4.096 us * 2^timeout */
+    qp->ack_deadline = port->ops->now_ns(port) + (4096ll << MIN(qp->timeout, 31)) / 1000 * 1000;
+    if (qp->ack_deadline <= 0) {
+        qp->ack_deadline = 1;
+    }
+    ib_port_update_deadline(port);
+}
+
+/* ---- requester: completion ------------------------------------------------------------ */
+
+static void ib_req_retire(IbQp *qp)
+{
+    while (qp->tail != qp->cur) {
+        IbSendEntry *e = ib_entry(qp, qp->tail);
+        if (!e->done) {
+            break;
+        }
+        qp->tail++;
+        qp->port->ops->send_done(qp, &e->wr, IB_WC_SUCCESS);
+    }
+}
+
+/* A WR failed: it and everything after it leave the transport; the QP is in error. */
+static void ib_req_fail(IbQp *qp, uint32_t idx, IbWcStatus status)
+{
+    IbSendEntry *e;
+
+    trace_ib_req_error(qp->qpn, status);
+    ib_req_retire(qp);
+    while (qp->tail != idx && qp->tail != qp->head) {
+        e = ib_entry(qp, qp->tail++);
+        qp->port->ops->send_done(qp, &e->wr, e->done ? IB_WC_SUCCESS : IB_WC_WR_FLUSH_ERR);
+    }
+    qp->state = IB_QPS_ERR;
+    if (qp->tail != qp->head) {
+        e = ib_entry(qp, qp->tail++);
+        qp->port->ops->send_done(qp, &e->wr, status);
+    }
+    ib_qp_flush(qp);
+}
+
+/* Find the started entry whose PSN range holds @psn. */
+static bool ib_req_find(IbQp *qp, uint32_t psn, uint32_t *idx)
+{
+    uint32_t i;
+
+    for (i = qp->tail; i != qp->head; i++) {
+        IbSendEntry *e = ib_entry(qp, i);
+        if (!e->started) {
+            break;
+        }
+        if (ib_psn_diff(psn, e->first_psn) >= 0 &&
+            ib_psn_diff(psn, e->first_psn + e->npsn) < 0) {
+            *idx = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The entry a failure at @psn belongs to (the oldest one if @psn is not in flight). */
+static uint32_t ib_req_entry_at(IbQp *qp, uint32_t psn)
+{
+    uint32_t idx;
+
+    return ib_req_find(qp, psn, &idx) ? idx : qp->tail;
+}
+
+/* Go back N: transmit again from @psn. */
+static void ib_req_rewind(IbQp *qp, uint32_t psn)
+{
+    uint32_t idx, i;
+    IbSendEntry *e;
+
+    if (!ib_req_find(qp, psn, &idx)) {
+        return;                         /* nothing sent at that PSN */
+    }
+    e = ib_entry(qp, idx);
+    trace_ib_req_rewind(qp->qpn, psn, ib_psn_diff(qp->next_psn, psn));
+    qp->stat_retx++;
+    for (i = idx + 1; i != qp->head; i++) {
+        ib_entry(qp, i)->started = false;
+    }
+    qp->cur = idx;
+    if (e->wr.opcode == IB_WR_RDMA_READ) {
+        /* re-request what has not arrived yet */
+        qp->cur_off = e->resp_off;
+        psn = e->first_psn + (uint32_t)(e->resp_off / qp->mtu);
+    } else if (ib_wr_atomic(&e->wr)) {
+        qp->cur_off = 0;
+        psn = e->first_psn;
+    } else {
+        qp->cur_off = (uint64_t)(uint32_t)ib_psn_diff(psn, e->first_psn) * qp->mtu;
+    }
+    qp->next_psn = psn & IB_PSN_MASK;
+    qp->tx_pending = true;
+    qp->port->ops->kick(qp->port);
+}
+
+/* PSNs up to and including @acked are acknowledged. */
+static void ib_req_acked(IbQp *qp, uint32_t acked)
+{
+    uint32_t i;
+
+    for (i = qp->tail; i != qp->head; i++) {
+        IbSendEntry *e = ib_entry(qp, i);
+        if (!e->started || ib_psn_diff(e->first_psn + e->npsn - 1, acked) > 0) {
+            break;
+        }
+        if (ib_wr_rdatomic(&e->wr) && !e->done) {
+            /* later PSNs acknowledged but this response never came: ask again */
+            ib_req_rewind(qp, e->first_psn + (uint32_t)(e->resp_off / qp->mtu));
+            break;
+        }
+        e->done = true;
+    }
+    if (ib_psn_diff(acked + 1, qp->una) > 0 && ib_psn_diff(acked, qp->next_psn) < 0) {
+        qp->una = (acked + 1) & IB_PSN_MASK;
+        qp->retries_left = qp->retry_cnt;
+        qp->rnr_retries_left = qp->rnr_retry;
+    }
+    ib_req_retire(qp);
+}
+
+static void ib_req_rearm(IbQp *qp)
+{
+    if (qp->tail != qp->cur || qp->cur_off) {
+        ib_arm_ack_timer(qp);
+    } else {
+        qp->ack_deadline = 0;
+    }
+    qp->tx_pending |= qp->cur != qp->head;
+    qp->port->ops->kick(qp->port);
+}
+
+static IbWcStatus ib_nak_status(uint8_t code)
+{
+    switch (code) {
+    case IB_NAK_INVALID_REQUEST:
+    case IB_NAK_INVALID_RD_REQUEST:
+        return IB_WC_REM_INV_REQ_ERR;
+    case IB_NAK_REMOTE_ACCESS_ERR:
+        return IB_WC_REM_ACCESS_ERR;
+    default:
+        return IB_WC_REM_OP_ERR;
+    }
+}
+
+/* ACKNOWLEDGE (ACK, RNR NAK, NAK) */
+static void ib_req_aeth(IbQp *qp, const IbPacket *p)
+{
+    uint8_t syn = p->aeth_syndrome;
+    uint32_t psn = p->psn;
+    IbPort *port = qp->port;
+
+    if (ib_psn_diff(psn, qp->next_psn) >= 0 || ib_psn_diff(psn, qp->una) < -1) {
+        return;                         /* not for anything outstanding: stale */
+    }
+    switch (syn & 0x60) {
+    case IB_AETH_ACK:
+        ib_req_acked(qp, psn);
+        break;
+    case IB_AETH_RNR_NAK:
+        ib_req_acked(qp, psn - 1);
+        qp->stat_rnr++;
+        trace_ib_req_rnr(qp->qpn, psn, qp->rnr_retries_left);
+        if (qp->rnr_retry != 7) {
+            if (qp->rnr_retries_left == 0) {
+                ib_req_fail(qp, ib_req_entry_at(qp, psn), IB_WC_RNR_RETRY_EXC_ERR);
+                return;
+            }
+            qp->rnr_retries_left--;
+        }
+        ib_req_rewind(qp, psn);
+        qp->rnr_deadline = port->ops->now_ns(port) + ib_rnr_timeout_ns(syn & 0x1f);
+        qp->ack_deadline = 0;
+        ib_port_update_deadline(port);
+        return;
+    case IB_AETH_NAK:
+        ib_req_acked(qp, psn - 1);
+        if ((syn & 0x1f) == IB_NAK_PSN_SEQ_ERR) {
+            ib_req_rewind(qp, psn);
+        } else {
+            ib_req_fail(qp, ib_req_entry_at(qp, psn), ib_nak_status(syn & 0x1f));
+            return;
+        }
+        break;
+    default:
+        return;
+    }
+    ib_req_rearm(qp);
+}
+
+/* The oldest started READ/ATOMIC still waiting for its response. */
+static IbSendEntry *ib_req_pending_response(IbQp *qp, uint32_t *idx)
+{
+    uint32_t i;
+
+    for (i = qp->tail; i != qp->head; i++) {
+        IbSendEntry *e = ib_entry(qp, i);
+        if (!e->started) {
+            return NULL;
+        }
+        if (ib_wr_rdatomic(&e->wr) && !e->done) {
+            *idx = i;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+static void ib_req_response(IbQp *qp, const IbPacket *p)
+{
+    uint8_t op = p->opcode & 0x1f;
+    uint32_t idx, expected;
+    IbSendEntry *e = ib_req_pending_response(qp, &idx);
+    IbWcStatus st;
+    bool first, last;
+
+    if (!e) {
+        return;                         /* duplicate of a completed response */
+    }
+    /* a response means everything before its request was executed */
+    ib_req_acked(qp, e->first_psn - 1);
+    if (ib_wr_atomic(&e->wr)) {
+        uint8_t orig[8];
+        if (op != OP(ATOMIC_ACKNOWLEDGE) || p->psn != e->first_psn) {
+            return;
+        }
+        for (int i = 0; i < 8; i++) {
+            orig[i] = p->atomic_orig >> (8 * i);    /* the host's (little-endian) order */
+        }
+        st = qp->port->ops->scatter(qp, &e->wr, 0, orig, 8);
+        if (st != IB_WC_SUCCESS) {
+            ib_req_fail(qp, idx, st);
+            return;
+        }
+        e->done = true;
+        qp->una = (p->psn + 1) & IB_PSN_MASK;
+        qp->retries_left = qp->retry_cnt;
+        ib_req_retire(qp);
+        ib_req_rearm(qp);
+        return;
+    }
+    if (op == OP(ATOMIC_ACKNOWLEDGE) || e->wr.opcode != IB_WR_RDMA_READ) {
+        return;
+    }
+    expected = (e->first_psn + (uint32_t)(e->resp_off / qp->mtu)) & IB_PSN_MASK;
+    if (ib_psn_diff(p->psn, expected) < 0) {
+        qp->stat_dup++;
+        return;
+    }
+    if (ib_psn_diff(p->psn, expected) > 0) {
+        ib_req_rewind(qp, expected);    /* a response packet was lost */
+        return;
+    }
+    first = op == OP(READ_RESPONSE_FIRST) || op == OP(READ_RESPONSE_ONLY);
+    last = op == OP(READ_RESPONSE_LAST) || op == OP(READ_RESPONSE_ONLY);
+    if (first != (e->resp_off == 0) ||
+        p->payload_len > e->wr.length - e->resp_off ||
+        (!last && p->payload_len != qp->mtu) ||
+        (last && e->resp_off + p->payload_len != e->wr.length)) {
+        ib_req_fail(qp, idx, IB_WC_BAD_RESP_ERR);
+        return;
+    }
+    if (p->payload_len) {
+        st = qp->port->ops->scatter(qp, &e->wr, e->resp_off, p->payload, p->payload_len);
+        if (st != IB_WC_SUCCESS) {
+            ib_req_fail(qp, idx, st);
+            return;
+        }
+    }
+    e->resp_off += p->payload_len;
+    qp->una = (p->psn + 1) & IB_PSN_MASK;
+    qp->retries_left = qp->retry_cnt;
+    if (last) {
+        e->done = true;
+        ib_req_retire(qp);
+    }
+    ib_req_rearm(qp);
+}
+
+void ib_rc_ack_timeout(IbQp *qp)
+{
+    uint32_t idx;
+
+    if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
+        return;
+    }
+    if (qp->tail == qp->cur && qp->cur_off == 0) {
+        return;                         /* nothing outstanding */
+    }
+    trace_ib_req_timeout(qp->qpn, qp->una, qp->retries_left);
+    if (qp->retries_left == 0) {
+        idx = ib_req_entry_at(qp, qp->una);
+        ib_req_fail(qp, idx, IB_WC_RETRY_EXC_ERR);
+        return;
+    }
+    qp->retries_left--;
+    ib_req_rewind(qp, qp->una);
+}
+
+void ib_rc_rnr_expired(IbQp *qp)
+{
+    qp->tx_pending = true;
+    qp->port->ops->kick(qp->port);
+}
+
+/* ---- requester: transmit -------------------------------------------------------------- */
+
+static uint8_t ib_send_opcode(const IbSendWr *wr, bool first, bool last)
+{
+    bool write = wr->opcode == IB_WR_RDMA_WRITE || wr->opcode == IB_WR_RDMA_WRITE_IMM;
+    bool imm = wr->opcode == IB_WR_SEND_IMM || wr->opcode == IB_WR_RDMA_WRITE_IMM;
+    bool inv = wr->opcode == IB_WR_SEND_INV;
+
+    if (write) {
+        if (first && last) {
+            return imm ? OP(WRITE_ONLY_IMM) : OP(WRITE_ONLY);
+        }
+        return first ? OP(WRITE_FIRST) : !last ? OP(WRITE_MIDDLE) :
+               imm ? OP(WRITE_LAST_IMM) : OP(WRITE_LAST);
+    }
+    if (first && last) {
+        return imm ? OP(SEND_ONLY_IMM) : inv ? OP(SEND_ONLY_INV) : OP(SEND_ONLY);
+    }
+    return first ? OP(SEND_FIRST) : !last ? OP(SEND_MIDDLE) :
+           imm ? OP(SEND_LAST_IMM) : inv ? OP(SEND_LAST_INV) : OP(SEND_LAST);
+}
+
+/* Send the next packet of entry @e. Returns IB_WC_SUCCESS or a local error. */
+static IbWcStatus ib_req_send_packet(IbQp *qp, IbSendEntry *e)
+{
+    IbPort *port = qp->port;
+    const IbSendWr *wr = &e->wr;
+    uint32_t psn = qp->next_psn, chunk = 0;
+    IbPacket p;
+
+    if (wr->opcode == IB_WR_RDMA_READ) {
+        ib_qp_fill_hdr(qp, &p, IB_TRANSPORT_RC | OP(READ_REQUEST), psn);
+        p.reth_va = wr->remote_addr + e->resp_off;
+        p.reth_rkey = wr->rkey;
+        p.reth_len = wr->length - e->resp_off;
+        p.ack_req = true;
+        ib_port_send(port, &p, NULL, 0);
+        qp->cur_off = wr->length;
+        qp->next_psn = (e->first_psn + e->npsn) & IB_PSN_MASK;
+        return IB_WC_SUCCESS;
+    }
+    if (ib_wr_atomic(wr)) {
+        ib_qp_fill_hdr(qp, &p, IB_TRANSPORT_RC | (wr->opcode == IB_WR_ATOMIC_CMP_SWP ?
+                                                  OP(COMPARE_SWAP) : OP(FETCH_ADD)), psn);
+        p.atomic_va = wr->remote_addr;
+        p.atomic_rkey = wr->rkey;
+        p.atomic_swap_add = wr->opcode == IB_WR_ATOMIC_CMP_SWP ? wr->swap : wr->compare_add;
+        p.atomic_compare = wr->compare_add;
+        p.ack_req = true;
+        ib_port_send(port, &p, NULL, 0);
+        qp->cur_off = 8;
+        qp->next_psn = (psn + 1) & IB_PSN_MASK;
+        return IB_WC_SUCCESS;
+    }
+    chunk = MIN((uint64_t)qp->mtu, wr->length - qp->cur_off);
+    if (chunk) {
+        IbWcStatus st = port->ops->gather(qp, wr, qp->cur_off, port->payload, chunk);
+        if (st != IB_WC_SUCCESS) {
+            return st;
+        }
+    }
+    {
+        bool first = qp->cur_off == 0, last = qp->cur_off + chunk >= wr->length;
+        ib_qp_fill_hdr(qp, &p, ib_transport_bits(qp) | ib_send_opcode(wr, first, last), psn);
+        if (first && (wr->opcode == IB_WR_RDMA_WRITE || wr->opcode == IB_WR_RDMA_WRITE_IMM)) {
+            p.reth_va = wr->remote_addr;
+            p.reth_rkey = wr->rkey;
+            p.reth_len = wr->length;
+        }
+        if (last) {
+            p.imm = wr->opcode == IB_WR_SEND_INV ? htonl(wr->inv_rkey) : wr->imm;
+            p.se = wr->solicited;
+            p.ack_req = true;
+        } else if ((ib_psn_diff(psn, e->first_psn) & 63) == 63) {
+            p.ack_req = true;           /* keep long messages flowing */
+        }
+        ib_port_send(port, &p, port->payload, chunk);
+    }
+    qp->cur_off += chunk;
+    if (chunk == 0) {
+        qp->cur_off = 1;                /* zero-length message: sent */
+    }
+    qp->next_psn = (psn + 1) & IB_PSN_MASK;
+    return IB_WC_SUCCESS;
+}
+
+static unsigned ib_req_outstanding_rdatomic(IbQp *qp)
+{
+    unsigned n = 0;
+    uint32_t i;
+
+    for (i = qp->tail; i != qp->cur; i++) {
+        IbSendEntry *e = ib_entry(qp, i);
+        n += ib_wr_rdatomic(&e->wr) && !e->done;
+    }
+    return n;
+}
+
+static unsigned ib_req_tx(IbQp *qp, unsigned budget)
+{
+    unsigned used = 0;
+
+    while (used < budget && qp->cur != qp->head && !qp->port->tx_blocked &&
+           qp->rnr_deadline == 0 &&
+           (qp->state == IB_QPS_RTS)) {
+        IbSendEntry *e = ib_entry(qp, qp->cur);
+        bool msg_done;
+        IbWcStatus st;
+
+        if (!e->started) {
+            if ((e->wr.fence && ib_req_outstanding_rdatomic(qp)) ||
+                (ib_wr_rdatomic(&e->wr) &&
+                 ib_req_outstanding_rdatomic(qp) >= MAX(1, qp->max_rd_atomic))) {
+                break;
+            }
+            if (qp->type == IB_QPT_RC && ib_wr_atomic(&e->wr) && (e->wr.remote_addr & 7)) {
+                ib_req_fail(qp, qp->cur, IB_WC_LOC_QP_OP_ERR);
+                break;
+            }
+            e->first_psn = qp->next_psn;
+            e->npsn = ib_wr_npsn(qp, &e->wr);
+            e->started = true;
+            e->done = false;
+            qp->cur_off = 0;
+        }
+        if (qp->type == IB_QPT_RC && ib_psn_diff(qp->next_psn, qp->una) >= IB_TX_WINDOW) {
+            break;
+        }
+        st = ib_req_send_packet(qp, e);
+        if (st != IB_WC_SUCCESS) {
+            ib_req_fail(qp, qp->cur, st);
+            break;
+        }
+        used++;
+        qp->stat_tx++;
+        msg_done = qp->cur_off >= MAX(1u, e->wr.length) || ib_wr_rdatomic(&e->wr);
+        if (qp->type == IB_QPT_RC && !qp->ack_deadline) {
+            ib_arm_ack_timer(qp);
+        }
+        if (msg_done) {
+            qp->cur++;
+            qp->cur_off = 0;
+            if (qp->type == IB_QPT_UC) {
+                e->done = true;         /* unreliable: complete once sent */
+                ib_req_retire(qp);
+            }
+        }
+    }
+    return used;
+}
+
+/* ---- responder ------------------------------------------------------------------------ */
+
+static void ib_resp_send_aeth(IbQp *qp, uint32_t psn, uint8_t syndrome)
+{
+    IbPacket p;
+
+    ib_qp_fill_hdr(qp, &p, IB_TRANSPORT_RC | OP(ACKNOWLEDGE), psn);
+    p.aeth_syndrome = syndrome;
+    p.aeth_msn = qp->msn & IB_PSN_MASK;
+    ib_port_send(qp->port, &p, NULL, 0);
+}
+
+static void ib_resp_error(IbQp *qp, uint8_t nak, IbQpEvent ev)
+{
+    trace_ib_resp_error(qp->qpn, nak, qp->epsn);
+    if (qp->type == IB_QPT_RC) {
+        ib_resp_send_aeth(qp, qp->epsn, IB_AETH_NAK | nak);
+    }
+    qp->in_send = qp->in_write = false;
+    qp->state = IB_QPS_ERR;
+    qp->port->ops->qp_event(qp, ev);
+}
+
+static void ib_resp_recv_fail(IbQp *qp, IbWcStatus st, uint8_t nak)
+{
+    IbRecvCompletion rc = { .status = st };
+
+    if (qp->have_rwr) {
+        qp->have_rwr = false;
+        qp->port->ops->recv_done(qp, &qp->rwr, &rc);
+    }
+    ib_resp_error(qp, nak, IB_EV_QP_REQ_ERR);
+}
+
+static void ib_recv_complete(IbQp *qp, const IbPacket *p, IbRecvOpcode opcode, uint32_t len)
+{
+    IbRecvCompletion rc = {
+        .status = IB_WC_SUCCESS,
+        .opcode = opcode,
+        .byte_len = len,
+        .imm = p->imm,
+        .src_qpn = qp->dest_qpn,
+        .slid = p->slid,
+        .sl = p->sl,
+        .solicited = p->se,
+    };
+
+    qp->have_rwr = false;
+    qp->port->ops->recv_done(qp, &qp->rwr, &rc);
+}
+
+/* Returns false if the packet was not accepted (RNR or error): the PSN does not advance. */
+static bool ib_resp_send(IbQp *qp, const IbPacket *p, unsigned h, bool rc)
+{
+    uint8_t op = p->opcode & 0x1f;
+    IbWcStatus st;
+
+    if ((h & IB_HDR_FIRST) && !qp->have_rwr) {
+        if (!qp->port->ops->recv_get(qp, &qp->rwr)) {
+            qp->stat_rnr++;
+            trace_ib_resp_rnr(qp->qpn, p->psn);
+            if (rc) {
+                ib_resp_send_aeth(qp, p->psn, IB_AETH_RNR_NAK | (qp->min_rnr_timer & 0x1f));
+            }
+            return false;
+        }
+        qp->have_rwr = true;
+    }
+    if (h & IB_HDR_FIRST) {
+        qp->recv_off = 0;
+    }
+    if (qp->recv_off + p->payload_len > qp->rwr.capacity) {
+        if (rc) {
+            ib_resp_recv_fail(qp, IB_WC_LOC_LEN_ERR, IB_NAK_INVALID_REQUEST);
+        } else {
+            IbRecvCompletion c = { .status = IB_WC_LOC_LEN_ERR };
+            qp->have_rwr = false;
+            qp->in_send = false;
+            qp->port->ops->recv_done(qp, &qp->rwr, &c);
+        }
+        return false;
+    }
+    if (p->payload_len) {
+        st = qp->port->ops->recv_scatter(qp, &qp->rwr, qp->recv_off, p->payload,
+                                         p->payload_len);
+        if (st != IB_WC_SUCCESS) {
+            ib_resp_recv_fail(qp, st, IB_NAK_REMOTE_OP_ERR);
+            return false;
+        }
+    }
+    qp->recv_off += p->payload_len;
+    qp->in_send = !(h & IB_HDR_LAST);
+    if (h & IB_HDR_LAST) {
+        IbRecvOpcode ro = IB_RECV_SEND;
+        if (op == OP(SEND_LAST_IMM) || op == OP(SEND_ONLY_IMM)) {
+            ro = IB_RECV_SEND_IMM;
+        } else if (op == OP(SEND_LAST_INV) || op == OP(SEND_ONLY_INV)) {
+            ro = IB_RECV_SEND_INV;
+            st = qp->port->ops->invalidate(qp, ntohl(p->imm));
+            if (st != IB_WC_SUCCESS) {
+                ib_resp_recv_fail(qp, st, IB_NAK_INVALID_REQUEST);
+                return false;
+            }
+        }
+        ib_recv_complete(qp, p, ro, qp->recv_off);
+        qp->msn++;
+    }
+    return true;
+}
+
+static bool ib_resp_write(IbQp *qp, const IbPacket *p, unsigned h, bool rc)
+{
+    uint8_t op = p->opcode & 0x1f;
+    bool imm = op == OP(WRITE_LAST_IMM) || op == OP(WRITE_ONLY_IMM);
+    IbWcStatus st;
+
+    if (h & IB_HDR_FIRST) {
+        if (!qp->rwe) {
+            ib_resp_error(qp, IB_NAK_REMOTE_ACCESS_ERR, IB_EV_QP_ACCESS_ERR);
+            return false;
+        }
+        if (p->reth_len && qp->port->ops->rkey_check(qp, p->reth_rkey, p->reth_va, p->reth_len,
+                                                     IB_ACCESS_REMOTE_WRITE) != IB_WC_SUCCESS) {
+            ib_resp_error(qp, IB_NAK_REMOTE_ACCESS_ERR, IB_EV_QP_ACCESS_ERR);
+            return false;
+        }
+        qp->write_va = p->reth_va;
+        qp->write_rkey = p->reth_rkey;
+        qp->write_left = qp->write_total = p->reth_len;
+    }
+    if (p->payload_len > qp->write_left ||
+        ((h & IB_HDR_LAST) && p->payload_len != qp->write_left) ||
+        (!(h & IB_HDR_LAST) && p->payload_len != qp->mtu)) {
+        ib_resp_error(qp, IB_NAK_INVALID_REQUEST, IB_EV_QP_REQ_ERR);
+        return false;
+    }
+    /* the receive WQE for the immediate must exist before any byte lands */
+    if (imm && !qp->have_rwr) {
+        if (!qp->port->ops->recv_get(qp, &qp->rwr)) {
+            qp->stat_rnr++;
+            if (rc) {
+                ib_resp_send_aeth(qp, p->psn, IB_AETH_RNR_NAK | (qp->min_rnr_timer & 0x1f));
+            }
+            return false;
+        }
+        qp->have_rwr = true;
+    }
+    if (p->payload_len) {
+        st = qp->port->ops->rkey_write(qp, qp->write_rkey, qp->write_va, p->payload,
+                                       p->payload_len);
+        if (st != IB_WC_SUCCESS) {
+            ib_resp_error(qp, IB_NAK_REMOTE_ACCESS_ERR, IB_EV_QP_ACCESS_ERR);
+            return false;
+        }
+    }
+    qp->write_va += p->payload_len;
+    qp->write_left -= p->payload_len;
+    qp->in_write = !(h & IB_HDR_LAST);
+    if (h & IB_HDR_LAST) {
+        if (imm) {
+            ib_recv_complete(qp, p, IB_RECV_WRITE_IMM, qp->write_total);
+        }
+        qp->msn++;
+    }
+    return true;
+}
+
+static IbRespRes *ib_resp_res_alloc(IbQp *qp)
+{
+    unsigned n = MAX(1, MIN(qp->max_dest_rd_atomic, IB_MAX_RD_ATOMIC));
+    IbRespRes *r = &qp->res[qp->res_next % n];
+
+    qp->res_next = (qp->res_next + 1) % n;
+    memset(r, 0, sizeof(*r));
+    r->valid = true;
+    return r;
+}
+
+static void ib_resp_atomic_ack(IbQp *qp, const IbRespRes *r)
+{
+    IbPacket p;
+
+    ib_qp_fill_hdr(qp, &p, IB_TRANSPORT_RC | OP(ATOMIC_ACKNOWLEDGE), r->psn);
+    p.aeth_syndrome = IB_AETH_ACK | IB_AETH_CREDITS_INVALID;
+    p.aeth_msn = qp->msn & IB_PSN_MASK;
+    p.atomic_orig = r->orig;
+    ib_port_send(qp->port, &p, NULL, 0);
+}
+
+static bool ib_resp_read(IbQp *qp, const IbPacket *p)
+{
+    IbRespRes *r;
+
+    if (!qp->rre || (p->reth_len &&
+                     qp->port->ops->rkey_check(qp, p->reth_rkey, p->reth_va, p->reth_len,
+                                               IB_ACCESS_REMOTE_READ) != IB_WC_SUCCESS)) {
+        ib_resp_error(qp, IB_NAK_REMOTE_ACCESS_ERR, IB_EV_QP_ACCESS_ERR);
+        return false;
+    }
+    r = ib_resp_res_alloc(qp);
+    r->psn = p->psn;
+    r->npsn = MAX(1u, (p->reth_len + qp->mtu - 1) / qp->mtu);
+    r->va = p->reth_va;
+    r->rkey = p->reth_rkey;
+    r->len = p->reth_len;
+    r->tx_pending = true;
+    r->tx_psn = p->psn;
+    qp->epsn = (p->psn + r->npsn) & IB_PSN_MASK;
+    qp->msn++;
+    qp->tx_pending = true;
+    qp->port->ops->kick(qp->port);
+    return true;
+}
+
+static bool ib_resp_atomic(IbQp *qp, const IbPacket *p)
+{
+    bool cmp = (p->opcode & 0x1f) == OP(COMPARE_SWAP);
+    IbRespRes *r;
+    uint64_t orig;
+
+    if (!qp->rae) {
+        ib_resp_error(qp, IB_NAK_REMOTE_ACCESS_ERR, IB_EV_QP_ACCESS_ERR);
+        return false;
+    }
+    if (p->atomic_va & 7) {
+        ib_resp_error(qp, IB_NAK_INVALID_REQUEST, IB_EV_QP_REQ_ERR);
+        return false;
+    }
+    if (qp->port->ops->rkey_atomic(qp, p->atomic_rkey, p->atomic_va, cmp,
+                                   cmp ? p->atomic_compare : p->atomic_swap_add,
+                                   p->atomic_swap_add, &orig) != IB_WC_SUCCESS) {
+        ib_resp_error(qp, IB_NAK_REMOTE_ACCESS_ERR, IB_EV_QP_ACCESS_ERR);
+        return false;
+    }
+    r = ib_resp_res_alloc(qp);
+    r->atomic = true;
+    r->psn = p->psn;
+    r->npsn = 1;
+    r->orig = orig;
+    qp->msn++;
+    ib_resp_atomic_ack(qp, r);
+    return true;
+}
+
+/* A request the responder has already executed. */
+static void ib_resp_duplicate(IbQp *qp, const IbPacket *p)
+{
+    uint8_t op = p->opcode & 0x1f;
+    unsigned i;
+
+    qp->stat_dup++;
+    trace_ib_resp_duplicate(qp->qpn, p->psn, qp->epsn);
+    for (i = 0; i < IB_MAX_RD_ATOMIC; i++) {
+        IbRespRes *r = &qp->res[i];
+        if (!r->valid || ib_psn_diff(p->psn, r->psn) < 0 ||
+            ib_psn_diff(p->psn, r->psn + r->npsn) >= 0) {
+            continue;
+        }
+        if (op == OP(READ_REQUEST) && !r->atomic) {
+            r->tx_pending = true;           /* answer again from the requested PSN */
+            r->tx_psn = p->psn;
+            qp->tx_pending = true;
+            qp->port->ops->kick(qp->port);
+            return;
+        }
+        if ((op == OP(COMPARE_SWAP) || op == OP(FETCH_ADD)) && r->atomic) {
+            ib_resp_atomic_ack(qp, r);      /* never execute an atomic twice */
+            return;
+        }
+    }
+    if (op != OP(READ_REQUEST) && op != OP(COMPARE_SWAP) && op != OP(FETCH_ADD)) {
+        ib_resp_send_aeth(qp, (qp->epsn - 1) & IB_PSN_MASK,
+                          IB_AETH_ACK | IB_AETH_CREDITS_INVALID);
+    }
+}
+
+static bool ib_resp_sequence_ok(const IbQp *qp, uint8_t op, unsigned h)
+{
+    if (qp->in_send) {
+        return op == OP(SEND_MIDDLE) || op == OP(SEND_LAST) || op == OP(SEND_LAST_IMM) ||
+               op == OP(SEND_LAST_INV);
+    }
+    if (qp->in_write) {
+        return op == OP(WRITE_MIDDLE) || op == OP(WRITE_LAST) || op == OP(WRITE_LAST_IMM);
+    }
+    return h & IB_HDR_FIRST;
+}
+
+static unsigned ib_resp_tx(IbQp *qp, unsigned budget);
+
+static bool ib_resp_tx_busy(const IbQp *qp)
+{
+    for (unsigned i = 0; i < IB_MAX_RD_ATOMIC; i++) {
+        if (qp->res[i].valid && qp->res[i].tx_pending) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void ib_resp_rx(IbQp *qp, const IbPacket *p)
+{
+    uint8_t op = p->opcode & 0x1f;
+    unsigned h = ib_opcode_headers(p->opcode);
+    int32_t d = ib_psn_diff(p->psn, qp->epsn);
+    bool ok;
+
+    if (!qp->comm_est && qp->state == IB_QPS_RTR) {
+        qp->comm_est = true;
+        qp->port->ops->qp_event(qp, IB_EV_COMM_EST);
+    }
+    if (d > 0) {
+        if (!qp->nak_sent) {
+            qp->nak_sent = true;
+            ib_resp_send_aeth(qp, qp->epsn, IB_AETH_NAK | IB_NAK_PSN_SEQ_ERR);
+        }
+        return;
+    }
+    if (d < 0) {
+        ib_resp_duplicate(qp, p);
+        return;
+    }
+    /*
+     * Responses leave in PSN order: READ responses still queued go out before anything this
+     * request makes us send. If the link cannot take them now, drop the request; the
+     * requester sends it again.
+     */
+    if (ib_resp_tx_busy(qp)) {
+        ib_resp_tx(qp, UINT32_MAX);
+        if (ib_resp_tx_busy(qp)) {
+            return;
+        }
+    }
+    qp->nak_sent = false;
+    if (!ib_resp_sequence_ok(qp, op, h)) {
+        ib_resp_error(qp, IB_NAK_INVALID_REQUEST, IB_EV_QP_REQ_ERR);
+        return;
+    }
+    if (op <= OP(SEND_ONLY_IMM) || op == OP(SEND_LAST_INV) || op == OP(SEND_ONLY_INV)) {
+        ok = ib_resp_send(qp, p, h, true);
+    } else if (op <= OP(WRITE_ONLY_IMM)) {
+        ok = ib_resp_write(qp, p, h, true);
+    } else if (op == OP(READ_REQUEST)) {
+        ib_resp_read(qp, p);
+        return;                         /* epsn advanced by the READ's PSN count */
+    } else if (op == OP(COMPARE_SWAP) || op == OP(FETCH_ADD)) {
+        ok = ib_resp_atomic(qp, p);
+    } else {
+        ib_resp_error(qp, IB_NAK_INVALID_REQUEST, IB_EV_QP_REQ_ERR);
+        return;
+    }
+    if (!ok) {
+        return;
+    }
+    qp->epsn = (qp->epsn + 1) & IB_PSN_MASK;
+    if (p->ack_req && op != OP(COMPARE_SWAP) && op != OP(FETCH_ADD)) {
+        ib_resp_send_aeth(qp, p->psn, IB_AETH_ACK | IB_AETH_CREDITS_INVALID);
+    }
+}
+
+/* READ responses waiting to go out, oldest first. */
+static unsigned ib_resp_tx(IbQp *qp, unsigned budget)
+{
+    unsigned used = 0;
+
+    while (used < budget && !qp->port->tx_blocked) {
+        IbRespRes *r = NULL;
+        uint32_t idx, off, chunk;
+        uint8_t op;
+        IbPacket p;
+
+        for (unsigned i = 0; i < IB_MAX_RD_ATOMIC; i++) {
+            IbRespRes *c = &qp->res[i];
+            if (c->valid && c->tx_pending &&
+                (!r || ib_psn_diff(c->tx_psn, r->tx_psn) < 0)) {
+                r = c;
+            }
+        }
+        if (!r) {
+            break;
+        }
+        idx = (uint32_t)ib_psn_diff(r->tx_psn, r->psn);
+        off = idx * qp->mtu;
+        chunk = MIN(qp->mtu, r->len - MIN(off, r->len));
+        if (r->npsn == 1) {
+            op = OP(READ_RESPONSE_ONLY);
+        } else {
+            op = idx == 0 ? OP(READ_RESPONSE_FIRST) :
+                 idx + 1 == r->npsn ? OP(READ_RESPONSE_LAST) : OP(READ_RESPONSE_MIDDLE);
+        }
+        if (chunk && qp->port->ops->rkey_read(qp, r->rkey, r->va + off, qp->port->payload,
+                                              chunk) != IB_WC_SUCCESS) {
+            r->tx_pending = false;
+            ib_resp_error(qp, IB_NAK_REMOTE_ACCESS_ERR, IB_EV_QP_ACCESS_ERR);
+            break;
+        }
+        ib_qp_fill_hdr(qp, &p, IB_TRANSPORT_RC | op, r->tx_psn);
+        p.aeth_syndrome = IB_AETH_ACK | IB_AETH_CREDITS_INVALID;
+        p.aeth_msn = qp->msn & IB_PSN_MASK;
+        ib_port_send(qp->port, &p, qp->port->payload, chunk);
+        r->tx_psn = (r->tx_psn + 1) & IB_PSN_MASK;
+        if (idx + 1 >= r->npsn) {
+            r->tx_pending = false;
+        }
+        used++;
+    }
+    return used;
+}
+
+unsigned ib_qp_tx(IbQp *qp, unsigned budget)
+{
+    unsigned used = 0;
+    bool resp_left = false;
+
+    if (qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI || qp->type == IB_QPT_SMI) {
+        return ib_ud_tx(qp, budget);
+    }
+    if (qp->type == IB_QPT_RC && qp->state >= IB_QPS_RTR && qp->state != IB_QPS_ERR) {
+        used += ib_resp_tx(qp, budget);
+    }
+    used += ib_req_tx(qp, budget - MIN(used, budget));
+    for (unsigned i = 0; i < IB_MAX_RD_ATOMIC; i++) {
+        resp_left |= qp->res[i].valid && qp->res[i].tx_pending;
+    }
+    qp->tx_pending = resp_left ||
+                     (qp->cur != qp->head && qp->state == IB_QPS_RTS && !qp->rnr_deadline &&
+                      !(qp->type == IB_QPT_RC &&
+                        ib_psn_diff(qp->next_psn, qp->una) >= IB_TX_WINDOW));
+    return used;
+}
+
+/* ---- entry points --------------------------------------------------------------------- */
+
+void ib_rc_rx(IbQp *qp, const IbPacket *p)
+{
+    uint8_t op = p->opcode & 0x1f;
+
+    if (op >= OP(READ_RESPONSE_FIRST) && op <= OP(ATOMIC_ACKNOWLEDGE)) {
+        if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) {
+            if (op == OP(ACKNOWLEDGE)) {
+                ib_req_aeth(qp, p);
+            } else {
+                ib_req_response(qp, p);
+            }
+        }
+        return;
+    }
+    ib_resp_rx(qp, p);
+}
+
+/* UC: no acknowledgements; a gap in PSNs drops the message in progress. */
+void ib_uc_rx(IbQp *qp, const IbPacket *p)
+{
+    uint8_t op = p->opcode & 0x1f;
+    unsigned h = ib_opcode_headers(p->opcode);
+
+    if (p->psn != qp->epsn || !ib_resp_sequence_ok(qp, op, h)) {
+        qp->in_send = qp->in_write = false;     /* keep the receive WQE for the next one */
+        if (!(h & IB_HDR_FIRST)) {
+            qp->epsn = (p->psn + 1) & IB_PSN_MASK;
+            return;
+        }
+    }
+    qp->epsn = (p->psn + 1) & IB_PSN_MASK;
+    if (op <= OP(SEND_ONLY_IMM)) {
+        ib_resp_send(qp, p, h, false);
+    } else if (op <= OP(WRITE_ONLY_IMM)) {
+        ib_resp_write(qp, p, h, false);
+    }
+}

@@ -1,0 +1,368 @@
+/*
+ * InfiniBand wire format: BTH and extension headers in RoCEv2-shaped fabric frames, with ICRC.
+ * Pure functions, no device state: see include/hw/rdma/ib_wire.h and docs/fabric.md.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include <zlib.h>
+#include "hw/rdma/ib_wire.h"
+
+static inline void st16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = v; }
+static inline void st24(uint8_t *p, uint32_t v) { p[0] = v >> 16; p[1] = v >> 8; p[2] = v; }
+static inline void st32(uint8_t *p, uint32_t v) { st16(p, v >> 16); st16(p + 2, v); }
+static inline void st64(uint8_t *p, uint64_t v) { st32(p, v >> 32); st32(p + 4, v); }
+static inline uint16_t ld16(const uint8_t *p) { return (p[0] << 8) | p[1]; }
+static inline uint32_t ld24(const uint8_t *p) { return (p[0] << 16) | (p[1] << 8) | p[2]; }
+static inline uint32_t ld32(const uint8_t *p) { return ((uint32_t)ld16(p) << 16) | ld16(p + 2); }
+static inline uint64_t ld64(const uint8_t *p) { return ((uint64_t)ld32(p) << 32) | ld32(p + 4); }
+
+#define F IB_HDR_FIRST
+#define L IB_HDR_LAST
+#define P IB_HDR_PAYLOAD
+#define V IB_HDR_VALID
+
+/* Header layout by operation (low 5 bits), shared by RC and UC. */
+static const uint16_t ib_op_hdrs[32] = {
+    [IB_OP_SEND_FIRST] = V | F | P,
+    [IB_OP_SEND_MIDDLE] = V | P,
+    [IB_OP_SEND_LAST] = V | L | P,
+    [IB_OP_SEND_LAST_IMM] = V | L | P | IB_HDR_IMMDT,
+    [IB_OP_SEND_ONLY] = V | F | L | P,
+    [IB_OP_SEND_ONLY_IMM] = V | F | L | P | IB_HDR_IMMDT,
+    [IB_OP_WRITE_FIRST] = V | F | P | IB_HDR_RETH,
+    [IB_OP_WRITE_MIDDLE] = V | P,
+    [IB_OP_WRITE_LAST] = V | L | P,
+    [IB_OP_WRITE_LAST_IMM] = V | L | P | IB_HDR_IMMDT,
+    [IB_OP_WRITE_ONLY] = V | F | L | P | IB_HDR_RETH,
+    [IB_OP_WRITE_ONLY_IMM] = V | F | L | P | IB_HDR_RETH | IB_HDR_IMMDT,
+    [IB_OP_READ_REQUEST] = V | F | L | IB_HDR_RETH,
+    [IB_OP_READ_RESPONSE_FIRST] = V | F | P | IB_HDR_AETH,
+    [IB_OP_READ_RESPONSE_MIDDLE] = V | P,
+    [IB_OP_READ_RESPONSE_LAST] = V | L | P | IB_HDR_AETH,
+    [IB_OP_READ_RESPONSE_ONLY] = V | F | L | P | IB_HDR_AETH,
+    [IB_OP_ACKNOWLEDGE] = V | F | L | IB_HDR_AETH,
+    [IB_OP_ATOMIC_ACKNOWLEDGE] = V | F | L | IB_HDR_AETH | IB_HDR_ATOMIC_ACK,
+    [IB_OP_COMPARE_SWAP] = V | F | L | IB_HDR_ATOMIC_ETH,
+    [IB_OP_FETCH_ADD] = V | F | L | IB_HDR_ATOMIC_ETH,
+    [IB_OP_SEND_LAST_INV] = V | L | P | IB_HDR_IETH,
+    [IB_OP_SEND_ONLY_INV] = V | F | L | P | IB_HDR_IETH,
+};
+
+static const char *const ib_op_names[32] = {
+    [IB_OP_SEND_FIRST] = "SEND_FIRST",
+    [IB_OP_SEND_MIDDLE] = "SEND_MIDDLE",
+    [IB_OP_SEND_LAST] = "SEND_LAST",
+    [IB_OP_SEND_LAST_IMM] = "SEND_LAST_IMM",
+    [IB_OP_SEND_ONLY] = "SEND_ONLY",
+    [IB_OP_SEND_ONLY_IMM] = "SEND_ONLY_IMM",
+    [IB_OP_WRITE_FIRST] = "WRITE_FIRST",
+    [IB_OP_WRITE_MIDDLE] = "WRITE_MIDDLE",
+    [IB_OP_WRITE_LAST] = "WRITE_LAST",
+    [IB_OP_WRITE_LAST_IMM] = "WRITE_LAST_IMM",
+    [IB_OP_WRITE_ONLY] = "WRITE_ONLY",
+    [IB_OP_WRITE_ONLY_IMM] = "WRITE_ONLY_IMM",
+    [IB_OP_READ_REQUEST] = "READ_REQUEST",
+    [IB_OP_READ_RESPONSE_FIRST] = "READ_RESPONSE_FIRST",
+    [IB_OP_READ_RESPONSE_MIDDLE] = "READ_RESPONSE_MIDDLE",
+    [IB_OP_READ_RESPONSE_LAST] = "READ_RESPONSE_LAST",
+    [IB_OP_READ_RESPONSE_ONLY] = "READ_RESPONSE_ONLY",
+    [IB_OP_ACKNOWLEDGE] = "ACKNOWLEDGE",
+    [IB_OP_ATOMIC_ACKNOWLEDGE] = "ATOMIC_ACKNOWLEDGE",
+    [IB_OP_COMPARE_SWAP] = "COMPARE_SWAP",
+    [IB_OP_FETCH_ADD] = "FETCH_ADD",
+    [IB_OP_SEND_LAST_INV] = "SEND_LAST_INV",
+    [IB_OP_SEND_ONLY_INV] = "SEND_ONLY_INV",
+};
+
+unsigned ib_opcode_headers(uint8_t opcode)
+{
+    unsigned op = opcode & 0x1f;
+
+    switch (opcode & 0xe0) {
+    case IB_TRANSPORT_RC:
+        return ib_op_hdrs[op];
+    case IB_TRANSPORT_UC:
+        /* UC: SEND and RDMA WRITE only */
+        return op <= IB_OP_WRITE_ONLY_IMM ? ib_op_hdrs[op] : 0;
+    case IB_TRANSPORT_UD:
+        if (op == IB_OP_SEND_ONLY || op == IB_OP_SEND_ONLY_IMM) {
+            return ib_op_hdrs[op] | IB_HDR_DETH;
+        }
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+const char *ib_opcode_name(uint8_t opcode)
+{
+    return ib_opcode_headers(opcode) ? ib_op_names[opcode & 0x1f] : "INVALID";
+}
+
+void ib_wire_lid_mac(uint16_t lid, uint8_t sl, uint8_t mac[6])
+{
+    mac[0] = IB_MAC_OUI0;
+    mac[1] = IB_MAC_OUI1;
+    mac[2] = IB_MAC_OUI2;
+    mac[3] = sl & 0xf;
+    mac[4] = lid >> 8;
+    mac[5] = lid & 0xff;
+}
+
+static size_t ib_ext_len(unsigned h)
+{
+    return (h & IB_HDR_DETH ? IB_DETH_LEN : 0) + (h & IB_HDR_RETH ? IB_RETH_LEN : 0) +
+           (h & IB_HDR_ATOMIC_ETH ? IB_ATOMIC_ETH_LEN : 0) + (h & IB_HDR_AETH ? IB_AETH_LEN : 0) +
+           (h & IB_HDR_ATOMIC_ACK ? IB_ATOMIC_ACK_LEN : 0) +
+           (h & IB_HDR_IMMDT ? IB_IMMDT_LEN : 0) + (h & IB_HDR_IETH ? IB_IETH_LEN : 0);
+}
+
+static uint16_t ip_checksum(const uint8_t *p, size_t len)
+{
+    uint32_t sum = 0;
+    size_t i;
+
+    for (i = 0; i + 1 < len; i += 2) {
+        sum += ld16(p + i);
+    }
+    while (sum >> 16) {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    return ~sum & 0xffff;
+}
+
+size_t ib_wire_encode_hdr(const IbPacket *p, uint8_t *hdr, size_t payload_len)
+{
+    unsigned h = ib_opcode_headers(p->opcode);
+    size_t ip_len = p->grh ? IB_IPV6_HLEN : IB_IPV4_HLEN;
+    size_t udp_len = IB_UDP_HLEN + IB_BTH_LEN + ib_ext_len(h) + payload_len + p->pad +
+                     IB_ICRC_LEN;
+    uint8_t *ip = hdr + IB_ETH_HLEN, *udp = ip + ip_len, *bth = udp + IB_UDP_HLEN;
+    uint8_t *x = bth + IB_BTH_LEN;
+
+    ib_wire_lid_mac(p->dlid, 0, hdr);
+    ib_wire_lid_mac(p->slid, p->sl, hdr + 6);
+    if (p->grh) {
+        st16(hdr + 12, IB_ETHERTYPE_IPV6);
+        st32(ip, (6u << 28) | ((uint32_t)p->tclass << 20) | (p->flow_label & 0xfffff));
+        st16(ip + 4, udp_len);
+        ip[6] = 17;
+        ip[7] = p->hop_limit;
+        memcpy(ip + 8, p->sgid, 16);
+        memcpy(ip + 24, p->dgid, 16);
+    } else {
+        st16(hdr + 12, IB_ETHERTYPE_IPV4);
+        memset(ip, 0, IB_IPV4_HLEN);
+        ip[0] = 0x45;
+        st16(ip + 2, IB_IPV4_HLEN + udp_len);
+        st16(ip + 6, 0x4000);                   /* DF */
+        ip[8] = 64;
+        ip[9] = 17;
+        ip[12] = 10; ip[13] = 73; st16(ip + 14, p->slid);
+        ip[16] = 10; ip[17] = 73; st16(ip + 18, p->dlid);
+        st16(ip + 10, ip_checksum(ip, IB_IPV4_HLEN));
+    }
+    st16(udp, p->udp_sport | 0xc000);
+    st16(udp + 2, IB_ROCE_UDP_PORT);
+    st16(udp + 4, udp_len);
+    st16(udp + 6, 0);
+
+    bth[0] = p->opcode;
+    bth[1] = (p->se ? 0x80 : 0) | (p->migreq ? 0x40 : 0) | ((p->pad & 3) << 4);
+    st16(bth + 2, p->pkey);
+    bth[4] = 0;
+    st24(bth + 5, p->dest_qpn);
+    bth[8] = p->ack_req ? 0x80 : 0;
+    st24(bth + 9, p->psn);
+
+    if (h & IB_HDR_DETH) {
+        st32(x, p->deth_qkey);
+        st32(x + 4, p->deth_src_qpn & 0xffffff);
+        x += IB_DETH_LEN;
+    }
+    if (h & IB_HDR_RETH) {
+        st64(x, p->reth_va);
+        st32(x + 8, p->reth_rkey);
+        st32(x + 12, p->reth_len);
+        x += IB_RETH_LEN;
+    }
+    if (h & IB_HDR_ATOMIC_ETH) {
+        st64(x, p->atomic_va);
+        st32(x + 8, p->atomic_rkey);
+        st64(x + 12, p->atomic_swap_add);
+        st64(x + 20, p->atomic_compare);
+        x += IB_ATOMIC_ETH_LEN;
+    }
+    if (h & IB_HDR_AETH) {
+        x[0] = p->aeth_syndrome;
+        st24(x + 1, p->aeth_msn);
+        x += IB_AETH_LEN;
+    }
+    if (h & IB_HDR_ATOMIC_ACK) {
+        st64(x, p->atomic_orig);
+        x += IB_ATOMIC_ACK_LEN;
+    }
+    if (h & (IB_HDR_IMMDT | IB_HDR_IETH)) {
+        memcpy(x, &p->imm, 4);                  /* ImmDt: wire order already */
+        x += 4;
+    }
+    return x - hdr;
+}
+
+uint32_t ib_wire_icrc(const uint8_t *hdr, size_t hdr_len, const uint8_t *payload,
+                      size_t payload_len, size_t pad)
+{
+    static const uint8_t ones[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    static const uint8_t zeros[4];
+    uint8_t masked[IB_IPV6_HLEN + IB_UDP_HLEN + IB_BTH_LEN];
+    bool v6 = ld16(hdr + 12) == IB_ETHERTYPE_IPV6;
+    size_t ip_len = v6 ? IB_IPV6_HLEN : IB_IPV4_HLEN;
+    size_t mlen = ip_len + IB_UDP_HLEN + IB_BTH_LEN;
+    uLong crc = crc32(0L, Z_NULL, 0);
+
+    /* RoCEv2 ICRC: 64 bits of ones for the absent LRH, variant fields masked to ones */
+    memcpy(masked, hdr + IB_ETH_HLEN, mlen);
+    if (v6) {
+        masked[0] |= 0x0f;
+        masked[1] = masked[2] = masked[3] = 0xff;     /* traffic class, flow label */
+        masked[7] = 0xff;                             /* hop limit */
+    } else {
+        masked[1] = 0xff;                             /* TOS */
+        masked[8] = 0xff;                             /* TTL */
+        masked[10] = masked[11] = 0xff;               /* header checksum */
+    }
+    masked[ip_len + 6] = masked[ip_len + 7] = 0xff;   /* UDP checksum */
+    masked[ip_len + IB_UDP_HLEN + 4] = 0xff;          /* BTH FECN/BECN/resv */
+    crc = crc32(crc, ones, sizeof(ones));
+    crc = crc32(crc, masked, mlen);
+    crc = crc32(crc, hdr + IB_ETH_HLEN + mlen, hdr_len - IB_ETH_HLEN - mlen);
+    if (payload_len) {
+        crc = crc32(crc, payload, payload_len);
+    }
+    crc = crc32(crc, zeros, pad);
+    return (uint32_t)crc;
+}
+
+int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
+{
+    size_t ip_len, udp_len, off, ext, hdr_len;
+    const uint8_t *ip, *udp, *bth, *x;
+    uint16_t ethertype;
+    unsigned h;
+    uint32_t icrc;
+
+    memset(p, 0, sizeof(*p));
+    if (len < IB_ETH_HLEN + IB_IPV4_HLEN + IB_UDP_HLEN + IB_BTH_LEN + IB_ICRC_LEN) {
+        return -1;
+    }
+    if (f[0] != IB_MAC_OUI0 || f[1] != IB_MAC_OUI1 || f[2] != IB_MAC_OUI2 ||
+        f[6] != IB_MAC_OUI0 || f[7] != IB_MAC_OUI1 || f[8] != IB_MAC_OUI2) {
+        return -1;
+    }
+    p->dlid = ld16(f + 4);
+    p->sl = f[9] & 0xf;
+    p->slid = ld16(f + 10);
+    ethertype = ld16(f + 12);
+    ip = f + IB_ETH_HLEN;
+    if (ethertype == IB_ETHERTYPE_IPV6) {
+        ip_len = IB_IPV6_HLEN;
+        if (len < IB_ETH_HLEN + ip_len + IB_UDP_HLEN || (ip[0] >> 4) != 6 || ip[6] != 17) {
+            return -2;
+        }
+        p->grh = true;
+        p->tclass = (ld32(ip) >> 20) & 0xff;
+        p->flow_label = ld32(ip) & 0xfffff;
+        p->hop_limit = ip[7];
+        memcpy(p->sgid, ip + 8, 16);
+        memcpy(p->dgid, ip + 24, 16);
+    } else if (ethertype == IB_ETHERTYPE_IPV4) {
+        ip_len = IB_IPV4_HLEN;
+        if (ip[0] != 0x45 || ip[9] != 17 ||
+            ld16(ip + 2) > len - IB_ETH_HLEN || ld16(ip + 2) < IB_IPV4_HLEN) {
+            return -2;
+        }
+    } else {
+        return -1;
+    }
+    udp = ip + ip_len;
+    if (ld16(udp + 2) != IB_ROCE_UDP_PORT) {
+        return -1;
+    }
+    p->udp_sport = ld16(udp);
+    udp_len = ld16(udp + 4);
+    if (udp_len < IB_UDP_HLEN + IB_BTH_LEN + IB_ICRC_LEN ||
+        udp_len > len - IB_ETH_HLEN - ip_len) {
+        return -3;
+    }
+    bth = udp + IB_UDP_HLEN;
+    p->opcode = bth[0];
+    h = ib_opcode_headers(p->opcode);
+    if (!h) {
+        return -4;
+    }
+    p->se = bth[1] & 0x80;
+    p->migreq = bth[1] & 0x40;
+    p->pad = (bth[1] >> 4) & 3;
+    p->pkey = ld16(bth + 2);
+    p->dest_qpn = ld24(bth + 5);
+    p->ack_req = bth[8] & 0x80;
+    p->psn = ld24(bth + 9);
+
+    ext = ib_ext_len(h);
+    off = IB_UDP_HLEN + IB_BTH_LEN + ext;
+    if (udp_len < off + p->pad + IB_ICRC_LEN) {
+        return -5;
+    }
+    x = bth + IB_BTH_LEN;
+    if (h & IB_HDR_DETH) {
+        p->deth_qkey = ld32(x);
+        p->deth_src_qpn = ld24(x + 5);
+        x += IB_DETH_LEN;
+    }
+    if (h & IB_HDR_RETH) {
+        p->reth_va = ld64(x);
+        p->reth_rkey = ld32(x + 8);
+        p->reth_len = ld32(x + 12);
+        x += IB_RETH_LEN;
+    }
+    if (h & IB_HDR_ATOMIC_ETH) {
+        p->atomic_va = ld64(x);
+        p->atomic_rkey = ld32(x + 8);
+        p->atomic_swap_add = ld64(x + 12);
+        p->atomic_compare = ld64(x + 20);
+        x += IB_ATOMIC_ETH_LEN;
+    }
+    if (h & IB_HDR_AETH) {
+        p->aeth_syndrome = x[0];
+        p->aeth_msn = ld24(x + 1);
+        x += IB_AETH_LEN;
+    }
+    if (h & IB_HDR_ATOMIC_ACK) {
+        p->atomic_orig = ld64(x);
+        x += IB_ATOMIC_ACK_LEN;
+    }
+    if (h & (IB_HDR_IMMDT | IB_HDR_IETH)) {
+        memcpy(&p->imm, x, 4);
+        x += 4;
+    }
+    p->payload = x;
+    p->payload_len = udp_len - off - p->pad - IB_ICRC_LEN;
+    if (!(h & IB_HDR_PAYLOAD) && p->payload_len) {
+        return -6;
+    }
+    hdr_len = x - f;
+    icrc = ib_wire_icrc(f, hdr_len, p->payload, p->payload_len, 0);
+    if (p->pad) {
+        /* the pad bytes are part of the frame; fold them in as sent */
+        icrc = (uint32_t)crc32(icrc, p->payload + p->payload_len, p->pad);
+    }
+    {
+        const uint8_t *c = p->payload + p->payload_len + p->pad;
+        uint32_t got = c[0] | (c[1] << 8) | (c[2] << 16) | ((uint32_t)c[3] << 24);
+        if (got != icrc) {
+            return -7;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,318 @@
+/*
+ * Vendor-neutral InfiniBand transport (RC, UC, UD) for emulated HCAs.
+ *
+ * The transport knows IB semantics (PSNs, segmentation, ACK/NAK, RNR, retries, duplicate
+ * detection, responder resources, atomics, Q_Keys) and the fabric framing (docs/fabric.md). It
+ * knows nothing of any vendor's queues: the device turns its WQEs into IbSendWr, and supplies
+ * memory access, receive buffers and completions through IbDevOps. It never allocates per
+ * packet: every queue is sized when the QP is created.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_RDMA_IB_TRANSPORT_H
+#define HW_RDMA_IB_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#define IB_PSN_MASK         0xffffffu
+#define IB_QPN_MASK         0xffffffu
+#define IB_MAX_INLINE       1024
+#define IB_GSI_QKEY         0x80010000u
+
+typedef enum IbQpType {
+    IB_QPT_RC,
+    IB_QPT_UC,
+    IB_QPT_UD,
+    IB_QPT_SMI,             /* QP0 */
+    IB_QPT_GSI,             /* QP1 */
+} IbQpType;
+
+typedef enum IbQpState {
+    IB_QPS_RESET,
+    IB_QPS_INIT,
+    IB_QPS_RTR,
+    IB_QPS_RTS,
+    IB_QPS_SQD,
+    IB_QPS_SQE,
+    IB_QPS_ERR,
+} IbQpState;
+
+typedef enum IbWrOpcode {
+    IB_WR_SEND,
+    IB_WR_SEND_IMM,
+    IB_WR_SEND_INV,
+    IB_WR_RDMA_WRITE,
+    IB_WR_RDMA_WRITE_IMM,
+    IB_WR_RDMA_READ,
+    IB_WR_ATOMIC_CMP_SWP,
+    IB_WR_ATOMIC_FETCH_ADD,
+} IbWrOpcode;
+
+/* Completion status, IB names (the device maps them to its syndromes). */
+typedef enum IbWcStatus {
+    IB_WC_SUCCESS,
+    IB_WC_LOC_LEN_ERR,
+    IB_WC_LOC_QP_OP_ERR,
+    IB_WC_LOC_PROT_ERR,
+    IB_WC_WR_FLUSH_ERR,
+    IB_WC_BAD_RESP_ERR,
+    IB_WC_LOC_ACCESS_ERR,
+    IB_WC_REM_INV_REQ_ERR,
+    IB_WC_REM_ACCESS_ERR,
+    IB_WC_REM_OP_ERR,
+    IB_WC_RETRY_EXC_ERR,
+    IB_WC_RNR_RETRY_EXC_ERR,
+} IbWcStatus;
+
+/* Receive completion opcodes */
+typedef enum IbRecvOpcode {
+    IB_RECV_SEND,
+    IB_RECV_SEND_IMM,
+    IB_RECV_SEND_INV,
+    IB_RECV_WRITE_IMM,
+} IbRecvOpcode;
+
+/* Access required from a memory key */
+enum {
+    IB_ACCESS_LOCAL_WRITE = 1 << 0,
+    IB_ACCESS_REMOTE_WRITE = 1 << 1,
+    IB_ACCESS_REMOTE_READ = 1 << 2,
+    IB_ACCESS_REMOTE_ATOMIC = 1 << 3,
+};
+
+/* Address vector: where a packet goes (the QP's path, or a UD WR's AV). */
+typedef struct IbAv {
+    uint16_t dlid;
+    uint8_t sl;
+    uint8_t src_path_bits;
+    bool grh;
+    uint8_t sgid_index;
+    uint8_t hop_limit;
+    uint8_t tclass;
+    uint32_t flow_label;
+    uint8_t dgid[16];
+} IbAv;
+
+/* One send work request, decoded by the device. */
+typedef struct IbSendWr {
+    uint64_t cookie;            /* device's handle (e.g. WQE counter) */
+    IbWrOpcode opcode;
+    uint32_t length;            /* payload bytes (READ: bytes to read; atomics: 8) */
+    uint32_t imm;               /* ImmDt, wire order (big endian bytes as a host u32 of be) */
+    uint32_t inv_rkey;
+    uint64_t remote_addr;
+    uint32_t rkey;
+    uint64_t compare_add;       /* atomics: CmpSwap compare / FetchAdd add */
+    uint64_t swap;              /* atomics: CmpSwap swap */
+    bool solicited;
+    bool signaled;
+    bool fence;                 /* wait for earlier READ/ATOMIC to complete */
+    /* UD only */
+    IbAv av;
+    uint32_t dest_qpn;
+    uint32_t qkey;
+} IbSendWr;
+
+/* A receive buffer taken from the device's RQ/SRQ for one incoming message. */
+typedef struct IbRecvWr {
+    uint64_t cookie;
+    uint64_t capacity;          /* total bytes the scatter list can take */
+} IbRecvWr;
+
+typedef struct IbRecvCompletion {
+    IbWcStatus status;
+    IbRecvOpcode opcode;
+    uint32_t byte_len;
+    uint32_t imm;               /* ImmDt (wire order) or the invalidated rkey */
+    uint32_t src_qpn;
+    uint16_t slid;
+    uint8_t sl;
+    uint8_t dlid_path_bits;
+    bool grh;
+    bool solicited;
+    uint16_t pkey_index;
+} IbRecvCompletion;
+
+typedef enum IbQpEvent {
+    IB_EV_COMM_EST,
+    IB_EV_QP_FATAL,
+    IB_EV_QP_REQ_ERR,           /* invalid request (responder) */
+    IB_EV_QP_ACCESS_ERR,        /* remote access error (responder) */
+} IbQpEvent;
+
+typedef struct IbPort IbPort;
+typedef struct IbQp IbQp;
+
+/*
+ * Services the device provides. All memory accesses go through the device's key tables and
+ * its DMA (so they work behind a vIOMMU). Return values are IbWcStatus codes.
+ */
+typedef struct IbDevOps {
+    /* requester: read @len payload bytes at offset @off of a SEND/WRITE WR */
+    IbWcStatus (*gather)(IbQp *qp, const IbSendWr *wr, uint64_t off, void *buf, uint32_t len);
+    /* requester: write READ response data / the atomic original value into the WR's buffers */
+    IbWcStatus (*scatter)(IbQp *qp, const IbSendWr *wr, uint64_t off, const void *buf,
+                          uint32_t len);
+    /* requester: WR done (in posting order); status != SUCCESS puts the QP in error */
+    void (*send_done)(IbQp *qp, const IbSendWr *wr, IbWcStatus status);
+    /* responder: take the next receive buffer; false = none posted (RNR for RC) */
+    bool (*recv_get)(IbQp *qp, IbRecvWr *rwr);
+    IbWcStatus (*recv_scatter)(IbQp *qp, const IbRecvWr *rwr, uint64_t off, const void *buf,
+                               uint32_t len);
+    void (*recv_done)(IbQp *qp, const IbRecvWr *rwr, const IbRecvCompletion *rc);
+    /* responder: remote memory access through an rkey (checks key, PD, rights, bounds) */
+    IbWcStatus (*rkey_check)(IbQp *qp, uint32_t rkey, uint64_t va, uint64_t len,
+                             unsigned access);
+    IbWcStatus (*rkey_write)(IbQp *qp, uint32_t rkey, uint64_t va, const void *buf,
+                             uint32_t len);
+    IbWcStatus (*rkey_read)(IbQp *qp, uint32_t rkey, uint64_t va, void *buf, uint32_t len);
+    /* responder: 8-byte atomic on host-order memory; returns the original value */
+    IbWcStatus (*rkey_atomic)(IbQp *qp, uint32_t rkey, uint64_t va, bool cmp_swp,
+                              uint64_t compare_add, uint64_t swap, uint64_t *orig);
+    IbWcStatus (*invalidate)(IbQp *qp, uint32_t rkey);
+    void (*qp_event)(IbQp *qp, IbQpEvent ev);
+    /* the fabric */
+    /* send a frame; false = taken, but send no more until ib_port_tx_ready() */
+    bool (*link_tx)(IbPort *port, const struct iovec *iov, int iovcnt);
+    IbQp *(*qp_lookup)(IbPort *port, uint32_t qpn);
+    int64_t (*now_ns)(IbPort *port);
+    void (*set_deadline)(IbPort *port, int64_t when_ns);
+    void (*kick)(IbPort *port);     /* the transport can take more WRs */
+} IbDevOps;
+
+/* ---- transport state (embedded in the device's QP and port objects) ------------------------ */
+
+#define IB_MAX_RD_ATOMIC    16      /* responder resources / initiator depth */
+#define IB_TX_WINDOW        256     /* unacknowledged packets in flight per RC QP */
+#define IB_LOOPBACK_FRAMES  64
+#define IB_MAX_FRAME        (IB_MAX_PAYLOAD + 256)
+#define IB_MAX_PAYLOAD      4096
+
+typedef struct IbSendEntry {
+    IbSendWr wr;
+    uint32_t first_psn;         /* valid once started */
+    uint32_t npsn;              /* PSNs the message consumes */
+    uint64_t resp_off;          /* READ: response bytes received */
+    bool started;
+    bool done;                  /* acknowledged / response complete */
+} IbSendEntry;
+
+/* Responder resource: a READ or ATOMIC kept to answer duplicates. */
+typedef struct IbRespRes {
+    bool valid;
+    bool atomic;
+    uint32_t psn;               /* first PSN */
+    uint32_t npsn;
+    uint64_t va;
+    uint32_t rkey;
+    uint32_t len;
+    uint64_t orig;              /* atomic: original value */
+    /* READ responses still to transmit: [tx_psn, psn + npsn) */
+    bool tx_pending;
+    uint32_t tx_psn;
+} IbRespRes;
+
+struct IbQp {
+    IbPort *port;
+    uint32_t qpn;               /* wire QPN (0/1 for SMI/GSI) */
+    IbQpType type;
+    IbQpState state;
+
+    /* attributes, set by the device (ib_qp_modify applies state changes) */
+    uint32_t dest_qpn;
+    IbAv av;
+    uint32_t mtu;               /* path MTU in bytes */
+    uint32_t qkey;
+    uint16_t pkey;
+    uint8_t retry_cnt;
+    uint8_t rnr_retry;
+    uint8_t min_rnr_timer;
+    uint8_t timeout;
+    uint8_t max_rd_atomic;
+    uint8_t max_dest_rd_atomic;
+    bool rre, rwe, rae;
+    uint32_t sq_psn;            /* next_send_psn at RTR2RTS */
+    uint32_t rq_psn;            /* next_rcv_psn at INIT2RTR */
+
+    /* requester */
+    IbSendEntry *swq;
+    uint32_t swq_size;          /* power of two */
+    uint32_t head, tail, cur;   /* free-running indices: post, oldest, transmitting */
+    uint64_t cur_off;
+    uint32_t next_psn;
+    uint32_t una;               /* oldest unacknowledged PSN */
+    uint8_t retries_left;
+    uint8_t rnr_retries_left;
+    int64_t ack_deadline;       /* 0 = not armed */
+    int64_t rnr_deadline;       /* 0 = not waiting */
+
+    /* responder */
+    uint32_t epsn;
+    uint32_t msn;
+    bool in_send, in_write;
+    bool have_rwr;
+    IbRecvWr rwr;
+    uint64_t recv_off;
+    uint64_t write_va;
+    uint32_t write_rkey;
+    uint64_t write_left;
+    uint64_t write_total;
+    bool nak_sent;
+    bool comm_est;
+    IbRespRes res[IB_MAX_RD_ATOMIC];
+    unsigned res_next;
+
+    /* port bookkeeping */
+    bool tx_pending;
+    IbQp *next, *prev;
+    uint64_t stat_tx, stat_rx, stat_retx, stat_rnr, stat_dup;
+};
+
+struct IbPort {
+    const IbDevOps *ops;
+    void *dev;                  /* the device's own object */
+    uint16_t lid;
+    uint8_t lmc;
+    uint64_t gid_prefix;
+    uint64_t guid;
+    bool link_up;
+    bool tx_blocked;            /* the link asked us to wait */
+    IbQp *qps;                  /* QPs not in RESET */
+    uint8_t hdr[IB_MAX_FRAME];
+    uint8_t payload[IB_MAX_PAYLOAD];
+    /* frames to our own LID, processed after the current one (no recursion) */
+    uint8_t (*lb)[IB_MAX_FRAME];
+    uint32_t lb_len[IB_LOOPBACK_FRAMES];
+    unsigned lb_head, lb_count;
+    uint64_t stat_tx, stat_rx, stat_rx_drop, stat_rx_bad;
+};
+
+void ib_port_init(IbPort *port, const IbDevOps *ops, void *dev);
+void ib_port_cleanup(IbPort *port);
+/* A frame from the link. */
+void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len);
+/* Transmit pending work (at most @budget packets). Returns true if work remains. */
+bool ib_port_run(IbPort *port, unsigned budget);
+/* Timers */
+void ib_port_expire(IbPort *port, int64_t now);
+/* The link can take frames again. */
+void ib_port_tx_ready(IbPort *port);
+
+void ib_qp_init(IbQp *qp, IbPort *port, uint32_t qpn, IbQpType type, uint32_t sq_entries);
+void ib_qp_cleanup(IbQp *qp);
+/* Apply a state change (attributes already written into @qp). */
+void ib_qp_set_state(IbQp *qp, IbQpState state);
+/* Queue a send WR (QP in RTS). Returns false if the send queue is full. */
+bool ib_qp_post_send(IbQp *qp, const IbSendWr *wr);
+/* Number of WRs the transport still holds (posted, not completed). */
+uint32_t ib_qp_outstanding(const IbQp *qp);
+/* Error state: complete every WR still held with IB_WC_WR_FLUSH_ERR, in order. */
+void ib_qp_flush(IbQp *qp);
+
+uint32_t ib_mtu_bytes(unsigned ib_mtu_enum);
+int64_t ib_rnr_timeout_ns(unsigned min_rnr_timer);
+
+#endif

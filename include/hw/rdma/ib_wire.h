@@ -1,0 +1,172 @@
+/*
+ * InfiniBand transport headers and the fabric framing (docs/fabric.md).
+ *
+ * A fabric frame is RoCEv2-shaped so that Wireshark/tshark decode it as InfiniBand:
+ *   Ethernet | IPv4 (no GRH) or IPv6 (= the GRH) | UDP dport 4791 | BTH | ext. headers |
+ *   payload | pad | ICRC
+ * The IB local route header has no place in RoCEv2, so the LRH fields travel in the Ethernet
+ * addresses: destination MAC 02:49:42:00:DLID, source MAC 02:49:42:SL:SLID.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_RDMA_IB_WIRE_H
+#define HW_RDMA_IB_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define IB_ETH_HLEN         14
+#define IB_IPV4_HLEN        20
+#define IB_IPV6_HLEN        40
+#define IB_UDP_HLEN         8
+#define IB_BTH_LEN          12
+#define IB_DETH_LEN         8
+#define IB_RETH_LEN         16
+#define IB_ATOMIC_ETH_LEN   28
+#define IB_AETH_LEN         4
+#define IB_ATOMIC_ACK_LEN   8
+#define IB_IMMDT_LEN        4
+#define IB_IETH_LEN         4
+#define IB_ICRC_LEN         4
+#define IB_GRH_LEN          40
+#define IB_ROCE_UDP_PORT    4791
+#define IB_ETHERTYPE_IPV4   0x0800
+#define IB_ETHERTYPE_IPV6   0x86dd
+#define IB_MAX_HDR_LEN      (IB_ETH_HLEN + IB_IPV6_HLEN + IB_UDP_HLEN + IB_BTH_LEN + \
+                             IB_DETH_LEN + IB_RETH_LEN + IB_ATOMIC_ETH_LEN + IB_IMMDT_LEN)
+#define IB_MAC_OUI0         0x02
+#define IB_MAC_OUI1         0x49    /* 'I' */
+#define IB_MAC_OUI2         0x42    /* 'B' */
+#define IB_DEFAULT_PKEY     0xffff
+
+/* BTH opcodes: transport (bits 7:5) | operation (bits 4:0) */
+enum {
+    IB_TRANSPORT_RC = 0x00,
+    IB_TRANSPORT_UC = 0x20,
+    IB_TRANSPORT_UD = 0x60,
+};
+
+enum {
+    IB_OP_SEND_FIRST = 0x00,
+    IB_OP_SEND_MIDDLE = 0x01,
+    IB_OP_SEND_LAST = 0x02,
+    IB_OP_SEND_LAST_IMM = 0x03,
+    IB_OP_SEND_ONLY = 0x04,
+    IB_OP_SEND_ONLY_IMM = 0x05,
+    IB_OP_WRITE_FIRST = 0x06,
+    IB_OP_WRITE_MIDDLE = 0x07,
+    IB_OP_WRITE_LAST = 0x08,
+    IB_OP_WRITE_LAST_IMM = 0x09,
+    IB_OP_WRITE_ONLY = 0x0a,
+    IB_OP_WRITE_ONLY_IMM = 0x0b,
+    IB_OP_READ_REQUEST = 0x0c,
+    IB_OP_READ_RESPONSE_FIRST = 0x0d,
+    IB_OP_READ_RESPONSE_MIDDLE = 0x0e,
+    IB_OP_READ_RESPONSE_LAST = 0x0f,
+    IB_OP_READ_RESPONSE_ONLY = 0x10,
+    IB_OP_ACKNOWLEDGE = 0x11,
+    IB_OP_ATOMIC_ACKNOWLEDGE = 0x12,
+    IB_OP_COMPARE_SWAP = 0x13,
+    IB_OP_FETCH_ADD = 0x14,
+    IB_OP_SEND_LAST_INV = 0x16,
+    IB_OP_SEND_ONLY_INV = 0x17,
+};
+
+/* AETH syndrome */
+#define IB_AETH_ACK             0x00
+#define IB_AETH_RNR_NAK         0x20
+#define IB_AETH_NAK             0x60
+#define IB_AETH_CREDITS_INVALID 0x1f
+enum {
+    IB_NAK_PSN_SEQ_ERR = 0,
+    IB_NAK_INVALID_REQUEST = 1,
+    IB_NAK_REMOTE_ACCESS_ERR = 2,
+    IB_NAK_REMOTE_OP_ERR = 3,
+    IB_NAK_INVALID_RD_REQUEST = 4,
+};
+
+/* Which extension headers an opcode carries (for encode and decode). */
+enum {
+    IB_HDR_RETH = 1 << 0,
+    IB_HDR_DETH = 1 << 1,
+    IB_HDR_IMMDT = 1 << 2,
+    IB_HDR_IETH = 1 << 3,
+    IB_HDR_AETH = 1 << 4,
+    IB_HDR_ATOMIC_ETH = 1 << 5,
+    IB_HDR_ATOMIC_ACK = 1 << 6,
+    IB_HDR_PAYLOAD = 1 << 7,
+    IB_HDR_FIRST = 1 << 8,      /* first (or only) packet of a message */
+    IB_HDR_LAST = 1 << 9,       /* last (or only) packet of a message */
+    IB_HDR_VALID = 1 << 15,
+};
+
+/* A decoded (or to-be-encoded) packet. */
+typedef struct IbPacket {
+    /* LRH, carried in the Ethernet addresses */
+    uint16_t dlid, slid;
+    uint8_t sl;
+    /* GRH (IPv6 header) when grh is set */
+    bool grh;
+    uint8_t tclass;
+    uint32_t flow_label;
+    uint8_t hop_limit;
+    uint8_t sgid[16], dgid[16];
+    /* BTH */
+    uint8_t opcode;
+    bool se;
+    bool migreq;
+    uint8_t pad;
+    uint16_t pkey;
+    uint32_t dest_qpn;
+    bool ack_req;
+    uint32_t psn;
+    /* extension headers */
+    uint64_t reth_va;
+    uint32_t reth_rkey, reth_len;
+    uint32_t deth_qkey, deth_src_qpn;
+    uint32_t imm;               /* ImmDt in wire order, or IETH rkey */
+    uint8_t aeth_syndrome;
+    uint32_t aeth_msn;
+    uint64_t atomic_va;
+    uint32_t atomic_rkey;
+    uint64_t atomic_swap_add, atomic_compare;
+    uint64_t atomic_orig;
+    /* payload (points into the frame on decode) */
+    const uint8_t *payload;
+    uint32_t payload_len;
+    uint16_t udp_sport;
+} IbPacket;
+
+/* Header set of a BTH opcode, or 0 if the opcode is not supported. */
+unsigned ib_opcode_headers(uint8_t opcode);
+const char *ib_opcode_name(uint8_t opcode);
+
+/* Encode all headers of @p into @hdr (IB_MAX_HDR_LEN bytes). Returns the header length. */
+size_t ib_wire_encode_hdr(const IbPacket *p, uint8_t *hdr, size_t payload_len);
+/* Compute the ICRC of a frame made of @hdr (@hdr_len bytes) + payload (+ pad). */
+uint32_t ib_wire_icrc(const uint8_t *hdr, size_t hdr_len, const uint8_t *payload,
+                      size_t payload_len, size_t pad);
+/* Fill the IP/UDP length fields after the total size is known (done by encode_hdr). */
+
+/*
+ * Decode a frame. Returns 0 and fills @p (payload points into @frame), or a negative value if
+ * the frame is not for the IB fabric, malformed, or fails the ICRC.
+ */
+int ib_wire_decode(const uint8_t *frame, size_t len, IbPacket *p);
+
+/* LID <-> MAC mapping */
+void ib_wire_lid_mac(uint16_t lid, uint8_t sl, uint8_t mac[6]);
+
+static inline uint32_t ib_psn_add(uint32_t psn, uint32_t n)
+{
+    return (psn + n) & 0xffffff;
+}
+
+/* Signed distance a - b in the 24-bit PSN space. */
+static inline int32_t ib_psn_diff(uint32_t a, uint32_t b)
+{
+    return (int32_t)((a - b) << 8) >> 8;
+}
+
+#endif

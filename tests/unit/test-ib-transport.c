@@ -1,0 +1,720 @@
+/*
+ * Unit tests of the vendor-neutral IB transport: two ports linked in-process through a fake
+ * wire that can drop, duplicate and reorder frames. The "device" here is a minimal one: flat
+ * memory regions addressed by rkey, a receive queue of buffers, and recorded completions.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "mlx5-test.h"
+#include "hw/rdma/ib_transport.h"
+#include "hw/rdma/ib_wire.h"
+
+#define MEM_SIZE    (2 << 20)
+#define MAX_RECV    64
+#define MAX_DONE    512
+#define MAX_FRAMES  4096
+
+typedef struct FakeNode FakeNode;
+
+typedef struct Wire {
+    /* frames in flight: [node index][n] */
+    uint8_t *frame[MAX_FRAMES];
+    size_t len[MAX_FRAMES];
+    int dst[MAX_FRAMES];
+    unsigned count;
+    unsigned drop_every, dup_every, swap_every;  /* fault injection: every Nth frame */
+    unsigned seq;
+    uint32_t rng;               /* faults hit pseudo-random frames, about 1 in N */
+    unsigned dropped;
+    int64_t now;
+    FakeNode *node[2];
+} Wire;
+
+typedef struct RecvBuf {
+    uint64_t va;
+    uint32_t len;
+} RecvBuf;
+
+struct FakeNode {
+    IbPort port;
+    IbQp qp;
+    Wire *wire;
+    int idx;
+    uint8_t *mem;           /* rkey 0x1234 (and lkey) covers [0, MEM_SIZE) */
+    RecvBuf rq[MAX_RECV];
+    unsigned rq_head, rq_tail;
+    IbWcStatus send_status[MAX_DONE];
+    uint64_t send_cookie[MAX_DONE];
+    unsigned nsend;
+    IbRecvCompletion recv[MAX_DONE];
+    uint64_t recv_cookie[MAX_DONE];
+    unsigned nrecv;
+    unsigned events[8];
+    int64_t deadline;
+};
+
+#define RKEY 0x1234
+
+static FakeNode *node_of(IbQp *qp)
+{
+    return container_of(qp, FakeNode, qp);
+}
+
+static IbWcStatus fk_gather(IbQp *qp, const IbSendWr *wr, uint64_t off, void *buf,
+                            uint32_t len)
+{
+    FakeNode *n = node_of(qp);
+    uint64_t va = wr->cookie >> 32;     /* tests put the local buffer address there */
+
+    memcpy(buf, n->mem + va + off, len);
+    return IB_WC_SUCCESS;
+}
+
+static IbWcStatus fk_scatter(IbQp *qp, const IbSendWr *wr, uint64_t off, const void *buf,
+                             uint32_t len)
+{
+    FakeNode *n = node_of(qp);
+    uint64_t va = wr->cookie >> 32;
+
+    memcpy(n->mem + va + off, buf, len);
+    return IB_WC_SUCCESS;
+}
+
+static void fk_send_done(IbQp *qp, const IbSendWr *wr, IbWcStatus st)
+{
+    FakeNode *n = node_of(qp);
+
+    g_assert_cmpuint(n->nsend, <, MAX_DONE);
+    n->send_status[n->nsend] = st;
+    n->send_cookie[n->nsend++] = wr->cookie;
+}
+
+static bool fk_recv_get(IbQp *qp, IbRecvWr *rwr)
+{
+    FakeNode *n = node_of(qp);
+
+    if (n->rq_head == n->rq_tail) {
+        return false;
+    }
+    rwr->cookie = n->rq_head;
+    rwr->capacity = n->rq[n->rq_head % MAX_RECV].len;
+    n->rq_head++;
+    return true;
+}
+
+static IbWcStatus fk_recv_scatter(IbQp *qp, const IbRecvWr *rwr, uint64_t off, const void *buf,
+                                  uint32_t len)
+{
+    FakeNode *n = node_of(qp);
+
+    memcpy(n->mem + n->rq[rwr->cookie % MAX_RECV].va + off, buf, len);
+    return IB_WC_SUCCESS;
+}
+
+static void fk_recv_done(IbQp *qp, const IbRecvWr *rwr, const IbRecvCompletion *rc)
+{
+    FakeNode *n = node_of(qp);
+
+    g_assert_cmpuint(n->nrecv, <, MAX_DONE);
+    n->recv[n->nrecv] = *rc;
+    n->recv_cookie[n->nrecv++] = rwr->cookie;
+}
+
+static IbWcStatus fk_rkey_check(IbQp *qp, uint32_t rkey, uint64_t va, uint64_t len,
+                                unsigned access)
+{
+    return rkey == RKEY && va + len <= MEM_SIZE && va + len >= va ? IB_WC_SUCCESS
+                                                                   : IB_WC_REM_ACCESS_ERR;
+}
+
+static IbWcStatus fk_rkey_write(IbQp *qp, uint32_t rkey, uint64_t va, const void *buf,
+                                uint32_t len)
+{
+    if (fk_rkey_check(qp, rkey, va, len, 0)) {
+        return IB_WC_REM_ACCESS_ERR;
+    }
+    memcpy(node_of(qp)->mem + va, buf, len);
+    return IB_WC_SUCCESS;
+}
+
+static IbWcStatus fk_rkey_read(IbQp *qp, uint32_t rkey, uint64_t va, void *buf, uint32_t len)
+{
+    if (fk_rkey_check(qp, rkey, va, len, 0)) {
+        return IB_WC_REM_ACCESS_ERR;
+    }
+    memcpy(buf, node_of(qp)->mem + va, len);
+    return IB_WC_SUCCESS;
+}
+
+static IbWcStatus fk_rkey_atomic(IbQp *qp, uint32_t rkey, uint64_t va, bool cmp_swp,
+                                 uint64_t compare_add, uint64_t swap, uint64_t *orig)
+{
+    uint64_t v;
+
+    if (fk_rkey_check(qp, rkey, va, 8, 0)) {
+        return IB_WC_REM_ACCESS_ERR;
+    }
+    memcpy(&v, node_of(qp)->mem + va, 8);
+    *orig = v;
+    if (cmp_swp) {
+        if (v == compare_add) {
+            v = swap;
+        }
+    } else {
+        v += compare_add;
+    }
+    memcpy(node_of(qp)->mem + va, &v, 8);
+    return IB_WC_SUCCESS;
+}
+
+static IbWcStatus fk_invalidate(IbQp *qp, uint32_t rkey)
+{
+    return IB_WC_SUCCESS;
+}
+
+static void fk_qp_event(IbQp *qp, IbQpEvent ev)
+{
+    node_of(qp)->events[ev]++;
+}
+
+static FakeNode *port_node(IbPort *port)
+{
+    return port->dev;
+}
+
+static bool fk_link_tx(IbPort *port, const struct iovec *iov, int iovcnt)
+{
+    FakeNode *n = port_node(port);
+    Wire *w = n->wire;
+    uint8_t *f = g_malloc(IB_MAX_FRAME);
+    size_t len = 0;
+    int i, copies = 1;
+
+    for (i = 0; i < iovcnt; i++) {
+        if (!iov[i].iov_len) {
+            continue;
+        }
+        memcpy(f + len, iov[i].iov_base, iov[i].iov_len);
+        len += iov[i].iov_len;
+    }
+    w->seq++;
+    w->rng = w->rng * 1103515245u + 12345u;
+    if (w->drop_every && (w->rng >> 8) % w->drop_every == 0) {
+        w->dropped++;
+        g_free(f);
+        return true;
+    }
+    if (w->dup_every && (w->rng >> 12) % w->dup_every == 0) {
+        copies = 2;
+    }
+    for (i = 0; i < copies; i++) {
+        g_assert_cmpuint(w->count, <, MAX_FRAMES);
+        w->frame[w->count] = i ? g_memdup2(f, len) : f;
+        w->len[w->count] = len;
+        w->dst[w->count] = !n->idx;
+        w->count++;
+    }
+    if (w->swap_every && (w->rng >> 16) % w->swap_every == 0 && w->count >= 2) {
+        unsigned a = w->count - 1, b = w->count - 2;
+        uint8_t *tf = w->frame[a]; size_t tl = w->len[a]; int td = w->dst[a];
+        w->frame[a] = w->frame[b]; w->len[a] = w->len[b]; w->dst[a] = w->dst[b];
+        w->frame[b] = tf; w->len[b] = tl; w->dst[b] = td;
+    }
+    return true;
+}
+
+static IbQp *fk_qp_lookup(IbPort *port, uint32_t qpn)
+{
+    FakeNode *n = port_node(port);
+
+    return n->qp.qpn == qpn ? &n->qp : NULL;
+}
+
+static int64_t fk_now(IbPort *port)
+{
+    return port_node(port)->wire->now;
+}
+
+static void fk_set_deadline(IbPort *port, int64_t when)
+{
+    port_node(port)->deadline = when;
+}
+
+static void fk_kick(IbPort *port)
+{
+}
+
+static const IbDevOps fk_ops = {
+    .gather = fk_gather,
+    .scatter = fk_scatter,
+    .send_done = fk_send_done,
+    .recv_get = fk_recv_get,
+    .recv_scatter = fk_recv_scatter,
+    .recv_done = fk_recv_done,
+    .rkey_check = fk_rkey_check,
+    .rkey_write = fk_rkey_write,
+    .rkey_read = fk_rkey_read,
+    .rkey_atomic = fk_rkey_atomic,
+    .invalidate = fk_invalidate,
+    .qp_event = fk_qp_event,
+    .link_tx = fk_link_tx,
+    .qp_lookup = fk_qp_lookup,
+    .now_ns = fk_now,
+    .set_deadline = fk_set_deadline,
+    .kick = fk_kick,
+};
+
+/* Two nodes, LIDs 1 and 2, one QP each (QPN 0x10 / 0x20) connected to each other. */
+static Wire *wire_new(IbQpType type, unsigned mtu_enum)
+{
+    Wire *w = g_new0(Wire, 1);
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        FakeNode *n = g_new0(FakeNode, 1);
+        n->wire = w;
+        n->idx = i;
+        n->mem = g_malloc0(MEM_SIZE);
+        ib_port_init(&n->port, &fk_ops, n);
+        n->port.lid = i + 1;
+        n->port.guid = 0x1000 + i;
+        n->port.link_up = true;
+        n->deadline = INT64_MAX;
+        ib_qp_init(&n->qp, &n->port, 0x10 * (i + 1), type, 256);
+        n->qp.dest_qpn = 0x10 * (2 - i);
+        n->qp.av.dlid = 2 - i;
+        n->qp.mtu = ib_mtu_bytes(mtu_enum);
+        n->qp.retry_cnt = 7;
+        n->qp.rnr_retry = 7;
+        n->qp.timeout = 14;
+        n->qp.min_rnr_timer = 1;
+        n->qp.max_rd_atomic = 4;
+        n->qp.max_dest_rd_atomic = 4;
+        n->qp.rre = n->qp.rwe = n->qp.rae = true;
+        n->qp.qkey = 0x11111111;
+        n->qp.sq_psn = 0x100 * (i + 1);
+        n->qp.rq_psn = 0x100 * (2 - i);
+        ib_qp_set_state(&n->qp, IB_QPS_INIT);
+        ib_qp_set_state(&n->qp, IB_QPS_RTR);
+        ib_qp_set_state(&n->qp, IB_QPS_RTS);
+        w->node[i] = n;
+    }
+    return w;
+}
+
+static void wire_free(Wire *w)
+{
+    for (unsigned i = 0; i < w->count; i++) {
+        g_free(w->frame[i]);
+    }
+    for (int i = 0; i < 2; i++) {
+        ib_qp_cleanup(&w->node[i]->qp);
+        ib_port_cleanup(&w->node[i]->port);
+        g_free(w->node[i]->mem);
+        g_free(w->node[i]);
+    }
+    g_free(w);
+}
+
+/* Run both nodes and the wire until quiet; advance the clock to fire timers. */
+static void wire_run(Wire *w, unsigned max_rounds)
+{
+    for (unsigned round = 0; round < max_rounds; round++) {
+        bool busy = false;
+        for (int i = 0; i < 2; i++) {
+            busy |= ib_port_run(&w->node[i]->port, 64);
+        }
+        while (w->count) {
+            uint8_t *f = w->frame[0];
+            size_t len = w->len[0];
+            int dst = w->dst[0];
+            memmove(w->frame, w->frame + 1, (w->count - 1) * sizeof(w->frame[0]));
+            memmove(w->len, w->len + 1, (w->count - 1) * sizeof(w->len[0]));
+            memmove(w->dst, w->dst + 1, (w->count - 1) * sizeof(w->dst[0]));
+            w->count--;
+            ib_port_rx(&w->node[dst]->port, f, len);
+            g_free(f);
+            busy = true;
+        }
+        if (!busy) {
+            int64_t next = MIN(w->node[0]->deadline, w->node[1]->deadline);
+            if (next == INT64_MAX) {
+                return;
+            }
+            w->now = MAX(w->now, next);
+            for (int i = 0; i < 2; i++) {
+                ib_port_expire(&w->node[i]->port, w->now);
+            }
+        }
+    }
+}
+
+static void post_recv(FakeNode *n, uint64_t va, uint32_t len)
+{
+    n->rq[n->rq_tail % MAX_RECV].va = va;
+    n->rq[n->rq_tail % MAX_RECV].len = len;
+    n->rq_tail++;
+}
+
+static void post_send(FakeNode *n, IbWrOpcode op, uint64_t local_va, uint32_t len,
+                      uint64_t remote_va, unsigned id)
+{
+    IbSendWr wr = {
+        .cookie = (local_va << 32) | id,
+        .opcode = op,
+        .length = len,
+        .remote_addr = remote_va,
+        .rkey = RKEY,
+        .signaled = true,
+        .imm = 0x78563412,
+    };
+    g_assert_true(ib_qp_post_send(&n->qp, &wr));
+}
+
+static void fill(uint8_t *p, size_t len, unsigned seed)
+{
+    for (size_t i = 0; i < len; i++) {
+        p[i] = (uint8_t)(i * 7 + seed * 13 + (i >> 8));
+    }
+}
+
+/* SEND of many sizes across MTUs, with faults on the wire: delivered intact, in order, once */
+static void run_send_test(unsigned mtu_enum, unsigned drop, unsigned dup, unsigned swap)
+{
+    static const uint32_t sizes[] = { 0, 1, 255, 256, 257, 1024, 4095, 4096, 4097, 65536,
+                                      100000 };
+    Wire *w = wire_new(IB_QPT_RC, mtu_enum);
+    FakeNode *a = w->node[0], *b = w->node[1];
+    unsigned i, n = G_N_ELEMENTS(sizes);
+
+    w->drop_every = drop;
+    w->dup_every = dup;
+    w->swap_every = swap;
+    for (i = 0; i < n; i++) {
+        fill(a->mem + i * 131072, sizes[i], i);
+        post_recv(b, i * 131072, 131072);
+        post_send(a, IB_WR_SEND, i * 131072, sizes[i], 0, i);
+    }
+    wire_run(w, 100000);
+    g_assert_cmpuint(a->nsend, ==, n);
+    g_assert_cmpuint(b->nrecv, ==, n);
+    for (i = 0; i < n; i++) {
+        g_assert_cmpint(a->send_status[i], ==, IB_WC_SUCCESS);
+        g_assert_cmpuint(a->send_cookie[i] & 0xffffffff, ==, i);
+        g_assert_cmpint(b->recv[i].status, ==, IB_WC_SUCCESS);
+        g_assert_cmpuint(b->recv[i].byte_len, ==, sizes[i]);
+        g_assert_cmpuint(b->recv_cookie[i], ==, i);
+        g_assert_cmpint(memcmp(a->mem + i * 131072, b->mem + i * 131072, sizes[i]), ==, 0);
+        g_assert_cmpuint(b->recv[i].src_qpn, ==, a->qp.qpn);
+    }
+    wire_free(w);
+}
+
+static void test_rc_send_clean(void)
+{
+    for (unsigned mtu = 1; mtu <= 5; mtu++) {
+        run_send_test(mtu, 0, 0, 0);
+    }
+}
+
+static void test_rc_send_lossy(void)
+{
+    run_send_test(3, 7, 0, 0);
+    run_send_test(1, 0, 5, 0);
+    run_send_test(2, 0, 0, 3);
+    run_send_test(5, 11, 13, 4);
+}
+
+static void test_rc_write_read_atomic(void)
+{
+    Wire *w = wire_new(IB_QPT_RC, 3);
+    FakeNode *a = w->node[0], *b = w->node[1];
+    uint64_t v;
+
+    w->drop_every = 9;
+    w->dup_every = 7;
+    fill(a->mem, 200000, 1);
+    fill(b->mem + 400000, 300000, 2);
+    post_send(a, IB_WR_RDMA_WRITE, 0, 200000, 0x10000, 1);
+    post_send(a, IB_WR_RDMA_READ, 700000, 300000, 400000, 2);
+    v = 40;
+    memcpy(b->mem + 0x80, &v, 8);
+    {
+        IbSendWr wr = { .cookie = (1100000ull << 32) | 3, .opcode = IB_WR_ATOMIC_FETCH_ADD,
+                        .length = 8, .remote_addr = 0x80, .rkey = RKEY, .compare_add = 2 };
+        g_assert_true(ib_qp_post_send(&a->qp, &wr));
+        wr.cookie = (1100008ull << 32) | 4;
+        wr.opcode = IB_WR_ATOMIC_CMP_SWP;
+        wr.compare_add = 42;
+        wr.swap = 1000;
+        g_assert_true(ib_qp_post_send(&a->qp, &wr));
+    }
+    wire_run(w, 100000);
+    g_assert_cmpuint(a->nsend, ==, 4);
+    for (unsigned i = 0; i < 4; i++) {
+        g_assert_cmpint(a->send_status[i], ==, IB_WC_SUCCESS);
+        g_assert_cmpuint(a->send_cookie[i] & 0xffffffff, ==, i + 1);
+    }
+    g_assert_cmpint(memcmp(a->mem, b->mem + 0x10000, 200000), ==, 0);
+    for (unsigned i = 0; i < 300000; i++) {
+        if (a->mem[700000 + i] != b->mem[400000 + i]) {
+            g_test_message("READ data differs first at offset %u", i);
+            break;
+        }
+    }
+    g_assert_cmpint(memcmp(a->mem + 700000, b->mem + 400000, 300000), ==, 0);
+    /* atomics ran exactly once each, despite duplicates on the wire */
+    memcpy(&v, b->mem + 0x80, 8);
+    g_assert_cmpuint(v, ==, 1000);
+    memcpy(&v, a->mem + 1100000, 8);
+    g_assert_cmpuint(v, ==, 40);
+    memcpy(&v, a->mem + 1100008, 8);
+    g_assert_cmpuint(v, ==, 42);
+    g_assert_cmpuint(b->nrecv, ==, 0);      /* plain WRITE/READ consume no receive */
+    wire_free(w);
+}
+
+static void test_rc_write_imm(void)
+{
+    Wire *w = wire_new(IB_QPT_RC, 5);
+    FakeNode *a = w->node[0], *b = w->node[1];
+
+    post_recv(b, 0, 16);
+    post_send(a, IB_WR_RDMA_WRITE_IMM, 0, 10000, 0x20000, 1);
+    wire_run(w, 10000);
+    g_assert_cmpuint(b->nrecv, ==, 1);
+    g_assert_cmpint(b->recv[0].opcode, ==, IB_RECV_WRITE_IMM);
+    g_assert_cmpuint(b->recv[0].byte_len, ==, 10000);
+    g_assert_cmphex(b->recv[0].imm, ==, 0x78563412);
+    g_assert_cmpint(a->send_status[0], ==, IB_WC_SUCCESS);
+    wire_free(w);
+}
+
+/* RNR: the send waits until a receive is posted, then goes through */
+static void test_rc_rnr(void)
+{
+    Wire *w = wire_new(IB_QPT_RC, 3);
+    FakeNode *a = w->node[0], *b = w->node[1];
+
+    post_send(a, IB_WR_SEND, 0, 3000, 0, 1);
+    wire_run(w, 20);                        /* a few RNR rounds */
+    g_assert_cmpuint(a->nsend, ==, 0);
+    g_assert_cmpuint(a->qp.stat_rnr, >=, 1);
+    post_recv(b, 0, 4096);
+    wire_run(w, 1000);
+    g_assert_cmpuint(a->nsend, ==, 1);
+    g_assert_cmpint(a->send_status[0], ==, IB_WC_SUCCESS);
+    g_assert_cmpuint(b->nrecv, ==, 1);
+    wire_free(w);
+}
+
+/* RNR retries exhausted: RNR_RETRY_EXC_ERR, then the rest flushed */
+static void test_rc_rnr_exhausted(void)
+{
+    Wire *w = wire_new(IB_QPT_RC, 3);
+    FakeNode *a = w->node[0];
+
+    a->qp.rnr_retry = a->qp.rnr_retries_left = 2;
+    post_send(a, IB_WR_SEND, 0, 100, 0, 1);
+    post_send(a, IB_WR_SEND, 0, 100, 0, 2);
+    wire_run(w, 1000);
+    g_assert_cmpuint(a->nsend, ==, 2);
+    g_assert_cmpint(a->send_status[0], ==, IB_WC_RNR_RETRY_EXC_ERR);
+    g_assert_cmpint(a->send_status[1], ==, IB_WC_WR_FLUSH_ERR);
+    g_assert_cmpint(a->qp.state, ==, IB_QPS_ERR);
+    wire_free(w);
+}
+
+/* Nobody answers: RETRY_EXC_ERR after retry_cnt timeouts */
+static void test_rc_retry_exhausted(void)
+{
+    Wire *w = wire_new(IB_QPT_RC, 3);
+    FakeNode *a = w->node[0];
+
+    a->qp.retry_cnt = a->qp.retries_left = 3;
+    w->drop_every = 1;                      /* a cut cable */
+    post_send(a, IB_WR_RDMA_WRITE, 0, 100, 0, 1);
+    wire_run(w, 1000);
+    g_assert_cmpuint(a->nsend, ==, 1);
+    g_assert_cmpint(a->send_status[0], ==, IB_WC_RETRY_EXC_ERR);
+    g_assert_cmpuint(w->dropped, ==, 4);    /* first try + 3 retries */
+    wire_free(w);
+}
+
+static void test_rc_remote_access_error(void)
+{
+    Wire *w = wire_new(IB_QPT_RC, 3);
+    FakeNode *a = w->node[0], *b = w->node[1];
+    IbSendWr wr = { .cookie = 1, .opcode = IB_WR_RDMA_WRITE, .length = 64,
+                    .remote_addr = 0, .rkey = 0x999 };
+
+    g_assert_true(ib_qp_post_send(&a->qp, &wr));
+    wire_run(w, 1000);
+    g_assert_cmpuint(a->nsend, ==, 1);
+    g_assert_cmpint(a->send_status[0], ==, IB_WC_REM_ACCESS_ERR);
+    g_assert_cmpuint(b->events[IB_EV_QP_ACCESS_ERR], ==, 1);
+    g_assert_cmpuint(b->events[IB_EV_COMM_EST], ==, 0);     /* b was already RTS */
+    wire_free(w);
+}
+
+static void test_rc_recv_too_small(void)
+{
+    Wire *w = wire_new(IB_QPT_RC, 3);
+    FakeNode *a = w->node[0], *b = w->node[1];
+
+    post_recv(b, 0, 100);
+    post_send(a, IB_WR_SEND, 0, 101, 0, 1);
+    wire_run(w, 1000);
+    g_assert_cmpuint(b->nrecv, ==, 1);
+    g_assert_cmpint(b->recv[0].status, ==, IB_WC_LOC_LEN_ERR);
+    g_assert_cmpint(a->send_status[0], ==, IB_WC_REM_INV_REQ_ERR);
+    wire_free(w);
+}
+
+static void test_ud(void)
+{
+    Wire *w = wire_new(IB_QPT_UD, 5);
+    FakeNode *a = w->node[0], *b = w->node[1];
+    IbSendWr wr = { .cookie = 7, .opcode = IB_WR_SEND_IMM, .length = 2000, .dest_qpn = 0x20,
+                    .qkey = 0x11111111, .imm = 0xaabbccdd, .av = { .dlid = 2 } };
+
+    fill(a->mem, 2000, 5);
+    post_recv(b, 0x1000, 4096);
+    g_assert_true(ib_qp_post_send(&a->qp, &wr));
+    /* wrong Q_Key: dropped */
+    wr.cookie = 8;
+    wr.qkey = 0x22222222;
+    g_assert_true(ib_qp_post_send(&a->qp, &wr));
+    /* too big for the MTU: local length error */
+    wr.cookie = 9;
+    wr.length = 5000;
+    g_assert_true(ib_qp_post_send(&a->qp, &wr));
+    wire_run(w, 1000);
+    g_assert_cmpuint(a->nsend, ==, 3);
+    g_assert_cmpint(a->send_status[0], ==, IB_WC_SUCCESS);
+    g_assert_cmpint(a->send_status[1], ==, IB_WC_SUCCESS);
+    g_assert_cmpint(a->send_status[2], ==, IB_WC_LOC_LEN_ERR);
+    g_assert_cmpuint(b->nrecv, ==, 1);
+    g_assert_cmpuint(b->recv[0].byte_len, ==, 2040);            /* + 40 bytes of GRH area */
+    g_assert_cmpuint(b->recv[0].src_qpn, ==, 0x10);
+    g_assert_cmpuint(b->recv[0].slid, ==, 1);
+    g_assert_cmphex(b->recv[0].imm, ==, 0xaabbccdd);
+    g_assert_cmpint(memcmp(a->mem, b->mem + 0x1000 + 40, 2000), ==, 0);
+    wire_free(w);
+}
+
+static void test_uc_loss(void)
+{
+    Wire *w = wire_new(IB_QPT_UC, 1);
+    FakeNode *a = w->node[0], *b = w->node[1];
+
+    post_recv(b, 0, 8192);
+    post_recv(b, 8192, 8192);
+    w->drop_every = 3;                          /* the first message loses a packet */
+    post_send(a, IB_WR_SEND, 0, 1024, 0, 1);   /* 4 packets of 256 */
+    wire_run(w, 100);
+    w->drop_every = 0;
+    post_send(a, IB_WR_SEND, 0, 200, 0, 2);
+    wire_run(w, 100);
+    g_assert_cmpuint(a->nsend, ==, 2);          /* UC completes on transmission */
+    g_assert_cmpuint(b->nrecv, ==, 1);          /* the damaged message is gone */
+    g_assert_cmpuint(b->recv[0].byte_len, ==, 200);
+    wire_free(w);
+}
+
+static void test_wire_roundtrip(void)
+{
+    IbPacket p = { 0 }, q;
+    uint8_t frame[IB_MAX_HDR_LEN + 64 + 8];
+    uint8_t payload[13];
+    size_t hlen;
+    uint32_t crc;
+
+    fill(payload, sizeof(payload), 3);
+    p.dlid = 0x3402;
+    p.slid = 0x3401;
+    p.sl = 3;
+    p.opcode = IB_TRANSPORT_RC | IB_OP_WRITE_ONLY_IMM;
+    p.se = true;
+    p.pkey = 0xffff;
+    p.dest_qpn = 0xabcdef;
+    p.ack_req = true;
+    p.psn = 0xfffffe;
+    p.reth_va = 0x1122334455667788ull;
+    p.reth_rkey = 0x99aabbcc;
+    p.reth_len = 13;
+    p.imm = 0x01020304;
+    p.pad = 3;
+    hlen = ib_wire_encode_hdr(&p, frame, sizeof(payload));
+    memcpy(frame + hlen, payload, sizeof(payload));
+    memset(frame + hlen + sizeof(payload), 0, 3);
+    crc = ib_wire_icrc(frame, hlen, payload, sizeof(payload), 3);
+    for (int i = 0; i < 4; i++) {
+        frame[hlen + sizeof(payload) + 3 + i] = crc >> (8 * i);
+    }
+    g_assert_cmpint(ib_wire_decode(frame, hlen + sizeof(payload) + 7, &q), ==, 0);
+    g_assert_cmphex(q.dlid, ==, 0x3402);
+    g_assert_cmphex(q.slid, ==, 0x3401);
+    g_assert_cmpuint(q.sl, ==, 3);
+    g_assert_cmphex(q.dest_qpn, ==, 0xabcdef);
+    g_assert_cmphex(q.psn, ==, 0xfffffe);
+    g_assert_true(q.se && q.ack_req);
+    g_assert_cmphex(q.reth_va, ==, 0x1122334455667788ull);
+    g_assert_cmphex(q.reth_rkey, ==, 0x99aabbcc);
+    g_assert_cmphex(q.imm, ==, 0x01020304);
+    g_assert_cmpuint(q.payload_len, ==, 13);
+    g_assert_cmpint(memcmp(q.payload, payload, 13), ==, 0);
+    /* a flipped payload bit fails the ICRC; a truncated frame is rejected */
+    frame[hlen + 2] ^= 1;
+    g_assert_cmpint(ib_wire_decode(frame, hlen + sizeof(payload) + 7, &q), <, 0);
+    frame[hlen + 2] ^= 1;
+    for (size_t cut = 0; cut < hlen + sizeof(payload) + 7; cut++) {
+        g_assert_cmpint(ib_wire_decode(frame, cut, &q), <, 0);
+    }
+    /* PSN arithmetic wraps at 24 bits */
+    g_assert_cmpint(ib_psn_diff(0x000001, 0xffffff), ==, 2);
+    g_assert_cmpint(ib_psn_diff(0xffffff, 0x000001), ==, -2);
+}
+
+/* Long transfer across the PSN wrap point */
+static void test_rc_psn_wrap(void)
+{
+    Wire *w = wire_new(IB_QPT_RC, 1);
+    FakeNode *a = w->node[0], *b = w->node[1];
+
+    ib_qp_set_state(&a->qp, IB_QPS_RESET);
+    ib_qp_set_state(&b->qp, IB_QPS_RESET);
+    a->qp.sq_psn = b->qp.rq_psn = 0xffff00;
+    for (int i = 0; i < 2; i++) {
+        ib_qp_set_state(&w->node[i]->qp, IB_QPS_INIT);
+        ib_qp_set_state(&w->node[i]->qp, IB_QPS_RTR);
+        ib_qp_set_state(&w->node[i]->qp, IB_QPS_RTS);
+    }
+    fill(a->mem, 300000, 9);
+    post_send(a, IB_WR_RDMA_WRITE, 0, 300000, 0x80000, 1);   /* 1172 packets */
+    w->drop_every = 101;
+    wire_run(w, 100000);
+    g_assert_cmpint(a->send_status[0], ==, IB_WC_SUCCESS);
+    g_assert_cmpint(memcmp(a->mem, b->mem + 0x80000, 300000), ==, 0);
+    g_assert_cmpuint(a->qp.next_psn, <, 0x1000);
+    wire_free(w);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/ib/wire/roundtrip", test_wire_roundtrip);
+    g_test_add_func("/ib/rc/send-clean", test_rc_send_clean);
+    g_test_add_func("/ib/rc/send-lossy", test_rc_send_lossy);
+    g_test_add_func("/ib/rc/write-read-atomic", test_rc_write_read_atomic);
+    g_test_add_func("/ib/rc/write-imm", test_rc_write_imm);
+    g_test_add_func("/ib/rc/rnr", test_rc_rnr);
+    g_test_add_func("/ib/rc/rnr-exhausted", test_rc_rnr_exhausted);
+    g_test_add_func("/ib/rc/retry-exhausted", test_rc_retry_exhausted);
+    g_test_add_func("/ib/rc/remote-access-error", test_rc_remote_access_error);
+    g_test_add_func("/ib/rc/recv-too-small", test_rc_recv_too_small);
+    g_test_add_func("/ib/rc/psn-wrap", test_rc_psn_wrap);
+    g_test_add_func("/ib/ud/send", test_ud);
+    g_test_add_func("/ib/uc/loss", test_uc_loss);
+    return g_test_run();
+}
