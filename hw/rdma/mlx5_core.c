@@ -132,6 +132,9 @@ Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops, void 
     mlx5_table_init(&c->srqs, "srq", 1u << cfg->log_max_srq, 1);
     /* QPN 0/1 are the wire QP0/QP1; ordinary QPs start above them */
     mlx5_table_init(&c->qps, "qp", 1u << cfg->log_max_qp, 2);
+    c->work = g_new0(uint32_t, c->qps.size);
+    ib_port_init(&c->ib, &mlx5_ib_ops, c);
+    c->ib.guid = cfg->port_guid;
     mlx5_core_reset(c, MLX5_RESET_SYSTEM);
     return c;
 }
@@ -142,12 +145,18 @@ void mlx5_core_free(Mlx5Core *c)
         return;
     }
     mlx5_res_teardown(c);
+    ib_port_cleanup(&c->ib);
+    g_free(c->work);
     g_free(c);
 }
 
 void mlx5_function_reset(Mlx5Core *c)
 {
     mlx5_res_reset(c);
+    c->nwork = 0;
+    c->ib.lb_count = 0;
+    c->ib.tx_blocked = false;
+    c->ib_deadline = c->poll_deadline = INT64_MAX;
     c->hca_enabled = false;
     c->hca_initialized = false;
     c->issi = 0;
@@ -286,11 +295,15 @@ static void mlx5_uar_write(Mlx5Core *c, uint64_t off, uint64_t val, unsigned siz
         mlx5_cq_doorbell(c, c->cq_db_hi_latch, val & 0xffffff);
     } else if ((po == MLX5_UAR_EQ_DB_ARM || po == MLX5_UAR_EQ_DB_NOARM) && size == 4) {
         mlx5_eq_doorbell(c, val, po == MLX5_UAR_EQ_DB_ARM);
-    } else if (po >= MLX5_UAR_BF_BASE && (size == 8 || size == 4)) {
-        /* send doorbell (first 8 bytes of the ctrl segment); the RQ/SQ engines read DBRs */
+    } else if (po >= MLX5_UAR_BF_BASE && (po & 0xff) == 0 && size == 8) {
+        /* send doorbell: the first 8 bytes of the last WQE's ctrl segment */
         trace_mlx5_sq_doorbell(uar, po, val);
-        c->sq_db_pending = true;
-        c->ops->kick(c->opaque);
+        mlx5_exec_sq_doorbell(c, val);
+    } else if (po >= MLX5_UAR_BF_BASE && (po & 0xff) == 4 && size == 4) {
+        trace_mlx5_sq_doorbell(uar, po, val);   /* second half of a split doorbell */
+        mlx5_exec_sq_doorbell(c, val);
+    } else if (po >= MLX5_UAR_BF_BASE && (po & 0xff) == 0 && size == 4) {
+        /* first half of a split doorbell: opmod/index/opcode, nothing to do yet */
     } else {
         trace_mlx5_ub_uar_write(uar, po, val);
     }
@@ -332,16 +345,13 @@ bool mlx5_core_run(Mlx5Core *c, unsigned budget)
         return false;
     }
     mlx5_cmdq_process(c);
-    if (c->sq_db_pending) {
-        c->sq_db_pending = false;
-        mlx5_qp_process_all(c, budget);
-    }
-    return false;
+    return mlx5_exec_run(c, budget);
 }
 
 void mlx5_core_expire(Mlx5Core *c, int64_t now_ns)
 {
     trace_mlx5_core_expire(now_ns);
+    mlx5_exec_expire(c, now_ns);
 }
 
 bool mlx5_core_link_can_rx(Mlx5Core *c, unsigned port)
@@ -352,6 +362,19 @@ bool mlx5_core_link_can_rx(Mlx5Core *c, unsigned port)
 void mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame, size_t len)
 {
     trace_mlx5_link_rx(port, len);
+    if (port == 1 && c->hca_initialized && !c->health_fatal) {
+        ib_port_rx(&c->ib, frame, len);
+        if (c->nwork) {
+            c->ops->kick(c->opaque);
+        }
+    }
+}
+
+void mlx5_core_link_tx_ready(Mlx5Core *c, unsigned port)
+{
+    if (port == 1) {
+        ib_port_tx_ready(&c->ib);
+    }
 }
 
 void mlx5_core_link_set_up(Mlx5Core *c, unsigned port, bool up)

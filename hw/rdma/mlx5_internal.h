@@ -9,6 +9,8 @@
 
 #include "hw/rdma/mlx5_core.h"
 #include "hw/rdma/mlx5_prm.h"
+#include "hw/rdma/ib_transport.h"
+#include "hw/rdma/ib_wire.h"
 
 #define MLX5_MAX_PAS            (1u << 18)   /* PAS/MTT entries accepted per object */
 #define MLX5_MAX_MBOX_BLOCKS    ((0x110 + 8 * MLX5_MAX_PAS) / MLX5_CMD_MBOX_DATA + 2)
@@ -116,10 +118,39 @@ typedef struct Mlx5Srq {
     uint64_t dbr_addr;
     uint8_t state;
     uint32_t refcount;          /* QPs attached */
+    uint16_t head;              /* next WQE index of the free list */
+    uint16_t consumed;          /* WQEs taken so far (compared with the DBR counter) */
     Mlx5Buf buf;
 } Mlx5Srq;
 
+typedef struct Mlx5Sge {
+    uint32_t lkey;
+    uint32_t len;
+    uint64_t addr;
+} Mlx5Sge;
+
+#define MLX5_SEGS_PER_WQEBB     4
+#define MLX5_MAX_RECV_SGE       32      /* max_wqe_sz_rq 512 / 16 */
+
+/* What the SQ engine decoded from one send WQE (device-owned copy). */
+typedef struct Mlx5SendCtx {
+    uint16_t wqe_index;
+    uint8_t opcode;
+    uint8_t nsge;
+    bool signaled;
+    bool inl;
+    uint32_t length;
+} Mlx5SendCtx;
+
+/* The receive WQE the transport is filling. */
+typedef struct Mlx5RecvCtx {
+    uint16_t wqe_counter;       /* RQ counter, or SRQ WQE index */
+    uint8_t nsge;
+    Mlx5Sge sge[MLX5_MAX_RECV_SGE];
+} Mlx5RecvCtx;
+
 typedef struct Mlx5Qp {
+    IbQp ib;                    /* transport state (first member) */
     uint32_t qpn;
     uint32_t uid;
     uint8_t st;
@@ -138,6 +169,21 @@ typedef struct Mlx5Qp {
     uint64_t dbr_addr;
     uint8_t port;
     Mlx5Buf buf;
+
+    /* data path */
+    uint32_t sq_cnt;            /* WQEBBs */
+    uint64_t sq_off;            /* byte offset of the SQ in buf (after the RQ) */
+    uint32_t rq_cnt;
+    uint32_t rq_stride;
+    uint16_t sq_ci;             /* next WQEBB the engine reads */
+    uint16_t rq_ci;
+    Mlx5SendCtx *sctx;          /* [sq_cnt] by first WQEBB slot */
+    Mlx5Sge *ssge;              /* [sq_cnt * 4] */
+    uint8_t *sinl;              /* [sq_cnt * 64] inline payload copies */
+    Mlx5RecvCtx rcv;
+    bool queued;                /* on the core's work list */
+    bool to_error;              /* the transport failed it: move to ERR when safe */
+    bool last_wqe_sent;
 } Mlx5Qp;
 
 typedef struct Mlx5Port {
@@ -170,7 +216,6 @@ struct Mlx5Core {
     uint8_t nic_interface;
     uint32_t db_pending;        /* command doorbell bits not yet executed */
     uint32_t cq_db_hi_latch;    /* first half of a split 64-bit CQ doorbell */
-    bool sq_db_pending;         /* a send doorbell was rung since the last run */
     bool health_fatal;
     uint8_t health_synd;
     int64_t start_ns;
@@ -186,6 +231,12 @@ struct Mlx5Core {
 
     Mlx5Table eqs, cqs, pds, uars, xrcds, tds, mkeys, srqs, qps;
     Mlx5Port port;
+    IbPort ib;                  /* the port's transport */
+    Mlx5Qp *smi_qp, *gsi_qp;    /* owners of wire QPN 0 and 1 */
+    uint32_t *work;             /* QPNs with SQ/RQ work pending */
+    uint32_t nwork;
+    int64_t ib_deadline;        /* transport timers */
+    int64_t poll_deadline;      /* RQ polling of QPs in error */
 
     /* trace/test counters */
     uint64_t cmd_count;
@@ -242,11 +293,41 @@ void mlx5_cq_doorbell(Mlx5Core *c, uint32_t hi, uint32_t cqn);
 int mlx5_cq_post(Mlx5Core *c, Mlx5Cq *cq, uint8_t *cqe, bool solicited);
 void mlx5_cq_free(Mlx5Core *c, void *obj);
 
+/* mlx5_mkey.c: data-path translation */
+enum {
+    MLX5_MKEY_LR = 1 << 0,
+    MLX5_MKEY_LW = 1 << 1,
+    MLX5_MKEY_RR = 1 << 2,
+    MLX5_MKEY_RW = 1 << 3,
+    MLX5_MKEY_A = 1 << 4,
+};
+enum {
+    MLX5_XLATE_BAD_KEY = 1,
+    MLX5_XLATE_ACCESS = 2,
+    MLX5_XLATE_BOUNDS = 3,
+    MLX5_XLATE_DMA = 4,
+};
+#define MLX5_INVALID_LKEY   0x100
+int mlx5_mkey_check(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint64_t va,
+                    uint64_t len, Mlx5Mkey **out);
+int mlx5_mkey_copy(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint64_t va,
+                   void *buf, uint64_t len, bool to_mem);
+
 /* mlx5_qp.c, mlx5_srq.c, mlx5_mkey.c */
 void mlx5_qp_free(Mlx5Core *c, void *obj);
-void mlx5_qp_process_all(Mlx5Core *c, unsigned budget);
 void mlx5_srq_free(Mlx5Core *c, void *obj);
 void mlx5_mkey_free(Mlx5Core *c, void *obj);
+
+/* mlx5_exec.c: data path */
+extern const IbDevOps mlx5_ib_ops;
+void mlx5_exec_queue(Mlx5Core *c, Mlx5Qp *qp);
+bool mlx5_exec_run(Mlx5Core *c, unsigned budget);
+int mlx5_exec_qp_init(Mlx5Core *c, Mlx5Qp *qp);
+void mlx5_exec_qp_fini(Mlx5Core *c, Mlx5Qp *qp);
+void mlx5_exec_modify(Mlx5Core *c, Mlx5Qp *qp, uint8_t old_state);
+void mlx5_exec_set_deadline(Mlx5Core *c);
+void mlx5_exec_expire(Mlx5Core *c, int64_t now);
+void mlx5_exec_sq_doorbell(Mlx5Core *c, uint64_t ctrl);
 
 /* mlx5_mad.c */
 void mlx5_port_reset(Mlx5Core *c);

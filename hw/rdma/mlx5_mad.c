@@ -49,6 +49,8 @@ void mlx5_port_reset(Mlx5Core *c)
     p->pkeys[0] = 0xffff;
     p->gid_prefix = MLX5_GID_PREFIX_DEFAULT;
     p->subnet_timeout = 18;
+    c->ib.lid = p->lid;
+    c->ib.link_up = link_up;
 }
 
 void mlx5_port_set_link(Mlx5Core *c, bool up)
@@ -60,6 +62,7 @@ void mlx5_port_set_link(Mlx5Core *c, bool up)
     }
     p->link_up = up;
     p->state = up ? IB_PORT_STATE_ACTIVE : IB_PORT_STATE_DOWN;
+    c->ib.link_up = up;
     trace_mlx5_port_link(up);
     mlx5_port_event(c, up ? MLX5_PORT_CHANGE_SUBTYPE_ACTIVE : MLX5_PORT_CHANGE_SUBTYPE_DOWN);
 }
@@ -150,6 +153,7 @@ static void mlx5_sma_set_port_info(Mlx5Core *c, const uint8_t *d)
 
     if (lid && lid < 0xc000) {
         p->lid = lid;
+        c->ib.lid = lid;
     }
     p->mkey = mlx5_ld64(d + 0);
     p->gid_prefix = mlx5_ld64(d + 8);

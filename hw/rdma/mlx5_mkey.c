@@ -185,3 +185,74 @@ void mlx5_cmd_query_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     MLX5_SET(mkc, MKC_translations_octword_size, mk->translations_octword_size);
     MLX5_SET(mkc, MKC_log_page_size, mk->log_page_size);
 }
+
+/*
+ * Data path: validate an access of @len bytes at @va through @key: the key exists with that
+ * variant and is not free, belongs to @pdn (UINT32_MAX: any PD), grants @need and covers the
+ * range. Returns 0 or an MLX5_XLATE_* failure.
+ */
+int mlx5_mkey_check(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint64_t va,
+                    uint64_t len, Mlx5Mkey **out)
+{
+    Mlx5Mkey *mk = mlx5_table_get(&c->mkeys, key >> 8);
+    int why = 0;
+
+    if (!mk || (mk->key & 0xff) != (key & 0xff) || mk->free ||
+        (pdn != UINT32_MAX && mk->pdn != pdn)) {
+        why = MLX5_XLATE_BAD_KEY;
+    } else if (((need & MLX5_MKEY_LR) && !mk->lr) || ((need & MLX5_MKEY_LW) && !mk->lw) ||
+               ((need & MLX5_MKEY_RR) && !mk->rr) || ((need & MLX5_MKEY_RW) && !mk->rw) ||
+               ((need & MLX5_MKEY_A) && !mk->a)) {
+        why = MLX5_XLATE_ACCESS;
+    } else if (!mk->length64 && (va < mk->start_addr || va + len < va ||
+                                 va + len > mk->start_addr + mk->len)) {
+        why = MLX5_XLATE_BOUNDS;
+    } else if (mk->access_mode != MLX5_MKC_ACCESS_MODE_PA &&
+               (mk->access_mode != MLX5_MKC_ACCESS_MODE_MTT || !mk->mtt)) {
+        why = MLX5_XLATE_BAD_KEY;
+    }
+    if (why) {
+        trace_mlx5_err_mkey(key, va, len, why);
+        return why;
+    }
+    if (out) {
+        *out = mk;
+    }
+    return 0;
+}
+
+/* Move @len bytes between @buf and the memory behind @key at @va (checked as above). */
+int mlx5_mkey_copy(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint64_t va,
+                   void *buf, uint64_t len, bool to_mem)
+{
+    uint8_t *b = buf;
+    Mlx5Mkey *mk;
+    int r = mlx5_mkey_check(c, key, pdn, need, va, len, &mk);
+
+    if (r || len == 0) {
+        return r;
+    }
+    if (mk->access_mode == MLX5_MKC_ACCESS_MODE_PA) {
+        r = to_mem ? mlx5_dma_write(c, va, b, len) : mlx5_dma_read(c, va, b, len);
+        return r ? MLX5_XLATE_DMA : 0;
+    }
+    while (len) {
+        uint64_t ps = 1ull << mk->log_page_size;
+        uint64_t idx = (va >> mk->log_page_size) - (mk->start_addr >> mk->log_page_size);
+        uint64_t in_page = va & (ps - 1);
+        uint64_t n = MIN(len, ps - in_page);
+
+        if (idx >= mk->nmtt) {
+            return MLX5_XLATE_BOUNDS;
+        }
+        r = to_mem ? mlx5_dma_write(c, mk->mtt[idx] + in_page, b, n)
+                   : mlx5_dma_read(c, mk->mtt[idx] + in_page, b, n);
+        if (r) {
+            return MLX5_XLATE_DMA;
+        }
+        va += n;
+        b += n;
+        len -= n;
+    }
+    return 0;
+}

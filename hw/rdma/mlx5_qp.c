@@ -126,6 +126,7 @@ void mlx5_qp_free(Mlx5Core *c, void *obj)
     if (pd) {
         mlx5_ref_put(&pd->refcount);
     }
+    mlx5_exec_qp_fini(c, qp);
     mlx5_buf_free(&qp->buf);
     g_free(qp);
 }
@@ -232,6 +233,15 @@ void mlx5_cmd_create_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     qp->qpn = qpn;
+    if (mlx5_exec_qp_init(c, qp)) {
+        /* a second SMI/GSI QP for the port */
+        mlx5_table_remove(&c->qps, qpn);
+        mlx5_exec_qp_fini(c, qp);
+        mlx5_buf_free(&qp->buf);
+        g_free(qp);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_ST);
+        return;
+    }
     qp->uid = cmd->uid;
     qp->state = MLX5_QP_STATE_RST;
     memcpy(qp->qpc, qpc, MLX5_QPC_SIZE);
@@ -367,6 +377,7 @@ void mlx5_cmd_modify_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     MLX5_SET(qpc, QPC_state, t->to);
     memcpy(qp->qpc, qpc, sizeof(qpc));
     trace_mlx5_qp_modify(qp->qpn, mlx5_cmd_name(cmd->opcode), old_state, t->to);
+    mlx5_exec_modify(c, qp, old_state);
 }
 
 void mlx5_cmd_query_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
@@ -383,10 +394,12 @@ void mlx5_cmd_query_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     memcpy(cmd->out + QP_QPC_OFF, qp->qpc, MLX5_QPC_SIZE);
     MLX5_SET(cmd->out + QP_QPC_OFF, QPC_state, qp->state);
-}
-
-/* Send doorbells: the WQE engines are part of the data path (docs/prm-subset.md). */
-void mlx5_qp_process_all(Mlx5Core *c, unsigned budget)
-{
-    trace_mlx5_unimp_sq_processing();
+    if (qp->state >= MLX5_QP_STATE_RTS && qp->state != MLX5_QP_STATE_ERR) {
+        MLX5_SET(cmd->out + QP_QPC_OFF, QPC_next_send_psn, qp->ib.next_psn);
+    }
+    if (qp->state >= MLX5_QP_STATE_RTR && qp->state != MLX5_QP_STATE_ERR) {
+        MLX5_SET(cmd->out + QP_QPC_OFF, QPC_next_rcv_psn, qp->ib.epsn);
+    }
+    MLX5_SET(cmd->out + QP_QPC_OFF, QPC_hw_sq_wqebb_counter, qp->sq_ci);
+    MLX5_SET(cmd->out + QP_QPC_OFF, QPC_hw_rq_counter, qp->rq_ci);
 }

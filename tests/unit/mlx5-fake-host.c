@@ -54,12 +54,14 @@ FakeHost *fake_host_new(void)
     h->pages = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     h->brk = 0x100000;
     h->deadline = INT64_MAX;
+    h->tx = g_ptr_array_new_with_free_func((GDestroyNotify)g_byte_array_unref);
     return h;
 }
 
 void fake_host_free(FakeHost *h)
 {
     g_hash_table_destroy(h->pages);
+    g_ptr_array_free(h->tx, true);
     g_free(h);
 }
 
@@ -174,8 +176,18 @@ static void fake_kick(void *opaque)
     ((FakeHost *)opaque)->kicks++;
 }
 
-static void fake_link_tx(void *opaque, unsigned port, const struct iovec *iov, int iovcnt)
+/* Frames the core sends are kept for the test to deliver (to a peer core, or nowhere). */
+static bool fake_link_tx(void *opaque, unsigned port, const struct iovec *iov, int iovcnt)
 {
+    FakeHost *h = opaque;
+    GByteArray *f = g_byte_array_new();
+    int i;
+
+    for (i = 0; i < iovcnt; i++) {
+        g_byte_array_append(f, iov[i].iov_base, iov[i].iov_len);
+    }
+    g_ptr_array_add(h->tx, f);
+    return true;
 }
 
 static int64_t fake_now(void *opaque)

@@ -23,6 +23,7 @@ typedef struct FakeHost {
     unsigned kicks;
     uint64_t brk;               /* bump allocator for guest memory */
     uint64_t dma_reads, dma_writes;
+    GPtrArray *tx;              /* GByteArray frames sent on the link */
 } FakeHost;
 
 FakeHost *fake_host_new(void);

@@ -25,7 +25,8 @@ typedef struct Mlx5CoreOps {
     Mlx5DmaResult (*dma_write)(void *opaque, uint64_t pa, const void *buf, size_t len);
     void (*irq)(void *opaque, unsigned vector);       /* MSI-X vector notify */
     void (*kick)(void *opaque);                       /* call mlx5_core_run() soon */
-    void (*link_tx)(void *opaque, unsigned port, const struct iovec *iov, int iovcnt);
+    /* send a frame; false = taken, but the link is full: wait for mlx5_core_link_tx_ready */
+    bool (*link_tx)(void *opaque, unsigned port, const struct iovec *iov, int iovcnt);
     int64_t (*now_ns)(void *opaque);                  /* virtual clock */
     void (*set_deadline)(void *opaque, int64_t when_ns); /* INT64_MAX = none */
 } Mlx5CoreOps;
@@ -67,7 +68,7 @@ typedef enum Mlx5ResetKind {
 } Mlx5ResetKind;
 
 void mlx5_core_config_default(Mlx5CoreConfig *cfg, const uint8_t mac[6]);
-/* Returns NULL and sets *errp_msg (static string) if the config is out of range. */
+/* NULL if the config is usable, else a message saying what is out of range. */
 const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg);
 
 Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops, void *opaque);
@@ -87,6 +88,7 @@ void mlx5_core_expire(Mlx5Core *c, int64_t now_ns);
 bool mlx5_core_link_can_rx(Mlx5Core *c, unsigned port);
 void mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame, size_t len);
 void mlx5_core_link_set_up(Mlx5Core *c, unsigned port, bool up);
+void mlx5_core_link_tx_ready(Mlx5Core *c, unsigned port);
 
 /* Size of BAR0 (init segment + UAR pages). */
 #define MLX5_BAR0_SIZE      (32u * 1024 * 1024)

@@ -723,4 +723,81 @@ enum {
     IB_PORT_CLIENT_REG_SUP = 1 << 25,
 };
 
+/* ---- send WQEs (64-byte basic blocks of 16-byte segments) ------------------------------ */
+
+#define MLX5_SEND_WQE_BB                64
+#define MLX5_SEND_WQE_DS                16
+#define MLX5_SEND_WQE_MAX_WQEBBS        16
+#define MLX5_WQE_CTRL_CE_MASK           (3 << 2)    /* fm_ce_se: completion on success */
+#define MLX5_WQE_CTRL_SOLICITED         (1 << 1)
+#define MLX5_WQE_CTRL_FM_SHIFT          5
+#define MLX5_INLINE_SEG                 0x80000000u
+#define MLX5_EXTENDED_UD_AV             0x80000000u
+#define MLX5_WQE_DATAGRAM_SEG_SIZE      48
+
+enum {
+    MLX5_OPCODE_NOP = 0x00,
+    MLX5_OPCODE_SEND_INVAL = 0x01,
+    MLX5_OPCODE_RDMA_WRITE = 0x08,
+    MLX5_OPCODE_RDMA_WRITE_IMM = 0x09,
+    MLX5_OPCODE_SEND = 0x0a,
+    MLX5_OPCODE_SEND_IMM = 0x0b,
+    MLX5_OPCODE_RDMA_READ = 0x10,
+    MLX5_OPCODE_ATOMIC_CS = 0x11,
+    MLX5_OPCODE_ATOMIC_FA = 0x12,
+    MLX5_OPCODE_UMR = 0x25,
+};
+
+/* ---- CQEs (64 bytes; in 128-byte CQEs the last 64 bytes) ------------------------------- */
+
+#define MLX5_CQE_SIZE                   64
+#define MLX5_CQE_ml_path                17
+#define MLX5_CQE_slid                   22      /* be16 */
+#define MLX5_CQE_flags_rqpn             24      /* be32 */
+#define MLX5_CQE_srqn_uidx              32      /* be32 */
+#define MLX5_CQE_imm_inval_pkey         36      /* be32 */
+#define MLX5_CQE_byte_cnt               44      /* be32 */
+#define MLX5_CQE_timestamp              48      /* be64 */
+#define MLX5_CQE_vendor_err_synd        54
+#define MLX5_CQE_syndrome               55
+#define MLX5_CQE_sop_drop_qpn           56      /* be32 */
+#define MLX5_CQE_wqe_counter            60      /* be16 */
+#define MLX5_CQE_op_own                 63
+
+enum {
+    MLX5_CQE_REQ = 0,
+    MLX5_CQE_RESP_WR_IMM = 1,
+    MLX5_CQE_RESP_SEND = 2,
+    MLX5_CQE_RESP_SEND_IMM = 3,
+    MLX5_CQE_RESP_SEND_INV = 4,
+    MLX5_CQE_REQ_ERR = 13,
+    MLX5_CQE_RESP_ERR = 14,
+    MLX5_CQE_INVALID = 15,
+};
+
+/* error CQE syndromes */
+enum {
+    MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR = 0x01,
+    MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR = 0x02,
+    MLX5_CQE_SYNDROME_LOCAL_PROT_ERR = 0x04,
+    MLX5_CQE_SYNDROME_WR_FLUSH_ERR = 0x05,
+    MLX5_CQE_SYNDROME_MW_BIND_ERR = 0x06,
+    MLX5_CQE_SYNDROME_BAD_RESP_ERR = 0x10,
+    MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR = 0x11,
+    MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR = 0x12,
+    MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR = 0x13,
+    MLX5_CQE_SYNDROME_REMOTE_OP_ERR = 0x14,
+    MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR = 0x15,
+    MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR = 0x16,
+};
+
+/* affiliated async event data: resource type at EQE byte 0x34, number at 0x38 */
+#define MLX5_EQE_rsc_type               0x34
+#define MLX5_EQE_qp_srq_n               0x38
+enum {
+    MLX5_EVENT_QUEUE_TYPE_QP = 0,
+    MLX5_EVENT_QUEUE_TYPE_RQ = 1,
+    MLX5_EVENT_QUEUE_TYPE_SQ = 2,
+};
+
 #endif

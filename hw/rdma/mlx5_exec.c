@@ -1,0 +1,975 @@
+/*
+ * mlx5 HCA core: the data path. Send WQEs are copied in and decoded into IB work requests for
+ * the vendor-neutral transport (ib_*.c); receive WQEs are taken from RQs/SRQs when messages
+ * arrive; completions become CQEs. Memory is reached only through memory keys.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "mlx5_internal.h"
+#include "trace.h"
+
+#define MLX5_ERR_POLL_NS    1000000     /* RQ polling of QPs in error (no RQ doorbell) */
+
+static Mlx5Qp *qp_of(IbQp *ib)
+{
+    return container_of(ib, Mlx5Qp, ib);
+}
+
+static Mlx5Core *core_of(IbQp *ib)
+{
+    return ib->port->dev;
+}
+
+static uint8_t mlx5_syndrome(IbWcStatus st)
+{
+    static const uint8_t map[] = {
+        [IB_WC_LOC_LEN_ERR] = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
+        [IB_WC_LOC_QP_OP_ERR] = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR,
+        [IB_WC_LOC_PROT_ERR] = MLX5_CQE_SYNDROME_LOCAL_PROT_ERR,
+        [IB_WC_WR_FLUSH_ERR] = MLX5_CQE_SYNDROME_WR_FLUSH_ERR,
+        [IB_WC_BAD_RESP_ERR] = MLX5_CQE_SYNDROME_BAD_RESP_ERR,
+        [IB_WC_LOC_ACCESS_ERR] = MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR,
+        [IB_WC_REM_INV_REQ_ERR] = MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR,
+        [IB_WC_REM_ACCESS_ERR] = MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR,
+        [IB_WC_REM_OP_ERR] = MLX5_CQE_SYNDROME_REMOTE_OP_ERR,
+        [IB_WC_RETRY_EXC_ERR] = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR,
+        [IB_WC_RNR_RETRY_EXC_ERR] = MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR,
+    };
+    return st < G_N_ELEMENTS(map) && map[st] ? map[st] : MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
+}
+
+static bool mlx5_qp_is_ud(const Mlx5Qp *qp)
+{
+    return qp->st == MLX5_QP_ST_UD || qp->st == MLX5_QP_ST_QP0 || qp->st == MLX5_QP_ST_QP1;
+}
+
+/* ---- work list ------------------------------------------------------------------------ */
+
+void mlx5_exec_queue(Mlx5Core *c, Mlx5Qp *qp)
+{
+    if (!qp->queued && c->nwork < c->qps.size) {
+        qp->queued = true;
+        c->work[c->nwork++] = qp->qpn;
+        c->ops->kick(c->opaque);
+    }
+}
+
+void mlx5_exec_set_deadline(Mlx5Core *c)
+{
+    int64_t next = MIN(c->ib_deadline, c->poll_deadline);
+
+    c->ops->set_deadline(c->opaque, next);
+}
+
+/* ---- completions ---------------------------------------------------------------------- */
+
+static void mlx5_cqe_post(Mlx5Core *c, uint32_t cqn, uint8_t *cqe, bool solicited)
+{
+    Mlx5Cq *cq = mlx5_table_get(&c->cqs, cqn);
+
+    uint8_t op = cqe[MLX5_CQE_op_own] >> 4;
+
+    if (cq) {
+        if (op != MLX5_CQE_REQ_ERR && op != MLX5_CQE_RESP_ERR) {
+            /* error CQEs carry the syndromes where the timestamp would be */
+            mlx5_st64(cqe + MLX5_CQE_timestamp, c->ops->now_ns(c->opaque));
+        }
+        mlx5_cq_post(c, cq, cqe, solicited);
+    }
+}
+
+static void mlx5_send_cqe(Mlx5Core *c, Mlx5Qp *qp, const Mlx5SendCtx *ctx, IbWcStatus st)
+{
+    uint8_t cqe[MLX5_CQE_SIZE] = { 0 };
+
+    if (st == IB_WC_SUCCESS && !ctx->signaled) {
+        return;
+    }
+    mlx5_st32(cqe + MLX5_CQE_srqn_uidx, qp->user_index & 0xffffff);
+    mlx5_st32(cqe + MLX5_CQE_sop_drop_qpn, ((uint32_t)ctx->opcode << 24) | qp->qpn);
+    mlx5_st16(cqe + MLX5_CQE_wqe_counter, ctx->wqe_index);
+    if (st == IB_WC_SUCCESS) {
+        mlx5_st32(cqe + MLX5_CQE_byte_cnt, ctx->length);
+        cqe[MLX5_CQE_op_own] = MLX5_CQE_REQ << 4;
+    } else {
+        cqe[MLX5_CQE_syndrome] = mlx5_syndrome(st);
+        cqe[MLX5_CQE_op_own] = MLX5_CQE_REQ_ERR << 4;
+        if (st != IB_WC_WR_FLUSH_ERR) {
+            trace_mlx5_err_send_cqe(qp->qpn, ctx->wqe_index, cqe[MLX5_CQE_syndrome]);
+        }
+    }
+    trace_mlx5_send_done(qp->qpn, ctx->wqe_index, ctx->opcode, st);
+    mlx5_cqe_post(c, qp->cqn_snd, cqe, st != IB_WC_SUCCESS);
+}
+
+static void mlx5_recv_cqe(Mlx5Core *c, Mlx5Qp *qp, uint16_t wqe_counter,
+                          const IbRecvCompletion *rc)
+{
+    static const uint8_t opcode[] = {
+        [IB_RECV_SEND] = MLX5_CQE_RESP_SEND,
+        [IB_RECV_SEND_IMM] = MLX5_CQE_RESP_SEND_IMM,
+        [IB_RECV_SEND_INV] = MLX5_CQE_RESP_SEND_INV,
+        [IB_RECV_WRITE_IMM] = MLX5_CQE_RESP_WR_IMM,
+    };
+    uint8_t cqe[MLX5_CQE_SIZE] = { 0 };
+
+    mlx5_st32(cqe + MLX5_CQE_srqn_uidx, qp->user_index & 0xffffff);
+    mlx5_st32(cqe + MLX5_CQE_sop_drop_qpn, qp->qpn);
+    mlx5_st16(cqe + MLX5_CQE_wqe_counter, wqe_counter);
+    if (rc->status != IB_WC_SUCCESS) {
+        cqe[MLX5_CQE_syndrome] = mlx5_syndrome(rc->status);
+        cqe[MLX5_CQE_op_own] = MLX5_CQE_RESP_ERR << 4;
+        if (rc->status != IB_WC_WR_FLUSH_ERR) {
+            trace_mlx5_err_recv_cqe(qp->qpn, wqe_counter, cqe[MLX5_CQE_syndrome]);
+        }
+        mlx5_cqe_post(c, qp->cqn_rcv, cqe, true);
+        return;
+    }
+    cqe[MLX5_CQE_ml_path] = rc->dlid_path_bits & 0x7f;
+    mlx5_st16(cqe + MLX5_CQE_slid, rc->slid);
+    mlx5_st32(cqe + MLX5_CQE_flags_rqpn, (rc->src_qpn & 0xffffff) | ((rc->sl & 0xfu) << 24) |
+              (rc->grh ? 1u << 28 : 0));
+    if (rc->opcode == IB_RECV_SEND && mlx5_qp_is_ud(qp)) {
+        mlx5_st32(cqe + MLX5_CQE_imm_inval_pkey, IB_DEFAULT_PKEY);
+    } else if (rc->opcode != IB_RECV_SEND) {
+        memcpy(cqe + MLX5_CQE_imm_inval_pkey, &rc->imm, 4);    /* wire order */
+    }
+    mlx5_st32(cqe + MLX5_CQE_byte_cnt, rc->byte_len);
+    cqe[MLX5_CQE_op_own] = (opcode[rc->opcode] << 4) | (rc->solicited ? 2 : 0);
+    trace_mlx5_recv_done(qp->qpn, wqe_counter, rc->byte_len);
+    mlx5_cqe_post(c, qp->cqn_rcv, cqe, rc->solicited);
+}
+
+static void mlx5_qp_event(Mlx5Core *c, Mlx5Qp *qp, uint8_t type)
+{
+    uint8_t data[28] = { 0 };
+
+    data[MLX5_EQE_rsc_type - MLX5_EQE_data] = MLX5_EVENT_QUEUE_TYPE_QP;
+    mlx5_st32(data + MLX5_EQE_qp_srq_n - MLX5_EQE_data, qp->qpn);
+    trace_mlx5_qp_event(qp->qpn, type);
+    mlx5_eq_post_async(c, type, 0, data, sizeof(data));
+}
+
+/* ---- error state ---------------------------------------------------------------------- */
+
+static void mlx5_qp_enter_error(Mlx5Core *c, Mlx5Qp *qp)
+{
+    qp->to_error = false;
+    if (qp->state == MLX5_QP_STATE_RST) {
+        return;
+    }
+    qp->state = MLX5_QP_STATE_ERR;
+    MLX5_SET(qp->qpc, QPC_state, MLX5_QP_STATE_ERR);
+    if (qp->ib.state != IB_QPS_ERR) {
+        ib_qp_set_state(&qp->ib, IB_QPS_ERR);
+    }
+    /* WRs the transport holds complete first (they were posted first) */
+    ib_qp_flush(&qp->ib);
+    mlx5_exec_queue(c, qp);
+    if (c->poll_deadline == INT64_MAX) {
+        c->poll_deadline = c->ops->now_ns(c->opaque) + MLX5_ERR_POLL_NS;
+        mlx5_exec_set_deadline(c);
+    }
+}
+
+/* In error, every posted receive completes with a flush error (no RQ doorbell: polled). */
+static void mlx5_rq_flush(Mlx5Core *c, Mlx5Qp *qp)
+{
+    IbRecvCompletion rc = { .status = IB_WC_WR_FLUSH_ERR };
+    uint8_t dbr[4];
+    uint16_t pi;
+    unsigned n = 0;
+
+    if (qp->rq_type == MLX5_RQ_TYPE_SRQ) {
+        if (!qp->last_wqe_sent) {
+            qp->last_wqe_sent = true;
+            mlx5_qp_event(c, qp, MLX5_EVENT_TYPE_SRQ_LAST_WQE);
+        }
+        return;
+    }
+    if (!qp->rq_cnt || mlx5_dma_read(c, qp->dbr_addr, dbr, 4)) {
+        return;
+    }
+    pi = mlx5_ld32(dbr) & 0xffff;
+    while (qp->rq_ci != pi && n++ < qp->rq_cnt) {
+        mlx5_recv_cqe(c, qp, qp->rq_ci, &rc);
+        qp->rq_ci++;
+    }
+}
+
+/* ---- send queue ----------------------------------------------------------------------- */
+
+static uint8_t *mlx5_inl_ptr(Mlx5Qp *qp, uint32_t slot)
+{
+    return qp->sinl + (size_t)(slot & (qp->sq_cnt - 1)) * MLX5_SEND_WQE_BB;
+}
+
+/* Copy the WQE starting at counter @idx (all its WQEBBs, in ring order) into @wqe. */
+static int mlx5_sq_fetch(Mlx5Core *c, Mlx5Qp *qp, uint16_t idx, uint8_t *wqe, unsigned *nbb)
+{
+    unsigned ds, k;
+
+    if (mlx5_buf_read(c, &qp->buf, qp->sq_off + (uint64_t)(idx & (qp->sq_cnt - 1)) * 64,
+                      wqe, MLX5_SEND_WQE_BB)) {
+        return -1;
+    }
+    ds = wqe[7] & 0x3f;
+    *nbb = (ds + 3) / 4;
+    if (ds == 0 || *nbb > qp->sq_cnt) {
+        return -1;
+    }
+    for (k = 1; k < *nbb; k++) {
+        uint16_t slot = (idx + k) & (qp->sq_cnt - 1);
+        if (mlx5_buf_read(c, &qp->buf, qp->sq_off + (uint64_t)slot * 64,
+                          wqe + k * MLX5_SEND_WQE_BB, MLX5_SEND_WQE_BB)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void mlx5_decode_av(const uint8_t *seg, IbSendWr *wr)
+{
+    uint32_t grh_gid_fl = mlx5_ld32(seg + 28);
+
+    wr->qkey = mlx5_ld32(seg);
+    wr->dest_qpn = mlx5_ld32(seg + 8) & 0xffffff;
+    wr->av.sl = seg[12] & 0xf;
+    wr->av.src_path_bits = seg[13] & 0x7f;
+    wr->av.dlid = mlx5_ld16(seg + 14);
+    wr->av.tclass = seg[26];
+    wr->av.hop_limit = seg[27];
+    wr->av.grh = grh_gid_fl & (1u << 30);
+    wr->av.sgid_index = (grh_gid_fl >> 20) & 0xff;
+    wr->av.flow_label = grh_gid_fl & 0xfffff;
+    memcpy(wr->av.dgid, seg + 32, 16);
+}
+
+/*
+ * Decode the WQE in @wqe (@nbb WQEBBs) into @ctx/@wr, copying its scatter/gather list and
+ * inline data into the QP's device-owned arrays. Returns IB_WC_SUCCESS or a local error.
+ */
+static IbWcStatus mlx5_sq_decode(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigned nbb,
+                                 Mlx5SendCtx *ctx, IbSendWr *wr)
+{
+    unsigned ds = wqe[7] & 0x3f, off = MLX5_SEND_WQE_DS, end = ds * MLX5_SEND_WQE_DS;
+    uint32_t slot = ctx->wqe_index & (qp->sq_cnt - 1);
+    uint8_t fm_ce_se = wqe[11];
+    uint64_t total = 0;
+    bool ud = mlx5_qp_is_ud(qp);
+
+    memset(wr, 0, sizeof(*wr));
+    ctx->opcode = wqe[3];
+    ctx->signaled = fm_ce_se & MLX5_WQE_CTRL_CE_MASK;
+    ctx->nsge = 0;
+    ctx->inl = false;
+    wr->cookie = ctx->wqe_index;
+    wr->signaled = ctx->signaled;
+    wr->solicited = fm_ce_se & MLX5_WQE_CTRL_SOLICITED;
+    wr->fence = (fm_ce_se >> MLX5_WQE_CTRL_FM_SHIFT) >= 2;
+    memcpy(&wr->imm, wqe + 12, 4);
+
+    switch (ctx->opcode) {
+    case MLX5_OPCODE_SEND: wr->opcode = IB_WR_SEND; break;
+    case MLX5_OPCODE_SEND_IMM: wr->opcode = IB_WR_SEND_IMM; break;
+    case MLX5_OPCODE_SEND_INVAL:
+        wr->opcode = IB_WR_SEND_INV;
+        wr->inv_rkey = mlx5_ld32(wqe + 12);
+        break;
+    case MLX5_OPCODE_RDMA_WRITE: wr->opcode = IB_WR_RDMA_WRITE; break;
+    case MLX5_OPCODE_RDMA_WRITE_IMM: wr->opcode = IB_WR_RDMA_WRITE_IMM; break;
+    case MLX5_OPCODE_RDMA_READ: wr->opcode = IB_WR_RDMA_READ; break;
+    case MLX5_OPCODE_ATOMIC_CS: wr->opcode = IB_WR_ATOMIC_CMP_SWP; break;
+    case MLX5_OPCODE_ATOMIC_FA: wr->opcode = IB_WR_ATOMIC_FETCH_ADD; break;
+    default:
+        return IB_WC_LOC_QP_OP_ERR;
+    }
+    if (ud) {
+        if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_IMM) {
+            return IB_WC_LOC_QP_OP_ERR;
+        }
+        if (off + MLX5_WQE_DATAGRAM_SEG_SIZE > end) {
+            return IB_WC_LOC_QP_OP_ERR;
+        }
+        mlx5_decode_av(wqe + off, wr);
+        off += MLX5_WQE_DATAGRAM_SEG_SIZE;
+    } else if (wr->opcode >= IB_WR_RDMA_WRITE) {
+        if ((wr->opcode >= IB_WR_RDMA_READ && qp->st == MLX5_QP_ST_UC) ||
+            off + 16 > end) {
+            return IB_WC_LOC_QP_OP_ERR;
+        }
+        wr->remote_addr = mlx5_ld64(wqe + off);
+        wr->rkey = mlx5_ld32(wqe + off + 8);
+        off += 16;
+        if (wr->opcode == IB_WR_ATOMIC_CMP_SWP || wr->opcode == IB_WR_ATOMIC_FETCH_ADD) {
+            if (off + 16 > end) {
+                return IB_WC_LOC_QP_OP_ERR;
+            }
+            if (wr->opcode == IB_WR_ATOMIC_CMP_SWP) {
+                wr->swap = mlx5_ld64(wqe + off);
+                wr->compare_add = mlx5_ld64(wqe + off + 8);
+            } else {
+                wr->compare_add = mlx5_ld64(wqe + off);
+            }
+            off += 16;
+        }
+    }
+    /* payload: one inline segment, or data segments */
+    while (off < end) {
+        uint32_t bc = mlx5_ld32(wqe + off);
+        if (bc & MLX5_INLINE_SEG) {
+            uint32_t len = bc & ~MLX5_INLINE_SEG, i;
+            if (off + 4 + len > end || wr->opcode == IB_WR_RDMA_READ) {
+                return IB_WC_LOC_QP_OP_ERR;
+            }
+            for (i = 0; i < len; i++) {     /* into the ring slot(s) of this WQE */
+                mlx5_inl_ptr(qp, slot + i / 64)[i % 64] = wqe[off + 4 + i];
+            }
+            ctx->inl = true;
+            total = len;
+            break;
+        }
+        if (ctx->nsge >= nbb * MLX5_SEGS_PER_WQEBB) {
+            return IB_WC_LOC_QP_OP_ERR;
+        }
+        if (bc) {
+            Mlx5Sge *s = &qp->ssge[((size_t)slot * MLX5_SEGS_PER_WQEBB + ctx->nsge) %
+                                   ((size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB)];
+            s->len = bc;
+            s->lkey = mlx5_ld32(wqe + off + 4);
+            s->addr = mlx5_ld64(wqe + off + 8);
+            ctx->nsge++;
+            total += bc;
+        }
+        off += MLX5_SEND_WQE_DS;
+    }
+    if (total > (1ull << MLX5_GET(c->cap_general_cur, CAP_log_max_msg))) {
+        return IB_WC_LOC_LEN_ERR;
+    }
+    if ((wr->opcode == IB_WR_ATOMIC_CMP_SWP || wr->opcode == IB_WR_ATOMIC_FETCH_ADD) &&
+        total != 8) {
+        return IB_WC_LOC_LEN_ERR;
+    }
+    wr->length = ctx->length = total;
+    return IB_WC_SUCCESS;
+}
+
+/* Complete a WQE without the transport (flush, local error, NOP). */
+static void mlx5_sq_complete_local(Mlx5Core *c, Mlx5Qp *qp, uint16_t idx, uint8_t opcode,
+                                   bool signaled, IbWcStatus st)
+{
+    Mlx5SendCtx ctx = { .wqe_index = idx, .opcode = opcode, .signaled = signaled };
+
+    mlx5_send_cqe(c, qp, &ctx, st);
+}
+
+/* Run the send queue up to the producer counter in the doorbell record. */
+static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
+{
+    uint8_t wqe[MLX5_SEND_WQE_BB * MLX5_SEND_WQE_MAX_WQEBBS];
+    uint8_t dbr[4];
+    uint16_t pi;
+    unsigned nbb;
+
+    if (!qp->sq_cnt || (qp->state != MLX5_QP_STATE_RTS && qp->state != MLX5_QP_STATE_ERR &&
+                        qp->state != MLX5_QP_STATE_SQD)) {
+        return false;
+    }
+    if (mlx5_dma_read(c, qp->dbr_addr + 4, dbr, 4)) {
+        mlx5_qp_event(c, qp, MLX5_EVENT_TYPE_WQ_CATAS_ERROR);
+        qp->to_error = qp->state != MLX5_QP_STATE_ERR;
+        return false;
+    }
+    pi = mlx5_ld32(dbr) & 0xffff;
+    if ((uint16_t)(pi - qp->sq_ci) > qp->sq_cnt) {
+        /* the driver claims more WQEs than the ring holds */
+        trace_mlx5_err_sq_counter(qp->qpn, pi, qp->sq_ci);
+        if (qp->state != MLX5_QP_STATE_ERR) {
+            mlx5_qp_event(c, qp, MLX5_EVENT_TYPE_WQ_CATAS_ERROR);
+            mlx5_qp_enter_error(c, qp);
+        }
+        qp->sq_ci = pi;
+        return false;
+    }
+    while (qp->sq_ci != pi && budget--) {
+        uint16_t idx = qp->sq_ci;
+        Mlx5SendCtx *ctx = &qp->sctx[idx & (qp->sq_cnt - 1)];
+        IbWcStatus st;
+        IbSendWr wr;
+
+        if (mlx5_sq_fetch(c, qp, idx, wqe, &nbb) || mlx5_ld16(wqe + 1) != idx) {
+            trace_mlx5_err_sq_wqe(qp->qpn, idx);
+            mlx5_sq_complete_local(c, qp, idx, wqe[3], true, qp->state == MLX5_QP_STATE_ERR ?
+                                   IB_WC_WR_FLUSH_ERR : IB_WC_LOC_QP_OP_ERR);
+            qp->sq_ci = idx + 1;
+            if (qp->state != MLX5_QP_STATE_ERR) {
+                mlx5_qp_enter_error(c, qp);
+            }
+            continue;
+        }
+        if (qp->state == MLX5_QP_STATE_ERR) {
+            /* one flush CQE per WQE, signaled or not */
+            mlx5_sq_complete_local(c, qp, idx, wqe[3], true, IB_WC_WR_FLUSH_ERR);
+            qp->sq_ci = idx + nbb;
+            continue;
+        }
+        if (wqe[3] == MLX5_OPCODE_NOP) {
+            if (ib_qp_outstanding(&qp->ib)) {
+                return true;            /* completes in order: after what is in flight */
+            }
+            mlx5_sq_complete_local(c, qp, idx, wqe[3], wqe[11] & MLX5_WQE_CTRL_CE_MASK,
+                                   IB_WC_SUCCESS);
+            qp->sq_ci = idx + nbb;
+            continue;
+        }
+        ctx->wqe_index = idx;
+        st = mlx5_sq_decode(c, qp, wqe, nbb, ctx, &wr);
+        if (st != IB_WC_SUCCESS) {
+            trace_mlx5_err_sq_wqe(qp->qpn, idx);
+            if (ib_qp_outstanding(&qp->ib)) {
+                return true;            /* report it once earlier WRs completed */
+            }
+            mlx5_sq_complete_local(c, qp, idx, ctx->opcode, true, st);
+            qp->sq_ci = idx + nbb;
+            mlx5_qp_enter_error(c, qp);
+            continue;
+        }
+        if (!ib_qp_post_send(&qp->ib, &wr)) {
+            return true;
+        }
+        trace_mlx5_sq_wqe(qp->qpn, idx, ctx->opcode, ctx->length);
+        qp->sq_ci = idx + nbb;
+    }
+    return qp->sq_ci != pi;
+}
+
+void mlx5_exec_sq_doorbell(Mlx5Core *c, uint64_t ctrl)
+{
+    uint32_t qpn = ((uint32_t)ctrl >> 8) & 0xffffff;
+    Mlx5Qp *qp = mlx5_table_get(&c->qps, qpn);
+
+    if (!qp) {
+        trace_mlx5_ub_sq_doorbell(qpn);
+        return;
+    }
+    mlx5_exec_queue(c, qp);
+}
+
+/* ---- the transport's view of this device (IbDevOps) --------------------------------- */
+
+static IbWcStatus mlx5_xlate_status(int r, bool remote)
+{
+    if (!r) {
+        return IB_WC_SUCCESS;
+    }
+    if (remote) {
+        return IB_WC_REM_ACCESS_ERR;
+    }
+    return r == MLX5_XLATE_BOUNDS ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+}
+
+/* Walk a scatter/gather list from byte @off, moving @len bytes. */
+static IbWcStatus mlx5_sgl_copy(Mlx5Core *c, Mlx5Qp *qp, const Mlx5Sge *sge, unsigned n,
+                                size_t stride, unsigned first, uint64_t off, void *buf,
+                                uint32_t len, bool to_mem)
+{
+    uint8_t *b = buf;
+    unsigned i;
+
+    for (i = 0; i < n && len; i++) {
+        const Mlx5Sge *s = &sge[(first + i) % stride];
+        uint32_t chunk;
+        int r;
+
+        if (off >= s->len) {
+            off -= s->len;
+            continue;
+        }
+        chunk = MIN((uint64_t)len, s->len - off);
+        r = mlx5_mkey_copy(c, s->lkey, qp->pdn, to_mem ? MLX5_MKEY_LW : MLX5_MKEY_LR,
+                           s->addr + off, b, chunk, to_mem);
+        if (r) {
+            return mlx5_xlate_status(r, false);
+        }
+        b += chunk;
+        len -= chunk;
+        off = 0;
+    }
+    return len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
+}
+
+static IbWcStatus mlx5_ib_gather(IbQp *ib, const IbSendWr *wr, uint64_t off, void *buf,
+                                 uint32_t len)
+{
+    Mlx5Qp *qp = qp_of(ib);
+    uint32_t slot = wr->cookie & (qp->sq_cnt - 1);
+    const Mlx5SendCtx *ctx = &qp->sctx[slot];
+
+    if (ctx->inl) {
+        uint8_t *b = buf;
+        for (uint32_t i = 0; i < len; i++) {
+            b[i] = mlx5_inl_ptr(qp, slot + (off + i) / 64)[(off + i) % 64];
+        }
+        return IB_WC_SUCCESS;
+    }
+    return mlx5_sgl_copy(core_of(ib), qp, qp->ssge, ctx->nsge,
+                         (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB,
+                         slot * MLX5_SEGS_PER_WQEBB, off, buf, len, false);
+}
+
+static IbWcStatus mlx5_ib_scatter(IbQp *ib, const IbSendWr *wr, uint64_t off, const void *buf,
+                                  uint32_t len)
+{
+    Mlx5Qp *qp = qp_of(ib);
+    uint32_t slot = wr->cookie & (qp->sq_cnt - 1);
+    const Mlx5SendCtx *ctx = &qp->sctx[slot];
+
+    return mlx5_sgl_copy(core_of(ib), qp, qp->ssge, ctx->nsge,
+                         (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB,
+                         slot * MLX5_SEGS_PER_WQEBB, off, (void *)buf, len, true);
+}
+
+static void mlx5_ib_send_done(IbQp *ib, const IbSendWr *wr, IbWcStatus st)
+{
+    Mlx5Qp *qp = qp_of(ib);
+    Mlx5Core *c = core_of(ib);
+
+    mlx5_send_cqe(c, qp, &qp->sctx[wr->cookie & (qp->sq_cnt - 1)], st);
+    if (st != IB_WC_SUCCESS && st != IB_WC_WR_FLUSH_ERR && qp->state != MLX5_QP_STATE_ERR) {
+        qp->to_error = true;            /* finish the transition outside the transport */
+        mlx5_exec_queue(c, qp);
+    }
+}
+
+/* Take the next receive WQE (RQ or SRQ) into qp->rcv. */
+static bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
+{
+    Mlx5Qp *qp = qp_of(ib);
+    Mlx5Core *c = core_of(ib);
+    uint8_t wqe[16 << 5], dbr[4];
+    unsigned stride, off = 0, i;
+    uint64_t cap = 0;
+    uint16_t counter;
+
+    if (qp->rq_type == MLX5_RQ_TYPE_SRQ) {
+        Mlx5Srq *srq = mlx5_table_get(&c->srqs, qp->srqn);
+        if (!srq || mlx5_dma_read(c, srq->dbr_addr, dbr, 4)) {
+            return false;
+        }
+        counter = mlx5_ld32(dbr) & 0xffff;
+        if (counter == srq->consumed) {
+            return false;
+        }
+        stride = 16u << srq->log_rq_stride;
+        if (mlx5_buf_read(c, &srq->buf, (uint64_t)(srq->head & ((1u << srq->log_srq_size) - 1)) *
+                          stride, wqe, stride)) {
+            return false;
+        }
+        qp->rcv.wqe_counter = srq->head & ((1u << srq->log_srq_size) - 1);
+        srq->head = mlx5_ld16(wqe + 2);
+        srq->consumed++;
+        off = 16;                       /* next segment */
+        if (srq->armed && (uint16_t)(counter - srq->consumed) < srq->lwm) {
+            uint8_t data[28] = { 0 };
+            srq->armed = false;
+            mlx5_st32(data + MLX5_EQE_qp_srq_n - MLX5_EQE_data, srq->srqn);
+            mlx5_eq_post_async(c, MLX5_EVENT_TYPE_SRQ_RQ_LIMIT, 0, data, sizeof(data));
+        }
+    } else if (qp->rq_type == MLX5_RQ_TYPE_REGULAR && qp->rq_cnt) {
+        if (mlx5_dma_read(c, qp->dbr_addr, dbr, 4)) {
+            return false;
+        }
+        counter = mlx5_ld32(dbr) & 0xffff;
+        if (counter == qp->rq_ci) {
+            return false;
+        }
+        stride = qp->rq_stride;
+        if (mlx5_buf_read(c, &qp->buf, (uint64_t)(qp->rq_ci & (qp->rq_cnt - 1)) * stride, wqe,
+                          stride)) {
+            return false;
+        }
+        qp->rcv.wqe_counter = qp->rq_ci++;
+    } else {
+        return false;
+    }
+    qp->rcv.nsge = 0;
+    for (i = off; i + 16 <= stride && qp->rcv.nsge < MLX5_MAX_RECV_SGE; i += 16) {
+        Mlx5Sge *s = &qp->rcv.sge[qp->rcv.nsge];
+        s->len = mlx5_ld32(wqe + i) & 0x7fffffff;
+        s->lkey = mlx5_ld32(wqe + i + 4);
+        s->addr = mlx5_ld64(wqe + i + 8);
+        if (s->lkey == MLX5_INVALID_LKEY) {
+            break;                      /* end of the scatter list */
+        }
+        if (s->len) {
+            cap += s->len;
+            qp->rcv.nsge++;
+        }
+    }
+    rwr->cookie = qp->rcv.wqe_counter;
+    rwr->capacity = cap;
+    return true;
+}
+
+static IbWcStatus mlx5_ib_recv_scatter(IbQp *ib, const IbRecvWr *rwr, uint64_t off,
+                                       const void *buf, uint32_t len)
+{
+    Mlx5Qp *qp = qp_of(ib);
+
+    return mlx5_sgl_copy(core_of(ib), qp, qp->rcv.sge, qp->rcv.nsge, MLX5_MAX_RECV_SGE, 0,
+                         off, (void *)buf, len, true);
+}
+
+static void mlx5_ib_recv_done(IbQp *ib, const IbRecvWr *rwr, const IbRecvCompletion *rc)
+{
+    Mlx5Qp *qp = qp_of(ib);
+    Mlx5Core *c = core_of(ib);
+
+    mlx5_recv_cqe(c, qp, rwr->cookie, rc);
+    if (rc->status != IB_WC_SUCCESS && !mlx5_qp_is_ud(qp) && qp->state != MLX5_QP_STATE_ERR) {
+        qp->to_error = true;
+        mlx5_exec_queue(c, qp);
+    }
+}
+
+static unsigned mlx5_remote_need(unsigned access)
+{
+    return (access & IB_ACCESS_REMOTE_WRITE ? MLX5_MKEY_RW : 0) |
+           (access & IB_ACCESS_REMOTE_READ ? MLX5_MKEY_RR : 0) |
+           (access & IB_ACCESS_REMOTE_ATOMIC ? MLX5_MKEY_A : 0);
+}
+
+static IbWcStatus mlx5_ib_rkey_check(IbQp *ib, uint32_t rkey, uint64_t va, uint64_t len,
+                                     unsigned access)
+{
+    return mlx5_xlate_status(mlx5_mkey_check(core_of(ib), rkey, qp_of(ib)->pdn,
+                                             mlx5_remote_need(access), va, len, NULL), true);
+}
+
+static IbWcStatus mlx5_ib_rkey_write(IbQp *ib, uint32_t rkey, uint64_t va, const void *buf,
+                                     uint32_t len)
+{
+    return mlx5_xlate_status(mlx5_mkey_copy(core_of(ib), rkey, qp_of(ib)->pdn, MLX5_MKEY_RW,
+                                            va, (void *)buf, len, true), true);
+}
+
+static IbWcStatus mlx5_ib_rkey_read(IbQp *ib, uint32_t rkey, uint64_t va, void *buf,
+                                    uint32_t len)
+{
+    return mlx5_xlate_status(mlx5_mkey_copy(core_of(ib), rkey, qp_of(ib)->pdn, MLX5_MKEY_RR,
+                                            va, buf, len, false), true);
+}
+
+/* 8-byte atomics on responder memory in the host's (little-endian) order. */
+static IbWcStatus mlx5_ib_rkey_atomic(IbQp *ib, uint32_t rkey, uint64_t va, bool cmp_swp,
+                                      uint64_t compare_add, uint64_t swap, uint64_t *orig)
+{
+    Mlx5Core *c = core_of(ib);
+    uint32_t pdn = qp_of(ib)->pdn;
+    uint8_t b[8];
+    uint64_t v = 0, nv;
+    int i, r;
+
+    r = mlx5_mkey_copy(c, rkey, pdn, MLX5_MKEY_A, va, b, 8, false);
+    if (r) {
+        return mlx5_xlate_status(r, true);
+    }
+    for (i = 7; i >= 0; i--) {
+        v = (v << 8) | b[i];
+    }
+    *orig = v;
+    nv = cmp_swp ? (v == compare_add ? swap : v) : v + compare_add;
+    for (i = 0; i < 8; i++) {
+        b[i] = nv >> (8 * i);
+    }
+    return mlx5_xlate_status(mlx5_mkey_copy(c, rkey, pdn, MLX5_MKEY_A, va, b, 8, true), true);
+}
+
+static IbWcStatus mlx5_ib_invalidate(IbQp *ib, uint32_t rkey)
+{
+    /* only memory windows and FRWR keys can be invalidated; neither is offered */
+    return IB_WC_REM_INV_REQ_ERR;
+}
+
+static void mlx5_ib_qp_event(IbQp *ib, IbQpEvent ev)
+{
+    Mlx5Qp *qp = qp_of(ib);
+    Mlx5Core *c = core_of(ib);
+
+    switch (ev) {
+    case IB_EV_COMM_EST:
+        mlx5_qp_event(c, qp, MLX5_EVENT_TYPE_COMM_EST);
+        return;
+    case IB_EV_QP_FATAL:
+        mlx5_qp_event(c, qp, MLX5_EVENT_TYPE_WQ_CATAS_ERROR);
+        break;
+    case IB_EV_QP_REQ_ERR:
+        mlx5_qp_event(c, qp, MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR);
+        break;
+    case IB_EV_QP_ACCESS_ERR:
+        mlx5_qp_event(c, qp, MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
+        break;
+    }
+    qp->to_error = true;
+    mlx5_exec_queue(c, qp);
+}
+
+static bool mlx5_ib_link_tx(IbPort *port, const struct iovec *iov, int iovcnt)
+{
+    Mlx5Core *c = port->dev;
+
+    return c->ops->link_tx(c->opaque, 1, iov, iovcnt);
+}
+
+static IbQp *mlx5_ib_qp_lookup(IbPort *port, uint32_t qpn)
+{
+    Mlx5Core *c = port->dev;
+    Mlx5Qp *qp;
+
+    if (qpn == 0) {
+        return c->smi_qp ? &c->smi_qp->ib : NULL;
+    }
+    if (qpn == 1) {
+        return c->gsi_qp ? &c->gsi_qp->ib : NULL;
+    }
+    qp = mlx5_table_get(&c->qps, qpn);
+    if (!qp || qp->st == MLX5_QP_ST_QP0 || qp->st == MLX5_QP_ST_QP1 ||
+        qp->st == MLX5_QP_ST_REG_UMR) {
+        return NULL;
+    }
+    return &qp->ib;
+}
+
+static int64_t mlx5_ib_now(IbPort *port)
+{
+    Mlx5Core *c = port->dev;
+
+    return c->ops->now_ns(c->opaque);
+}
+
+static void mlx5_ib_set_deadline(IbPort *port, int64_t when)
+{
+    Mlx5Core *c = port->dev;
+
+    c->ib_deadline = when;
+    mlx5_exec_set_deadline(c);
+}
+
+static void mlx5_ib_kick(IbPort *port)
+{
+    Mlx5Core *c = port->dev;
+
+    c->ops->kick(c->opaque);
+}
+
+const IbDevOps mlx5_ib_ops = {
+    .gather = mlx5_ib_gather,
+    .scatter = mlx5_ib_scatter,
+    .send_done = mlx5_ib_send_done,
+    .recv_get = mlx5_ib_recv_get,
+    .recv_scatter = mlx5_ib_recv_scatter,
+    .recv_done = mlx5_ib_recv_done,
+    .rkey_check = mlx5_ib_rkey_check,
+    .rkey_write = mlx5_ib_rkey_write,
+    .rkey_read = mlx5_ib_rkey_read,
+    .rkey_atomic = mlx5_ib_rkey_atomic,
+    .invalidate = mlx5_ib_invalidate,
+    .qp_event = mlx5_ib_qp_event,
+    .link_tx = mlx5_ib_link_tx,
+    .qp_lookup = mlx5_ib_qp_lookup,
+    .now_ns = mlx5_ib_now,
+    .set_deadline = mlx5_ib_set_deadline,
+    .kick = mlx5_ib_kick,
+};
+
+/* ---- QP lifetime and state -------------------------------------------------------------- */
+
+static IbQpType mlx5_ib_type(uint8_t st)
+{
+    switch (st) {
+    case MLX5_QP_ST_UC: return IB_QPT_UC;
+    case MLX5_QP_ST_UD: return IB_QPT_UD;
+    case MLX5_QP_ST_QP0: return IB_QPT_SMI;
+    case MLX5_QP_ST_QP1: return IB_QPT_GSI;
+    default: return IB_QPT_RC;
+    }
+}
+
+int mlx5_exec_qp_init(Mlx5Core *c, Mlx5Qp *qp)
+{
+    uint32_t wire_qpn = qp->qpn;
+
+    if (qp->st == MLX5_QP_ST_QP0 || qp->st == MLX5_QP_ST_QP1) {
+        Mlx5Qp **owner = qp->st == MLX5_QP_ST_QP0 ? &c->smi_qp : &c->gsi_qp;
+        if (*owner) {
+            return -1;
+        }
+        *owner = qp;
+        wire_qpn = qp->st == MLX5_QP_ST_QP0 ? 0 : 1;
+    }
+    qp->sq_cnt = qp->no_sq ? 0 : 1u << qp->log_sq_size;
+    qp->rq_cnt = qp->rq_type == MLX5_RQ_TYPE_REGULAR ? 1u << qp->log_rq_size : 0;
+    qp->rq_stride = 16u << qp->log_rq_stride;
+    qp->sq_off = (uint64_t)qp->rq_cnt * qp->rq_stride;
+    if (qp->sq_cnt) {
+        qp->sctx = g_new0(Mlx5SendCtx, qp->sq_cnt);
+        qp->ssge = g_new0(Mlx5Sge, (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB);
+        qp->sinl = g_malloc0((size_t)qp->sq_cnt * MLX5_SEND_WQE_BB);
+    }
+    ib_qp_init(&qp->ib, &c->ib, wire_qpn, mlx5_ib_type(qp->st), MAX(qp->sq_cnt, 1));
+    return 0;
+}
+
+void mlx5_exec_qp_fini(Mlx5Core *c, Mlx5Qp *qp)
+{
+    if (c->smi_qp == qp) {
+        c->smi_qp = NULL;
+    }
+    if (c->gsi_qp == qp) {
+        c->gsi_qp = NULL;
+    }
+    ib_qp_cleanup(&qp->ib);
+    g_free(qp->sctx);
+    g_free(qp->ssge);
+    g_free(qp->sinl);
+    qp->sctx = NULL;
+    qp->ssge = NULL;
+    qp->sinl = NULL;
+}
+
+/* Copy the transport-relevant context fields into the transport's QP. */
+static void mlx5_exec_sync_attrs(Mlx5Core *c, Mlx5Qp *qp)
+{
+    const uint8_t *qpc = qp->qpc, *ads = qpc + QPC_ADS_OFF;
+    IbQp *ib = &qp->ib;
+
+    ib->mtu = mlx5_qp_is_ud(qp) ? IB_MAX_PAYLOAD : ib_mtu_bytes(MLX5_GET(qpc, QPC_mtu));
+    ib->dest_qpn = MLX5_GET(qpc, QPC_remote_qpn);
+    ib->av.dlid = MLX5_GET(ads, ADS_rlid);
+    ib->av.sl = MLX5_GET(ads, ADS_sl);
+    ib->av.src_path_bits = MLX5_GET(ads, ADS_mlid);
+    ib->av.grh = MLX5_GET(ads, ADS_grh);
+    ib->av.sgid_index = MLX5_GET(ads, ADS_src_addr_index);
+    ib->av.hop_limit = MLX5_GET(ads, ADS_hop_limit);
+    ib->av.tclass = MLX5_GET(ads, ADS_tclass);
+    ib->av.flow_label = MLX5_GET(ads, ADS_flow_label);
+    memcpy(ib->av.dgid, ads + ADS_rgid_OFF, 16);
+    ib->qkey = qp->st == MLX5_QP_ST_QP1 ? IB_GSI_QKEY : MLX5_GET(qpc, QPC_q_key);
+    ib->pkey = c->port.pkeys[0];
+    ib->retry_cnt = MLX5_GET(qpc, QPC_retry_count);
+    ib->rnr_retry = MLX5_GET(qpc, QPC_rnr_retry);
+    ib->min_rnr_timer = MLX5_GET(qpc, QPC_min_rnr_nak);
+    ib->timeout = MLX5_GET(ads, ADS_ack_timeout);
+    ib->max_rd_atomic = 1u << MLX5_GET(qpc, QPC_log_sra_max);
+    ib->max_dest_rd_atomic = 1u << MLX5_GET(qpc, QPC_log_rra_max);
+    ib->rre = MLX5_GET(qpc, QPC_rre);
+    ib->rwe = MLX5_GET(qpc, QPC_rwe);
+    ib->rae = MLX5_GET(qpc, QPC_rae);
+    ib->sq_psn = MLX5_GET(qpc, QPC_next_send_psn);
+    ib->rq_psn = MLX5_GET(qpc, QPC_next_rcv_psn);
+}
+
+void mlx5_exec_modify(Mlx5Core *c, Mlx5Qp *qp, uint8_t old_state)
+{
+    static const IbQpState map[] = {
+        [MLX5_QP_STATE_RST] = IB_QPS_RESET, [MLX5_QP_STATE_INIT] = IB_QPS_INIT,
+        [MLX5_QP_STATE_RTR] = IB_QPS_RTR, [MLX5_QP_STATE_RTS] = IB_QPS_RTS,
+        [MLX5_QP_STATE_SQER] = IB_QPS_SQE, [MLX5_QP_STATE_SQD] = IB_QPS_SQD,
+        [MLX5_QP_STATE_ERR] = IB_QPS_ERR,
+    };
+
+    switch (qp->state) {
+    case MLX5_QP_STATE_RST:
+        ib_qp_set_state(&qp->ib, IB_QPS_RESET);
+        qp->sq_ci = qp->rq_ci = 0;
+        qp->to_error = qp->last_wqe_sent = false;
+        break;
+    case MLX5_QP_STATE_ERR:
+        if (old_state != MLX5_QP_STATE_ERR) {
+            qp->state = old_state;
+            mlx5_qp_enter_error(c, qp);
+        }
+        break;
+    default:
+        mlx5_exec_sync_attrs(c, qp);
+        ib_qp_set_state(&qp->ib, map[qp->state]);
+        if (qp->state == MLX5_QP_STATE_RTS) {
+            mlx5_exec_queue(c, qp);     /* WQEs posted before RTS run now */
+        }
+        break;
+    }
+}
+
+/* ---- scheduling ----------------------------------------------------------------------- */
+
+static bool mlx5_qp_service(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
+{
+    bool more;
+
+    if (qp->to_error) {
+        mlx5_qp_enter_error(c, qp);
+    }
+    more = mlx5_sq_process(c, qp, budget);
+    if (qp->to_error) {
+        mlx5_qp_enter_error(c, qp);
+        more = true;
+    }
+    if (qp->state == MLX5_QP_STATE_ERR) {
+        mlx5_rq_flush(c, qp);
+    }
+    return more;
+}
+
+bool mlx5_exec_run(Mlx5Core *c, unsigned budget)
+{
+    uint32_t n = c->nwork, i;
+    bool more = false;
+
+    for (i = 0; i < n; i++) {
+        Mlx5Qp *qp = mlx5_table_get(&c->qps, c->work[i]);
+        if (qp) {
+            qp->queued = false;
+        }
+    }
+    /* take the batch; entries queued while we run land after it */
+    {
+        g_autofree uint32_t *batch = g_memdup2(c->work, n * sizeof(uint32_t));
+        memmove(c->work, c->work + n, (c->nwork - n) * sizeof(uint32_t));
+        c->nwork -= n;
+        for (i = 0; i < n; i++) {
+            Mlx5Qp *qp = mlx5_table_get(&c->qps, batch[i]);
+            if (qp && mlx5_qp_service(c, qp, budget)) {
+                mlx5_exec_queue(c, qp);
+                more = true;
+            }
+        }
+    }
+    more |= ib_port_run(&c->ib, budget);
+    /* transport activity may have produced new work (errors, kicks) */
+    return more || c->nwork;
+}
+
+void mlx5_exec_expire(Mlx5Core *c, int64_t now)
+{
+    if (c->ib_deadline <= now) {
+        c->ib_deadline = INT64_MAX;
+        ib_port_expire(&c->ib, now);
+    }
+    if (c->poll_deadline <= now) {
+        uint32_t i, live = 0;
+        c->poll_deadline = INT64_MAX;
+        for (i = 0; i < c->qps.size && live < c->qps.count; i++) {
+            Mlx5Qp *qp = c->qps.slot[i];
+            if (!qp) {
+                continue;
+            }
+            live++;
+            if (qp->state == MLX5_QP_STATE_ERR && qp->rq_cnt) {
+                mlx5_exec_queue(c, qp);
+                c->poll_deadline = now + MLX5_ERR_POLL_NS;
+            }
+        }
+    }
+    mlx5_exec_set_deadline(c);
+}

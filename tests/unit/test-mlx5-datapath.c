@@ -1,0 +1,539 @@
+/*
+ * Unit tests of the mlx5 data path: two device cores (each with the mini driver and fake guest
+ * memory) linked in-process. The test posts WQEs the way libmlx5 does (ring buffers, doorbell
+ * records, UAR doorbells) and checks CQEs and memory.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "mlx5-test.h"
+#include "mlx5_internal.h"
+
+#define LOG_SQ  6           /* 64 WQEBBs */
+#define LOG_RQ  5           /* 32 WQEs of 64 bytes (4 SGEs) */
+#define RQ_STRIDE_LOG 2     /* 16 << 2 = 64 */
+#define LOG_CQ  7
+
+typedef struct TQp {
+    TDrv *d;
+    uint32_t qpn, cqn, pd, key;
+    uint64_t buf, dbr, cq_buf, cq_dbr, mem;
+    uint16_t sq_pi, rq_pi;
+    uint32_t cq_ci;
+    uint8_t st;
+} TQp;
+
+static uint32_t create_pa_mkey(TDrv *d, uint32_t pd)
+{
+    uint8_t in[MLX5_PAS_OFF] = { 0 }, out[16];
+    uint8_t *mkc = in + CREATE_MKEY_MKC_OFF;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_MKEY);
+    MLX5_SET(mkc, MKC_access_mode_1_0, MLX5_MKC_ACCESS_MODE_PA);
+    MLX5_SET(mkc, MKC_lr, 1);
+    MLX5_SET(mkc, MKC_lw, 1);
+    MLX5_SET(mkc, MKC_rr, 1);
+    MLX5_SET(mkc, MKC_rw, 1);
+    MLX5_SET(mkc, MKC_a, 1);
+    MLX5_SET(mkc, MKC_length64, 1);
+    MLX5_SET(mkc, MKC_pd, pd);
+    MLX5_SET(mkc, MKC_qpn, 0xffffff);
+    MLX5_SET(mkc, MKC_mkey_7_0, 0x5a);
+    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
+    return (MLX5_GET(out, MKEY_IN_mkey_index) << 8) | 0x5a;
+}
+
+/* An MTT mkey over [va, va + len) backed by guest pages starting at @pa (contiguous). */
+static uint32_t create_mtt_mkey(TDrv *d, uint32_t pd, uint64_t va, uint64_t len, uint64_t pa,
+                                bool remote)
+{
+    uint32_t npages = ((va & 4095) + len + 4095) / 4096, i;
+    uint32_t inlen = MLX5_PAS_OFF + 8 * ((npages + 1) & ~1u);
+    g_autofree uint8_t *in = g_malloc0(inlen);
+    uint8_t *mkc = in + CREATE_MKEY_MKC_OFF, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_MKEY);
+    MLX5_SET(mkc, MKC_access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
+    MLX5_SET(mkc, MKC_lr, 1);
+    MLX5_SET(mkc, MKC_lw, 1);
+    MLX5_SET(mkc, MKC_rr, remote);
+    MLX5_SET(mkc, MKC_rw, remote);
+    MLX5_SET(mkc, MKC_a, remote);
+    MLX5_SET(mkc, MKC_pd, pd);
+    MLX5_SET(mkc, MKC_qpn, 0xffffff);
+    MLX5_SET(mkc, MKC_mkey_7_0, 0x33);
+    MLX5_SET64(mkc, MKC_start_addr_OFF, va);
+    MLX5_SET64(mkc, MKC_len_OFF, len);
+    MLX5_SET(mkc, MKC_log_page_size, 12);
+    MLX5_SET(mkc, MKC_translations_octword_size, (npages + 1) / 2);
+    MLX5_SET(in, CREATE_MKEY_IN_translations_octword_actual_size, (npages + 1) / 2);
+    for (i = 0; i < npages; i++) {
+        mlx5_st64(in + MLX5_PAS_OFF + 8 * i, pa + 4096ull * i);
+    }
+    g_assert_cmpint(tdrv_exec(d, in, inlen, out, sizeof(out)), ==, 0);
+    return (MLX5_GET(out, MKEY_IN_mkey_index) << 8) | 0x33;
+}
+
+static void init_cq_buf(TDrv *d, uint64_t buf, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        uint8_t own = 0xf1;
+        fake_write(d->h, buf + 64 * i + 63, &own, 1);
+    }
+}
+
+static void tqp_create(TQp *q, TDrv *d, uint8_t st, uint32_t user_index)
+{
+    uint32_t npages = 4, inlen = MLX5_PAS_OFF + 8 * npages, i;
+    g_autofree uint8_t *in = g_malloc0(inlen);
+    uint8_t *qpc = in + QP_QPC_OFF, out[16];
+    uint64_t eq_pa;
+    uint32_t eqn;
+
+    memset(q, 0, sizeof(*q));
+    q->d = d;
+    q->st = st;
+    q->pd = tdrv_alloc_pd(d);
+    q->key = create_pa_mkey(d, q->pd);
+    eqn = tdrv_create_eq(d, 0, 7, 1, &eq_pa);
+    q->cqn = tdrv_create_cq(d, eqn, LOG_CQ, &q->cq_buf, &q->cq_dbr);
+    init_cq_buf(d, q->cq_buf, 1u << LOG_CQ);
+    q->buf = fake_alloc(d->h, npages * 4096, 4096);
+    q->dbr = fake_alloc(d->h, 64, 64);
+    q->mem = fake_alloc(d->h, 1 << 20, 4096);
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_QP);
+    MLX5_SET(qpc, QPC_st, st);
+    MLX5_SET(qpc, QPC_pd, q->pd);
+    MLX5_SET(qpc, QPC_log_rq_size, LOG_RQ);
+    MLX5_SET(qpc, QPC_log_rq_stride, RQ_STRIDE_LOG);
+    MLX5_SET(qpc, QPC_log_sq_size, LOG_SQ);
+    MLX5_SET(qpc, QPC_uar_page, d->uar);
+    MLX5_SET(qpc, QPC_cqn_snd, q->cqn);
+    MLX5_SET(qpc, QPC_cqn_rcv, q->cqn);
+    MLX5_SET(qpc, QPC_user_index, user_index);
+    MLX5_SET64(qpc, QPC_dbr_addr_OFF, q->dbr);
+    for (i = 0; i < npages; i++) {
+        mlx5_st64(in + MLX5_PAS_OFF + 8 * i, q->buf + 4096 * i);
+    }
+    g_assert_cmpint(tdrv_exec(d, in, inlen, out, sizeof(out)), ==, 0);
+    q->qpn = MLX5_GET(out, ALLOC_OUT_handle);
+    /* arm the CQ, as the kernel and libmlx5 do before waiting */
+    mlx5_core_mmio_write(d->c, ((uint64_t)d->uar << 12) + MLX5_UAR_CQ_DB, q->cqn, 8);
+}
+
+static void tqp_connect(TQp *q, uint16_t dlid, uint32_t dqpn, uint32_t qkey)
+{
+    uint8_t qpc[MLX5_QPC_SIZE] = { 0 };
+    uint8_t *ads = qpc + QPC_ADS_OFF;
+
+    MLX5_SET(ads, ADS_vhca_port_num, 1);
+    MLX5_SET(qpc, QPC_rre, 1);
+    MLX5_SET(qpc, QPC_rwe, 1);
+    MLX5_SET(qpc, QPC_rae, 1);
+    MLX5_SET(qpc, QPC_q_key, qkey);
+    g_assert_cmpint(tdrv_modify_qp(q->d, MLX5_CMD_OP_RST2INIT_QP, q->qpn, qpc, 0), ==, 0);
+    MLX5_SET(qpc, QPC_mtu, 3);                  /* 1024 */
+    MLX5_SET(qpc, QPC_log_msg_max, 30);
+    MLX5_SET(qpc, QPC_remote_qpn, dqpn);
+    MLX5_SET(ads, ADS_rlid, dlid);
+    MLX5_SET(qpc, QPC_next_rcv_psn, 0x123);
+    MLX5_SET(qpc, QPC_log_rra_max, 2);
+    MLX5_SET(qpc, QPC_min_rnr_nak, 1);
+    g_assert_cmpint(tdrv_modify_qp(q->d, MLX5_CMD_OP_INIT2RTR_QP, q->qpn, qpc, 0), ==, 0);
+    MLX5_SET(qpc, QPC_next_send_psn, 0x123);
+    MLX5_SET(qpc, QPC_retry_count, 7);
+    MLX5_SET(qpc, QPC_rnr_retry, 7);
+    MLX5_SET(qpc, QPC_log_sra_max, 2);
+    MLX5_SET(ads, ADS_ack_timeout, 14);
+    g_assert_cmpint(tdrv_modify_qp(q->d, MLX5_CMD_OP_RTR2RTS_QP, q->qpn, qpc, 0), ==, 0);
+}
+
+/* Write one send WQE (@segs: @nsegs 16-byte segments after ctrl) and ring the doorbell. */
+static uint16_t tqp_post_send(TQp *q, uint8_t opcode, uint32_t imm, const uint8_t *segs,
+                              unsigned nsegs, bool signaled, bool ring)
+{
+    uint8_t wqe[1024] = { 0 };
+    unsigned ds = 1 + nsegs, nbb = (ds + 3) / 4, k;
+    uint16_t idx = q->sq_pi;
+    uint64_t sq = q->buf + ((1u << LOG_RQ) << (RQ_STRIDE_LOG + 4));
+    uint8_t dbr[4];
+
+    wqe[0] = 0;
+    mlx5_st16(wqe + 1, idx);
+    wqe[3] = opcode;
+    mlx5_st32(wqe + 4, (q->qpn << 8) | ds);
+    wqe[11] = signaled ? 0x08 : 0;
+    mlx5_st32(wqe + 12, imm);
+    memcpy(wqe + 16, segs, nsegs * 16);
+    for (k = 0; k < nbb; k++) {
+        uint16_t slot = (idx + k) & ((1u << LOG_SQ) - 1);
+        fake_write(q->d->h, sq + slot * 64, wqe + k * 64, 64);
+    }
+    q->sq_pi += nbb;
+    mlx5_st32(dbr, q->sq_pi);
+    fake_write(q->d->h, q->dbr + 4, dbr, 4);
+    if (ring) {
+        mlx5_core_mmio_write(q->d->c, ((uint64_t)q->d->uar << 12) + 0x800, mlx5_ld64(wqe), 8);
+    }
+    return idx;
+}
+
+static void data_seg(uint8_t *seg, uint32_t len, uint32_t lkey, uint64_t addr)
+{
+    mlx5_st32(seg, len);
+    mlx5_st32(seg + 4, lkey);
+    mlx5_st64(seg + 8, addr);
+}
+
+static void raddr_seg(uint8_t *seg, uint64_t raddr, uint32_t rkey)
+{
+    memset(seg, 0, 16);
+    mlx5_st64(seg, raddr);
+    mlx5_st32(seg + 8, rkey);
+}
+
+static void tqp_post_recv(TQp *q, uint32_t len, uint64_t addr)
+{
+    uint8_t wqe[64] = { 0 }, dbr[4];
+    uint16_t slot = q->rq_pi & ((1u << LOG_RQ) - 1);
+
+    data_seg(wqe, len, q->key, addr);
+    data_seg(wqe + 16, 0, MLX5_INVALID_LKEY, 0);
+    fake_write(q->d->h, q->buf + slot * 64, wqe, 64);
+    q->rq_pi++;
+    mlx5_st32(dbr, q->rq_pi);
+    fake_write(q->d->h, q->dbr, dbr, 4);
+}
+
+/* Next valid CQE, or false. Updates the consumer index record like the drivers. */
+static bool tqp_poll(TQp *q, uint8_t *cqe)
+{
+    unsigned n = 1u << LOG_CQ;
+    uint8_t dbr[4];
+
+    fake_read(q->d->h, q->cq_buf + (q->cq_ci & (n - 1)) * 64, cqe, 64);
+    if ((cqe[63] >> 4) == MLX5_CQE_INVALID || (cqe[63] & 1) != ((q->cq_ci / n) & 1)) {
+        return false;
+    }
+    q->cq_ci++;
+    mlx5_st32(dbr, q->cq_ci & 0xffffff);
+    fake_write(q->d->h, q->cq_dbr, dbr, 4);
+    return true;
+}
+
+/* Run two cores and carry frames between them until quiet. */
+static void run_pair(TDrv *a, TDrv *b, unsigned rounds)
+{
+    TDrv *d[2] = { a, b };
+
+    for (unsigned r = 0; r < rounds; r++) {
+        bool busy = false;
+        for (int i = 0; i < 2; i++) {
+            if (!d[i]) {
+                continue;
+            }
+            busy |= mlx5_core_run(d[i]->c, 64);
+            while (d[i]->h->tx->len) {
+                GByteArray *f = g_ptr_array_steal_index(d[i]->h->tx, 0);
+                TDrv *peer = d[!i] ? d[!i] : d[i];
+                mlx5_core_link_rx(peer->c, 1, f->data, f->len);
+                g_byte_array_unref(f);
+                busy = true;
+            }
+        }
+        if (!busy) {
+            int64_t next = MIN(a->h->deadline, b ? b->h->deadline : INT64_MAX);
+            if (next == INT64_MAX) {
+                return;
+            }
+            for (int i = 0; i < 2; i++) {
+                if (d[i]) {
+                    d[i]->h->now = MAX(d[i]->h->now, next);
+                    mlx5_core_expire(d[i]->c, d[i]->h->now);
+                }
+            }
+        }
+    }
+}
+
+static TDrv *new_node(uint8_t last)
+{
+    const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, last };
+    Mlx5CoreConfig cfg;
+    TDrv *d;
+
+    mlx5_core_config_default(&cfg, mac);
+    d = tdrv_new_cfg(&cfg);
+    tdrv_bringup(d);
+    return d;
+}
+
+static void pattern(TDrv *d, uint64_t pa, size_t len, unsigned seed)
+{
+    g_autofree uint8_t *b = g_malloc(len);
+
+    for (size_t i = 0; i < len; i++) {
+        b[i] = (uint8_t)(i * 3 + seed + (i >> 9));
+    }
+    fake_write(d->h, pa, b, len);
+}
+
+static bool same(TDrv *da, uint64_t pa, TDrv *db, uint64_t pb, size_t len)
+{
+    g_autofree uint8_t *x = g_malloc(len + 1);
+    g_autofree uint8_t *y = g_malloc(len + 1);
+
+    fake_read(da->h, pa, x, len);
+    fake_read(db->h, pb, y, len);
+    return memcmp(x, y, len) == 0;
+}
+
+static void test_rc_send(void)
+{
+    TDrv *a = new_node(1), *b = new_node(2);
+    TQp qa, qb;
+    uint8_t segs[32], cqe[64];
+    static const uint32_t sizes[] = { 0, 100, 10000 };
+
+    tqp_create(&qa, a, MLX5_QP_ST_RC, 0x777);
+    tqp_create(&qb, b, MLX5_QP_ST_RC, 0x888);
+    tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
+    tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
+    for (unsigned i = 0; i < 3; i++) {
+        uint64_t src = qa.mem + i * 0x10000, dst = qb.mem + i * 0x10000;
+        uint16_t idx;
+        pattern(a, src, 20000, i);
+        tqp_post_recv(&qb, 20000, dst);
+        /* two SGEs: the payload is gathered in order */
+        data_seg(segs, sizes[i] / 3, qa.key, src);
+        data_seg(segs + 16, sizes[i] - sizes[i] / 3, qa.key, src + sizes[i] / 3);
+        idx = tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 2, true, true);
+        run_pair(a, b, 1000);
+        g_assert_true(tqp_poll(&qa, cqe));
+        g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+        g_assert_cmpuint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, idx);
+        g_assert_cmphex(mlx5_ld32(cqe + MLX5_CQE_sop_drop_qpn), ==,
+                        (MLX5_OPCODE_SEND << 24) | qa.qpn);
+        g_assert_cmphex(mlx5_ld32(cqe + MLX5_CQE_srqn_uidx), ==, 0x777);
+        g_assert_true(tqp_poll(&qb, cqe));
+        g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
+        g_assert_cmpuint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, sizes[i]);
+        g_assert_cmphex(mlx5_ld32(cqe + MLX5_CQE_srqn_uidx), ==, 0x888);
+        g_assert_cmphex(mlx5_ld32(cqe + MLX5_CQE_flags_rqpn) & 0xffffff, ==, qa.qpn);
+        g_assert_cmphex(mlx5_ld16(cqe + MLX5_CQE_slid), ==, a->c->cfg.lid);
+        g_assert_cmpuint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, i);
+        g_assert_true(same(a, src, b, dst, sizes[i]));
+    }
+    /* the CQs were armed: completion events reached the EQs' vectors */
+    g_assert_cmpuint(a->h->irqs[1], >=, 1);
+    g_assert_cmpuint(b->h->irqs[1], >=, 1);
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
+static void test_rc_write_read_atomic(void)
+{
+    TDrv *a = new_node(1), *b = new_node(2);
+    TQp qa, qb;
+    uint8_t segs[48], cqe[64], v[8];
+    uint32_t rkey;
+    uint64_t val;
+
+    tqp_create(&qa, a, MLX5_QP_ST_RC, 1);
+    tqp_create(&qb, b, MLX5_QP_ST_RC, 2);
+    tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
+    tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
+    /* b exposes a user MR at a virtual address (MTT) */
+    rkey = create_mtt_mkey(b, qb.pd, 0x7f0000001000ull, 0x40000, qb.mem, true);
+    pattern(a, qa.mem, 0x20000, 7);
+    raddr_seg(segs, 0x7f0000001000ull + 0x100, rkey);
+    data_seg(segs + 16, 0x20000, qa.key, qa.mem);
+    tqp_post_send(&qa, MLX5_OPCODE_RDMA_WRITE, 0, segs, 2, true, true);
+    /* read it back into another buffer */
+    raddr_seg(segs, 0x7f0000001000ull + 0x100, rkey);
+    data_seg(segs + 16, 0x20000, qa.key, qa.mem + 0x40000);
+    tqp_post_send(&qa, MLX5_OPCODE_RDMA_READ, 0, segs, 2, true, true);
+    /* fetch-and-add on a counter in the MR */
+    mlx5_st64(v, 0);
+    v[0] = 5;                                   /* little-endian 5 */
+    fake_write(b->h, qb.mem + 0x30000, v, 8);
+    raddr_seg(segs, 0x7f0000001000ull + 0x30000, rkey);
+    memset(segs + 16, 0, 16);
+    mlx5_st64(segs + 16, 10);                   /* add */
+    data_seg(segs + 32, 8, qa.key, qa.mem + 0x80000);
+    tqp_post_send(&qa, MLX5_OPCODE_ATOMIC_FA, 0, segs, 3, true, true);
+    run_pair(a, b, 5000);
+    for (int i = 0; i < 3; i++) {
+        g_assert_true(tqp_poll(&qa, cqe));
+        g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    }
+    g_assert_true(same(a, qa.mem, b, qb.mem + 0x100, 0x20000));
+    g_assert_true(same(a, qa.mem, a, qa.mem + 0x40000, 0x20000));
+    fake_read(a->h, qa.mem + 0x80000, v, 8);
+    g_assert_cmpuint(v[0], ==, 5);              /* the original value comes back */
+    fake_read(b->h, qb.mem + 0x30000, v, 8);
+    val = v[0] | ((uint64_t)v[1] << 8);
+    g_assert_cmpuint(val, ==, 15);
+    g_assert_false(tqp_poll(&qb, cqe));         /* no receive completions on b */
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
+static void test_ud_send(void)
+{
+    TDrv *a = new_node(1), *b = new_node(2);
+    TQp qa, qb;
+    uint8_t segs[64], cqe[64];
+
+    tqp_create(&qa, a, MLX5_QP_ST_UD, 1);
+    tqp_create(&qb, b, MLX5_QP_ST_UD, 2);
+    tqp_connect(&qa, 0, 0, 0x11111111);
+    tqp_connect(&qb, 0, 0, 0x11111111);
+    pattern(a, qa.mem, 2048, 1);
+    tqp_post_recv(&qb, 4096, qb.mem);
+    memset(segs, 0, 48);
+    mlx5_st32(segs, 0x11111111);                               /* Q_Key */
+    mlx5_st32(segs + 8, MLX5_EXTENDED_UD_AV | qb.qpn);
+    mlx5_st16(segs + 14, b->c->cfg.lid);
+    data_seg(segs + 48, 2048, qa.key, qa.mem);
+    tqp_post_send(&qa, MLX5_OPCODE_SEND_IMM, 0x01020304, segs, 4, true, true);
+    run_pair(a, b, 1000);
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_true(tqp_poll(&qb, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND_IMM);
+    g_assert_cmpuint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, 2048 + 40);
+    g_assert_cmphex(mlx5_ld32(cqe + MLX5_CQE_imm_inval_pkey), ==, 0x01020304);
+    g_assert_cmphex(mlx5_ld32(cqe + MLX5_CQE_flags_rqpn) & 0xffffff, ==, qa.qpn);
+    g_assert_true(same(a, qa.mem, b, qb.mem + 40, 2048));
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
+/* Loopback: two QPs on one device talk to each other through the port. */
+static void test_loopback_inline(void)
+{
+    TDrv *a = new_node(1);
+    TQp q1, q2;
+    uint8_t segs[64], cqe[64];
+    const char msg[] = "inline payload through the loopback path";
+
+    tqp_create(&q1, a, MLX5_QP_ST_RC, 1);
+    tqp_create(&q2, a, MLX5_QP_ST_RC, 2);
+    tqp_connect(&q1, a->c->cfg.lid, q2.qpn, 0);
+    tqp_connect(&q2, a->c->cfg.lid, q1.qpn, 0);
+    tqp_post_recv(&q2, 256, q2.mem);
+    memset(segs, 0, sizeof(segs));
+    mlx5_st32(segs, MLX5_INLINE_SEG | sizeof(msg));
+    memcpy(segs + 4, msg, sizeof(msg));
+    tqp_post_send(&q1, MLX5_OPCODE_SEND, 0, segs, (4 + sizeof(msg) + 15) / 16, true, true);
+    run_pair(a, NULL, 1000);
+    g_assert_true(tqp_poll(&q1, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_true(tqp_poll(&q2, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
+    {
+        char got[sizeof(msg)];
+        fake_read(a->h, q2.mem, got, sizeof(got));
+        g_assert_cmpstr(got, ==, msg);
+    }
+    tdrv_free(a);
+}
+
+/* A bad lkey: LOCAL_PROT error CQE, the QP goes to error, later WQEs flush */
+static void test_local_error_and_flush(void)
+{
+    TDrv *a = new_node(1), *b = new_node(2);
+    TQp qa, qb;
+    uint8_t segs[16], cqe[64], out[QP_QPC_OFF + MLX5_QPC_SIZE];
+    uint16_t i1, i2;
+
+    tqp_create(&qa, a, MLX5_QP_ST_RC, 1);
+    tqp_create(&qb, b, MLX5_QP_ST_RC, 2);
+    tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
+    tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
+    tqp_post_recv(&qb, 4096, qb.mem);
+    data_seg(segs, 64, 0xdead00, qa.mem);
+    i1 = tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, false);
+    data_seg(segs, 64, qa.key, qa.mem);
+    i2 = tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, false, true);  /* unsignaled */
+    run_pair(a, b, 1000);
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmphex(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+    g_assert_cmpuint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, i1);
+    /* flushed even though unsignaled */
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmphex(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+    g_assert_cmpuint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, i2);
+    g_assert_cmpint(tdrv_simple(a, MLX5_CMD_OP_QUERY_QP, 0, qa.qpn, 0, out, sizeof(out)), ==, 0);
+    g_assert_cmpuint(MLX5_GET(out + QP_QPC_OFF, QPC_state), ==, MLX5_QP_STATE_ERR);
+    /* a receive posted in error is flushed by polling (drain) */
+    tqp_post_recv(&qa, 64, qa.mem);
+    run_pair(a, b, 1000);
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_RESP_ERR);
+    g_assert_cmphex(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
+/* Remote access error: the requester gets REMOTE_ACCESS_ERR, the responder an async event */
+static void test_remote_access_error(void)
+{
+    TDrv *a = new_node(1), *b = new_node(2);
+    TQp qa, qb;
+    uint8_t segs[32], cqe[64], eqe[64];
+    uint32_t rkey;
+
+    tqp_create(&qa, a, MLX5_QP_ST_RC, 1);
+    tqp_create(&qb, b, MLX5_QP_ST_RC, 2);
+    tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
+    tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
+    rkey = create_mtt_mkey(b, qb.pd, 0x1000, 0x1000, qb.mem, false);   /* local only */
+    raddr_seg(segs, 0x1000, rkey);
+    data_seg(segs + 16, 64, qa.key, qa.mem);
+    tqp_post_send(&qa, MLX5_OPCODE_RDMA_WRITE, 0, segs, 2, true, true);
+    run_pair(a, b, 1000);
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmphex(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
+    tdrv_eqe(b, b->async_eq_pa, 0, eqe);
+    g_assert_cmpuint(eqe[MLX5_EQE_type], ==, MLX5_EVENT_TYPE_WQ_ACCESS_ERROR);
+    g_assert_cmphex(mlx5_ld32(eqe + MLX5_EQE_qp_srq_n) & 0xffffff, ==, qb.qpn);
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
+/* A doorbell record claiming more WQEs than the ring holds: QP fatal, no runaway */
+static void test_bad_doorbell_record(void)
+{
+    TDrv *a = new_node(1);
+    TQp q;
+    uint8_t dbr[4], eqe[64];
+
+    tqp_create(&q, a, MLX5_QP_ST_RC, 1);
+    tqp_connect(&q, a->c->cfg.lid, q.qpn, 0);
+    mlx5_st32(dbr, 0x8000);
+    fake_write(a->h, q.dbr + 4, dbr, 4);
+    mlx5_core_mmio_write(a->c, ((uint64_t)a->uar << 12) + 0x800, (uint64_t)q.qpn << 8 | 1, 8);
+    run_pair(a, NULL, 100);
+    tdrv_eqe(a, a->async_eq_pa, 0, eqe);
+    g_assert_cmpuint(eqe[MLX5_EQE_type], ==, MLX5_EVENT_TYPE_WQ_CATAS_ERROR);
+    g_assert_cmpuint(trace_count("mlx5_err_sq_counter"), >=, 1);
+    tdrv_free(a);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/mlx5/datapath/rc-send", test_rc_send);
+    g_test_add_func("/mlx5/datapath/rc-write-read-atomic", test_rc_write_read_atomic);
+    g_test_add_func("/mlx5/datapath/ud-send", test_ud_send);
+    g_test_add_func("/mlx5/datapath/loopback-inline", test_loopback_inline);
+    g_test_add_func("/mlx5/datapath/local-error-flush", test_local_error_and_flush);
+    g_test_add_func("/mlx5/datapath/remote-access-error", test_remote_access_error);
+    g_test_add_func("/mlx5/datapath/bad-doorbell-record", test_bad_doorbell_record);
+    return g_test_run();
+}
