@@ -45,6 +45,10 @@ struct Mlx5Hca {
     uint8_t log_max_mkey;
     char *node_desc;
 
+    uint8_t vsc;                /* vendor-specific capability offset */
+    uint32_t vsc_counter;
+    uint32_t vsc_semaphore;
+
     MemoryRegion bar0;
     NICState *nic;
     QEMUBH *bh;
@@ -82,13 +86,26 @@ static void mlx5_hca_kick(void *opaque)
     qemu_bh_schedule(s->bh);
 }
 
-static void mlx5_hca_link_tx(void *opaque, unsigned port, const struct iovec *iov, int iovcnt)
+static void mlx5_hca_link_sent(NetClientState *nc, ssize_t len)
+{
+    Mlx5Hca *s = qemu_get_nic_opaque(nc);
+
+    mlx5_core_link_tx_ready(s->core, 1);
+}
+
+/*
+ * A frame the backend cannot take now is queued by QEMU's net layer; we then stop sending
+ * until it has been delivered (mlx5_hca_link_sent), so nothing is dropped for lack of room.
+ */
+static bool mlx5_hca_link_tx(void *opaque, unsigned port, const struct iovec *iov, int iovcnt)
 {
     Mlx5Hca *s = opaque;
 
-    if (port == 1 && s->nic) {
-        qemu_sendv_packet(qemu_get_queue(s->nic), iov, iovcnt);
+    if (port != 1 || !s->nic) {
+        return true;
     }
+    return qemu_sendv_packet_async(qemu_get_queue(s->nic), iov, iovcnt,
+                                   mlx5_hca_link_sent) != 0;
 }
 
 static int64_t mlx5_hca_now_ns(void *opaque)
@@ -195,6 +212,65 @@ static NetClientInfo mlx5_hca_net_info = {
     .link_status_changed = mlx5_hca_nc_link_status,
 };
 
+/*
+ * Vendor-specific capability (the "VSC" crspace gateway of ConnectX). The driver uses it for
+ * crdump and the SW-reset semaphore. We implement the gateway semaphore faithfully and report
+ * every address space as unsupported (status 0), which the driver handles quietly.
+ */
+#define MLX5_VSC_SIZE           0x18
+#define MLX5_VSC_CTRL           0x04
+#define MLX5_VSC_COUNTER        0x08
+#define MLX5_VSC_SEMAPHORE      0x0c
+#define MLX5_VSC_ADDR           0x10
+#define MLX5_VSC_DATA           0x14
+
+static void mlx5_hca_vsc_init(Mlx5Hca *s, Error **errp)
+{
+    PCIDevice *d = PCI_DEVICE(s);
+    int off = pci_add_capability(d, PCI_CAP_ID_VNDR, 0, MLX5_VSC_SIZE, errp);
+
+    if (off < 0) {
+        return;
+    }
+    s->vsc = off;
+    d->config[off + 2] = MLX5_VSC_SIZE;
+    pci_set_long(d->wmask + off + MLX5_VSC_CTRL, 0x0000ffff);   /* space id */
+    pci_set_long(d->wmask + off + MLX5_VSC_ADDR, 0xffffffff);
+    pci_set_long(d->wmask + off + MLX5_VSC_DATA, 0xffffffff);
+}
+
+static uint32_t mlx5_hca_read_config(PCIDevice *dev, uint32_t address, int len)
+{
+    Mlx5Hca *s = MLX5_HCA(dev);
+
+    if (s->vsc && address == s->vsc + MLX5_VSC_COUNTER && len == 4) {
+        /* a fresh value on every read, never 0 (0 means "unlocked") */
+        if (++s->vsc_counter == 0) {
+            s->vsc_counter = 1;
+        }
+        return s->vsc_counter;
+    }
+    if (s->vsc && address == s->vsc + MLX5_VSC_SEMAPHORE && len == 4) {
+        return s->vsc_semaphore;
+    }
+    return pci_default_read_config(dev, address, len);
+}
+
+static void mlx5_hca_write_config(PCIDevice *dev, uint32_t address, uint32_t val, int len)
+{
+    Mlx5Hca *s = MLX5_HCA(dev);
+
+    if (s->vsc && address == s->vsc + MLX5_VSC_SEMAPHORE && len == 4) {
+        /* taking the semaphore only works while it is free; writing 0 frees it */
+        if (val == 0 || s->vsc_semaphore == 0) {
+            s->vsc_semaphore = val;
+        }
+        return;
+    }
+    pci_default_write_config(dev, address, val, len);
+    pcie_cap_flr_write_config(dev, address, val, len);
+}
+
 static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
 {
     Mlx5Hca *s = MLX5_HCA(pci_dev);
@@ -239,8 +315,14 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
         error_setg(errp, "mlx5-hca: failed to add the PCIe capability");
         return;
     }
+    /* a ConnectX-5 is a PCIe Gen3 x16 endpoint */
+    pcie_cap_fill_link_ep_usp(pci_dev, QEMU_PCI_EXP_LNK_X16, QEMU_PCI_EXP_LNK_8GT);
     pcie_cap_flr_init(pci_dev);
     pcie_cap_deverr_init(pci_dev);
+    mlx5_hca_vsc_init(s, errp);
+    if (!s->vsc) {
+        return;
+    }
 
     memory_region_init_io(&s->bar0, OBJECT(s), &mlx5_hca_bar0_ops, s, "mlx5-bar0",
                           MLX5_BAR0_SIZE);
@@ -278,17 +360,12 @@ static void mlx5_hca_exit(PCIDevice *pci_dev)
     msix_uninit_exclusive_bar(pci_dev);
 }
 
-static void mlx5_hca_write_config(PCIDevice *dev, uint32_t address, uint32_t val, int len)
-{
-    pci_default_write_config(dev, address, val, len);
-    pcie_cap_flr_write_config(dev, address, val, len);
-}
-
 static void mlx5_hca_reset_hold(Object *obj, ResetType type)
 {
     Mlx5Hca *s = MLX5_HCA(obj);
 
     trace_mlx5_pci_reset();
+    s->vsc_semaphore = 0;
     if (s->core) {
         timer_del(s->timer);
         mlx5_core_reset(s->core, MLX5_RESET_SYSTEM);
@@ -322,6 +399,7 @@ static void mlx5_hca_class_init(ObjectClass *oc, void *data)
     pc->realize = mlx5_hca_realize;
     pc->exit = mlx5_hca_exit;
     pc->config_write = mlx5_hca_write_config;
+    pc->config_read = mlx5_hca_read_config;
     pc->vendor_id = PCI_VENDOR_ID_MELLANOX;
     pc->device_id = MLX5_PCI_DEVICE_ID_CX5;
     pc->class_id = MLX5_PCI_CLASS_IB;

@@ -1,0 +1,89 @@
+# Helpers for guest tests; scripts/guest-run.py puts this file at /test/lib/common.sh.
+# Use from a test with:  . /test/lib/common.sh
+# The environment from /init: IDX (instance index), N (instances), MY_IP / PEER_IP / MGMT_IF
+# (management network, only with 2 instances). Tests run under busybox sh.
+
+# fail MSG: print the reason and some device state, exit 1
+fail() {
+  echo "FAIL: $*"
+  echo "--- state at failure:"
+  for s in /sys/class/infiniband/*/ports/*/state; do
+    [ -e "$s" ] && echo "$s: $(cat "$s")"
+  done
+  lsmod 2>/dev/null | grep -E '^(mlx5|ib_|rdma)' || true
+  exit 1
+}
+
+# run CMD...: echo the command, then run it
+run() {
+  echo "+ $*"
+  "$@"
+}
+
+# wait_for SECONDS CMD...: poll CMD (quietly) until it succeeds; status 1 on timeout
+wait_for() {
+  _t=$1; shift
+  _end=$(($(date +%s) + _t))
+  until "$@" >/dev/null 2>&1; do
+    [ "$(date +%s)" -ge "$_end" ] && return 1
+    sleep 0.2
+  done
+  return 0
+}
+
+# load_mlx5: load the mlx5 driver stack (as udev would on a real host) and the user-space
+# access modules
+load_mlx5() {
+  run modprobe -a ib_uverbs ib_umad mlx5_core mlx5_ib || fail "modprobe failed"
+}
+
+# unload_mlx5: remove the mlx5 drivers (RDMA core modules stay loaded)
+unload_mlx5() {
+  run rmmod mlx5_ib mlx5_core || fail "rmmod mlx5_ib mlx5_core failed"
+}
+
+# port_active DEV PORT: true if the port's state is ACTIVE
+port_active() {
+  grep -q ACTIVE "/sys/class/infiniband/$1/ports/$2/state" 2>/dev/null
+}
+
+# wait_ib_active [DEV] [PORT] [SECONDS]: wait for the device to appear and its port to be ACTIVE
+wait_ib_active() {
+  _dev=${1:-mlx5_0} _port=${2:-1} _secs=${3:-60}
+  wait_for "$_secs" test -d "/sys/class/infiniband/$_dev" ||
+    fail "/sys/class/infiniband/$_dev did not appear within ${_secs}s"
+  wait_for "$_secs" port_active "$_dev" "$_port" ||
+    fail "$_dev port $_port not ACTIVE within ${_secs}s"
+  echo "$_dev port $_port: $(cat "/sys/class/infiniband/$_dev/ports/$_port/state")"
+}
+
+# expect TEXT EREGEX WHAT: fail unless TEXT has a line matching EREGEX
+expect() {
+  printf '%s\n' "$1" | grep -Eq "$2" || fail "expected $3 (/$2/)"
+}
+
+# check_ib_device [DEV]: ibv_devices lists DEV; ibv_devinfo -v shows an active InfiniBand port
+# of a ConnectX-5 (vendor 0x02c9, part 4119) with non-zero LID and node GUID; ibstat: Active.
+check_ib_device() {
+  _dev=${1:-mlx5_0}
+  _out=$(ibv_devices) || fail "ibv_devices failed"
+  echo "+ ibv_devices"; printf '%s\n' "$_out"
+  expect "$_out" "^[[:space:]]*$_dev[[:space:]]" "ibv_devices to list $_dev"
+
+  _info=$(ibv_devinfo -v -d "$_dev") || fail "ibv_devinfo -v -d $_dev failed"
+  echo "+ ibv_devinfo -v -d $_dev"; printf '%s\n' "$_info"
+  expect "$_info" "^hca_id:[[:space:]]*$_dev\$" "hca_id $_dev"
+  expect "$_info" 'vendor_id:[[:space:]]*0x02c9$' "vendor_id 0x02c9 (Mellanox)"
+  expect "$_info" 'vendor_part_id:[[:space:]]*4119$' "vendor_part_id 4119 (ConnectX-5)"
+  expect "$_info" 'state:[[:space:]]*PORT_ACTIVE' "port state PORT_ACTIVE"
+  expect "$_info" 'link_layer:[[:space:]]*InfiniBand' "link_layer InfiniBand"
+  _lid=$(printf '%s\n' "$_info" | sed -n 's/^[[:space:]]*port_lid:[[:space:]]*\([0-9]*\).*/\1/p' | head -n1)
+  [ -n "$_lid" ] && [ "$_lid" -ne 0 ] || fail "port_lid is '${_lid}', expected non-zero"
+  _guid=$(printf '%s\n' "$_info" | sed -n 's/^[[:space:]]*node_guid:[[:space:]]*//p' | head -n1)
+  case $_guid in ''|0000:0000:0000:0000) fail "node_guid is '${_guid}', expected non-zero" ;; esac
+
+  _stat=$(ibstat "$_dev") || fail "ibstat $_dev failed"
+  echo "+ ibstat $_dev"; printf '%s\n' "$_stat"
+  expect "$_stat" 'State:[[:space:]]*Active' "ibstat State: Active"
+  echo "check_ib_device: $_dev OK (lid $_lid, node_guid $_guid)"
+}

@@ -1,0 +1,481 @@
+#!/usr/bin/env python3
+"""guest-run.py - boot QEMU guest(s) with the mlx5-hca device and run one guest test in them.
+
+Usage:
+  scripts/guest-run.py --test guest-tests/probe.sh [--instances 1|2] [--timeout 300]
+                       [--qemu build/qemu/qemu-system-x86_64] [--firmware DIR]
+                       [--kernel build/guest/vmlinuz --initrd build/guest/base.cpio]
+                       [--log-dir build/guest-logs/NAME] [--extra-device-args PROPS]
+                       [--extra-qemu-args ARGS] [--append ARGS] [--allow REGEX]...
+                       [--no-hca] [--shell] [--verbose] [--print-output]
+
+What it does:
+  * builds a small cpio with the test as /test/run.sh plus guest-tests/lib/* as /test/lib/*,
+    appends it to base.cpio (the kernel unpacks concatenated archives) -> the guest initrd;
+  * boots N instances: q35, 1 vCPU, 1 GiB, serial console to LOGDIR/serial-I.log, each with one
+    `-device mlx5-hca,netdev=fab0,mac=02:4d:58:35:00:0<I+1>` (the device derives its node GUID
+    and LID from the MAC). The fabric netdev is a lone hub port for 1 instance, and for 2
+    instances a `-netdev stream` unix socket (instance 0 listens, instance 1 connects with
+    reconnect). With 2 instances each also gets a management virtio-net NIC on a second stream
+    socket; the guest /init gives it 10.0.0.(I+1)/24 and exports PEER_IP to the test;
+  * waits for all instances (--timeout seconds in all; QEMU is killed on expiry -> FAIL), keeps
+    each serial log, QEMU's stderr and the exact command lines (LOGDIR/cmdline-I.txt);
+  * PASS only if every instance printed "@@MLX5T RESULT PASS" and its dmesg (dumped by /init
+    between "@@MLX5T DMESG BEGIN/END") has no line matching FAIL_PATTERNS below, except lines
+    matching a test's allowed patterns. Exit status 0 on PASS, 1 on FAIL (also when QEMU, the
+    kernel or the initrd is missing: CI must not skip silently), 2 on bad usage.
+
+Test files may carry directives in comment lines (command-line options win):
+  # mlx5t-instances: 2          number of guests
+  # mlx5t-timeout: 600          seconds for the whole run
+  # mlx5t-allow: REGEX          a dmesg line matching REGEX is expected/benign (repeatable)
+  # mlx5t-qemu-args: ARGS       extra QEMU arguments for every instance
+  # mlx5t-hca: no               boot without the mlx5-hca device (image/runner self-tests)
+
+Environment:
+  MLX5T_ACCEL=tcg|kvm|auto   accelerator (default auto: KVM only if a probe boot with it works,
+                             the result is cached in build/.mlx5t-accel-probe.json; else TCG)
+"""
+
+import argparse
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Kernel log lines that fail a test. Each entry is (description, regex); a line of an instance's
+# dmesg that matches any of them fails the run unless it also matches one of the test's allowed
+# patterns (# mlx5t-allow: / --allow) or ALLOWED_PATTERNS. Searched case-insensitively.
+_DRIVER = r"(mlx5_core|mlx5_ib|mlx5_\d|infiniband|ib_core|ib_uverbs|ib_umad|ib_ipoib|ib_cm|rdma_cm|ib\d+:)"
+FAIL_PATTERNS = [
+    ("kernel warning", r"WARNING:"),
+    ("kernel bug", r"\bBUG[: ]"),
+    ("kernel oops", r"\bOops\b"),
+    ("stack trace", r"Call Trace"),
+    ("warn/bug banner", r"cut here"),
+    ("kernel panic", r"Kernel panic"),
+    ("general protection fault", r"general protection fault"),
+    ("bad memory access", r"unable to handle (kernel|page)"),
+    ("lockup", r"soft lockup|hard lockup|blocked for more than \d+ seconds|rcu.*stall"),
+    ("driver error", _DRIVER + r".*(fail|error|timeout|timed out|syndrome|health compromised"
+                               r"|assert|bad (param|state)|unrecognized|unknown cmd)"),
+]
+# Patterns that are benign for every test (a false positive of FAIL_PATTERNS).
+ALLOWED_PATTERNS = [
+    r"ib_ipoib: .*module verification failed",   # unsigned out-of-tree builds (OVERRIDE_KO)
+    r"module verification failed: signature and/or required key missing",
+]
+
+HCA_MAC = "02:4d:58:35:00:{:02x}"    # locally administered; last byte = instance index + 1
+MGMT_MAC = "02:4d:47:00:00:{:02x}"
+MARK = "@@MLX5T"
+PROBE_CACHE = REPO / "build" / ".mlx5t-accel-probe.json"
+
+
+def log(msg):
+    sys.stdout.flush()
+    print(f"guest-run: {msg}", file=sys.stderr, flush=True)
+
+
+# ---- initrd -----------------------------------------------------------------------------------
+def _newc_entry(name, mode, data=b"", ino=1):
+    """One newc (070701) cpio member."""
+    name_b = name.encode() + b"\0"
+    hdr = "070701" + "".join(f"{v:08x}" for v in (
+        ino, mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(name_b), 0))
+    out = hdr.encode() + name_b
+    out += b"\0" * (-len(out) % 4)
+    out += data + b"\0" * (-len(data) % 4)
+    return out
+
+
+def make_test_cpio(test, lib_dir):
+    """cpio with /test/run.sh and /test/lib/* (directories listed before their files)."""
+    files = [("test/run.sh", test.read_bytes(), 0o100755)]
+    if lib_dir.is_dir():
+        for p in sorted(lib_dir.rglob("*")):
+            if p.is_file():
+                files.append(("test/lib/" + p.relative_to(lib_dir).as_posix(),
+                              p.read_bytes(), 0o100755 if os.access(p, os.X_OK) else 0o100644))
+    dirs = sorted({str(Path(n).parents[i]) for n, _, _ in files
+                   for i in range(len(Path(n).parents) - 1)})
+    out, ino = b"", 1000
+    for d in dirs:
+        out += _newc_entry(d, 0o040755, ino=ino)
+        ino += 1
+    for name, data, mode in files:
+        out += _newc_entry(name, mode, data, ino=ino)
+        ino += 1
+    out += _newc_entry("TRAILER!!!", 0, ino=0)
+    return out + b"\0" * (-len(out) % 512)
+
+
+# ---- QEMU ---------------------------------------------------------------------------------------
+def qemu_version(qemu):
+    try:
+        out = subprocess.run([qemu, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return (0, 0)
+    m = re.search(r"version (\d+)\.(\d+)", out)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+def stream_netdev(ident, path, server, version):
+    """-netdev stream over a unix socket; the client reconnects (option added in QEMU 8.0 as
+    reconnect=SECONDS, replaced by reconnect-ms in 9.2, the old name removed later)."""
+    s = f"stream,id={ident},addr.type=unix,addr.path={path},server={'on' if server else 'off'}"
+    if not server:
+        if version >= (9, 2):
+            s += ",reconnect-ms=500"
+        elif version >= (8, 0):
+            s += ",reconnect=1"
+    return s
+
+
+def base_cmd(args, accel):
+    cmd = [args.qemu]
+    if args.firmware:
+        cmd += ["-L", args.firmware]
+    cmd += ["-no-user-config", "-nodefaults", "-nographic", "-monitor", "none", "-no-reboot",
+            "-M", "q35", "-accel", accel, "-cpu", "max", "-m", "1G", "-smp", "1"]
+    return cmd
+
+
+def kernel_append(extra):
+    # loglevel=5: only warnings and errors reach the console while the test runs (the complete
+    # log is dumped at the end); panic=-1 + -no-reboot turn a kernel panic into a QEMU exit.
+    return " ".join(["console=ttyS0,115200", "loglevel=5", "panic=-1", "mitigations=off",
+                     "random.trust_cpu=on"] + extra)
+
+
+def probe_accel(args):
+    """Return 'kvm' only if MLX5T_ACCEL says so or a quick KVM probe boot succeeds."""
+    want = os.environ.get("MLX5T_ACCEL", "auto").strip().lower() or "auto"
+    if want in ("tcg", "kvm"):
+        return want, f"MLX5T_ACCEL={want}"
+    if want != "auto":
+        log(f"ignoring MLX5T_ACCEL={want!r} (want tcg, kvm or auto)")
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return "tcg", "no usable /dev/kvm"
+    key = {"qemu": os.path.realpath(args.qemu), "kernel": os.path.realpath(args.kernel)}
+    key["stamp"] = [os.stat(key["qemu"]).st_mtime, os.stat(key["kernel"]).st_mtime]
+    try:
+        cached = json.loads(PROBE_CACHE.read_text())
+        if cached.get("key") == key:
+            return cached["accel"], f"cached KVM probe: {cached['why']}"
+    except (OSError, ValueError, KeyError):
+        pass
+    with tempfile.TemporaryDirectory(prefix="mlx5t-probe-") as tmp:
+        serial = Path(tmp) / "serial.log"
+        cmd = base_cmd(args, "kvm") + [
+            "-serial", f"file:{serial}", "-kernel", args.kernel, "-initrd", args.initrd,
+            "-append", kernel_append(["mlx5t.probe=1"])]
+        t0 = time.monotonic()
+        try:
+            r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+            ok = r.returncode == 0 and f"{MARK} RESULT PASS" in serial.read_text(errors="replace")
+            why = f"probe boot {'passed' if ok else 'failed'} (exit {r.returncode}) in {time.monotonic() - t0:.1f}s"
+            err = r.stderr.decode(errors="replace").strip().splitlines()
+            if not ok and err:
+                why += f": {err[0][:160]}"
+        except subprocess.TimeoutExpired:
+            ok, why = False, "probe boot timed out after 60s"
+        except OSError as e:
+            ok, why = False, f"probe could not start QEMU: {e}"
+    accel = "kvm" if ok else "tcg"
+    try:
+        PROBE_CACHE.parent.mkdir(parents=True, exist_ok=True)
+        PROBE_CACHE.write_text(json.dumps({"key": key, "accel": accel, "why": why}, indent=1))
+    except OSError:
+        pass
+    return accel, f"KVM {why}"
+
+
+# ---- log analysis -------------------------------------------------------------------------------
+def section(text, begin, end):
+    """Lines between the first line starting with `begin` and the next starting with `end`;
+    None if `begin` is absent; (lines, complete?)"""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith(begin):
+            for j in range(i + 1, len(lines)):
+                if lines[j].startswith(end):
+                    return lines[i + 1:j], True
+            return lines[i + 1:], False
+    return None, False
+
+
+KMSG_LINE = re.compile(r"^\[\s*\d+\.\d+\] ")
+
+
+def analyse(serial_text, allowed):
+    """-> (result 'PASS'/'FAIL'/None, list of failure reasons, list of bad dmesg lines)"""
+    reasons, bad = [], []
+    m = re.findall(rf"^{MARK} RESULT (\w+)", serial_text, re.M)
+    result = m[-1] if m else None
+    dmesg, complete = section(serial_text, f"{MARK} DMESG BEGIN", f"{MARK} DMESG END")
+    if dmesg is None:
+        # no dmesg dump (crash/hang): judge the kernel messages that reached the console
+        dmesg = [ln for ln in serial_text.splitlines() if KMSG_LINE.match(ln)]
+        reasons.append("no dmesg dump from the guest (crashed, hung or killed?)")
+    elif not complete:
+        reasons.append("dmesg dump is truncated")
+    fail_res = [(d, re.compile(p, re.I)) for d, p in FAIL_PATTERNS]
+    allow_res = [re.compile(p, re.I) for p in ALLOWED_PATTERNS + allowed]
+    for line in dmesg:
+        for desc, rx in fail_res:
+            if rx.search(line) and not any(a.search(line) for a in allow_res):
+                bad.append(f"{desc}: {line.strip()}")
+                break
+    if bad:
+        reasons.append(f"{len(bad)} bad kernel log line(s)")
+    return result, reasons, bad
+
+
+def test_output(serial_text):
+    out, _ = section(serial_text, f"{MARK} TEST BEGIN", f"{MARK} TEST END")
+    return out or []
+
+
+# ---- main ---------------------------------------------------------------------------------------
+def read_directives(test):
+    d = {"allow": [], "qemu-args": []}
+    for line in test.read_text(errors="replace").splitlines():
+        m = re.match(r"^#\s*mlx5t-([a-z-]+):\s*(.*?)\s*$", line)
+        if not m:
+            continue
+        k, v = m.groups()
+        if k in ("allow", "qemu-args"):
+            d[k].append(v)
+        else:
+            d[k] = v
+    return d
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n", 2)[2])
+    ap.add_argument("--test", required=True, help="guest test script (runs as /test/run.sh)")
+    ap.add_argument("--instances", type=int, choices=(1, 2), help="number of guests (default 1)")
+    ap.add_argument("--timeout", type=float, help="seconds for the whole run (default 300)")
+    ap.add_argument("--qemu", default=str(REPO / "build/qemu/qemu-system-x86_64"))
+    ap.add_argument("--firmware", help="firmware dir for -L (default: firmware/ beside --qemu, if any)")
+    ap.add_argument("--kernel", default=str(REPO / "build/guest/vmlinuz"))
+    ap.add_argument("--initrd", default=str(REPO / "build/guest/base.cpio"))
+    ap.add_argument("--log-dir", help="default build/guest-logs/<test name>")
+    ap.add_argument("--extra-device-args", default="",
+                    help="extra properties for -device mlx5-hca, e.g. 'foo=1,bar=2'")
+    ap.add_argument("--extra-qemu-args", default="", help="extra QEMU arguments (shell words)")
+    ap.add_argument("--append", default="", help="extra kernel command line arguments")
+    ap.add_argument("--allow", action="append", default=[], help="benign dmesg regex (repeatable)")
+    ap.add_argument("--no-hca", action="store_true", help="boot without the mlx5-hca device")
+    ap.add_argument("--shell", action="store_true",
+                    help="interactive: 1 instance, serial on this terminal, mlx5t.shell=1")
+    ap.add_argument("--verbose", "-v", action="store_true", help="stream the serial consoles")
+    ap.add_argument("--keep-initrd", action="store_true",
+                    help="keep the combined initrd in the log dir (to rerun a cmdline-I.txt)")
+    ap.add_argument("--print-output", action="store_true",
+                    help="print each instance's test output (without kernel lines) at the end")
+    return ap.parse_args()
+
+
+def main():
+    args = parse_args()
+    test = Path(args.test).resolve()
+    if not test.is_file():
+        log(f"FAIL: test {args.test} not found")
+        return 1
+    name = test.stem
+    direc = read_directives(test)
+    n = args.instances or int(direc.get("instances", 1))
+    timeout = args.timeout or float(direc.get("timeout", 300))
+    allowed = direc["allow"] + args.allow
+    no_hca = args.no_hca or direc.get("hca", "yes").lower() in ("no", "0", "false")
+    log_dir = Path(args.log_dir or REPO / "build/guest-logs" / name).resolve()
+
+    for what, path in (("QEMU binary", args.qemu), ("guest kernel", args.kernel),
+                       ("guest initramfs", args.initrd)):
+        if not os.path.isfile(path):
+            hint = "scripts/build-qemu.sh" if what == "QEMU binary" else "scripts/build-image.sh"
+            log(f"FAIL {name}: {what} {path} is missing (run {hint})")
+            return 1
+    if args.firmware is None:
+        fw = Path(os.path.abspath(args.qemu)).parent / "firmware"   # not resolve(): a symlink
+        args.firmware = str(fw) if fw.is_dir() else None
+
+    accel, why = probe_accel(args)
+    version = qemu_version(args.qemu)
+
+    log_dir.mkdir(parents=True, exist_ok=True)
+    for old in log_dir.glob("*"):
+        if old.is_file():
+            old.unlink()
+    sock_dir = tempfile.TemporaryDirectory(prefix="mlx5t-")   # short paths for unix sockets
+    initrd = (log_dir if args.keep_initrd else Path(sock_dir.name)) / "initrd.cpio"
+    test_cpio = make_test_cpio(test, REPO / "guest-tests" / "lib")
+    (log_dir / "test.cpio").write_bytes(test_cpio)
+    with open(initrd, "wb") as f, open(args.initrd, "rb") as base:
+        while chunk := base.read(1 << 20):
+            f.write(chunk)
+        f.write(b"\0" * (-f.tell() % 4))
+        f.write(test_cpio)
+
+    guest_timeout = max(30, int(timeout - 60))
+    procs, cmds, serials = [], [], []
+    fab_sock = Path(sock_dir.name) / "fabric.sock"
+    mgmt_sock = Path(sock_dir.name) / "mgmt.sock"
+    for i in range(n):
+        serial = log_dir / f"serial-{i}.log"
+        serials.append(serial)
+        append = [f"mlx5t.idx={i}", f"mlx5t.n={n}", f"mlx5t.timeout={guest_timeout}"]
+        if args.shell:
+            append.append("mlx5t.shell=1")
+        if args.append:
+            append += shlex.split(args.append)
+        cmd = base_cmd(args, accel)
+        cmd += ["-serial", "mon:stdio" if args.shell else f"file:{serial}",
+                "-kernel", args.kernel, "-initrd", str(initrd), "-append", kernel_append(append)]
+        if not no_hca:
+            if n == 1:
+                cmd += ["-netdev", "hubport,id=fab0,hubid=0"]
+            else:
+                cmd += ["-netdev", stream_netdev("fab0", fab_sock, i == 0, version)]
+            dev = f"mlx5-hca,netdev=fab0,mac={HCA_MAC.format(i + 1)}"
+            if args.extra_device_args:
+                dev += "," + args.extra_device_args.lstrip(",")
+            cmd += ["-device", dev]
+        if n == 2:
+            cmd += ["-netdev", stream_netdev("mgmt", mgmt_sock, i == 0, version),
+                    "-device", f"virtio-net-pci,romfile=,netdev=mgmt,mac={MGMT_MAC.format(i + 1)}"]
+        for extra in direc["qemu-args"] + [args.extra_qemu_args]:
+            cmd += shlex.split(extra)
+        cmds.append(cmd)
+        (log_dir / f"cmdline-{i}.txt").write_text(
+            f"# initrd = {args.initrd} + test.cpio (kept here with --keep-initrd)\n"
+            + shlex.join(cmd) + "\n")
+        if args.shell:
+            log(f"interactive shell: {shlex.join(cmd)}")
+            return subprocess.call(cmd)
+        stderr = open(log_dir / f"qemu-{i}.stderr", "wb")
+        procs.append(subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr,
+                                      start_new_session=True))
+        if i == 0 and n > 1:
+            # let instance 0 create its listening sockets before instance 1 connects
+            deadline = time.monotonic() + 15
+            while time.monotonic() < deadline and procs[0].poll() is None and not (
+                    mgmt_sock.exists() and (no_hca or fab_sock.exists())):
+                time.sleep(0.1)
+    log(f"{name}: {n} instance(s), accel {accel} ({why}), timeout {timeout:.0f}s, logs {log_dir}")
+
+    # wait, streaming or just watching the serial logs for progress markers
+    t0 = time.monotonic()
+    offsets, partial, booted = [0] * n, [""] * n, [None] * n
+    timed_out = False
+
+    def pump():
+        for i, s in enumerate(serials):
+            try:
+                with open(s, "rb") as f:
+                    f.seek(offsets[i])
+                    data = f.read()
+            except OSError:
+                continue
+            offsets[i] += len(data)
+            text = partial[i] + data.decode(errors="replace").replace("\r", "")
+            lines = text.split("\n")
+            partial[i] = lines.pop()
+            for line in lines:
+                if booted[i] is None and line.startswith(f"{MARK} BOOTED"):
+                    booted[i] = time.monotonic() - t0
+                if args.verbose:
+                    print(f"[{i}] {line}", flush=True)
+
+    def stop_all():
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+        try:
+            for p in procs:
+                p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            for p in procs:
+                p.kill()
+
+    aborted = None
+    while any(p.poll() is None for p in procs):
+        pump()
+        if time.monotonic() - t0 > timeout:
+            timed_out = True
+            stop_all()
+            break
+        failed = [i for i, p in enumerate(procs) if p.poll() not in (None, 0)]
+        if failed and any(p.poll() is None for p in procs):
+            # one QEMU failed (bad option, crash): the others would only wait for their peer
+            aborted = failed[0]
+            stop_all()
+            break
+        time.sleep(0.2)
+    for p in procs:
+        p.wait()
+    pump()
+    elapsed = time.monotonic() - t0
+    sock_dir.cleanup()
+
+    # verdict
+    ok = True
+    summary = []
+    for i, p in enumerate(procs):
+        text = serials[i].read_text(errors="replace").replace("\r", "") if serials[i].exists() else ""
+        result, reasons, bad = analyse(text, allowed)
+        if timed_out and result is None:
+            reasons.insert(0, f"timed out after {timeout:.0f}s (QEMU killed)")
+        if aborted is not None and i != aborted and result is None:
+            reasons.insert(0, f"stopped because instance {aborted}'s QEMU failed")
+        if p.returncode not in (0, None) and not timed_out and (aborted is None or i == aborted):
+            err = (log_dir / f"qemu-{i}.stderr").read_text(errors="replace").strip()
+            reasons.insert(0, f"QEMU exited with status {p.returncode}: {err[-600:]}")
+        if result is None and not timed_out and (aborted is None or i == aborted):
+            reasons.insert(0, "no result marker (guest did not finish)")
+        elif result not in (None, "PASS"):
+            reasons.insert(0, f"guest reported {result}")
+        passed = result == "PASS" and not reasons
+        ok = ok and passed
+        boot = f", booted in {booted[i]:.1f}s" if booted[i] is not None else ""
+        summary.append((i, passed, reasons, bad, text, boot))
+        (log_dir / f"dmesg-{i}.txt").write_text(
+            "\n".join(section(text, f"{MARK} DMESG BEGIN", f"{MARK} DMESG END")[0] or []) + "\n")
+
+    if args.print_output:
+        for i, _, _, _, text, _ in summary:
+            if n > 1:
+                print(f"===== instance {i} =====")
+            for line in test_output(text):
+                if not KMSG_LINE.match(line):
+                    print(line)
+    for i, passed, reasons, bad, text, boot in summary:
+        log(f"{name}[{i}]: {'PASS' if passed else 'FAIL'}{boot}")
+        for r in reasons:
+            log(f"  {r}")
+        for b in bad[:20]:
+            log(f"    {b}")
+        if not passed:
+            out = test_output(text) or text.splitlines()
+            log(f"  last lines of {serials[i]}:")
+            for line in out[-25:]:
+                print(f"    | {line}", file=sys.stderr)
+    verdict = "PASS" if ok else "FAIL"
+    log(f"{name}: {verdict} ({n} instance(s), accel {accel}, {elapsed:.1f}s; logs in {log_dir})")
+    (log_dir / "result.txt").write_text(f"{verdict}\n")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
