@@ -348,10 +348,11 @@ def main():
                 cmd += ["-netdev", "hubport,id=fab0,hubid=0"]
             else:
                 cmd += ["-netdev", stream_netdev("fab0", fab_sock, i == 0, version)]
-            dev = f"mlx5-hca,netdev=fab0,mac={HCA_MAC.format(i + 1)}"
+            # behind a PCIe root port, as a real adapter in a slot (it then has a PCIe link)
+            dev = f"mlx5-hca,bus=rp0,netdev=fab0,mac={HCA_MAC.format(i + 1)}"
             if args.extra_device_args:
                 dev += "," + args.extra_device_args.lstrip(",")
-            cmd += ["-device", dev]
+            cmd += ["-device", "pcie-root-port,id=rp0,chassis=1,slot=1", "-device", dev]
         if n == 2:
             cmd += ["-netdev", stream_netdev("mgmt", mgmt_sock, i == 0, version),
                     "-device", f"virtio-net-pci,romfile=,netdev=mgmt,mac={MGMT_MAC.format(i + 1)}"]
