@@ -388,19 +388,20 @@ if [ "$PROBE" = 1 ]; then
   poweroff -f
 fi
 
-# management NIC (virtio-net): 10.0.0.(IDX+1)/24
-modprobe -q virtio_pci 2>/dev/null
-modprobe -q virtio_net 2>/dev/null
+# management NIC (virtio-net, PCI 1af4:1000 or 1af4:1041): 10.0.0.(IDX+1)/24
 MGMT_IF= MY_IP= PEER_IP=
-for _ in 1 2 3 4 5 6 7 8 9 10; do
-  for d in /sys/class/net/*; do
-    [ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = virtio_net ] &&
-      MGMT_IF=$(basename "$d") && break 2
+if cat /sys/bus/pci/devices/*/uevent 2>/dev/null | grep -Eq '^PCI_ID=1AF4:(1000|1041)$'; then
+  modprobe -q virtio_pci 2>/dev/null   # built into Debian's kernel
+  modprobe -q virtio_net
+  for _ in $(seq 50); do
+    for d in /sys/class/net/*; do
+      [ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = virtio_net ] &&
+        MGMT_IF=$(basename "$d") && break 2
+    done
+    sleep 0.1
   done
-  # no virtio PCI network device at all: do not wait
-  grep -qs 0x1af4 /sys/bus/pci/devices/*/vendor || break
-  sleep 0.2
-done
+  [ -n "$MGMT_IF" ] || echo "mlx5t: WARNING: virtio-net device present but no interface appeared"
+fi
 if [ -n "$MGMT_IF" ]; then
   MY_IP=10.0.0.$((IDX + 1))
   ip addr add "$MY_IP/24" dev "$MGMT_IF"

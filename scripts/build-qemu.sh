@@ -32,7 +32,7 @@ run_logged() {
 }
 
 # --- 1. Host build dependencies (bookworm), installed only when missing ------------------------
-pkgs=(gcc make ninja-build pkg-config flex bison libglib2.0-dev libpixman-1-dev zlib1g-dev
+pkgs=(gcc libc6-dev make ninja-build pkg-config flex bison libglib2.0-dev libpixman-1-dev zlib1g-dev
       python3 python3-venv python3-pip ccache dpkg-dev patch xz-utils debian-archive-keyring)
 missing=()
 for p in "${pkgs[@]}"; do
@@ -46,15 +46,15 @@ python=/usr/bin/python3        # Debian's python, never a pyenv/venv one earlier
 
 # --- trixie apt (lazy: only contacted when something has to be fetched) ------------------------
 aptconf=
+apt_setup() { [ -n "$aptconf" ] || aptconf=$("$root/scripts/trixie-apt.sh" "$B/apt" 2>>"$logs/apt.log") ||
+                die "trixie apt setup failed (build/logs/apt.log)"; }
 trixie() {   # trixie apt-get|apt-cache ARGS...: run against the private trixie configuration
-  [ -n "$aptconf" ] || aptconf=$("$root/scripts/trixie-apt.sh" "$B/apt" 2>>"$logs/apt.log") ||
-    die "trixie apt setup failed (build/logs/apt.log)"
   local tool=$1; shift
   "$tool" -c "$aptconf" -o APT::Sandbox::User=root -q "$@"
 }
-fetch_deb() {   # fetch_deb PKG[=VERSION] DEST: download a trixie .deb (cached) and unpack into DEST
+fetch_deb() {   # fetch_deb PKG[=VERSION] DEST: download a trixie .deb and unpack it into DEST
   local d="$cache/deb/${1%%=*}"
-  rm -rf "$d" && mkdir -p "$d"
+  apt_setup && rm -rf "$d" && mkdir -p "$d"
   (cd "$d" && trixie apt-get download "$1") >>"$logs/apt.log" 2>&1 || die "download of $1 failed (build/logs/apt.log)"
   dpkg -x "$d"/*.deb "$2"
 }
@@ -76,7 +76,7 @@ dpkg --compare-versions "$mver" ge 1.5 || die "meson $mver from trixie is older 
 
 # --- 3. Debian's qemu source, unpacked with its patches into subprojects/qemu-<version> ---------
 if [ "${MLX5_QEMU_REFRESH:-0}" = 1 ] || [ ! -f subprojects/qemu/.mlx5-debian-version ]; then
-  ver=
+  apt_setup; ver=
   for v in $(trixie apt-cache showsrc qemu 2>>"$logs/apt.log" | awk '$1 == "Version:" {print $2}'); do
     if [ -z "$ver" ] || dpkg --compare-versions "$v" gt "$ver"; then ver=$v; fi
   done
@@ -91,6 +91,7 @@ if [ "$(cat "$qdir/.mlx5-debian-version" 2>/dev/null)" != "$ver" ]; then
   dsc=$cache/qemu_${ver#*:}.dsc
   if [ ! -f "$dsc" ]; then
     say "fetching qemu $ver source"
+    apt_setup
     (cd "$cache" && trixie apt-get source --download-only "qemu=$ver") >>"$logs/apt.log" 2>&1 ||
       die "apt-get source qemu=$ver failed (build/logs/apt.log)"
   fi
@@ -119,7 +120,22 @@ if ! cmp -s "$patchfile" "$applied"; then
   cp "$patchfile" "$applied"
 fi
 
-# --- 5. Configure (only when flags/source/overlay changed) and build ---------------------------
+# --- 5. Firmware that Debian strips from the source: from trixie's binary packages -------------
+fw=$B/qemu/firmware
+if [ "$(cat "$fw/.mlx5-debian-version" 2>/dev/null)" != "$ver" ]; then
+  say "fetching firmware (seabios, qemu-system-data, ipxe-qemu)"
+  tmp=$B/firmware.tmp && rm -rf "$tmp" && mkdir -p "$tmp"
+  fetch_deb seabios "$tmp"                   # bios-256k.bin, vgabios-*.bin
+  fetch_deb "qemu-system-data=$ver" "$tmp"   # linuxboot_dma.bin, kvmvapic.bin, multiboot, pvh, keymaps
+  fetch_deb ipxe-qemu "$tmp"                 # efi-*.rom option ROMs of the emulated NICs
+  rm -rf "$fw" && mkdir -p "$fw"
+  cp -a "$tmp"/usr/share/seabios/. "$tmp"/usr/share/qemu/. "$fw"/
+  rm -rf "$tmp"
+  for f in bios-256k.bin linuxboot_dma.bin kvmvapic.bin; do [ -f "$fw/$f" ] || die "firmware $f missing"; done
+  echo "$ver" >"$fw/.mlx5-debian-version"
+fi
+
+# --- 6. Configure (only when flags/source/overlay changed) and build ---------------------------
 qbuild=$B/qemu-build
 flags=(--python="$python" --target-list=x86_64-softmmu
        --without-default-features --enable-tcg --enable-kvm --enable-trace-backends=log
@@ -128,7 +144,7 @@ flags=(--python="$python" --target-list=x86_64-softmmu
 # configure hands meson an explicit compiler (c = ['cc']), so meson's own ccache auto-detection
 # never applies: name ccache in the compiler command instead (meson then recognises it).
 command -v ccache >/dev/null && flags+=(--cc="ccache cc")
-want="qemu=$qdir overlay=$overlay meson=$mver ${flags[*]}"
+want="qemu=$qdir ($ver) overlay=$overlay meson=$mver ${flags[*]}"
 if [ ! -f "$qbuild/build.ninja" ] || [ "$(cat "$qbuild/.mlx5-configure" 2>/dev/null)" != "$want" ]; then
   say "configuring (build/logs/configure.log)"
   rm -rf "$qbuild" && mkdir -p "$qbuild"
@@ -144,20 +160,5 @@ if [ ! -f "$qbuild/build.ninja" ] || [ "$(cat "$qbuild/.mlx5-configure" 2>/dev/n
 fi
 run_logged ninja ninja -C "$qbuild" -j"$(nproc)" qemu-system-x86_64
 ln -sfn ../qemu-build/qemu-system-x86_64 "$B/qemu/qemu-system-x86_64"
-
-# --- 6. Firmware that Debian strips from the source: from trixie's binary packages -------------
-fw=$B/qemu/firmware
-if [ "$(cat "$fw/.mlx5-debian-version" 2>/dev/null)" != "$ver" ]; then
-  say "fetching firmware (seabios, qemu-system-data, ipxe-qemu)"
-  tmp=$B/firmware.tmp && rm -rf "$tmp" && mkdir -p "$tmp"
-  fetch_deb seabios "$tmp"                   # bios-256k.bin, vgabios-*.bin
-  fetch_deb "qemu-system-data=$ver" "$tmp"   # linuxboot_dma.bin, kvmvapic.bin, multiboot, pvh, keymaps
-  fetch_deb ipxe-qemu "$tmp"                 # efi-*.rom option ROMs of the emulated NICs
-  rm -rf "$fw" && mkdir -p "$fw"
-  cp -a "$tmp"/usr/share/seabios/. "$tmp"/usr/share/qemu/. "$fw"/
-  rm -rf "$tmp"
-  for f in bios-256k.bin linuxboot_dma.bin kvmvapic.bin; do [ -f "$fw/$f" ] || die "firmware $f missing"; done
-  echo "$ver" >"$fw/.mlx5-debian-version"
-fi
 
 echo "$B/qemu/qemu-system-x86_64"

@@ -42,6 +42,7 @@ import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -315,8 +316,9 @@ def main():
     version = qemu_version(args.qemu)
 
     log_dir.mkdir(parents=True, exist_ok=True)
-    for old in log_dir.glob("*"):
-        if old.is_file():
+    for pattern in ("serial-*.log", "dmesg-*.txt", "cmdline-*.txt", "qemu-*.stderr",
+                    "result.txt", "test.cpio", "initrd.cpio"):    # only our own old files
+        for old in log_dir.glob(pattern):
             old.unlink()
     sock_dir = tempfile.TemporaryDirectory(prefix="mlx5t-")   # short paths for unix sockets
     initrd = (log_dir if args.keep_initrd else Path(sock_dir.name)) / "initrd.cpio"
@@ -411,19 +413,23 @@ def main():
                 p.kill()
 
     aborted = None
-    while any(p.poll() is None for p in procs):
-        pump()
-        if time.monotonic() - t0 > timeout:
-            timed_out = True
-            stop_all()
-            break
-        failed = [i for i, p in enumerate(procs) if p.poll() not in (None, 0)]
-        if failed and any(p.poll() is None for p in procs):
-            # one QEMU failed (bad option, crash): the others would only wait for their peer
-            aborted = failed[0]
-            stop_all()
-            break
-        time.sleep(0.2)
+    try:
+        while any(p.poll() is None for p in procs):
+            pump()
+            if time.monotonic() - t0 > timeout:
+                timed_out = True
+                stop_all()
+                break
+            failed = [i for i, p in enumerate(procs) if p.poll() not in (None, 0)]
+            if failed and any(p.poll() is None for p in procs):
+                # one QEMU failed (bad option, crash): the others would only wait for their peer
+                aborted = failed[0]
+                stop_all()
+                break
+            time.sleep(0.2)
+    except BaseException:          # Ctrl-C, meson's SIGTERM: QEMU runs in its own session
+        stop_all()
+        raise
     for p in procs:
         p.wait()
     pump()
@@ -479,4 +485,7 @@ def main():
 
 
 if __name__ == "__main__":
+    # meson stops a test that overran its timeout with SIGTERM: turn it into an exception so
+    # that the QEMU processes are stopped too
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     sys.exit(main())

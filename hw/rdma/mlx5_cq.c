@@ -129,7 +129,7 @@ void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     cq = g_new0(Mlx5Cq, 1);
     synd = mlx5_buf_init(&cq->buf, cmd->in + MLX5_PAS_OFF, (cmd->inlen - MLX5_PAS_OFF) / 8,
                          MLX5_GET(cqc, CQC_log_page_size) + 12,
-                         MLX5_GET(cqc, CQC_page_offset) * 64,
+                         MLX5_GET(cqc, CQC_page_offset),
                          (uint64_t)(cqe_sz ? 128 : 64) << log_cq_size);
     if (synd) {
         g_free(cq);

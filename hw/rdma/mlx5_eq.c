@@ -121,7 +121,7 @@ void mlx5_cmd_create_eq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     uar_page = MLX5_GET(eqc, EQC_uar_page);
     intr = MLX5_GET(eqc, EQC_intr);
     log_page_size = MLX5_GET(eqc, EQC_log_page_size) + 12;
-    page_offset = MLX5_GET(eqc, EQC_page_offset) * 64;
+    page_offset = MLX5_GET(eqc, EQC_page_offset);
     npas = (cmd->inlen - MLX5_PAS_OFF) / 8;
 
     if (log_eq_size > c->cfg.log_max_eq_sz) {

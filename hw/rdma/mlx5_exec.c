@@ -609,6 +609,7 @@ static bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
     }
     rwr->cookie = qp->rcv.wqe_counter;
     rwr->capacity = cap;
+    trace_mlx5_recv_wqe(qp->qpn, qp->rcv.wqe_counter, qp->rcv.nsge, cap);
     return true;
 }
 

@@ -219,7 +219,7 @@ void mlx5_cmd_create_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
         synd = mlx5_buf_init(&qp->buf, cmd->in + MLX5_PAS_OFF,
                              (cmd->inlen - MLX5_PAS_OFF) / 8,
                              MLX5_GET(qpc, QPC_log_page_size) + 12,
-                             MLX5_GET(qpc, QPC_page_offset) * 64, rq_bytes + sq_bytes);
+                             MLX5_GET(qpc, QPC_page_offset), rq_bytes + sq_bytes);
     }
     if (synd) {
         g_free(qp);

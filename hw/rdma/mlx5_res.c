@@ -110,6 +110,10 @@ void mlx5_res_teardown(Mlx5Core *c)
 
 /* ---- guest buffers -------------------------------------------------------------------- */
 
+/*
+ * @page_offset is the PRM's quantized first-page offset: in units of page_size / 64
+ * (mlx5_umem_find_best_quantized_pgoff), i.e. 64 bytes for 4 KiB pages, 32 KiB for 2 MiB ones.
+ */
 int mlx5_buf_init(Mlx5Buf *b, const uint8_t *pas_be, uint64_t npas, uint8_t log_page_size,
                   uint32_t page_offset, uint64_t need_bytes)
 {
@@ -120,6 +124,7 @@ int mlx5_buf_init(Mlx5Buf *b, const uint8_t *pas_be, uint64_t npas, uint8_t log_
         return MLX5_SYND_BAD_PAGE_SIZE;
     }
     page_size = 1ull << log_page_size;
+    page_offset *= page_size / 64;
     if (npas == 0 || npas > MLX5_MAX_PAS || page_offset >= page_size) {
         return MLX5_SYND_BAD_PAS;
     }

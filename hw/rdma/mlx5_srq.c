@@ -67,7 +67,7 @@ void mlx5_cmd_create_srq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     srq = g_new0(Mlx5Srq, 1);
     synd = mlx5_buf_init(&srq->buf, cmd->in + MLX5_PAS_OFF, (cmd->inlen - MLX5_PAS_OFF) / 8,
                          MLX5_GET(srqc, SRQC_log_page_size) + 12,
-                         MLX5_GET(srqc, SRQC_page_offset) * 64,
+                         MLX5_GET(srqc, SRQC_page_offset),
                          (16ull << log_rq_stride) << log_srq_size);
     if (synd) {
         g_free(srq);

@@ -292,6 +292,32 @@ static void test_cq_events(void)
     tdrv_free(d);
 }
 
+/* page_offset is quantized in page_size / 64 units: 32 KiB steps for 2 MiB pages */
+static void test_cq_page_offset(void)
+{
+    TDrv *d = up();
+    uint8_t in[MLX5_PAS_OFF + 8] = { 0 }, out[16], cqe[64] = { 0 }, got[64];
+    uint8_t *cqc = in + CREATE_CQ_CQC_OFF;
+    uint64_t page = fake_alloc(d->h, 2 << 20, 2 << 20), dbr = fake_alloc(d->h, 64, 64);
+    Mlx5Cq *cq;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_CQ);
+    MLX5_SET(cqc, CQC_log_cq_size, 4);
+    MLX5_SET(cqc, CQC_uar_page, d->uar);
+    MLX5_SET(cqc, CQC_c_eqn, d->async_eqn);
+    MLX5_SET(cqc, CQC_log_page_size, 21 - 12);
+    MLX5_SET(cqc, CQC_page_offset, 3);
+    MLX5_SET64(cqc, CQC_dbr_addr_OFF, dbr);
+    mlx5_st64(in + MLX5_PAS_OFF, page);
+    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, 16), ==, 0);
+    cq = mlx5_table_get(&d->c->cqs, MLX5_GET(out, ALLOC_OUT_handle));
+    cqe[0] = 0xab;
+    g_assert_cmpint(mlx5_cq_post(d->c, cq, cqe, false), ==, 0);
+    fake_read(d->h, page + 3 * 32768, got, 64);
+    g_assert_cmpuint(got[0], ==, 0xab);
+    tdrv_free(d);
+}
+
 static void test_cq_bad(void)
 {
     TDrv *d = up();
@@ -714,6 +740,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/eq/create-destroy", test_eq);
     g_test_add_func("/mlx5/cq/events", test_cq_events);
     g_test_add_func("/mlx5/cq/bad", test_cq_bad);
+    g_test_add_func("/mlx5/cq/page-offset", test_cq_page_offset);
     g_test_add_func("/mlx5/mkey/create", test_mkey);
     g_test_add_func("/mlx5/srq/create", test_srq);
     g_test_add_func("/mlx5/qp/state-machine", test_qp_state_machine);
