@@ -144,6 +144,9 @@ flags=(--python="$python" --target-list=x86_64-softmmu
 # configure hands meson an explicit compiler (c = ['cc']), so meson's own ccache auto-detection
 # never applies: name ccache in the compiler command instead (meson then recognises it).
 command -v ccache >/dev/null && flags+=(--cc="ccache cc")
+# let clones in other directories (CI's fresh clone) share the cache: paths under the repo are
+# hashed relative to it, and the working directory is left out of the hash
+export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=true
 want="qemu=$qdir ($ver) overlay=$overlay meson=$mver ${flags[*]}"
 if [ ! -f "$qbuild/build.ninja" ] || [ "$(cat "$qbuild/.mlx5-configure" 2>/dev/null)" != "$want" ]; then
   say "configuring (build/logs/configure.log)"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# test.sh - run every test of the project on a fresh machine (the README's second command).
+#
+#   scripts/test.sh [meson test options, e.g. --suite unit]
+#
+# 1. builds QEMU with the mlx5-hca device (scripts/build-qemu.sh) and the Debian trixie guest
+#    image (scripts/build-image.sh); both install what they need and are cached;
+# 2. configures build/meson with trixie's meson and runs `meson test`: the unit tests of the
+#    device core and transport (suite 'unit', seconds) and the guest boot tests with the real
+#    mlx5 drivers and rdma-core (suite 'guest', a few minutes under TCG);
+# 3. ends with one line "N passed, N failed" (meson tests; skipped ones are named as such).
+# Logs: build/meson/meson-logs/testlog.txt and build/meson/guest-logs/<test>/.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+die() { echo "test.sh: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
+
+scripts/build-qemu.sh >/dev/null || die "QEMU build failed (build/logs/)"
+scripts/build-image.sh >/dev/null || die "guest image build failed"
+
+meson=$root/build/tools/bin/meson
+export PYTHONPATH=$root/build/tools/meson/usr/lib/python3/dist-packages${PYTHONPATH:+:$PYTHONPATH}
+if [ ! -f build/meson/build.ninja ]; then
+  "$meson" setup build/meson >build/logs/meson-setup.log 2>&1 ||
+    { tail -n 30 build/logs/meson-setup.log >&2; die "meson setup failed"; }
+fi
+"$meson" compile -C build/meson >build/logs/meson-compile.log 2>&1 ||
+  { tail -n 40 build/logs/meson-compile.log >&2; die "unit test build failed"; }
+
+"$meson" test -C build/meson --print-errorlogs "$@"
+status=$?
+
+# Summary from meson's JSON log: one line per test, then the closing count.
+python3 - build/meson/meson-logs/testlog.json <<'PY'
+import json, sys
+passed = failed = skipped = 0
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    r = t.get("result")
+    if r in ("OK", "EXPECTEDFAIL"):
+        passed += 1
+    elif r == "SKIP":
+        skipped += 1
+    else:
+        failed += 1
+        print(f"FAILED: {t.get('name')} ({r})")
+print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
+PY
+exit $status
