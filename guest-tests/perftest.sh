@@ -1,0 +1,22 @@
+#!/bin/sh
+# perftest between two guests over RC (and UD for send): bandwidth and latency of SEND,
+# RDMA WRITE, RDMA READ and atomics, over all message sizes (-a) where perftest allows it.
+# Iteration counts are small: the guests run under TCG.
+# mlx5t-instances: 2
+# mlx5t-timeout: 1500
+. /test/lib/common.sh
+. /test/lib/pingpong.sh
+load_mlx5
+wait_ib_active mlx5_0 1 90
+wait_for 60 ping -c 1 -W 1 "$PEER_IP" || fail "peer $PEER_IP does not answer"
+
+perftest 18530 ib_send_bw -d mlx5_0 -a -n 5
+perftest 18531 ib_send_bw -d mlx5_0 -c UD -a -n 5
+perftest 18532 ib_write_bw -d mlx5_0 -a -n 5
+perftest 18533 ib_read_bw -d mlx5_0 -a -n 5
+perftest 18534 ib_atomic_bw -d mlx5_0 -n 100
+perftest 18535 ib_send_lat -d mlx5_0 -a -n 5
+perftest 18536 ib_write_lat -d mlx5_0 -a -n 5
+perftest 18537 ib_read_lat -d mlx5_0 -a -n 5
+perftest 18538 ib_atomic_lat -d mlx5_0 -n 100
+echo "perftest: OK"
