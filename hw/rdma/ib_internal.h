@@ -11,7 +11,6 @@
 
 /* ib_port.c */
 void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t payload_len);
-void ib_port_update_deadline(IbPort *port);
 
 /* ib_rc.c: requester transmit (RC, UC, UD), RC/UC responder, RC timers */
 unsigned ib_qp_tx(IbQp *qp, unsigned budget);

@@ -31,6 +31,7 @@ void ib_port_init(IbPort *port, const IbDevOps *ops, void *dev)
     port->dev = dev;
     port->gid_prefix = 0xfe80000000000000ull;
     port->lb = g_malloc(IB_LOOPBACK_FRAMES * sizeof(*port->lb));
+    port->nonce = g_random_int() | 1;
 }
 
 void ib_port_cleanup(IbPort *port)
@@ -272,7 +273,7 @@ bool ib_port_run(IbPort *port, unsigned budget)
 
 void ib_port_update_deadline(IbPort *port)
 {
-    int64_t next = INT64_MAX;
+    int64_t next = port->announce_deadline ? port->announce_deadline : INT64_MAX;
     IbQp *qp;
 
     for (qp = port->qps; qp; qp = qp->next) {
@@ -290,6 +291,9 @@ void ib_port_expire(IbPort *port, int64_t now)
 {
     IbQp *qp, *next;
 
+    if (port->announce_deadline && port->announce_deadline <= now) {
+        ib_port_announce(port);
+    }
     for (qp = port->qps; qp; qp = next) {
         next = qp->next;            /* a timeout may move the QP to error, not unlink it */
         if (qp->rnr_deadline && qp->rnr_deadline <= now) {
@@ -303,6 +307,83 @@ void ib_port_expire(IbPort *port, int64_t now)
     }
     ib_port_update_deadline(port);
     port->ops->kick(port);
+}
+
+/* ---- address announcements ------------------------------------------------------------ */
+
+static const char ib_announce_magic[16] = "QEMU-IB-ANNOUNCE";
+
+/*
+ * A UD SEND to the permissive LID and QP0 carrying our port GUID and LID. Every port on the
+ * fabric sees it; one that owns the same LID or GUID reports a clash.
+ */
+void ib_port_announce(IbPort *port)
+{
+    uint8_t *b = port->payload;
+    IbPacket p;
+    int i;
+
+    port->announce_deadline = 0;
+    if (!port->link_up || !port->lid) {
+        ib_port_update_deadline(port);
+        return;
+    }
+    memset(&p, 0, sizeof(p));
+    p.dlid = IB_LID_PERMISSIVE;
+    p.opcode = IB_TRANSPORT_UD | IB_OP_SEND_ONLY;
+    p.pkey = IB_DEFAULT_PKEY;
+    memset(b, 0, IB_ANNOUNCE_LEN);
+    memcpy(b, ib_announce_magic, 16);
+    for (i = 0; i < 8; i++) {
+        b[16 + i] = port->guid >> (56 - 8 * i);
+    }
+    b[24] = port->lid >> 8;
+    b[25] = port->lid;
+    b[26] = 1;                              /* version */
+    b[28] = port->nonce >> 24; b[29] = port->nonce >> 16;
+    b[30] = port->nonce >> 8; b[31] = port->nonce;
+    ib_port_send(port, &p, b, IB_ANNOUNCE_LEN);
+    port->announce_deadline = port->ops->now_ns(port) + IB_ANNOUNCE_PERIOD_NS;
+    ib_port_update_deadline(port);
+}
+
+/*
+ * 100 ms after now (virtual time): frames then leave only once the machine runs, and not
+ * before a just-started -netdev stream server has set up its listener (QEMU 10.0 crashes
+ * when a frame reaches a stream server whose listener is still being created).
+ */
+#define IB_ANNOUNCE_DELAY_NS    100000000ll
+
+void ib_port_announce_soon(IbPort *port)
+{
+    port->announce_deadline = port->ops->now_ns(port) + IB_ANNOUNCE_DELAY_NS;
+    ib_port_update_deadline(port);
+}
+
+static void ib_port_rx_announce(IbPort *port, const IbPacket *p)
+{
+    const uint8_t *b = p->payload;
+    uint64_t guid = 0;
+    uint32_t nonce;
+    uint16_t lid;
+    int i;
+
+    if (p->opcode != (IB_TRANSPORT_UD | IB_OP_SEND_ONLY) || p->dest_qpn != 0 ||
+        p->payload_len < IB_ANNOUNCE_LEN || memcmp(b, ib_announce_magic, 16)) {
+        return;
+    }
+    for (i = 0; i < 8; i++) {
+        guid = (guid << 8) | b[16 + i];
+    }
+    lid = (b[24] << 8) | b[25];
+    nonce = ((uint32_t)b[28] << 24) | (b[29] << 16) | (b[30] << 8) | b[31];
+    if (nonce == port->nonce) {
+        return;                             /* our own, reflected by a shared segment */
+    }
+    trace_ib_announce_rx(lid, guid);
+    if ((lid == port->lid || guid == port->guid) && port->ops->addr_clash) {
+        port->ops->addr_clash(port, lid, guid);
+    }
 }
 
 /* ---- receive -------------------------------------------------------------------------- */
@@ -320,7 +401,14 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
         }
         return;
     }
-    if (p.dlid != port->lid || !port->link_up) {
+    if (!port->link_up) {
+        return;
+    }
+    if (p.dlid == IB_LID_PERMISSIVE) {
+        ib_port_rx_announce(port, &p);
+        return;
+    }
+    if (p.dlid != port->lid) {
         return;                     /* another node's frame on a shared segment */
     }
     port->stat_rx++;

@@ -156,7 +156,7 @@ void mlx5_function_reset(Mlx5Core *c)
     c->nwork = 0;
     c->ib.lb_count = 0;
     c->ib.tx_blocked = false;
-    c->ib_deadline = c->poll_deadline = INT64_MAX;
+    c->ib_deadline = c->poll_deadline = c->port_deadline = INT64_MAX;
     c->hca_enabled = false;
     c->hca_initialized = false;
     c->issi = 0;
@@ -164,6 +164,8 @@ void mlx5_function_reset(Mlx5Core *c)
     c->host_endianness_set = false;
     mlx5_caps_reset(c);
     mlx5_port_reset(c);
+    /* QP timers are gone with the QPs; the port's own (announcements) survive */
+    ib_port_update_deadline(&c->ib);
 }
 
 void mlx5_core_reset(Mlx5Core *c, Mlx5ResetKind kind)
@@ -177,7 +179,6 @@ void mlx5_core_reset(Mlx5Core *c, Mlx5ResetKind kind)
         c->nic_interface = MLX5_NIC_IFC_FULL;
         c->health_fatal = false;
         c->health_synd = 0;
-        c->ops->set_deadline(c->opaque, INT64_MAX);
     }
 }
 
@@ -362,7 +363,8 @@ bool mlx5_core_link_can_rx(Mlx5Core *c, unsigned port)
 void mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame, size_t len)
 {
     trace_mlx5_link_rx(port, len);
-    if (port == 1 && c->hca_initialized && !c->health_fatal) {
+    /* the port is on the fabric whether or not a driver runs (address announcements) */
+    if (port == 1 && !c->health_fatal) {
         ib_port_rx(&c->ib, frame, len);
         if (c->nwork) {
             c->ops->kick(c->opaque);

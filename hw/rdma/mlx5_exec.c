@@ -57,7 +57,7 @@ void mlx5_exec_queue(Mlx5Core *c, Mlx5Qp *qp)
 
 void mlx5_exec_set_deadline(Mlx5Core *c)
 {
-    int64_t next = MIN(c->ib_deadline, c->poll_deadline);
+    int64_t next = MIN(MIN(c->ib_deadline, c->poll_deadline), c->port_deadline);
 
     c->ops->set_deadline(c->opaque, next);
 }
@@ -764,6 +764,11 @@ static void mlx5_ib_kick(IbPort *port)
     c->ops->kick(c->opaque);
 }
 
+static void mlx5_ib_addr_clash(IbPort *port, uint16_t lid, uint64_t guid)
+{
+    mlx5_port_clash(port->dev, lid, guid);
+}
+
 const IbDevOps mlx5_ib_ops = {
     .gather = mlx5_ib_gather,
     .scatter = mlx5_ib_scatter,
@@ -782,6 +787,7 @@ const IbDevOps mlx5_ib_ops = {
     .now_ns = mlx5_ib_now,
     .set_deadline = mlx5_ib_set_deadline,
     .kick = mlx5_ib_kick,
+    .addr_clash = mlx5_ib_addr_clash,
 };
 
 /* ---- QP lifetime and state -------------------------------------------------------------- */
@@ -953,6 +959,7 @@ bool mlx5_exec_run(Mlx5Core *c, unsigned budget)
 
 void mlx5_exec_expire(Mlx5Core *c, int64_t now)
 {
+    mlx5_port_expire(c, now);
     if (c->ib_deadline <= now) {
         c->ib_deadline = INT64_MAX;
         ib_port_expire(&c->ib, now);

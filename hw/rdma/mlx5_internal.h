@@ -200,6 +200,8 @@ typedef struct Mlx5Port {
     uint64_t gid_prefix;
     uint8_t subnet_timeout;
     uint64_t mkey;
+    bool clash;                 /* another port announced our LID or GUID */
+    int64_t clash_until;
 } Mlx5Port;
 
 typedef struct Mlx5CmdCtx Mlx5CmdCtx;
@@ -237,6 +239,7 @@ struct Mlx5Core {
     uint32_t nwork;
     int64_t ib_deadline;        /* transport timers */
     int64_t poll_deadline;      /* RQ polling of QPs in error */
+    int64_t port_deadline;      /* end of a LID/GUID clash */
 
     /* trace/test counters */
     uint64_t cmd_count;
@@ -332,6 +335,8 @@ void mlx5_exec_sq_doorbell(Mlx5Core *c, uint64_t ctrl);
 /* mlx5_mad.c */
 void mlx5_port_reset(Mlx5Core *c);
 void mlx5_port_set_link(Mlx5Core *c, bool up);
+void mlx5_port_clash(Mlx5Core *c, uint16_t lid, uint64_t guid);
+void mlx5_port_expire(Mlx5Core *c, int64_t now);
 
 /* command dispatch (mlx5_cmdq.c) */
 void mlx5_cmdq_process(Mlx5Core *c);

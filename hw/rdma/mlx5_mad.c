@@ -35,22 +35,89 @@ static void mlx5_port_event(Mlx5Core *c, uint8_t sub_type)
     mlx5_eq_post_async(c, MLX5_EVENT_TYPE_PORT_CHANGE, sub_type, data, sizeof(data));
 }
 
+#define MLX5_CLASH_HOLD_NS  (3 * IB_ANNOUNCE_PERIOD_NS)
+
+static uint8_t mlx5_port_wanted_state(const Mlx5Port *p)
+{
+    if (!p->link_up) {
+        return IB_PORT_STATE_DOWN;
+    }
+    /* like an SM that refuses to activate a port with a duplicate address */
+    return p->clash ? IB_PORT_STATE_INIT : IB_PORT_STATE_ACTIVE;
+}
+
+/* Move the port to the state its link and address say, telling the driver. */
+static void mlx5_port_update(Mlx5Core *c)
+{
+    Mlx5Port *p = &c->port;
+    uint8_t state = mlx5_port_wanted_state(p);
+
+    if (state == p->state) {
+        return;
+    }
+    p->state = state;
+    trace_mlx5_port_state(state);
+    mlx5_port_event(c, state == IB_PORT_STATE_ACTIVE ? MLX5_PORT_CHANGE_SUBTYPE_ACTIVE
+                                                     : MLX5_PORT_CHANGE_SUBTYPE_DOWN);
+}
+
+void mlx5_port_clash(Mlx5Core *c, uint16_t lid, uint64_t guid)
+{
+    Mlx5Port *p = &c->port;
+
+    p->clash_until = c->ops->now_ns(c->opaque) + MLX5_CLASH_HOLD_NS;
+    c->port_deadline = p->clash_until;
+    mlx5_exec_set_deadline(c);
+    if (!p->clash) {
+        g_autofree char *msg = g_strdup_printf(
+            "another port on the fabric uses %s (lid 0x%x, guid 0x%016" PRIx64
+            "); this port stays inactive until the clash ends: give every HCA its own "
+            "mac (or lid and node-guid)", lid == p->lid ? "our LID" : "our GUID", lid, guid);
+        trace_mlx5_err_port_clash(lid, guid);
+        p->clash = true;
+        if (c->ops->report) {
+            c->ops->report(c->opaque, msg);
+        }
+        mlx5_port_update(c);
+    }
+}
+
+void mlx5_port_expire(Mlx5Core *c, int64_t now)
+{
+    Mlx5Port *p = &c->port;
+
+    if (c->port_deadline > now) {
+        return;
+    }
+    c->port_deadline = INT64_MAX;
+    if (p->clash && p->clash_until <= now) {
+        p->clash = false;
+        mlx5_port_update(c);
+    }
+}
+
 void mlx5_port_reset(Mlx5Core *c)
 {
     Mlx5Port *p = &c->port;
-    bool link_up = p->link_up;
+    bool link_up = p->link_up, clash = p->clash;
+    int64_t clash_until = p->clash_until;
 
     memset(p, 0, sizeof(*p));
     p->link_up = link_up;
-    p->state = link_up ? IB_PORT_STATE_ACTIVE : IB_PORT_STATE_DOWN;
+    p->clash = clash;
+    p->clash_until = clash_until;
+    p->state = mlx5_port_wanted_state(p);
     p->lid = c->cfg.lid;
     p->sm_lid = c->cfg.sm_lid;
     p->cap_mask = MLX5_DEFAULT_CAP_MASK;
     p->pkeys[0] = 0xffff;
     p->gid_prefix = MLX5_GID_PREFIX_DEFAULT;
     p->subnet_timeout = 18;
-    c->ib.lid = p->lid;
     c->ib.link_up = link_up;
+    if (c->ib.lid != p->lid) {
+        c->ib.lid = p->lid;
+        ib_port_announce_soon(&c->ib);
+    }
 }
 
 void mlx5_port_set_link(Mlx5Core *c, bool up)
@@ -61,10 +128,10 @@ void mlx5_port_set_link(Mlx5Core *c, bool up)
         return;
     }
     p->link_up = up;
-    p->state = up ? IB_PORT_STATE_ACTIVE : IB_PORT_STATE_DOWN;
     c->ib.link_up = up;
     trace_mlx5_port_link(up);
-    mlx5_port_event(c, up ? MLX5_PORT_CHANGE_SUBTYPE_ACTIVE : MLX5_PORT_CHANGE_SUBTYPE_DOWN);
+    mlx5_port_update(c);
+    ib_port_announce_soon(&c->ib);
 }
 
 static uint8_t mlx5_port_phys_state(const Mlx5Port *p)
@@ -154,6 +221,9 @@ static void mlx5_sma_set_port_info(Mlx5Core *c, const uint8_t *d)
     if (lid && lid < 0xc000) {
         p->lid = lid;
         c->ib.lid = lid;
+    }
+    if (lid_changed) {
+        ib_port_announce_soon(&c->ib);
     }
     p->mkey = mlx5_ld64(d + 0);
     p->gid_prefix = mlx5_ld64(d + 8);

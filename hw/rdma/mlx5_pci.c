@@ -10,6 +10,7 @@
 #include "qemu/osdep.h"
 #include "qapi/error.h"
 #include "qemu/cutils.h"
+#include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
@@ -124,6 +125,12 @@ static void mlx5_hca_set_deadline(void *opaque, int64_t when_ns)
     }
 }
 
+/* Host configuration problems found at run time (e.g. a LID clash on the fabric). */
+static void mlx5_hca_report(void *opaque, const char *msg)
+{
+    warn_report("%s: %s", DEVICE(opaque)->id ? DEVICE(opaque)->id : "mlx5-hca", msg);
+}
+
 static const Mlx5CoreOps mlx5_hca_core_ops = {
     .dma_read = mlx5_hca_dma_read,
     .dma_write = mlx5_hca_dma_write,
@@ -132,6 +139,7 @@ static const Mlx5CoreOps mlx5_hca_core_ops = {
     .link_tx = mlx5_hca_link_tx,
     .now_ns = mlx5_hca_now_ns,
     .set_deadline = mlx5_hca_set_deadline,
+    .report = mlx5_hca_report,
 };
 
 static void mlx5_hca_bh(void *opaque)

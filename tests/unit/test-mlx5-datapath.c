@@ -525,6 +525,34 @@ static void test_bad_doorbell_record(void)
     tdrv_free(a);
 }
 
+/* Two ports with the same LID: both see the clash, leave ACTIVE, and recover once it ends */
+static void test_lid_clash(void)
+{
+    TDrv *a = new_node(7), *b = new_node(7);    /* same MAC: same LID and GUID */
+    uint8_t mad[MLX5_MAD_SIZE], eqe[64];
+
+    run_pair(a, b, 10);
+    g_assert_cmpuint(trace_count("mlx5_err_port_clash"), >=, 2);
+    g_assert_cmpint(tdrv_mad(a, IB_MGMT_METHOD_GET, IB_SMP_ATTR_PORT_INFO, 1, mad), ==, 0);
+    g_assert_cmpuint(mad[IB_SMP_data + 32] & 0xf, ==, IB_PORT_STATE_INIT);
+    tdrv_eqe(a, a->async_eq_pa, 0, eqe);
+    g_assert_cmpuint(eqe[MLX5_EQE_type], ==, MLX5_EVENT_TYPE_PORT_CHANGE);
+    g_assert_cmpuint(eqe[MLX5_EQE_sub_type], ==, MLX5_PORT_CHANGE_SUBTYPE_DOWN);
+    /* b leaves the fabric (link down): a's port comes back after the hold time */
+    mlx5_core_link_set_up(b->c, 1, false);
+    for (int i = 0; i < 10; i++) {
+        a->h->now += IB_ANNOUNCE_PERIOD_NS;
+        mlx5_core_expire(a->c, a->h->now);
+        run_pair(a, NULL, 10);
+    }
+    g_assert_cmpint(tdrv_mad(a, IB_MGMT_METHOD_GET, IB_SMP_ATTR_PORT_INFO, 1, mad), ==, 0);
+    g_assert_cmpuint(mad[IB_SMP_data + 32] & 0xf, ==, IB_PORT_STATE_ACTIVE);
+    tdrv_eqe(a, a->async_eq_pa, 1, eqe);
+    g_assert_cmpuint(eqe[MLX5_EQE_sub_type], ==, MLX5_PORT_CHANGE_SUBTYPE_ACTIVE);
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -535,5 +563,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/datapath/local-error-flush", test_local_error_and_flush);
     g_test_add_func("/mlx5/datapath/remote-access-error", test_remote_access_error);
     g_test_add_func("/mlx5/datapath/bad-doorbell-record", test_bad_doorbell_record);
+    g_test_add_func("/mlx5/port/lid-clash", test_lid_clash);
     return g_test_run();
 }

@@ -181,6 +181,8 @@ typedef struct IbDevOps {
     int64_t (*now_ns)(IbPort *port);
     void (*set_deadline)(IbPort *port, int64_t when_ns);
     void (*kick)(IbPort *port);     /* the transport can take more WRs */
+    /* another port on the fabric announced our LID or our GUID (optional) */
+    void (*addr_clash)(IbPort *port, uint16_t lid, uint64_t guid);
 } IbDevOps;
 
 /* ---- transport state (embedded in the device's QP and port objects) ------------------------ */
@@ -288,7 +290,14 @@ struct IbPort {
     uint32_t lb_len[IB_LOOPBACK_FRAMES];
     unsigned lb_head, lb_count;
     uint64_t stat_tx, stat_rx, stat_rx_drop, stat_rx_bad;
+    /* address announcements (docs/fabric.md): LID/GUID clash detection */
+    uint32_t nonce;
+    int64_t announce_deadline;  /* 0 = not scheduled */
 };
+
+#define IB_LID_PERMISSIVE       0xffff
+#define IB_ANNOUNCE_PERIOD_NS   1000000000ll
+#define IB_ANNOUNCE_LEN         32
 
 void ib_port_init(IbPort *port, const IbDevOps *ops, void *dev);
 void ib_port_cleanup(IbPort *port);
@@ -298,8 +307,14 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len);
 bool ib_port_run(IbPort *port, unsigned budget);
 /* Timers */
 void ib_port_expire(IbPort *port, int64_t now);
+/* Recompute the earliest timer and pass it to ops->set_deadline. */
+void ib_port_update_deadline(IbPort *port);
 /* The link can take frames again. */
 void ib_port_tx_ready(IbPort *port);
+/* Tell the fabric who we are (now, then every IB_ANNOUNCE_PERIOD_NS while the link is up). */
+void ib_port_announce(IbPort *port);
+/* The same from the next timer expiry: frames only leave while the machine runs. */
+void ib_port_announce_soon(IbPort *port);
 
 void ib_qp_init(IbQp *qp, IbPort *port, uint32_t qpn, IbQpType type, uint32_t sq_entries);
 void ib_qp_cleanup(IbQp *qp);

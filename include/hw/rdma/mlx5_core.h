@@ -29,6 +29,8 @@ typedef struct Mlx5CoreOps {
     bool (*link_tx)(void *opaque, unsigned port, const struct iovec *iov, int iovcnt);
     int64_t (*now_ns)(void *opaque);                  /* virtual clock */
     void (*set_deadline)(void *opaque, int64_t when_ns); /* INT64_MAX = none */
+    /* a problem of the host's configuration (not the guest's), e.g. a LID clash; optional */
+    void (*report)(void *opaque, const char *msg);
 } Mlx5CoreOps;
 
 /*
