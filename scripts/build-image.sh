@@ -8,9 +8,11 @@
 #   vmlinuz        the guest kernel (Debian trixie linux-image-amd64 6.12, or $KERNEL)
 #   base.cpio      newc initramfs: busybox-static, kmod, iproute2, rdma-core user space
 #                  (ibverbs-utils, ibverbs-providers, rdmacm-utils, infiniband-diags),
-#                  perftest, the shared-library closure of all of them, and the kernel
-#                  modules mlx5_core mlx5_ib ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm
-#                  rdma_ucm ib_ipoib virtio_net virtio_pci + their modules.dep closure
+#                  perftest, /usr/bin/rdma-verify (guest-tests/src/rdma-verify.c, compiled
+#                  on the host against trixie's libibverbs), the shared-library closure of
+#                  all of them, and the kernel modules mlx5_core mlx5_ib ib_core ib_uverbs
+#                  ib_umad ib_cm iw_cm rdma_cm rdma_ucm ib_ipoib virtio_net virtio_pci + their
+#                  modules.dep closure
 #                  (decompressed, depmod'ed for the image, so modprobe/rmmod work).
 #   manifest.txt   package versions, modules and sizes that went into the image
 #   root/          the unpacked image tree (for inspection)
@@ -149,6 +151,7 @@ awk '$1=="Inst"{v=$3; sub(/^\(/,"",v); print $2"="v}' "$WORK/resolve.txt" | sort
 [ -s "$WORK/pkgs.txt" ] || die "empty package closure (see $WORK/resolve.txt)"
 
 # ---- 2. input hash: skip the build when nothing changed -------------------------------------
+RV_SRC=$SRC/guest-tests/src/rdma-verify.c   # built on the host in step 4b
 file_id() { # identity of a file or directory tree: names, sizes, mtimes
   if [ -d "$1" ]; then (cd "$1" && find . \( -type f -o -type l \) -printf '%P %s %T@\n' | sort | sha256sum)
   else stat -c '%n %s %Y' "$1"; fi
@@ -161,6 +164,7 @@ stamp=$(
     if [ -n "$KERNEL" ]; then echo "kernel=$KERNEL"; file_id "$KERNEL"; fi
     if [ -n "$MODULES" ]; then echo "modules=$MODULES"; [ "$MODULES" = none ] || file_id "$MODULES"; fi
     for f in "${override_files[@]}"; do echo "override=$f"; file_id "$f"; done
+    sha256sum "$RV_SRC"    # rdma-verify (step 4b)
   } | sha256sum | cut -d' ' -f1
 )
 if [ "$FORCE" != 1 ] && [ -f "$OUT/stamp" ] && [ "$(cat "$OUT/stamp")" = "$stamp" ] &&
@@ -225,6 +229,48 @@ mkdir -p "$ROOT/etc"
   fi
 done
 echo 'export PS1="\\h:\\w# "' >> "$ROOT/etc/profile"
+
+# ---- 4b. /usr/bin/rdma-verify (guest-tests/src/rdma-verify.c, used by guest-tests/integrity.sh)
+# The guest has no compiler: build the program with the host's gcc against trixie's
+# libibverbs-dev headers (+ the rdma/ UAPI headers of trixie's linux-libc-dev) and link it
+# against trixie's libibverbs.so. The host's glibc (2.36) is older than trixie's, so the binary
+# runs in the guest; --allow-shlib-undefined because trixie's libibverbs.so.1 needs newer glibc
+# symbols than the host's libc provides at link time. Cached in build/rdma-verify/ (sysroot and
+# binary), rebuilt when the source, the compiler or the package versions change.
+RV_DIR=$SRC/build/rdma-verify RV_SYSROOT=$SRC/build/rdma-verify/sysroot
+if ! command -v gcc >/dev/null; then
+  log "installing gcc (host)"; apt-get install -y -q --no-install-recommends gcc libc6-dev >&2
+fi
+rv_ver=$(sed -n 's/^libibverbs1=//p' "$WORK/pkgs.txt")
+[ -n "$rv_ver" ] || die "libibverbs1 missing from the closure"
+rv_uapi=$(apt-cache -c "$conf" policy linux-libc-dev | awk '$1=="Candidate:"{print $2}')
+[ -n "$rv_uapi" ] && [ "$rv_uapi" != "(none)" ] || die "trixie's linux-libc-dev not found"
+rv_pkgs="libibverbs-dev=$rv_ver libibverbs1=$rv_ver linux-libc-dev=$rv_uapi"
+rv_flags="-O2 -g -std=gnu11 -Wall -Wextra"
+rv_key=$( { sha256sum "$RV_SRC"; gcc --version | head -n1; echo "$rv_pkgs $rv_flags"; } |
+         sha256sum | cut -d' ' -f1)
+if [ "$(cat "$RV_DIR/key" 2>/dev/null)" != "$rv_key" ] || [ ! -x "$RV_DIR/rdma-verify" ]; then
+  rv_missing=()
+  for nv in $rv_pkgs; do [ -n "$(deb_of "$nv")" ] || rv_missing+=("$nv"); done
+  if [ ${#rv_missing[@]} -gt 0 ]; then
+    (cd "$DEBS" && apt-get -c "$conf" -q -o APT::Sandbox::User=root download "${rv_missing[@]}" >&2) ||
+      die "cannot download ${rv_missing[*]}"
+  fi
+  rm -rf "$RV_DIR" && mkdir -p "$RV_SYSROOT/usr/include"
+  dpkg -x "$(deb_of "libibverbs-dev=$rv_ver")" "$RV_SYSROOT"
+  dpkg -x "$(deb_of "libibverbs1=$rv_ver")" "$RV_SYSROOT"       # target of libibverbs.so
+  dpkg -x "$(deb_of "linux-libc-dev=$rv_uapi")" "$RV_DIR/uapi"  # only its rdma/ headers
+  mv "$RV_DIR/uapi/usr/include/rdma" "$RV_SYSROOT/usr/include/rdma" && rm -rf "$RV_DIR/uapi"
+  log "compiling rdma-verify against ${rv_pkgs}"
+  # shellcheck disable=SC2086
+  gcc $rv_flags -I"$RV_SYSROOT/usr/include" -o "$RV_DIR/rdma-verify" "$RV_SRC" \
+    -L"$RV_SYSROOT/usr/lib/x86_64-linux-gnu" -libverbs \
+    -Wl,-rpath-link,"$STAGE/usr/lib/x86_64-linux-gnu" -Wl,--allow-shlib-undefined ||
+    die "compiling $RV_SRC failed"
+  echo "$rv_key" > "$RV_DIR/key"
+fi
+install -m 755 "$RV_DIR/rdma-verify" "$ROOT/usr/bin/rdma-verify"
+# ---- end of 4b --------------------------------------------------------------------------------
 
 # ---- 5. shared-library closure (DT_NEEDED + program interpreter) -----------------------------
 LIBDIRS="usr/lib/x86_64-linux-gnu usr/lib usr/lib64"

@@ -32,6 +32,10 @@ Test files may carry directives in comment lines (command-line options win):
   # mlx5t-qemu-args: ARGS       extra QEMU arguments for every instance
   # mlx5t-hca: no               boot without the mlx5-hca device (image/runner self-tests)
 
+In the QEMU arguments of --extra-qemu-args and of `# mlx5t-qemu-args:`, {idx} becomes the
+instance index (0, 1) and {logdir} the log directory, so each instance can get its own files:
+  # mlx5t-qemu-args: -object filter-dump,id=cap0,netdev=fab0,file={logdir}/fab-{idx}.pcap
+
 Environment:
   MLX5T_ACCEL=tcg|kvm|auto   accelerator (default auto: KVM only if a probe boot with it works,
                              the result is cached in build/.mlx5t-accel-probe.json; else TCG)
@@ -246,6 +250,12 @@ def test_output(serial_text):
 
 
 # ---- main ---------------------------------------------------------------------------------------
+def expand_instance(word, idx, log_dir):
+    """{idx} -> instance index, {logdir} -> log directory in one extra QEMU argument (plain
+    replacement: other braces, e.g. JSON object arguments, stay as they are)."""
+    return word.replace("{idx}", str(idx)).replace("{logdir}", str(log_dir))
+
+
 def read_directives(test):
     d = {"allow": [], "qemu-args": []}
     for line in test.read_text(errors="replace").splitlines():
@@ -274,7 +284,8 @@ def parse_args():
     ap.add_argument("--log-dir", help="default build/guest-logs/<test name>")
     ap.add_argument("--extra-device-args", default="",
                     help="extra properties for -device mlx5-hca, e.g. 'foo=1,bar=2'")
-    ap.add_argument("--extra-qemu-args", default="", help="extra QEMU arguments (shell words)")
+    ap.add_argument("--extra-qemu-args", default="",
+                    help="extra QEMU arguments (shell words; {idx} and {logdir} are substituted)")
     ap.add_argument("--append", default="", help="extra kernel command line arguments")
     ap.add_argument("--allow", action="append", default=[], help="benign dmesg regex (repeatable)")
     ap.add_argument("--no-hca", action="store_true", help="boot without the mlx5-hca device")
@@ -359,7 +370,7 @@ def main():
             cmd += ["-netdev", stream_netdev("mgmt", mgmt_sock, i == 0, version),
                     "-device", f"virtio-net-pci,romfile=,netdev=mgmt,mac={MGMT_MAC.format(i + 1)}"]
         for extra in direc["qemu-args"] + [args.extra_qemu_args]:
-            cmd += shlex.split(extra)
+            cmd += [expand_instance(w, i, log_dir) for w in shlex.split(extra)]
         cmds.append(cmd)
         (log_dir / f"cmdline-{i}.txt").write_text(
             f"# initrd = {args.initrd} + test.cpio (kept here with --keep-initrd)\n"

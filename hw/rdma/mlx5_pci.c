@@ -11,6 +11,7 @@
 #include "qapi/error.h"
 #include "qemu/cutils.h"
 #include "qemu/error-report.h"
+#include "qemu/iov.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
@@ -102,11 +103,22 @@ static bool mlx5_hca_link_tx(void *opaque, unsigned port, const struct iovec *io
 {
     Mlx5Hca *s = opaque;
 
+    NetClientState *nc;
+
     if (port != 1 || !s->nic) {
         return true;
     }
-    return qemu_sendv_packet_async(qemu_get_queue(s->nic), iov, iovcnt,
-                                   mlx5_hca_link_sent) != 0;
+    nc = qemu_get_queue(s->nic);
+    /*
+     * Nobody can take the frame (the machine is stopped, a hub port without other ports, a
+     * stream socket not connected yet): it is lost on the wire, as on a cable to nowhere, and
+     * the transport recovers. Waiting instead would stall the port for good.
+     */
+    if (!qemu_can_send_packet(nc)) {
+        trace_mlx5_pci_tx_drop(iov_size(iov, iovcnt));
+        return true;
+    }
+    return qemu_sendv_packet_async(nc, iov, iovcnt, mlx5_hca_link_sent) != 0;
 }
 
 static int64_t mlx5_hca_now_ns(void *opaque)
