@@ -233,7 +233,7 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t paylo
     trace_ib_tx(ib_opcode_name(p->opcode), p->dest_qpn, p->psn, p->dlid, payload_len);
     if (p->dlid == port->lid) {
         ib_port_loopback(port, iov, 3);
-    } else if (!port->ops->link_tx(port, iov, 3)) {
+    } else if (!port->ops->link_tx(port, iov, 3, p->dlid == IB_LID_PERMISSIVE)) {
         port->tx_blocked = true;
     }
 }

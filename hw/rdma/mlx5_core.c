@@ -342,34 +342,47 @@ void mlx5_core_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val, unsigned size
 
 bool mlx5_core_run(Mlx5Core *c, unsigned budget)
 {
+    bool more;
+
     if (c->health_fatal) {
         return false;
     }
+    c->busy++;
     mlx5_cmdq_process(c);
-    return mlx5_exec_run(c, budget);
+    more = mlx5_exec_run(c, budget);
+    c->busy--;
+    return more;
 }
 
 void mlx5_core_expire(Mlx5Core *c, int64_t now_ns)
 {
     trace_mlx5_core_expire(now_ns);
+    c->busy++;
     mlx5_exec_expire(c, now_ns);
+    c->busy--;
 }
 
 bool mlx5_core_link_can_rx(Mlx5Core *c, unsigned port)
 {
-    return true;
+    return !c->busy;
 }
 
-void mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame, size_t len)
+bool mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame, size_t len)
 {
+    if (c->busy) {
+        return false;
+    }
     trace_mlx5_link_rx(port, len);
     /* the port is on the fabric whether or not a driver runs (address announcements) */
     if (port == 1 && !c->health_fatal) {
+        c->busy++;
         ib_port_rx(&c->ib, frame, len);
+        c->busy--;
         if (c->nwork) {
             c->ops->kick(c->opaque);
         }
     }
+    return true;
 }
 
 void mlx5_core_link_tx_ready(Mlx5Core *c, unsigned port)

@@ -716,11 +716,12 @@ static void mlx5_ib_qp_event(IbQp *ib, IbQpEvent ev)
     mlx5_exec_queue(c, qp);
 }
 
-static bool mlx5_ib_link_tx(IbPort *port, const struct iovec *iov, int iovcnt)
+static bool mlx5_ib_link_tx(IbPort *port, const struct iovec *iov, int iovcnt,
+                            bool best_effort)
 {
     Mlx5Core *c = port->dev;
 
-    return c->ops->link_tx(c->opaque, 1, iov, iovcnt);
+    return c->ops->link_tx(c->opaque, 1, iov, iovcnt, best_effort);
 }
 
 static IbQp *mlx5_ib_qp_lookup(IbPort *port, uint32_t qpn)

@@ -218,6 +218,7 @@ struct Mlx5Core {
     uint8_t nic_interface;
     uint32_t db_pending;        /* command doorbell bits not yet executed */
     uint32_t cq_db_hi_latch;    /* first half of a split 64-bit CQ doorbell */
+    unsigned busy;              /* inside run/expire/rx: no nested frame processing */
     bool health_fatal;
     uint8_t health_synd;
     int64_t start_ns;

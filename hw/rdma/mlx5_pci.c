@@ -99,7 +99,8 @@ static void mlx5_hca_link_sent(NetClientState *nc, ssize_t len)
  * A frame the backend cannot take now is queued by QEMU's net layer; we then stop sending
  * until it has been delivered (mlx5_hca_link_sent), so nothing is dropped for lack of room.
  */
-static bool mlx5_hca_link_tx(void *opaque, unsigned port, const struct iovec *iov, int iovcnt)
+static bool mlx5_hca_link_tx(void *opaque, unsigned port, const struct iovec *iov, int iovcnt,
+                             bool best_effort)
 {
     Mlx5Hca *s = opaque;
 
@@ -110,11 +111,12 @@ static bool mlx5_hca_link_tx(void *opaque, unsigned port, const struct iovec *io
     }
     nc = qemu_get_queue(s->nic);
     /*
-     * Nobody can take the frame (the machine is stopped, a hub port without other ports, a
-     * stream socket not connected yet): it is lost on the wire, as on a cable to nowhere, and
-     * the transport recovers. Waiting instead would stall the port for good.
+     * An announcement nobody can take now (the machine is stopped, a hub port without other
+     * ports, a peer busy this instant) is lost like a broadcast on a cable to nowhere; waiting
+     * for it could stall the port for good. Data frames wait: QEMU queues them and calls
+     * mlx5_hca_link_sent when they are delivered.
      */
-    if (!qemu_can_send_packet(nc)) {
+    if (best_effort && !qemu_can_send_packet(nc)) {
         trace_mlx5_pci_tx_drop(iov_size(iov, iovcnt));
         return true;
     }
@@ -213,7 +215,10 @@ static ssize_t mlx5_hca_nc_receive(NetClientState *nc, const uint8_t *buf, size_
 {
     Mlx5Hca *s = qemu_get_nic_opaque(nc);
 
-    mlx5_core_link_rx(s->core, 1, buf, size);
+    if (!mlx5_core_link_rx(s->core, 1, buf, size)) {
+        qemu_bh_schedule(s->bh);        /* QEMU keeps the frame; flushed after the run */
+        return 0;
+    }
     return size;
 }
 

@@ -177,7 +177,8 @@ static void fake_kick(void *opaque)
 }
 
 /* Frames the core sends are kept for the test to deliver (to a peer core, or nowhere). */
-static bool fake_link_tx(void *opaque, unsigned port, const struct iovec *iov, int iovcnt)
+static bool fake_link_tx(void *opaque, unsigned port, const struct iovec *iov, int iovcnt,
+                         bool best_effort)
 {
     FakeHost *h = opaque;
     GByteArray *f = g_byte_array_new();

@@ -182,7 +182,7 @@ static FakeNode *port_node(IbPort *port)
     return port->dev;
 }
 
-static bool fk_link_tx(IbPort *port, const struct iovec *iov, int iovcnt)
+static bool fk_link_tx(IbPort *port, const struct iovec *iov, int iovcnt, bool best_effort)
 {
     FakeNode *n = port_node(port);
     Wire *w = n->wire;

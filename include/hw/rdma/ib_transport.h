@@ -176,7 +176,7 @@ typedef struct IbDevOps {
     void (*qp_event)(IbQp *qp, IbQpEvent ev);
     /* the fabric */
     /* send a frame; false = taken, but send no more until ib_port_tx_ready() */
-    bool (*link_tx)(IbPort *port, const struct iovec *iov, int iovcnt);
+    bool (*link_tx)(IbPort *port, const struct iovec *iov, int iovcnt, bool best_effort);
     IbQp *(*qp_lookup)(IbPort *port, uint32_t qpn);
     int64_t (*now_ns)(IbPort *port);
     void (*set_deadline)(IbPort *port, int64_t when_ns);

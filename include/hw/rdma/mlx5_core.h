@@ -25,8 +25,13 @@ typedef struct Mlx5CoreOps {
     Mlx5DmaResult (*dma_write)(void *opaque, uint64_t pa, const void *buf, size_t len);
     void (*irq)(void *opaque, unsigned vector);       /* MSI-X vector notify */
     void (*kick)(void *opaque);                       /* call mlx5_core_run() soon */
-    /* send a frame; false = taken, but the link is full: wait for mlx5_core_link_tx_ready */
-    bool (*link_tx)(void *opaque, unsigned port, const struct iovec *iov, int iovcnt);
+    /*
+     * Send a frame; false = taken, but the link is full: wait for mlx5_core_link_tx_ready.
+     * A @best_effort frame (a fabric-wide announcement) may instead be dropped when nobody
+     * can take it, so that it never stalls the port.
+     */
+    bool (*link_tx)(void *opaque, unsigned port, const struct iovec *iov, int iovcnt,
+                    bool best_effort);
     int64_t (*now_ns)(void *opaque);                  /* virtual clock */
     void (*set_deadline)(void *opaque, int64_t when_ns); /* INT64_MAX = none */
     /* a problem of the host's configuration (not the guest's), e.g. a LID clash; optional */
@@ -87,8 +92,13 @@ bool mlx5_core_run(Mlx5Core *c, unsigned budget);
 void mlx5_core_expire(Mlx5Core *c, int64_t now_ns);
 
 /* Fabric link. */
+/*
+ * Frames are not taken while the core is itself running (a frame delivered synchronously back
+ * to us from inside our own transmit, e.g. through a hub): can_rx is then false and link_rx
+ * returns false; the shell lets QEMU queue the frame and flushes it after the run.
+ */
 bool mlx5_core_link_can_rx(Mlx5Core *c, unsigned port);
-void mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame, size_t len);
+bool mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame, size_t len);
 void mlx5_core_link_set_up(Mlx5Core *c, unsigned port, bool up);
 void mlx5_core_link_tx_ready(Mlx5Core *c, unsigned port);
 
