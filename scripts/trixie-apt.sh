@@ -21,7 +21,8 @@ if [ -z "$mirror" ]; then
   done
 fi
 if [ -z "$mirror" ]; then
-  mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+  # (cat fails when a glob matches nothing; with pipefail that must not end the script)
+  mirror=$( (cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true) |
            awk '$1=="deb" && $0!~/security/ {for(i=2;i<=NF;i++) if($i ~ /^[a-z]+:\/\//){print $i; exit}}' | head -n1)
 fi
 [ -n "$mirror" ] || { echo "trixie-apt: no Debian mirror found in the apt configuration" >&2; exit 1; }

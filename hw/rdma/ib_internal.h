@@ -23,6 +23,9 @@ void ib_rc_rnr_expired(IbQp *qp);
 void ib_ud_rx(IbQp *qp, const IbPacket *p);
 unsigned ib_ud_tx(IbQp *qp, unsigned budget);
 
+/* LRH/GRH fields of a packet from an address vector (the source GID is the port's). */
+void ib_port_fill_av(const IbPort *port, const IbAv *av, IbPacket *p);
+
 /* Common packet header for a QP's connected path. */
 void ib_qp_fill_hdr(const IbQp *qp, IbPacket *p, uint8_t opcode, uint32_t psn);
 

@@ -177,6 +177,25 @@ void ib_qp_flush(IbQp *qp)
 
 /* ---- transmit ------------------------------------------------------------------------- */
 
+void ib_port_fill_av(const IbPort *port, const IbAv *av, IbPacket *p)
+{
+    int i;
+
+    p->dlid = av->dlid;
+    p->sl = av->sl;
+    if (av->grh) {
+        p->grh = true;
+        p->tclass = av->tclass;
+        p->flow_label = av->flow_label;
+        p->hop_limit = av->hop_limit;
+        for (i = 0; i < 8; i++) {
+            p->sgid[i] = port->gid_prefix >> (56 - 8 * i);
+            p->sgid[8 + i] = port->guid >> (56 - 8 * i);
+        }
+        memcpy(p->dgid, av->dgid, 16);
+    }
+}
+
 static void ib_port_loopback(IbPort *port, const struct iovec *iov, int iovcnt)
 {
     unsigned slot;

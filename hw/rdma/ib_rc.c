@@ -48,19 +48,7 @@ void ib_qp_fill_hdr(const IbQp *qp, IbPacket *p, uint8_t opcode, uint32_t psn)
     const IbPort *port = qp->port;
 
     memset(p, 0, sizeof(*p));
-    p->dlid = qp->av.dlid;
-    p->sl = qp->av.sl;
-    if (qp->av.grh) {
-        p->grh = true;
-        p->tclass = qp->av.tclass;
-        p->flow_label = qp->av.flow_label;
-        p->hop_limit = qp->av.hop_limit;
-        for (int i = 0; i < 8; i++) {
-            p->sgid[i] = port->gid_prefix >> (56 - 8 * i);
-            p->sgid[8 + i] = port->guid >> (56 - 8 * i);
-        }
-        memcpy(p->dgid, qp->av.dgid, 16);
-    }
+    ib_port_fill_av(port, &qp->av, p);
     p->opcode = opcode;
     p->pkey = qp->pkey;
     p->dest_qpn = qp->dest_qpn;

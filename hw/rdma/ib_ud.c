@@ -28,19 +28,7 @@ unsigned ib_ud_tx(IbQp *qp, unsigned budget)
         }
         if (st == IB_WC_SUCCESS) {
             memset(&p, 0, sizeof(p));
-            p.dlid = wr->av.dlid;
-            p.sl = wr->av.sl;
-            if (wr->av.grh) {
-                p.grh = true;
-                p.tclass = wr->av.tclass;
-                p.flow_label = wr->av.flow_label;
-                p.hop_limit = wr->av.hop_limit;
-                for (int i = 0; i < 8; i++) {
-                    p.sgid[i] = port->gid_prefix >> (56 - 8 * i);
-                    p.sgid[8 + i] = port->guid >> (56 - 8 * i);
-                }
-                memcpy(p.dgid, wr->av.dgid, 16);
-            }
+            ib_port_fill_av(port, &wr->av, &p);
             p.opcode = IB_TRANSPORT_UD |
                        (wr->opcode == IB_WR_SEND_IMM ? IB_OP_SEND_ONLY_IMM : IB_OP_SEND_ONLY);
             p.se = wr->solicited;
