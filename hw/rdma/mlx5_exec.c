@@ -470,7 +470,7 @@ static IbWcStatus mlx5_xlate_status(int r, bool remote)
 }
 
 /* Walk a scatter/gather list from byte @off, moving @len bytes. */
-static IbWcStatus mlx5_sgl_copy(Mlx5Core *c, Mlx5Qp *qp, const Mlx5Sge *sge, unsigned n,
+static IbWcStatus mlx5_sgl_copy(Mlx5Core *c, uint32_t pdn, const Mlx5Sge *sge, unsigned n,
                                 size_t stride, unsigned first, uint64_t off, void *buf,
                                 uint32_t len, bool to_mem)
 {
@@ -487,7 +487,7 @@ static IbWcStatus mlx5_sgl_copy(Mlx5Core *c, Mlx5Qp *qp, const Mlx5Sge *sge, uns
             continue;
         }
         chunk = MIN((uint64_t)len, s->len - off);
-        r = mlx5_mkey_copy(c, s->lkey, qp->pdn, to_mem ? MLX5_MKEY_LW : MLX5_MKEY_LR,
+        r = mlx5_mkey_copy(c, s->lkey, pdn, to_mem ? MLX5_MKEY_LW : MLX5_MKEY_LR,
                            s->addr + off, b, chunk, to_mem);
         if (r) {
             return mlx5_xlate_status(r, false);
@@ -513,7 +513,7 @@ static IbWcStatus mlx5_ib_gather(IbQp *ib, const IbSendWr *wr, uint64_t off, voi
         }
         return IB_WC_SUCCESS;
     }
-    return mlx5_sgl_copy(core_of(ib), qp, qp->ssge, ctx->nsge,
+    return mlx5_sgl_copy(core_of(ib), qp->pdn, qp->ssge, ctx->nsge,
                          (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB,
                          slot * MLX5_SEGS_PER_WQEBB, off, buf, len, false);
 }
@@ -525,7 +525,7 @@ static IbWcStatus mlx5_ib_scatter(IbQp *ib, const IbSendWr *wr, uint64_t off, co
     uint32_t slot = wr->cookie & (qp->sq_cnt - 1);
     const Mlx5SendCtx *ctx = &qp->sctx[slot];
 
-    return mlx5_sgl_copy(core_of(ib), qp, qp->ssge, ctx->nsge,
+    return mlx5_sgl_copy(core_of(ib), qp->pdn, qp->ssge, ctx->nsge,
                          (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB,
                          slot * MLX5_SEGS_PER_WQEBB, off, (void *)buf, len, true);
 }
@@ -567,6 +567,7 @@ static bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
             return false;
         }
         qp->rcv.wqe_counter = srq->head & ((1u << srq->log_srq_size) - 1);
+        qp->rcv.pdn = srq->pdn;
         srq->head = mlx5_ld16(wqe + 2);
         srq->consumed++;
         off = 16;                       /* next segment */
@@ -590,6 +591,7 @@ static bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
             return false;
         }
         qp->rcv.wqe_counter = qp->rq_ci++;
+        qp->rcv.pdn = qp->pdn;
     } else {
         return false;
     }
@@ -618,8 +620,8 @@ static IbWcStatus mlx5_ib_recv_scatter(IbQp *ib, const IbRecvWr *rwr, uint64_t o
 {
     Mlx5Qp *qp = qp_of(ib);
 
-    return mlx5_sgl_copy(core_of(ib), qp, qp->rcv.sge, qp->rcv.nsge, MLX5_MAX_RECV_SGE, 0,
-                         off, (void *)buf, len, true);
+    return mlx5_sgl_copy(core_of(ib), qp->rcv.pdn, qp->rcv.sge, qp->rcv.nsge,
+                         MLX5_MAX_RECV_SGE, 0, off, (void *)buf, len, true);
 }
 
 static void mlx5_ib_recv_done(IbQp *ib, const IbRecvWr *rwr, const IbRecvCompletion *rc)

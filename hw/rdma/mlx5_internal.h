@@ -145,6 +145,7 @@ typedef struct Mlx5SendCtx {
 /* The receive WQE the transport is filling. */
 typedef struct Mlx5RecvCtx {
     uint16_t wqe_counter;       /* RQ counter, or SRQ WQE index */
+    uint32_t pdn;               /* the PD its keys must belong to (the QP's or the SRQ's) */
     uint8_t nsge;
     Mlx5Sge sge[MLX5_MAX_RECV_SGE];
 } Mlx5RecvCtx;

@@ -81,7 +81,8 @@ static void init_cq_buf(TDrv *d, uint64_t buf, unsigned n)
     }
 }
 
-static void tqp_create(TQp *q, TDrv *d, uint8_t st, uint32_t user_index)
+static void tqp_create_on(TQp *q, TDrv *d, uint8_t st, uint32_t user_index, uint32_t srqn,
+                          uint32_t pd)
 {
     uint32_t npages = 4, inlen = MLX5_PAS_OFF + 8 * npages, i;
     g_autofree uint8_t *in = g_malloc0(inlen);
@@ -92,7 +93,7 @@ static void tqp_create(TQp *q, TDrv *d, uint8_t st, uint32_t user_index)
     memset(q, 0, sizeof(*q));
     q->d = d;
     q->st = st;
-    q->pd = tdrv_alloc_pd(d);
+    q->pd = pd ? pd : tdrv_alloc_pd(d);
     q->key = create_pa_mkey(d, q->pd);
     eqn = tdrv_create_eq(d, 0, 7, 1, &eq_pa);
     q->cqn = tdrv_create_cq(d, eqn, LOG_CQ, &q->cq_buf, &q->cq_dbr);
@@ -111,6 +112,10 @@ static void tqp_create(TQp *q, TDrv *d, uint8_t st, uint32_t user_index)
     MLX5_SET(qpc, QPC_cqn_snd, q->cqn);
     MLX5_SET(qpc, QPC_cqn_rcv, q->cqn);
     MLX5_SET(qpc, QPC_user_index, user_index);
+    if (srqn) {
+        MLX5_SET(qpc, QPC_rq_type, MLX5_RQ_TYPE_SRQ);
+        MLX5_SET(qpc, QPC_srqn_rmpn_xrqn, srqn);
+    }
     MLX5_SET64(qpc, QPC_dbr_addr_OFF, q->dbr);
     for (i = 0; i < npages; i++) {
         mlx5_st64(in + MLX5_PAS_OFF + 8 * i, q->buf + 4096 * i);
@@ -119,6 +124,11 @@ static void tqp_create(TQp *q, TDrv *d, uint8_t st, uint32_t user_index)
     q->qpn = MLX5_GET(out, ALLOC_OUT_handle);
     /* arm the CQ, as the kernel and libmlx5 do before waiting */
     mlx5_core_mmio_write(d->c, ((uint64_t)d->uar << 12) + MLX5_UAR_CQ_DB, q->cqn, 8);
+}
+
+static void tqp_create(TQp *q, TDrv *d, uint8_t st, uint32_t user_index)
+{
+    tqp_create_on(q, d, st, user_index, 0, 0);
 }
 
 static void tqp_connect(TQp *q, uint16_t dlid, uint32_t dqpn, uint32_t qkey)
@@ -553,6 +563,63 @@ static void test_lid_clash(void)
     tdrv_free(b);
 }
 
+/* SRQ: linked-list consumption, WQE index in the CQE, limit event, last-WQE-reached */
+static void test_srq_limit_and_last_wqe(void)
+{
+    TDrv *a = new_node(1), *b = new_node(2);
+    uint8_t in[MLX5_PAS_OFF + 8] = { 0 }, out[16], cqe[64], eqe[64], segs[16], dbr[4];
+    uint8_t *srqc = in + CREATE_SRQ_SRQC_OFF;
+    uint64_t srq_buf = fake_alloc(b->h, 4096, 4096), srq_dbr = fake_alloc(b->h, 64, 64);
+    uint32_t pd = tdrv_alloc_pd(b), srqn, i;
+    TQp qa, qb;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_SRQ);
+    MLX5_SET(srqc, SRQC_log_srq_size, 3);
+    MLX5_SET(srqc, SRQC_log_rq_stride, 1);             /* 32-byte WQEs: next + 1 data seg */
+    MLX5_SET(srqc, SRQC_pd, pd);
+    MLX5_SET64(srqc, SRQC_dbr_addr_OFF, srq_dbr);
+    mlx5_st64(in + MLX5_PAS_OFF, srq_buf);
+    g_assert_cmpint(tdrv_exec(b, in, sizeof(in), out, sizeof(out)), ==, 0);
+    srqn = MLX5_GET(out, ALLOC_OUT_handle);
+    tqp_create(&qa, a, MLX5_QP_ST_RC, 1);
+    tqp_create_on(&qb, b, MLX5_QP_ST_RC, 0x55, srqn, pd);
+    tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
+    tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
+    /* free list 0 -> 1 -> ... -> 7; four WQEs posted */
+    for (i = 0; i < 8; i++) {
+        uint8_t w[32] = { 0 };
+        mlx5_st16(w + 2, (i + 1) % 8);
+        data_seg(w + 16, 256, qb.key, qb.mem + i * 256);
+        fake_write(b->h, srq_buf + i * 32, w, 32);
+    }
+    mlx5_st32(dbr, 4);
+    fake_write(b->h, srq_dbr, dbr, 4);
+    g_assert_cmpint(tdrv_simple(b, MLX5_CMD_OP_ARM_RQ, 1, srqn, 3, out, 16), ==, 0);
+    for (i = 0; i < 2; i++) {
+        pattern(a, qa.mem, 100, i);
+        data_seg(segs, 100, qa.key, qa.mem);
+        tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+        run_pair(a, b, 1000);
+        g_assert_true(tqp_poll(&qb, cqe));
+        g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
+        g_assert_cmpuint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, i);    /* SRQ WQE index */
+        g_assert_cmphex(mlx5_ld32(cqe + MLX5_CQE_srqn_uidx), ==, 0x55);
+        g_assert_true(same(a, qa.mem, b, qb.mem + i * 256, 100));
+    }
+    /* 2 left < limit 3: SRQ_RQ_LIMIT, once */
+    tdrv_eqe(b, b->async_eq_pa, 0, eqe);
+    g_assert_cmpuint(eqe[MLX5_EQE_type], ==, MLX5_EVENT_TYPE_SRQ_RQ_LIMIT);
+    g_assert_cmphex(mlx5_ld32(eqe + MLX5_EQE_qp_srq_n) & 0xffffff, ==, srqn);
+    /* QP on the SRQ to error: last WQE reached */
+    g_assert_cmpint(tdrv_modify_qp(b, MLX5_CMD_OP_2ERR_QP, qb.qpn, NULL, 0), ==, 0);
+    run_pair(a, b, 100);
+    tdrv_eqe(b, b->async_eq_pa, 1, eqe);
+    g_assert_cmpuint(eqe[MLX5_EQE_type], ==, MLX5_EVENT_TYPE_SRQ_LAST_WQE);
+    g_assert_cmphex(mlx5_ld32(eqe + MLX5_EQE_qp_srq_n) & 0xffffff, ==, qb.qpn);
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -564,5 +631,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/datapath/remote-access-error", test_remote_access_error);
     g_test_add_func("/mlx5/datapath/bad-doorbell-record", test_bad_doorbell_record);
     g_test_add_func("/mlx5/port/lid-clash", test_lid_clash);
+    g_test_add_func("/mlx5/datapath/srq-limit-last-wqe", test_srq_limit_and_last_wqe);
     return g_test_run();
 }
