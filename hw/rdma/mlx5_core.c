@@ -153,7 +153,7 @@ void mlx5_core_free(Mlx5Core *c)
 void mlx5_function_reset(Mlx5Core *c)
 {
     mlx5_res_reset(c);
-    c->nwork = 0;
+    c->nwork = c->work_head = 0;
     c->ib.lb_count = 0;
     c->ib.tx_blocked = false;
     c->ib_deadline = c->poll_deadline = c->port_deadline = INT64_MAX;

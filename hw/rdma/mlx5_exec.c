@@ -50,7 +50,7 @@ void mlx5_exec_queue(Mlx5Core *c, Mlx5Qp *qp)
 {
     if (!qp->queued && c->nwork < c->qps.size) {
         qp->queued = true;
-        c->work[c->nwork++] = qp->qpn;
+        c->work[(c->work_head + c->nwork++) % c->qps.size] = qp->qpn;
         c->ops->kick(c->opaque);
     }
 }
@@ -936,23 +936,19 @@ bool mlx5_exec_run(Mlx5Core *c, unsigned budget)
     uint32_t n = c->nwork, i;
     bool more = false;
 
+    /* the QPs queued now; those queued while we run wait for the next run */
     for (i = 0; i < n; i++) {
-        Mlx5Qp *qp = mlx5_table_get(&c->qps, c->work[i]);
-        if (qp) {
-            qp->queued = false;
+        Mlx5Qp *qp = mlx5_table_get(&c->qps, c->work[c->work_head]);
+
+        c->work_head = (c->work_head + 1) % c->qps.size;
+        c->nwork--;
+        if (!qp) {
+            continue;                   /* destroyed meanwhile */
         }
-    }
-    /* take the batch; entries queued while we run land after it */
-    {
-        g_autofree uint32_t *batch = g_memdup2(c->work, n * sizeof(uint32_t));
-        memmove(c->work, c->work + n, (c->nwork - n) * sizeof(uint32_t));
-        c->nwork -= n;
-        for (i = 0; i < n; i++) {
-            Mlx5Qp *qp = mlx5_table_get(&c->qps, batch[i]);
-            if (qp && mlx5_qp_service(c, qp, budget)) {
-                mlx5_exec_queue(c, qp);
-                more = true;
-            }
+        qp->queued = false;
+        if (mlx5_qp_service(c, qp, budget)) {
+            mlx5_exec_queue(c, qp);
+            more = true;
         }
     }
     more |= ib_port_run(&c->ib, budget);

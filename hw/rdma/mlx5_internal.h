@@ -237,7 +237,8 @@ struct Mlx5Core {
     Mlx5Port port;
     IbPort ib;                  /* the port's transport */
     Mlx5Qp *smi_qp, *gsi_qp;    /* owners of wire QPN 0 and 1 */
-    uint32_t *work;             /* QPNs with SQ/RQ work pending */
+    uint32_t *work;             /* ring of QPNs with SQ/RQ work pending (qps.size slots) */
+    uint32_t work_head;
     uint32_t nwork;
     int64_t ib_deadline;        /* transport timers */
     int64_t poll_deadline;      /* RQ polling of QPs in error */
