@@ -65,7 +65,7 @@ static void ib_arm_ack_timer(IbQp *qp)
         return;
     }
     /* 4.096 us * 2^timeout */
-    qp->ack_deadline = port->ops->now_ns(port) + (4096ll << MIN(qp->timeout, 31)) / 1000 * 1000;
+    qp->ack_deadline = port->ops->now_ns(port) + (4096ll << MIN(qp->timeout, 31));
     if (qp->ack_deadline <= 0) {
         qp->ack_deadline = 1;
     }

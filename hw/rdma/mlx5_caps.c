@@ -59,13 +59,12 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_native_port_num, 1);
 }
 
-static void mlx5_caps_atomic(uint8_t *cap, bool cur)
+static void mlx5_caps_atomic(uint8_t *cap)
 {
     MLX5_SET(cap, ATOMIC_CAP_supported_atomic_req_8B_endianness_mode_1, 1);
     MLX5_SET(cap, ATOMIC_CAP_atomic_operations, 0x3);  /* CMP_SWAP, FETCH_ADD */
     MLX5_SET(cap, ATOMIC_CAP_atomic_size_qp, 0x8);     /* 8 bytes */
     MLX5_SET(cap, ATOMIC_CAP_atomic_size_dc, 0x8);
-    (void)cur;
 }
 
 void mlx5_caps_build(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap, bool cur)
@@ -76,7 +75,7 @@ void mlx5_caps_build(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap, boo
         mlx5_caps_general(cfg, cap);
         break;
     case MLX5_CAP_ATOMIC:
-        mlx5_caps_atomic(cap, cur);
+        mlx5_caps_atomic(cap);
         break;
     default:
         break;          /* every other type: all zero (feature absent) */

@@ -198,7 +198,7 @@ static uint8_t mlx5_cmd_dispatch(Mlx5Core *c, Mlx5CmdCtx *cmd)
     return MLX5_CMD_DELIVERY_OK;
 }
 
-/* Execute the command in slot @idx. Returns false if the device hit a fatal error. */
+/* Execute the command in slot @idx (a DMA fault on the queue itself is device-fatal). */
 static void mlx5_cmd_exec_slot(Mlx5Core *c, unsigned idx)
 {
     uint64_t slot_pa = (((uint64_t)c->cmdq_addr_h << 32) | (c->cmdq_addr_l & ~0xfffu)) +
