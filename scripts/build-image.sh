@@ -56,8 +56,11 @@
 #   mlx5t.timeout=S    kill /test/run.sh after S seconds (default 600)
 #   mlx5t.shell=1      start an interactive shell on the console instead of the test
 #   mlx5t.probe=1      print "@@MLX5T RESULT PASS" right away and power off (accelerator probe)
+#   mlx5t.ssh=1        start dropbear (sshd) on port 22, root's authorized_keys from
+#                      /test/ssh/authorized_keys; prints "@@MLX5T SSH READY ..." when it runs
+# NICs by MAC: 02:4d:47:* management (10.0.0.(I+1)/24), 02:4d:55:* QEMU user networking (DHCP).
 # /init runs /test/run.sh (from a second cpio appended at boot) with IDX, N, MY_IP, PEER_IP,
-# MGMT_IF exported, and prints on the console:
+# MGMT_IF, USER_IF, USER_IP exported, and prints on the console:
 #   @@MLX5T TEST BEGIN ... / @@MLX5T TEST END rc=R   around the test's output
 #   @@MLX5T RESULT PASS|FAIL
 #   @@MLX5T DMESG BEGIN / @@MLX5T DMESG END          around the full dmesg
@@ -92,9 +95,8 @@ log() { echo "build-image: $*" >&2; }
 die() { echo "build-image: error: $*" >&2; exit 1; }
 
 case $COMPRESS in none|gzip|zstd) ;; *) die "COMPRESS must be none, gzip or zstd" ;; esac
-for tool in apt-get dpkg dpkg-deb cpio readelf sha256sum xz; do
-  command -v "$tool" >/dev/null || die "host tool '$tool' is missing (apt-get install binutils cpio xz-utils)"
-done
+# host packages (cpio, binutils, xz-utils, gcc, ...): scripts/host-deps.sh names and installs them
+"$SRC/scripts/host-deps.sh" image || die "host packages missing (scripts/host-deps.sh image)"
 [ "$COMPRESS" = none ] || command -v "$COMPRESS" >/dev/null || die "host tool '$COMPRESS' is missing"
 if [ -n "$KERNEL" ]; then
   KERNEL=$(realpath "$KERNEL"); [ -f "$KERNEL" ] || die "KERNEL=$KERNEL is not a file"
@@ -112,7 +114,7 @@ done
 # Packages whose files are copied (minus docs); everything else they need is pulled in as
 # shared libraries (ELF DT_NEEDED closure), which keeps perl, systemd, udev etc. out.
 TOOL_PACKAGES="busybox-static dash kmod iproute2 ibverbs-utils ibverbs-providers rdmacm-utils
-  perftest infiniband-diags $EXTRA_PACKAGES"
+  perftest infiniband-diags dropbear-bin $EXTRA_PACKAGES"
 # Modules to include with their dependency closure (names with '_'; built-ins are skipped).
 WANT_MODULES="mlx5_core mlx5_ib ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm rdma_ucm ib_ipoib
   virtio_pci virtio_net $EXTRA_MODULES"
@@ -238,9 +240,6 @@ echo 'export PS1="\\h:\\w# "' >> "$ROOT/etc/profile"
 # symbols than the host's libc provides at link time. Cached in build/rdma-verify/ (sysroot and
 # binary), rebuilt when the source, the compiler or the package versions change.
 RV_DIR=$SRC/build/rdma-verify RV_SYSROOT=$SRC/build/rdma-verify/sysroot
-if ! command -v gcc >/dev/null; then
-  log "installing gcc (host)"; apt-get install -y -q --no-install-recommends gcc libc6-dev >&2
-fi
 rv_ver=$(sed -n 's/^libibverbs1=//p' "$WORK/pkgs.txt")
 [ -n "$rv_ver" ] || die "libibverbs1 missing from the closure"
 rv_uapi=$(apt-cache -c "$conf" policy linux-libc-dev | awk '$1=="Candidate:"{print $2}')
@@ -382,6 +381,20 @@ chmod 1777 "$ROOT/tmp"
 echo 'root:x:0:0:root:/root:/bin/sh' > "$ROOT/etc/passwd"
 echo 'root:x:0:' > "$ROOT/etc/group"
 echo 'hosts: files' > "$ROOT/etc/nsswitch.conf"
+echo /bin/sh > "$ROOT/etc/shells"   # dropbear accepts logins only with a listed shell
+cat > "$ROOT/etc/udhcpc.script" <<'DHCP'
+#!/bin/sh
+# busybox udhcpc hook: apply the lease (address, prefix length, first router)
+case $1 in
+  bound|renew)
+    ip addr flush dev "$interface"
+    ip addr add "$ip/${mask:-24}" dev "$interface"
+    [ -n "${router:-}" ] && ip route replace default via "${router%% *}" dev "$interface"
+    ;;
+esac
+exit 0
+DHCP
+chmod 755 "$ROOT/etc/udhcpc.script"
 { echo '127.0.0.1 localhost'; for i in 0 1 2 3; do echo "10.0.0.$((i + 1)) guest$i"; done; } > "$ROOT/etc/hosts"
 if [ "$(id -u)" = 0 ]; then mknod -m 600 "$ROOT/dev/console" c 5 1; mknod -m 666 "$ROOT/dev/null" c 1 3; fi
 
@@ -403,7 +416,7 @@ mount -t tmpfs tmpfs /dev/shm
 ip link set lo up
 
 # mlx5t.KEY=VALUE from the kernel command line
-IDX=0 N=1 TIMEOUT=600 SHELL_MODE=0 PROBE=0
+IDX=0 N=1 TIMEOUT=600 SHELL_MODE=0 PROBE=0 SSH=0
 for arg in $(cat /proc/cmdline); do
   case $arg in
     mlx5t.idx=*) IDX=${arg#*=} ;;
@@ -411,6 +424,7 @@ for arg in $(cat /proc/cmdline); do
     mlx5t.timeout=*) TIMEOUT=${arg#*=} ;;
     mlx5t.shell=*) SHELL_MODE=${arg#*=} ;;
     mlx5t.probe=*) PROBE=${arg#*=} ;;
+    mlx5t.ssh=*) SSH=${arg#*=} ;;
   esac
 done
 hostname "guest$IDX"
@@ -434,19 +448,27 @@ if [ "$PROBE" = 1 ]; then
   poweroff -f
 fi
 
-# management NIC (virtio-net, PCI 1af4:1000 or 1af4:1041): 10.0.0.(IDX+1)/24
-MGMT_IF= MY_IP= PEER_IP=
+# virtio-net NICs (PCI 1af4:1000 or 1af4:1041), told apart by their MAC (scripts/guest-run.py):
+#   02:4d:47:..  management NIC on a stream socket between the guests: 10.0.0.(IDX+1)/24
+#   02:4d:55:..  QEMU user networking (-netdev user, slirp): address by DHCP, sshd (mlx5t.ssh=1)
+MGMT_IF= MY_IP= PEER_IP= USER_IF= USER_IP=
+nic_by_mac() { # PREFIX: name of the virtio-net interface whose MAC starts with PREFIX
+  for d in /sys/class/net/*; do
+    [ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = virtio_net ] || continue
+    case $(cat "$d/address") in "$1"*) basename "$d"; return 0 ;; esac
+  done
+  return 1
+}
 if cat /sys/bus/pci/devices/*/uevent 2>/dev/null | grep -Eq '^PCI_ID=1AF4:(1000|1041)$'; then
   modprobe -q virtio_pci 2>/dev/null   # built into Debian's kernel
   modprobe -q virtio_net
   for _ in $(seq 50); do
-    for d in /sys/class/net/*; do
-      [ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = virtio_net ] &&
-        MGMT_IF=$(basename "$d") && break 2
-    done
+    MGMT_IF=$(nic_by_mac 02:4d:47:) || true
+    USER_IF=$(nic_by_mac 02:4d:55:) || true
+    [ -n "$MGMT_IF$USER_IF" ] && break
     sleep 0.1
   done
-  [ -n "$MGMT_IF" ] || echo "mlx5t: WARNING: virtio-net device present but no interface appeared"
+  [ -n "$MGMT_IF$USER_IF" ] || echo "mlx5t: WARNING: virtio-net device present but no interface appeared"
 fi
 if [ -n "$MGMT_IF" ]; then
   MY_IP=10.0.0.$((IDX + 1))
@@ -454,7 +476,25 @@ if [ -n "$MGMT_IF" ]; then
   ip link set "$MGMT_IF" up
   [ "$N" = 2 ] && PEER_IP=10.0.0.$((2 - IDX))
 fi
-export IDX N MY_IP PEER_IP MGMT_IF
+if [ -n "$USER_IF" ]; then
+  # slirp's built-in DHCP server (10.0.2.15, gateway 10.0.2.2); busybox udhcpc applies the lease
+  ip link set "$USER_IF" up
+  udhcpc -q -f -n -t 10 -T 1 -i "$USER_IF" -s /etc/udhcpc.script >/tmp/udhcpc.log 2>&1 ||
+    echo "mlx5t: WARNING: no DHCP lease on $USER_IF (user networking): $(tail -n1 /tmp/udhcpc.log)"
+  USER_IP=$(ip -4 -o addr show dev "$USER_IF" | awk '{print $4}' | cut -d/ -f1)
+fi
+if [ "$SSH" = 1 ]; then
+  # dropbear on port 22 (reached from the host through hostfwd); host keys made on first use;
+  # root logs in with the key the runner put in /test/ssh/authorized_keys
+  mkdir -p /root/.ssh /etc/dropbear && chmod 700 /root/.ssh
+  [ -f /test/ssh/authorized_keys ] && cp /test/ssh/authorized_keys /root/.ssh/ && chmod 600 /root/.ssh/authorized_keys
+  if dropbear -R -E -p 22 2>/tmp/dropbear.log; then
+    echo "@@MLX5T SSH READY if=${USER_IF:-none} ip=${USER_IP:-none}"
+  else
+    echo "mlx5t: WARNING: dropbear did not start: $(cat /tmp/dropbear.log)"
+  fi
+fi
+export IDX N MY_IP PEER_IP MGMT_IF USER_IF USER_IP
 echo "@@MLX5T BOOTED idx=$IDX n=$N kernel=$(uname -r) mgmt_if=${MGMT_IF:-none} ip=${MY_IP:-none} peer=${PEER_IP:-none} uptime=$(cut -d' ' -f1 /proc/uptime)"
 
 if [ "$SHELL_MODE" = 1 ]; then

@@ -31,17 +31,8 @@ run_logged() {
   "$@" >"$logs/$name.log" 2>&1 || { tail -n 40 "$logs/$name.log" >&2; die "$name failed (build/logs/$name.log)"; }
 }
 
-# --- 1. Host build dependencies (bookworm), installed only when missing ------------------------
-pkgs=(gcc libc6-dev make ninja-build pkg-config flex bison libglib2.0-dev libpixman-1-dev zlib1g-dev
-      python3 python3-venv python3-pip ccache dpkg-dev patch xz-utils debian-archive-keyring)
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  say "installing ${missing[*]}"
-  run_logged apt-install sh -c "apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
-fi
+# --- 1. Host build dependencies (bookworm): scripts/host-deps.sh names and installs them -------
+"$root/scripts/host-deps.sh" qemu || die "host packages missing (scripts/host-deps.sh qemu)"
 python=/usr/bin/python3        # Debian's python, never a pyenv/venv one earlier in PATH
 
 # --- trixie apt (lazy: only contacted when something has to be fetched) ------------------------
@@ -140,10 +131,11 @@ qbuild=$B/qemu-build
 flags=(--python="$python" --target-list=x86_64-softmmu
        --without-default-features --enable-tcg --enable-kvm --enable-trace-backends=log
        --disable-docs --disable-werror --disable-download --disable-install-blobs
-       --disable-fdt)   # fdt is 'auto' even without default features: keep builds alike everywhere
+       --disable-fdt    # fdt is 'auto' even without default features: keep builds alike everywhere
+       --enable-slirp)  # -netdev user / -nic user (Debian's libslirp): hostfwd into test guests
 # configure hands meson an explicit compiler (c = ['cc']), so meson's own ccache auto-detection
 # never applies: name ccache in the compiler command instead (meson then recognises it).
-command -v ccache >/dev/null && flags+=(--cc="ccache cc")
+flags+=(--cc="ccache cc")
 # let clones in other directories (CI's fresh clone) share the cache: paths under the repo are
 # hashed relative to it, and the working directory is left out of the hash
 export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=true

@@ -35,8 +35,8 @@ one end must appear, bytes identical and in the same order, in the other end's c
 
 Prints a short decoded summary (the first --summary packets, then one line per RC flow).
 Exit status 0 if all checks pass, 1 otherwise (also when tshark is missing and cannot be
-installed), 2 on bad usage. tshark is Debian's `tshark` package; when it is missing and this
-runs as root it is installed with apt-get (non-interactive, no recommends).
+installed), 2 on bad usage. tshark is Debian's `tshark` package; when it is missing,
+scripts/host-deps.sh installs it (group 'capture').
 """
 
 import argparse
@@ -48,6 +48,7 @@ import subprocess
 import sys
 import zlib
 from collections import Counter, OrderedDict
+from pathlib import Path
 
 RC_OPCODES = {
     0x00: "SEND_FIRST", 0x01: "SEND_MIDDLE", 0x02: "SEND_LAST", 0x03: "SEND_LAST_IMM",
@@ -97,24 +98,14 @@ def opname(op):
 
 # ---- tshark --------------------------------------------------------------------------------------
 def ensure_tshark():
+    """tshark, installed through scripts/host-deps.sh (group 'capture') when it is missing."""
     path = shutil.which("tshark")
     if path:
         return path
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        return None
-    print("check-capture: tshark is missing; installing Debian's tshark package", file=sys.stderr)
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    cmd = ["apt-get", "install", "-y", "-q", "--no-install-recommends", "tshark"]
-    for attempt in (cmd, None):
-        if attempt is None:            # the package lists may be missing or old on a fresh machine
-            subprocess.run(["apt-get", "update", "-q"], env=env, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
-            attempt = cmd
-        r = subprocess.run(attempt, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True)
-        if r.returncode == 0 and shutil.which("tshark"):
-            return shutil.which("tshark")
-    print(r.stdout[-2000:] + r.stderr[-2000:], file=sys.stderr)
-    return None
+    deps = Path(__file__).resolve().parent / "host-deps.sh"
+    print("check-capture: tshark is missing; scripts/host-deps.sh capture", file=sys.stderr)
+    subprocess.run(["bash", str(deps), "capture"], stdin=subprocess.DEVNULL)
+    return shutil.which("tshark")
 
 
 def tshark_fields(tshark, pcap):

@@ -7,7 +7,7 @@ Usage:
                        [--kernel build/guest/vmlinuz --initrd build/guest/base.cpio]
                        [--log-dir build/guest-logs/NAME] [--extra-device-args PROPS]
                        [--extra-qemu-args ARGS] [--append ARGS] [--allow REGEX]...
-                       [--no-hca] [--shell] [--verbose] [--print-output]
+                       [--no-hca] [--shell] [--ssh [PORT]] [--verbose] [--print-output]
 
 What it does:
   * builds a small cpio with the test as /test/run.sh plus guest-tests/lib/* as /test/lib/*,
@@ -18,6 +18,11 @@ What it does:
     instances a `-netdev stream` unix socket (instance 0 listens, instance 1 connects with
     reconnect). With 2 instances each also gets a management virtio-net NIC on a second stream
     socket; the guest /init gives it 10.0.0.(I+1)/24 and exports PEER_IP to the test;
+  * with --ssh (or `# mlx5t-ssh: check`), instance 0 also gets QEMU user networking (slirp):
+    `-netdev user,restrict=on,hostfwd=tcp:127.0.0.1:PORT-:22` on a virtio-net NIC with MAC
+    02:4d:55:00:00:01; the guest takes slirp's DHCP lease (10.0.2.15) and runs dropbear with a
+    key pair made for this run (LOGDIR/ssh-key), so `ssh -p PORT -i LOGDIR/ssh-key
+    root@127.0.0.1` reaches it (PORT: a free one unless given; the command is printed);
   * waits for all instances (--timeout seconds in all; QEMU is killed on expiry -> FAIL), keeps
     each serial log, QEMU's stderr and the exact command lines (LOGDIR/cmdline-I.txt);
   * PASS only if every instance printed "@@MLX5T RESULT PASS" and its dmesg (dumped by /init
@@ -31,6 +36,11 @@ Test files may carry directives in comment lines (command-line options win):
   # mlx5t-allow: REGEX          a dmesg line matching REGEX is expected/benign (repeatable)
   # mlx5t-qemu-args: ARGS       extra QEMU arguments for every instance
   # mlx5t-hca: no               boot without the mlx5-hca device (image/runner self-tests)
+  # mlx5t-ssh: check            --ssh, and the runner itself logs in from the host once the
+                                guest says "@@MLX5T SSH READY": it runs `hostname`, reads the
+                                guest's boot id and writes a nonce to /tmp/mlx5t-ssh-nonce,
+                                which the test must print as "ssh-nonce NONCE"; the run fails
+                                unless the login worked and the nonce came back
 
 In the QEMU arguments of --extra-qemu-args and of `# mlx5t-qemu-args:`, {idx} becomes the
 instance index (0, 1) and {logdir} the log directory, so each instance can get its own files:
@@ -45,11 +55,15 @@ import argparse
 import json
 import os
 import re
+import secrets
 import shlex
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -80,6 +94,7 @@ ALLOWED_PATTERNS = [
 
 HCA_MAC = "02:4d:58:35:00:{:02x}"    # locally administered; last byte = instance index + 1
 MGMT_MAC = "02:4d:47:00:00:{:02x}"
+USER_MAC = "02:4d:55:00:00:{:02x}"   # QEMU user networking (slirp), see /init
 MARK = "@@MLX5T"
 PROBE_CACHE = REPO / "build" / ".mlx5t-accel-probe.json"
 
@@ -101,9 +116,10 @@ def _newc_entry(name, mode, data=b"", ino=1):
     return out
 
 
-def make_test_cpio(test, lib_dir):
-    """cpio with /test/run.sh and /test/lib/* (directories listed before their files)."""
-    files = [("test/run.sh", test.read_bytes(), 0o100755)]
+def make_test_cpio(test, lib_dir, extra=()):
+    """cpio with /test/run.sh, /test/lib/* and the extra (name, data, mode) members
+    (directories listed before their files)."""
+    files = [("test/run.sh", test.read_bytes(), 0o100755)] + list(extra)
     if lib_dir.is_dir():
         for p in sorted(lib_dir.rglob("*")):
             if p.is_file():
@@ -249,6 +265,77 @@ def test_output(serial_text):
     return out or []
 
 
+# ---- ssh into a guest through QEMU user networking ----------------------------------------------
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def ssh_keypair(log_dir):
+    """A fresh ed25519 key pair LOGDIR/ssh-key{,.pub} (ssh-keygen: scripts/host-deps.sh user-net)."""
+    key = log_dir / "ssh-key"
+    for f in (key, key.with_suffix(".pub")):
+        f.unlink(missing_ok=True)
+    if not shutil.which("ssh-keygen"):
+        subprocess.run(["bash", str(REPO / "scripts" / "host-deps.sh"), "user-net"],
+                       stdin=subprocess.DEVNULL)
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "mlx5t-guest-run",
+                    "-f", str(key)], check=True, stdin=subprocess.DEVNULL)
+    return key
+
+
+def ssh_cmd(port, key, remote=None):
+    cmd = ["ssh", "-p", str(port), "-i", str(key), "-o", "StrictHostKeyChecking=no",
+           "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes", "-o", "LogLevel=ERROR",
+           "-o", "ConnectTimeout=60", "root@127.0.0.1"]
+    return cmd + ([remote] if remote else [])
+
+
+class SshCheck:
+    """The host side of `# mlx5t-ssh: check`: one login into instance 0 through hostfwd."""
+
+    def __init__(self, port, key):
+        self.port, self.key, self.nonce = port, key, secrets.token_hex(8)
+        self.thread, self.result = None, None
+
+    def start(self):
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._run, daemon=True)
+            self.thread.start()
+
+    def _run(self):
+        remote = ("hostname; cat /proc/sys/kernel/random/boot_id; "
+                  f"echo {self.nonce} > /tmp/mlx5t-ssh-nonce")
+        t0 = time.monotonic()
+        try:
+            r = subprocess.run(ssh_cmd(self.port, self.key, remote), stdin=subprocess.DEVNULL,
+                               capture_output=True, text=True, timeout=180)
+            self.result = (r.returncode, r.stdout, r.stderr, time.monotonic() - t0)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            self.result = (None, "", str(e), time.monotonic() - t0)
+
+    def verdict(self, guest_output):
+        """-> list of failure reasons (empty: the login worked and the guest saw the nonce)."""
+        if self.thread is None:
+            return ["the guest never said '@@MLX5T SSH READY' (no sshd or no user network)"]
+        self.thread.join(timeout=5)
+        if self.result is None:
+            return ["ssh from the host did not finish"]
+        rc, out, err, secs = self.result
+        lines = out.split()
+        log(f"ssh -p {self.port} root@127.0.0.1 (hostfwd): exit {rc} in {secs:.1f}s, "
+            f"output {' '.join(lines)[:120]!r}")
+        reasons = []
+        if rc != 0:
+            reasons.append(f"ssh from the host failed (exit {rc}): {err.strip()[-300:]}")
+        elif not lines or lines[0] != "guest0":
+            reasons.append(f"ssh reached something that is not guest0: {out.strip()[:200]!r}")
+        if not any(f"ssh-nonce {self.nonce}" in ln for ln in guest_output):
+            reasons.append("the guest test did not print the nonce the ssh session wrote")
+        return reasons
+
+
 # ---- main ---------------------------------------------------------------------------------------
 def expand_instance(word, idx, log_dir):
     """{idx} -> instance index, {logdir} -> log directory in one extra QEMU argument (plain
@@ -291,6 +378,9 @@ def parse_args():
     ap.add_argument("--no-hca", action="store_true", help="boot without the mlx5-hca device")
     ap.add_argument("--shell", action="store_true",
                     help="interactive: 1 instance, serial on this terminal, mlx5t.shell=1")
+    ap.add_argument("--ssh", nargs="?", type=int, const=0, default=None, metavar="PORT",
+                    help="QEMU user networking on instance 0 with hostfwd 127.0.0.1:PORT -> "
+                         "guest port 22 and dropbear in the guest (PORT 0 or none: a free one)")
     ap.add_argument("--verbose", "-v", action="store_true", help="stream the serial consoles")
     ap.add_argument("--keep-initrd", action="store_true",
                     help="keep the combined initrd in the log dir (to rerun a cmdline-I.txt)")
@@ -312,6 +402,9 @@ def main():
     allowed = direc["allow"] + args.allow
     no_hca = args.no_hca or direc.get("hca", "yes").lower() in ("no", "0", "false")
     log_dir = Path(args.log_dir or REPO / "build/guest-logs" / name).resolve()
+    ssh_check = direc.get("ssh", "").lower() == "check"
+    if ssh_check and args.ssh is None:
+        args.ssh = 0
 
     for what, path in (("QEMU binary", args.qemu), ("guest kernel", args.kernel),
                        ("guest initramfs", args.initrd)):
@@ -333,7 +426,13 @@ def main():
             old.unlink()
     sock_dir = tempfile.TemporaryDirectory(prefix="mlx5t-")   # short paths for unix sockets
     initrd = (log_dir if args.keep_initrd else Path(sock_dir.name)) / "initrd.cpio"
-    test_cpio = make_test_cpio(test, REPO / "guest-tests" / "lib")
+    extra, ssh = [], None
+    if args.ssh is not None:
+        key = ssh_keypair(log_dir)
+        ssh_port = args.ssh or free_port()
+        extra.append(("test/ssh/authorized_keys", key.with_suffix(".pub").read_bytes(), 0o100644))
+        ssh = SshCheck(ssh_port, key) if ssh_check else None
+    test_cpio = make_test_cpio(test, REPO / "guest-tests" / "lib", extra)
     (log_dir / "test.cpio").write_bytes(test_cpio)
     with open(initrd, "wb") as f, open(args.initrd, "rb") as base:
         while chunk := base.read(1 << 20):
@@ -351,6 +450,8 @@ def main():
         append = [f"mlx5t.idx={i}", f"mlx5t.n={n}", f"mlx5t.timeout={guest_timeout}"]
         if args.shell:
             append.append("mlx5t.shell=1")
+        if args.ssh is not None and i == 0:
+            append.append("mlx5t.ssh=1")
         if args.append:
             append += shlex.split(args.append)
         cmd = base_cmd(args, accel)
@@ -369,14 +470,21 @@ def main():
         if n == 2:
             cmd += ["-netdev", stream_netdev("mgmt", mgmt_sock, i == 0, version),
                     "-device", f"virtio-net-pci,romfile=,netdev=mgmt,mac={MGMT_MAC.format(i + 1)}"]
-        for extra in direc["qemu-args"] + [args.extra_qemu_args]:
-            cmd += [expand_instance(w, i, log_dir) for w in shlex.split(extra)]
+        if args.ssh is not None and i == 0:
+            # restrict=on: the guest reaches nothing outside (slirp's DHCP and the forwarded
+            # port still work)
+            cmd += ["-netdev", f"user,id=unet,restrict=on,hostfwd=tcp:127.0.0.1:{ssh_port}-:22",
+                    "-device", f"virtio-net-pci,romfile=,netdev=unet,mac={USER_MAC.format(i + 1)}"]
+        for extra_args in direc["qemu-args"] + [args.extra_qemu_args]:
+            cmd += [expand_instance(w, i, log_dir) for w in shlex.split(extra_args)]
         cmds.append(cmd)
         (log_dir / f"cmdline-{i}.txt").write_text(
             f"# initrd = {args.initrd} + test.cpio (kept here with --keep-initrd)\n"
             + shlex.join(cmd) + "\n")
         if args.shell:
             log(f"interactive shell: {shlex.join(cmd)}")
+            if args.ssh is not None:
+                log(f"from another terminal: {shlex.join(ssh_cmd(ssh_port, key))}")
             return subprocess.call(cmd)
         stderr = open(log_dir / f"qemu-{i}.stderr", "wb")
         procs.append(subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr,
@@ -392,6 +500,7 @@ def main():
     # wait, streaming or just watching the serial logs for progress markers
     t0 = time.monotonic()
     offsets, partial, booted = [0] * n, [""] * n, [None] * n
+    ssh_logged = [False]
     timed_out = False
 
     def pump():
@@ -409,6 +518,12 @@ def main():
             for line in lines:
                 if booted[i] is None and line.startswith(f"{MARK} BOOTED"):
                     booted[i] = time.monotonic() - t0
+                if line.startswith(f"{MARK} SSH READY") and i == 0:
+                    if ssh is not None:
+                        ssh.start()
+                    elif args.ssh is not None and not ssh_logged[0]:
+                        ssh_logged[0] = True
+                        log(f"guest 0 is reachable: {shlex.join(ssh_cmd(ssh_port, key))}")
                 if args.verbose:
                     print(f"[{i}] {line}", flush=True)
 
@@ -460,6 +575,8 @@ def main():
         if p.returncode not in (0, None) and not timed_out and (aborted is None or i == aborted):
             err = (log_dir / f"qemu-{i}.stderr").read_text(errors="replace").strip()
             reasons.insert(0, f"QEMU exited with status {p.returncode}: {err[-600:]}")
+        if ssh is not None and i == 0:
+            reasons += ssh.verdict(test_output(text))
         if result is None and not timed_out and (aborted is None or i == aborted):
             reasons.insert(0, "no result marker (guest did not finish)")
         elif result not in (None, "PASS"):

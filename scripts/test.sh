@@ -18,12 +18,8 @@ die() { echo "test.sh: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
 
 scripts/build-qemu.sh >/dev/null || die "QEMU build failed (build/logs/)"
 scripts/build-image.sh >/dev/null || die "guest image build failed"
-# tshark (Debian's Wireshark dissectors) decodes the fabric captures of the 'capture' guest test
-if ! command -v tshark >/dev/null; then
-  { DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends tshark ||
-    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends tshark; }
-  } >build/logs/tshark-install.log 2>&1 || die "tshark install failed (build/logs/tshark-install.log)"
-fi
+# the unit tests' compiler and libraries, tshark for the 'capture' test, ssh for 'user-net'
+scripts/host-deps.sh test capture user-net || die "host packages missing (scripts/host-deps.sh)"
 
 meson=$root/build/tools/bin/meson
 export PYTHONPATH=$root/build/tools/meson/usr/lib/python3/dist-packages${PYTHONPATH:+:$PYTHONPATH}
