@@ -23,6 +23,22 @@ void ib_rc_rnr_expired(IbQp *qp);
 void ib_ud_rx(IbQp *qp, const IbPacket *p);
 unsigned ib_ud_tx(IbQp *qp, unsigned budget);
 
+/* ib_sm.c */
+void ib_sm_init(IbPort *port);
+void ib_sm_cleanup(IbPort *port);
+void ib_sm_elect(IbPort *port);
+void ib_port_rx_announce(IbPort *port, const IbPacket *p);
+
+/* ib_sa.c: the subnet administrator (answers while this port is the master SM) */
+void ib_sa_init(IbPort *port);
+void ib_sa_cleanup(IbPort *port);
+void ib_sa_master_changed(IbPort *port, bool master);
+/* A GSI MAD for QP1: true if the SA took it (an SA request while we are the master) */
+bool ib_sa_rx(IbPort *port, const IbPacket *p);
+
+/* ib_mcast.c: deliver a packet to a multicast LID to the QPs attached here */
+void ib_mcast_rx(IbPort *port, const IbPacket *p);
+
 /* LRH/GRH fields of a packet from an address vector (the source GID is the port's). */
 void ib_port_fill_av(const IbPort *port, const IbAv *av, IbPacket *p);
 

@@ -32,12 +32,19 @@ void ib_port_init(IbPort *port, const IbDevOps *ops, void *dev)
     port->gid_prefix = 0xfe80000000000000ull;
     port->lb = g_malloc(IB_LOOPBACK_FRAMES * sizeof(*port->lb));
     port->nonce = g_random_int() | 1;
+    ib_sm_init(port);
+    ib_sa_init(port);
 }
 
 void ib_port_cleanup(IbPort *port)
 {
     g_free(port->lb);
     port->lb = NULL;
+    ib_sa_cleanup(port);
+    ib_sm_cleanup(port);
+    g_free(port->mcast);
+    port->mcast = NULL;
+    port->mcast_count = 0;
 }
 
 void ib_qp_init(IbQp *qp, IbPort *port, uint32_t qpn, IbQpType type, uint32_t sq_entries)
@@ -252,7 +259,12 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t paylo
     trace_ib_tx(ib_opcode_name(p->opcode), p->dest_qpn, p->psn, p->dlid, payload_len);
     if (p->dlid == port->lid) {
         ib_port_loopback(port, iov, 3);
-    } else if (!port->ops->link_tx(port, iov, 3, p->dlid == IB_LID_PERMISSIVE)) {
+        return;
+    }
+    if (IB_LID_IS_MCAST(p->dlid) && port->mcast_count) {
+        ib_port_loopback(port, iov, 3);     /* our own members of the group get it too */
+    }
+    if (!port->ops->link_tx(port, iov, 3, p->dlid == IB_LID_PERMISSIVE)) {
         port->tx_blocked = true;
     }
 }
@@ -328,83 +340,6 @@ void ib_port_expire(IbPort *port, int64_t now)
     port->ops->kick(port);
 }
 
-/* ---- address announcements ------------------------------------------------------------ */
-
-static const char ib_announce_magic[16] = "QEMU-IB-ANNOUNCE";
-
-/*
- * A UD SEND to the permissive LID and QP0 carrying our port GUID and LID. Every port on the
- * fabric sees it; one that owns the same LID or GUID reports a clash.
- */
-void ib_port_announce(IbPort *port)
-{
-    uint8_t *b = port->payload;
-    IbPacket p;
-    int i;
-
-    port->announce_deadline = 0;
-    if (!port->link_up || !port->lid) {
-        ib_port_update_deadline(port);
-        return;
-    }
-    memset(&p, 0, sizeof(p));
-    p.dlid = IB_LID_PERMISSIVE;
-    p.opcode = IB_TRANSPORT_UD | IB_OP_SEND_ONLY;
-    p.pkey = IB_DEFAULT_PKEY;
-    memset(b, 0, IB_ANNOUNCE_LEN);
-    memcpy(b, ib_announce_magic, 16);
-    for (i = 0; i < 8; i++) {
-        b[16 + i] = port->guid >> (56 - 8 * i);
-    }
-    b[24] = port->lid >> 8;
-    b[25] = port->lid;
-    b[26] = 1;                              /* version */
-    b[28] = port->nonce >> 24; b[29] = port->nonce >> 16;
-    b[30] = port->nonce >> 8; b[31] = port->nonce;
-    ib_port_send(port, &p, b, IB_ANNOUNCE_LEN);
-    port->announce_deadline = port->ops->now_ns(port) + IB_ANNOUNCE_PERIOD_NS;
-    ib_port_update_deadline(port);
-}
-
-/*
- * 100 ms after now (virtual time): frames then leave only once the machine runs, and not
- * before a just-started -netdev stream server has set up its listener (QEMU 10.0 crashes
- * when a frame reaches a stream server whose listener is still being created).
- */
-#define IB_ANNOUNCE_DELAY_NS    100000000ll
-
-void ib_port_announce_soon(IbPort *port)
-{
-    port->announce_deadline = port->ops->now_ns(port) + IB_ANNOUNCE_DELAY_NS;
-    ib_port_update_deadline(port);
-}
-
-static void ib_port_rx_announce(IbPort *port, const IbPacket *p)
-{
-    const uint8_t *b = p->payload;
-    uint64_t guid = 0;
-    uint32_t nonce;
-    uint16_t lid;
-    int i;
-
-    if (p->opcode != (IB_TRANSPORT_UD | IB_OP_SEND_ONLY) || p->dest_qpn != 0 ||
-        p->payload_len < IB_ANNOUNCE_LEN || memcmp(b, ib_announce_magic, 16)) {
-        return;
-    }
-    for (i = 0; i < 8; i++) {
-        guid = (guid << 8) | b[16 + i];
-    }
-    lid = (b[24] << 8) | b[25];
-    nonce = ((uint32_t)b[28] << 24) | (b[29] << 16) | (b[30] << 8) | b[31];
-    if (nonce == port->nonce) {
-        return;                             /* our own, reflected by a shared segment */
-    }
-    trace_ib_announce_rx(lid, guid);
-    if ((lid == port->lid || guid == port->guid) && port->ops->addr_clash) {
-        port->ops->addr_clash(port, lid, guid);
-    }
-}
-
 /* ---- receive -------------------------------------------------------------------------- */
 
 void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
@@ -427,11 +362,19 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
         ib_port_rx_announce(port, &p);
         return;
     }
+    if (IB_LID_IS_MCAST(p.dlid)) {
+        port->stat_rx++;
+        ib_mcast_rx(port, &p);
+        return;
+    }
     if (p.dlid != port->lid) {
         return;                     /* another node's frame on a shared segment */
     }
     port->stat_rx++;
     trace_ib_rx(ib_opcode_name(p.opcode), p.dest_qpn, p.psn, p.slid, p.payload_len);
+    if (p.dest_qpn == 1 && (p.opcode & 0xe0) == IB_TRANSPORT_UD && ib_sa_rx(port, &p)) {
+        return;                     /* the subnet administrator (we are the master SM) */
+    }
     qp = port->ops->qp_lookup(port, p.dest_qpn);
     if (!qp || qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR) {
         port->stat_rx_drop++;

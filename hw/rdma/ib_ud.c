@@ -35,9 +35,9 @@ unsigned ib_ud_tx(IbQp *qp, unsigned budget)
             p.pkey = qp->pkey;
             p.dest_qpn = wr->dest_qpn & IB_QPN_MASK;
             p.psn = qp->next_psn;
-            /* a Q_Key with the high bit set means "use the QP's own" (IBA 10.2.5) */
-            p.deth_qkey = (wr->qkey & 0x80000000u) && qp->type != IB_QPT_GSI ? qp->qkey
-                                                                            : wr->qkey;
+            /* a Q_Key with the high bit set means "use the QP's own" (IBA 10.2.5); the MAD
+             * layer sends every QP1 MAD so, and QP1's own is the well-known 0x80010000 */
+            p.deth_qkey = (wr->qkey & 0x80000000u) ? qp->qkey : wr->qkey;
             p.deth_src_qpn = qp->qpn;
             p.imm = wr->imm;
             p.udp_sport = qp->qpn & 0x3fff;

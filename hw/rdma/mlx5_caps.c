@@ -49,7 +49,7 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_max_wqe_sz_sq, 1024);
     MLX5_SET(cap, CAP_max_wqe_sz_rq, 512);
     MLX5_SET(cap, CAP_max_qp_mcg, 64);
-    MLX5_SET(cap, CAP_log_max_mcg, 10);
+    MLX5_SET(cap, CAP_log_max_mcg, 10);     /* = IB_MCAST_MAX_ATTACH groups at most */
     MLX5_SET(cap, CAP_log_max_transport_domain, 0);
     MLX5_SET(cap, CAP_log_max_pd, cfg->log_max_pd);
     MLX5_SET(cap, CAP_log_max_xrcd, cfg->log_max_xrcd);

@@ -70,6 +70,7 @@ enum {
     MLX5_SYND_BAD_PKEY_INDEX = 0x20000016,
     MLX5_SYND_BAD_STRIDE = 0x20000017,
     MLX5_SYND_BAD_USER_INDEX = 0x20000018,
+    MLX5_SYND_BAD_GID = 0x20000019,         /* not a multicast GID, or not attached */
 };
 
 /* mlx5_cmd_hca.c */
@@ -92,6 +93,7 @@ Mlx5CmdHandler mlx5_cmd_create_srq, mlx5_cmd_destroy_srq, mlx5_cmd_query_srq, ml
 /* mlx5_qp.c */
 Mlx5CmdHandler mlx5_cmd_create_qp, mlx5_cmd_destroy_qp, mlx5_cmd_modify_qp, mlx5_cmd_query_qp;
 /* mlx5_mad.c */
+Mlx5CmdHandler mlx5_cmd_attach_to_mcg, mlx5_cmd_detach_from_mcg;
 Mlx5CmdHandler mlx5_cmd_mad_ifc, mlx5_cmd_query_hca_vport_context, mlx5_cmd_query_hca_vport_gid,
     mlx5_cmd_query_hca_vport_pkey;
 void mlx5_reg_pcap(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg, bool write);

@@ -70,6 +70,8 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     CMD(ALLOC_UAR, mlx5_cmd_alloc_uar, false),
     CMD(DEALLOC_UAR, mlx5_cmd_dealloc_uar, false),
     CMD(ACCESS_REG, mlx5_cmd_access_reg, true),
+    CMD(ATTACH_TO_MCG, mlx5_cmd_attach_to_mcg, false),
+    CMD(DETACH_FROM_MCG, mlx5_cmd_detach_from_mcg, false),
     CMD(ALLOC_XRCD, mlx5_cmd_alloc_xrcd, false),
     CMD(DEALLOC_XRCD, mlx5_cmd_dealloc_xrcd, false),
     CMD(ALLOC_TRANSPORT_DOMAIN, mlx5_cmd_alloc_transport_domain, false),

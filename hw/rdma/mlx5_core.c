@@ -66,6 +66,8 @@ void mlx5_core_config_default(Mlx5CoreConfig *cfg, const uint8_t mac[6])
         cfg->lid = 1;
     }
     cfg->sm_lid = 0;
+    cfg->sm = true;
+    cfg->sm_priority = 0;
     cfg->log_max_qp = 16;
     cfg->log_max_cq = 16;
     cfg->log_max_srq = 16;
@@ -104,6 +106,9 @@ const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg)
     if (cfg->sm_lid >= 0xc000) {
         return "sm-lid must be 0 or a unicast LID";
     }
+    if (cfg->sm_priority > 15) {
+        return "sm-priority must be in 0..15";
+    }
     if (cfg->node_guid == 0) {
         return "node-guid must not be 0";
     }
@@ -135,6 +140,14 @@ Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops, void 
     c->work = g_new0(uint32_t, c->qps.size);
     ib_port_init(&c->ib, &mlx5_ib_ops, c);
     c->ib.guid = cfg->port_guid;
+    c->ib.node.node_guid = cfg->node_guid;
+    c->ib.node.sys_guid = cfg->sys_image_guid;
+    c->ib.node.device_id = cfg->pci_device_id;
+    c->ib.node.vendor_id = MLX5_IEEE_VENDOR_ID;
+    c->ib.node.revision = cfg->pci_revision;
+    memcpy(c->ib.node.desc, cfg->node_desc, sizeof(c->ib.node.desc));
+    c->ib.sm_enabled = cfg->sm;
+    c->ib.sm_priority = cfg->sm_priority;
     mlx5_core_reset(c, MLX5_RESET_SYSTEM);
     return c;
 }

@@ -772,6 +772,11 @@ static void mlx5_ib_addr_clash(IbPort *port, uint16_t lid, uint64_t guid)
     mlx5_port_clash(port->dev, lid, guid);
 }
 
+static void mlx5_ib_sm_change(IbPort *port)
+{
+    mlx5_port_sm_change(port->dev);
+}
+
 const IbDevOps mlx5_ib_ops = {
     .gather = mlx5_ib_gather,
     .scatter = mlx5_ib_scatter,
@@ -791,6 +796,7 @@ const IbDevOps mlx5_ib_ops = {
     .set_deadline = mlx5_ib_set_deadline,
     .kick = mlx5_ib_kick,
     .addr_clash = mlx5_ib_addr_clash,
+    .sm_change = mlx5_ib_sm_change,
 };
 
 /* ---- QP lifetime and state -------------------------------------------------------------- */
@@ -839,6 +845,7 @@ void mlx5_exec_qp_fini(Mlx5Core *c, Mlx5Qp *qp)
     if (c->gsi_qp == qp) {
         c->gsi_qp = NULL;
     }
+    ib_mcast_detach_qp(&c->ib, qp->qpn);
     ib_qp_cleanup(&qp->ib);
     g_free(qp->sctx);
     g_free(qp->ssge);

@@ -339,6 +339,7 @@ void mlx5_exec_sq_doorbell(Mlx5Core *c, uint64_t ctrl);
 void mlx5_port_reset(Mlx5Core *c);
 void mlx5_port_set_link(Mlx5Core *c, bool up);
 void mlx5_port_clash(Mlx5Core *c, uint16_t lid, uint64_t guid);
+void mlx5_port_sm_change(Mlx5Core *c);
 void mlx5_port_expire(Mlx5Core *c, int64_t now);
 
 /* command dispatch (mlx5_cmdq.c) */

@@ -108,7 +108,7 @@ void mlx5_port_reset(Mlx5Core *c)
     p->clash_until = clash_until;
     p->state = mlx5_port_wanted_state(p);
     p->lid = c->cfg.lid;
-    p->sm_lid = c->cfg.sm_lid;
+    p->sm_lid = c->cfg.sm_lid ? c->cfg.sm_lid : c->ib.sm_lid;
     p->cap_mask = MLX5_DEFAULT_CAP_MASK;
     p->pkeys[0] = 0xffff;
     p->gid_prefix = MLX5_GID_PREFIX_DEFAULT;
@@ -117,6 +117,25 @@ void mlx5_port_reset(Mlx5Core *c)
     if (c->ib.lid != p->lid) {
         c->ib.lid = p->lid;
         ib_port_announce_soon(&c->ib);
+    }
+}
+
+/*
+ * The fabric elected another master SM (ib_sm.c). A port's SM LID follows it unless the sm-lid
+ * property fixes it; the driver hears of a new SM as a client reregistration request, as from
+ * a real SM taking over, and its ULPs rejoin their multicast groups there.
+ */
+void mlx5_port_sm_change(Mlx5Core *c)
+{
+    Mlx5Port *p = &c->port;
+
+    if (c->cfg.sm_lid || p->sm_lid == c->ib.sm_lid) {
+        return;
+    }
+    trace_mlx5_port_sm(p->sm_lid, c->ib.sm_lid);
+    p->sm_lid = c->ib.sm_lid;
+    if (p->state == IB_PORT_STATE_ACTIVE) {
+        mlx5_port_event(c, MLX5_PORT_CHANGE_SUBTYPE_CLIENT_REREG);
     }
 }
 

@@ -41,6 +41,8 @@ struct Mlx5Hca {
     uint64_t sys_image_guid;
     uint32_t lid;
     uint32_t sm_lid;
+    bool sm;
+    uint8_t sm_priority;
     uint32_t msix_vectors;
     uint8_t log_max_qp;
     uint8_t log_max_cq;
@@ -318,6 +320,8 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
         cfg.lid = s->lid;
     }
     cfg.sm_lid = s->sm_lid;
+    cfg.sm = s->sm;
+    cfg.sm_priority = s->sm_priority;
     cfg.log_max_qp = s->log_max_qp;
     cfg.log_max_cq = s->log_max_cq;
     cfg.log_max_mkey = s->log_max_mkey;
@@ -408,6 +412,8 @@ static const Property mlx5_hca_props[] = {
     DEFINE_PROP_UINT64("sys-image-guid", Mlx5Hca, sys_image_guid, 0),
     DEFINE_PROP_UINT32("lid", Mlx5Hca, lid, 0),
     DEFINE_PROP_UINT32("sm-lid", Mlx5Hca, sm_lid, 0),
+    DEFINE_PROP_BOOL("sm", Mlx5Hca, sm, true),
+    DEFINE_PROP_UINT8("sm-priority", Mlx5Hca, sm_priority, 0),
     DEFINE_PROP_UINT32("msix-vectors", Mlx5Hca, msix_vectors, 64),
     DEFINE_PROP_UINT8("log-max-qp", Mlx5Hca, log_max_qp, 16),
     DEFINE_PROP_UINT8("log-max-cq", Mlx5Hca, log_max_cq, 16),

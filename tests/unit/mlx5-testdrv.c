@@ -31,6 +31,7 @@ TDrv *tdrv_new(void)
     Mlx5CoreConfig cfg;
 
     mlx5_core_config_default(&cfg, mac);
+    cfg.sm = false;         /* no SM election events in the EQs (tests of the SM turn it on) */
     g_assert_null(mlx5_core_config_check(&cfg));
     return tdrv_new_cfg(&cfg);
 }

@@ -720,6 +720,10 @@ static void test_docs_command_table(void)
     g_assert_cmpuint(n, <=, G_N_ELEMENTS(names));
     for (i = 0; i < n; i++) {
         g_autofree char *hex = g_strdup_printf("0x%x", opcodes[i]);
+        /* the dispatch table is binary-searched: it must stay sorted by opcode */
+        if (i) {
+            g_assert_cmphex(opcodes[i - 1], <, opcodes[i]);
+        }
         if (!strstr(text, names[i])) {
             g_test_message("command %s (%s) missing from %s", names[i], hex, path);
             g_test_fail();

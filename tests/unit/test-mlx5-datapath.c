@@ -273,6 +273,7 @@ static TDrv *new_node(uint8_t last)
     TDrv *d;
 
     mlx5_core_config_default(&cfg, mac);
+    cfg.sm = false;         /* no SM election events in the EQs (the SA test turns it on) */
     d = tdrv_new_cfg(&cfg);
     tdrv_bringup(d);
     return d;

@@ -183,6 +183,8 @@ typedef struct IbDevOps {
     void (*kick)(IbPort *port);     /* the transport can take more WRs */
     /* another port on the fabric announced our LID or our GUID (optional) */
     void (*addr_clash)(IbPort *port, uint16_t lid, uint64_t guid);
+    /* the fabric elected another master SM: port->sm_lid changed (optional) */
+    void (*sm_change)(IbPort *port);
 } IbDevOps;
 
 /* ---- transport state (embedded in the device's QP and port objects) ------------------------ */
@@ -273,6 +275,35 @@ struct IbQp {
     uint64_t stat_tx, stat_rx, stat_retx, stat_rnr, stat_dup;
 };
 
+/* A node's identity, as NodeInfo/NodeDescription tell it (set by the device, announced). */
+typedef struct IbNodeInfo {
+    uint64_t node_guid;
+    uint64_t sys_guid;
+    uint16_t device_id;
+    uint32_t vendor_id;         /* 24 bits */
+    uint32_t revision;
+    char desc[64];              /* not NUL-terminated when all 64 bytes are used */
+} IbNodeInfo;
+
+/* A port of the fabric, as its announcements describe it (ib_sm.c). guid 0 = free slot. */
+typedef struct IbPeer {
+    uint64_t guid;              /* port GUID */
+    IbNodeInfo node;
+    uint64_t gid_prefix;
+    uint16_t lid;
+    uint8_t lmc;
+    uint8_t mtu;                /* IB MTU enum */
+    bool sm;                    /* offers to be the subnet manager */
+    uint8_t sm_priority;
+    uint32_t nonce;
+    int64_t last_seen;
+} IbPeer;
+
+#define IB_FABRIC_MAX_PEERS     63      /* other ports a port keeps in its directory */
+
+typedef struct IbSa IbSa;
+typedef struct IbMcastAttach IbMcastAttach;
+
 struct IbPort {
     const IbDevOps *ops;
     void *dev;                  /* the device's own object */
@@ -290,14 +321,29 @@ struct IbPort {
     uint32_t lb_len[IB_LOOPBACK_FRAMES];
     unsigned lb_head, lb_count;
     uint64_t stat_tx, stat_rx, stat_rx_drop, stat_rx_bad;
-    /* address announcements (docs/fabric.md): LID/GUID clash detection */
+    /* address announcements (docs/fabric.md): LID/GUID clash detection, the directory */
     uint32_t nonce;
     int64_t announce_deadline;  /* 0 = not scheduled */
+    uint8_t ann[256];           /* announcement payload being sent */
+    IbNodeInfo node;
+    IbPeer *peers;              /* IB_FABRIC_MAX_PEERS entries */
+    /* subnet manager (ib_sm.c): our offer, and the elected master */
+    bool sm_enabled;
+    uint8_t sm_priority;        /* 0..15 */
+    uint16_t sm_lid;            /* master SM's LID, 0 = none */
+    uint64_t sm_guid;
+    IbSa *sa;                   /* the SA's state while we are the master (ib_sa.c) */
+    /* multicast attachments (ib_mcast.c) */
+    IbMcastAttach *mcast;
+    unsigned mcast_count;
 };
 
 #define IB_LID_PERMISSIVE       0xffff
+#define IB_MLID_FIRST           0xc000  /* multicast LIDs */
+#define IB_MLID_LAST            0xfffe
+#define IB_LID_IS_MCAST(lid)    ((lid) >= IB_MLID_FIRST && (lid) <= IB_MLID_LAST)
 #define IB_ANNOUNCE_PERIOD_NS   1000000000ll
-#define IB_ANNOUNCE_LEN         32
+#define IB_ANNOUNCE_LEN         132     /* version 2 (docs/fabric.md) */
 
 void ib_port_init(IbPort *port, const IbDevOps *ops, void *dev);
 void ib_port_cleanup(IbPort *port);
@@ -315,6 +361,22 @@ void ib_port_tx_ready(IbPort *port);
 void ib_port_announce(IbPort *port);
 /* The same from the next timer expiry: frames only leave while the machine runs. */
 void ib_port_announce_soon(IbPort *port);
+
+/* The fabric directory (ib_sm.c): this port as an entry, and look-ups (@self is scratch). */
+void ib_sm_self(const IbPort *port, IbPeer *e);
+const IbPeer *ib_sm_find_lid(const IbPort *port, uint16_t lid, IbPeer *self);
+const IbPeer *ib_sm_find_guid(const IbPort *port, uint64_t guid, IbPeer *self);
+bool ib_sm_is_master(const IbPort *port);
+
+/* Multicast (ib_mcast.c): attach a QP to a group (MGID), as ATTACH_TO_MCG does. */
+#define IB_MCAST_MAX_ATTACH     1024    /* (group, QP) attachments per port */
+typedef enum IbMcastStatus { IB_MCAST_OK, IB_MCAST_FULL, IB_MCAST_EXISTS, IB_MCAST_NOENT,
+                             IB_MCAST_BAD_GID } IbMcastStatus;
+/* at most @max_group_qps QPs of this port per group */
+IbMcastStatus ib_mcast_attach(IbPort *port, const uint8_t mgid[16], uint32_t qpn,
+                              unsigned max_group_qps);
+IbMcastStatus ib_mcast_detach(IbPort *port, const uint8_t mgid[16], uint32_t qpn);
+void ib_mcast_detach_qp(IbPort *port, uint32_t qpn);
 
 void ib_qp_init(IbQp *qp, IbPort *port, uint32_t qpn, IbQpType type, uint32_t sq_entries);
 void ib_qp_cleanup(IbQp *qp);

@@ -50,7 +50,9 @@ typedef struct Mlx5CoreConfig {
     uint64_t sys_image_guid;
     uint64_t port_guid;
     uint16_t lid;
-    uint16_t sm_lid;
+    uint16_t sm_lid;            /* fixed SM LID, or 0: the fabric's elected master SM */
+    bool     sm;                /* offer to be the fabric's subnet manager (and SA) */
+    uint8_t  sm_priority;       /* 0..15, IBA SM election priority */
     uint8_t  log_max_qp;        /* objects: log2 of the table size */
     uint8_t  log_max_cq;
     uint8_t  log_max_srq;

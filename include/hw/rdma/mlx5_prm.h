@@ -416,6 +416,7 @@ enum {
     MLX5_PORT_CHANGE_SUBTYPE_DOWN = 1,
     MLX5_PORT_CHANGE_SUBTYPE_ACTIVE = 4,
     MLX5_PORT_CHANGE_SUBTYPE_LID = 6,
+    MLX5_PORT_CHANGE_SUBTYPE_CLIENT_REREG = 9,
 };
 
 /* ---- CQ ------------------------------------------------------------------------------- */

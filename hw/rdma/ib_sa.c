@@ -1,0 +1,993 @@
+/*
+ * Vendor-neutral IB fabric services: the subnet administrator (SA, IBA chapter 15).
+ *
+ * The port that the fabric elected master SM (ib_sm.c) answers the SUBN_ADM class for the
+ * whole fabric: requests are GSI MADs sent to its LID and QP1, as to any SA, and never reach
+ * its guest's QP1. Replies leave from QP1 like the SA's. What it knows of the fabric is the
+ * directory of announced ports; multicast groups live here while this port is master (a new
+ * master starts empty, and every port asks its driver to reregister, so members rejoin).
+ *
+ * Answered: ClassPortInfo (Get); PathRecord (Get, GetTable); MCMemberRecord (Set = join or
+ * create, Delete = leave, Get, GetTable); NodeRecord and PortInfoRecord (Get, GetTable).
+ * GetTableResp goes out with RMPP (segments within the receiver's window, IBA 13.6). Caps:
+ * IB_SA_MAX_GROUPS groups, IB_SA_MAX_MEMBERS members each, IB_SA_MAX_RMPP transfers at once,
+ * IB_SA_MAX_TABLE bytes in one table. Anything else gets the architected MAD status.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "ib_internal.h"
+#include "hw/rdma/ib_mad.h"
+#include "trace.h"
+
+#define IB_SA_MAX_GROUPS        64
+#define IB_SA_MAX_MEMBERS       64
+#define IB_SA_MAX_RMPP          8
+#define IB_SA_SEG_DATA          IB_SA_DATA_LEN                          /* 200 */
+#define IB_SA_MAX_TABLE         (64 * IB_SA_SEG_DATA)                   /* 64 segments */
+#define IB_RMPP_SEG_PAYLOAD     (IB_MAD_SIZE - IB_RMPP_SM_KEY_OFF)      /* 220 */
+#define IB_RMPP_SM_KEY_OFF      IB_SA_SM_KEY
+#define IB_SA_RESP_TIME         18      /* 4.096 us * 2^18: about a second */
+#define IB_SA_PACKET_LIFE       18      /* as opensm's default */
+#define IB_SA_MLID_BASE         IB_MLID_FIRST
+#define IB_SA_CAP2_SENDONLY_FULL (1u << 12)
+
+typedef struct IbSaMember {
+    uint8_t gid[16];
+    uint8_t join;               /* JoinState bits; 0 = free slot */
+} IbSaMember;
+
+typedef struct IbSaGroup {
+    bool used;
+    bool permanent;             /* created by the SA (the IPoIB broadcast group) */
+    uint8_t mgid[16];
+    uint16_t mlid;
+    uint32_t qkey;
+    uint16_t pkey;
+    uint8_t mtu, rate, plt, sl, tclass, hop_limit, scope;
+    uint32_t flow_label;
+    IbSaMember member[IB_SA_MAX_MEMBERS];
+} IbSaGroup;
+
+/* An RMPP transfer of a GetTableResp: segments go out as the receiver's ACKs open its window */
+typedef struct IbSaRmpp {
+    bool used;
+    uint64_t tid;
+    uint16_t dlid;
+    uint32_t dqpn;
+    uint16_t pkey;
+    uint8_t sl;
+    uint8_t hdr[IB_SA_DATA];    /* MAD + RMPP + SA header of every segment */
+    uint32_t len;               /* table bytes */
+    uint32_t nseg;
+    uint32_t acked;             /* segments the receiver has */
+    uint32_t sent;              /* segments sent */
+    uint64_t age;
+    uint8_t *data;              /* IB_SA_MAX_TABLE bytes */
+} IbSaRmpp;
+
+struct IbSa {
+    IbSaGroup group[IB_SA_MAX_GROUPS];
+    IbSaRmpp rmpp[IB_SA_MAX_RMPP];
+    uint64_t rmpp_age;
+    uint8_t req[IB_MAD_SIZE];   /* the request, copied in */
+    uint8_t mad[IB_MAD_SIZE];   /* the reply being built */
+    uint8_t table[IB_SA_MAX_TABLE];
+    uint16_t next_mlid;
+    uint32_t mgid_serial;       /* SA-assigned MGIDs */
+};
+
+static void st16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = v; }
+static void st32(uint8_t *p, uint32_t v) { st16(p, v >> 16); st16(p + 2, v); }
+static void st64(uint8_t *p, uint64_t v) { st32(p, v >> 32); st32(p + 4, v); }
+static uint16_t ld16(const uint8_t *p) { return (p[0] << 8) | p[1]; }
+static uint32_t ld32(const uint8_t *p) { return ((uint32_t)ld16(p) << 16) | ld16(p + 2); }
+static uint64_t ld64(const uint8_t *p) { return ((uint64_t)ld32(p) << 32) | ld32(p + 4); }
+
+static const uint8_t ib_ipoib_bcast_mgid[16] = {
+    0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
+};
+
+/* ---- lifetime --------------------------------------------------------------------------- */
+
+void ib_sa_init(IbPort *port)
+{
+    port->sa = NULL;            /* allocated while this port is the master */
+}
+
+static void ib_sa_free(IbPort *port)
+{
+    unsigned i;
+
+    if (!port->sa) {
+        return;
+    }
+    for (i = 0; i < IB_SA_MAX_RMPP; i++) {
+        g_free(port->sa->rmpp[i].data);
+    }
+    g_free(port->sa);
+    port->sa = NULL;
+}
+
+void ib_sa_cleanup(IbPort *port)
+{
+    ib_sa_free(port);
+}
+
+/* The groups a new SA starts with: IPoIB's broadcast group of the default partition */
+static void ib_sa_create_defaults(IbSa *sa)
+{
+    IbSaGroup *g = &sa->group[0];
+
+    memset(g, 0, sizeof(*g));
+    g->used = g->permanent = true;
+    memcpy(g->mgid, ib_ipoib_bcast_mgid, 16);
+    g->mlid = sa->next_mlid++;
+    g->qkey = IB_IPOIB_QKEY;
+    g->pkey = IB_DEFAULT_PKEY;
+    g->mtu = IB_MTU_ENUM_2048;          /* IPoIB MTU 2044, as opensm's default partition */
+    g->rate = IB_RATE_10_GBPS;
+    g->plt = IB_SA_PACKET_LIFE;
+    g->scope = 2;                       /* link-local */
+}
+
+void ib_sa_master_changed(IbPort *port, bool master)
+{
+    ib_sa_free(port);
+    if (master) {
+        port->sa = g_new0(IbSa, 1);
+        port->sa->next_mlid = IB_SA_MLID_BASE;
+        ib_sa_create_defaults(port->sa);
+    }
+}
+
+/* ---- sending ---------------------------------------------------------------------------- */
+
+/* Send @mad from QP1 to the requester of @p (its LID and QP; with a GRH if it used one). */
+static void ib_sa_send(IbPort *port, uint16_t dlid, uint32_t dqpn, uint16_t pkey, uint8_t sl,
+                       const IbPacket *req, const uint8_t *mad)
+{
+    IbPacket r;
+    IbAv av = { .dlid = dlid, .sl = sl };
+
+    if (req && req->grh) {
+        av.grh = true;
+        av.hop_limit = req->hop_limit;
+        av.tclass = req->tclass;
+        av.flow_label = req->flow_label;
+        memcpy(av.dgid, req->sgid, 16);
+    }
+    memset(&r, 0, sizeof(r));
+    ib_port_fill_av(port, &av, &r);
+    r.opcode = IB_TRANSPORT_UD | IB_OP_SEND_ONLY;
+    r.pkey = pkey;
+    r.dest_qpn = dqpn & IB_QPN_MASK;
+    r.deth_qkey = IB_GSI_QKEY;
+    r.deth_src_qpn = 1;
+    r.udp_sport = 1;
+    trace_ib_sa_reply(dlid, ld16(mad + IB_MAD_ATTR_ID), mad[IB_MAD_METHOD],
+                      ld16(mad + IB_MAD_STATUS));
+    ib_port_send(port, &r, mad, IB_MAD_SIZE);
+}
+
+/* Reply header: the request's, with the response method and @status; no RMPP. */
+static uint8_t *ib_sa_reply_hdr(IbSa *sa, uint8_t method, uint16_t status)
+{
+    uint8_t *m = sa->mad;
+
+    memset(m, 0, IB_MAD_SIZE);
+    memcpy(m, sa->req, IB_MAD_HDR_LEN);
+    m[IB_MAD_METHOD] = method;
+    st16(m + IB_MAD_STATUS, status);
+    st16(m + IB_MAD_CLASS_SPECIFIC, 0);
+    memcpy(m + IB_SA_COMP_MASK, sa->req + IB_SA_COMP_MASK, 8);
+    return m;
+}
+
+static uint8_t ib_sa_resp_method(uint8_t method)
+{
+    switch (method) {
+    case IB_METHOD_GET_TABLE:
+        return IB_METHOD_GET_TABLE | IB_METHOD_RESP;
+    case IB_METHOD_DELETE:
+        return IB_METHOD_DELETE | IB_METHOD_RESP;
+    default:
+        return IB_METHOD_GET | IB_METHOD_RESP;
+    }
+}
+
+static void ib_sa_error(IbPort *port, const IbPacket *p, uint16_t status)
+{
+    IbSa *sa = port->sa;
+
+    trace_ib_sa_error(p->slid, ld16(sa->req + IB_MAD_ATTR_ID), sa->req[IB_MAD_METHOD], status);
+    ib_sa_reply_hdr(sa, ib_sa_resp_method(sa->req[IB_MAD_METHOD]), status);
+    ib_sa_send(port, p->slid, p->deth_src_qpn, p->pkey, p->sl, p, sa->mad);
+}
+
+/* One record: Get/Set/Delete responses */
+static void ib_sa_reply_one(IbPort *port, const IbPacket *p, const uint8_t *rec, uint32_t len)
+{
+    IbSa *sa = port->sa;
+    uint8_t *m = ib_sa_reply_hdr(sa, ib_sa_resp_method(sa->req[IB_MAD_METHOD]), 0);
+
+    st16(m + IB_SA_ATTR_OFFSET, (len + 7) / 8);
+    memcpy(m + IB_SA_DATA, rec, MIN(len, IB_SA_DATA_LEN));
+    ib_sa_send(port, p->slid, p->deth_src_qpn, p->pkey, p->sl, p, m);
+}
+
+/* Send the segments of transfer @t that the receiver's window allows. */
+static void ib_sa_rmpp_push(IbPort *port, IbSaRmpp *t, uint32_t window_last)
+{
+    IbSa *sa = port->sa;
+    uint32_t last = MIN(window_last, t->nseg);
+
+    while (t->sent < last) {
+        uint32_t seg = ++t->sent, off = (seg - 1) * IB_SA_SEG_DATA;
+        uint32_t n = MIN(IB_SA_SEG_DATA, t->len - MIN(off, t->len));
+        uint8_t *m = sa->mad;
+        uint8_t flags = IB_RMPP_FLAG_ACTIVE;
+
+        memset(m, 0, IB_MAD_SIZE);
+        memcpy(m, t->hdr, IB_SA_DATA);
+        if (seg == 1) {
+            flags |= IB_RMPP_FLAG_FIRST;
+            st32(m + IB_RMPP_PAYLEN, t->nseg * (IB_RMPP_SEG_PAYLOAD - IB_SA_SEG_DATA) + t->len);
+        }
+        if (seg == t->nseg) {
+            flags |= IB_RMPP_FLAG_LAST;
+            st32(m + IB_RMPP_PAYLEN, IB_RMPP_SEG_PAYLOAD - IB_SA_SEG_DATA + n);
+        }
+        m[IB_RMPP_VERSION] = 1;
+        m[IB_RMPP_TYPE] = IB_RMPP_TYPE_DATA;
+        m[IB_RMPP_FLAGS] = (0x1f << 3) | flags;    /* RRespTime: none given */
+        st32(m + IB_RMPP_SEG_NUM, seg);
+        memcpy(m + IB_SA_DATA, t->data + off, n);
+        ib_sa_send(port, t->dlid, t->dqpn, t->pkey, t->sl, NULL, m);
+    }
+}
+
+/* GetTableResp of @n records of @rec_len bytes in sa->table */
+static void ib_sa_reply_table(IbPort *port, const IbPacket *p, unsigned n, uint32_t rec_len)
+{
+    IbSa *sa = port->sa;
+    uint32_t stride = (rec_len + 7) & ~7u, len = n * stride;
+    uint8_t *hdr = ib_sa_reply_hdr(sa, IB_METHOD_GET_TABLE | IB_METHOD_RESP, 0);
+    IbSaRmpp one, *t = &one;
+    unsigned i;
+
+    st16(hdr + IB_SA_ATTR_OFFSET, stride / 8);
+    memset(&one, 0, sizeof(one));
+    if (len > IB_SA_SEG_DATA) {
+        /* several segments: a transfer that lives until the last ACK (or is the oldest) */
+        t = NULL;
+        for (i = 0; i < IB_SA_MAX_RMPP; i++) {
+            IbSaRmpp *c = &sa->rmpp[i];
+            if (!c->used) {
+                t = c;
+                break;
+            }
+            if (!t || c->age < t->age) {
+                t = c;
+            }
+        }
+        if (t->used) {
+            trace_ib_sa_rmpp_evict(t->dlid, t->tid);
+        }
+        if (!t->data) {
+            t->data = g_malloc(IB_SA_MAX_TABLE);
+        }
+        t->used = true;
+        t->age = ++sa->rmpp_age;
+    } else {
+        t->data = sa->table;
+    }
+    memcpy(t->hdr, hdr, IB_SA_DATA);
+    t->tid = ld64(hdr + IB_MAD_TID);
+    t->dlid = p->slid;
+    t->dqpn = p->deth_src_qpn;
+    t->pkey = p->pkey;
+    t->sl = p->sl;
+    t->len = len;
+    t->nseg = MAX(1, (len + IB_SA_SEG_DATA - 1) / IB_SA_SEG_DATA);
+    t->acked = t->sent = 0;
+    if (t != &one) {
+        memcpy(t->data, sa->table, len);
+    }
+    trace_ib_sa_table(p->slid, ld16(hdr + IB_MAD_ATTR_ID), n, t->nseg);
+    ib_sa_rmpp_push(port, t, 1);        /* the receiver's window starts at one segment */
+}
+
+/* An RMPP ACK/STOP/ABORT from a receiver of one of our tables */
+static void ib_sa_rmpp_rx(IbPort *port, const IbPacket *p)
+{
+    IbSa *sa = port->sa;
+    const uint8_t *m = sa->req;
+    uint64_t tid = ld64(m + IB_MAD_TID);
+    unsigned i;
+
+    for (i = 0; i < IB_SA_MAX_RMPP; i++) {
+        IbSaRmpp *t = &sa->rmpp[i];
+        if (!t->used || t->tid != tid || t->dlid != p->slid) {
+            continue;
+        }
+        if (m[IB_RMPP_TYPE] == IB_RMPP_TYPE_ACK) {
+            uint32_t seg = ld32(m + IB_RMPP_SEG_NUM), win = ld32(m + IB_RMPP_PAYLEN);
+            if (seg > t->sent || win < seg) {
+                trace_ib_sa_rmpp_bad_ack(p->slid, seg, win);
+                t->used = false;
+                return;
+            }
+            t->acked = MAX(t->acked, seg);
+            if (t->acked >= t->nseg) {
+                t->used = false;        /* complete */
+                return;
+            }
+            if (t->sent > t->acked && seg == t->acked && win == t->acked) {
+                return;                 /* window closed for now */
+            }
+            if (t->sent > t->acked && win <= t->sent) {
+                t->sent = t->acked;     /* a resend request: go back to what it has */
+            }
+            ib_sa_rmpp_push(port, t, win);
+        } else {
+            t->used = false;            /* STOP or ABORT */
+        }
+        return;
+    }
+}
+
+/* ---- ClassPortInfo ------------------------------------------------------------------------ */
+
+static void ib_sa_class_port_info(IbPort *port, const IbPacket *p, uint8_t method)
+{
+    uint8_t rec[IB_CPI_LEN] = { 0 };
+
+    if (method != IB_METHOD_GET) {
+        ib_sa_error(port, p, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
+        return;
+    }
+    rec[0] = 1;                                     /* BaseVersion */
+    rec[1] = IB_SA_CLASS_VERSION;
+    st16(rec + IB_CPI_CAP_MASK, 0);
+    st32(rec + IB_CPI_RESP_TIME, (IB_SA_CAP2_SENDONLY_FULL << 5) | IB_SA_RESP_TIME);
+    ib_sa_reply_one(port, p, rec, IB_CPI_LEN);
+}
+
+/* ---- PathRecord --------------------------------------------------------------------------- */
+
+/* IBA rate enum -> Gb/s * 10 (for the rate selectors) */
+static unsigned ib_rate_tenths(uint8_t r)
+{
+    static const uint16_t t[] = { 0, 0, 25, 100, 300, 50, 200, 400, 600, 800, 1200, 1680,
+                                  560, 1120, 1680, 250, 1000, 2000, 3000, 1000, 3000 };
+    return r < G_N_ELEMENTS(t) ? t[r] : 0;
+}
+
+/* Apply a selector (0 >, 1 <, 2 =, 3 largest) to what the path has; 0 = no such path */
+static uint8_t ib_sa_select(uint8_t sel, uint8_t want, uint8_t have, bool rate)
+{
+    unsigned w = rate ? ib_rate_tenths(want) : want, h = rate ? ib_rate_tenths(have) : have;
+
+    switch (sel & 3) {
+    case 0:
+        return h > w ? have : 0;
+    case 1:
+        if (h < w) {
+            return have;
+        }
+        /* a smaller MTU always exists below the port's (not so for rates: no records) */
+        return !rate && want > 1 ? want - 1 : 0;
+    case 2:
+        return w <= h ? want : 0;
+    default:
+        return have;
+    }
+}
+
+/* Build the path @src -> @dst into @rec from the request's constraints; false = no path */
+static bool ib_sa_path(const uint8_t *req, uint64_t cm, const IbPeer *src, const IbPeer *dst,
+                       uint8_t *rec)
+{
+    uint8_t mtu = MIN(src->mtu, dst->mtu), rate = IB_RATE_40_GBPS;
+    uint16_t pkey = IB_DEFAULT_PKEY;
+
+    memset(rec, 0, IB_PR_LEN);
+    if (cm & IB_PR_CM_PKEY) {
+        pkey = ld16(req + IB_PR_PKEY);
+        if ((pkey & 0x7fff) != 0x7fff) {
+            return false;               /* only the default partition exists */
+        }
+    }
+    if (cm & IB_PR_CM_MTU) {
+        mtu = ib_sa_select(cm & IB_PR_CM_MTU_SELECTOR ? req[IB_PR_MTU] >> 6 : 2,
+                           req[IB_PR_MTU] & 0x3f, mtu, false);
+        if (!mtu || mtu > 5) {
+            return false;
+        }
+    }
+    if (cm & IB_PR_CM_RATE) {
+        rate = ib_sa_select(cm & IB_PR_CM_RATE_SELECTOR ? req[IB_PR_RATE] >> 6 : 2,
+                            req[IB_PR_RATE] & 0x3f, rate, true);
+        if (!rate) {
+            return false;
+        }
+    }
+    if ((cm & IB_PR_CM_PLT) && (req[IB_PR_PLT] & 0x3f) < IB_SA_PACKET_LIFE &&
+        (!(cm & IB_PR_CM_PLT_SELECTOR) || (req[IB_PR_PLT] >> 6) == 1 ||
+         (req[IB_PR_PLT] >> 6) == 2)) {
+        return false;                   /* the fabric's packet lifetime is longer */
+    }
+    if ((cm & IB_PR_CM_NUMB_PATH) && !(req[IB_PR_REV_NUMB] & 0x7f)) {
+        return false;
+    }
+    if (cm & IB_PR_CM_QOS_CLASS && (ld16(req + IB_PR_QOS_SL) >> 4)) {
+        return false;                   /* no QoS classes */
+    }
+    if (cm & IB_PR_CM_SERVICE_ID) {
+        memcpy(rec + IB_PR_SERVICE_ID, req + IB_PR_SERVICE_ID, 8);
+    }
+    st64(rec + IB_PR_DGID, dst->gid_prefix);
+    st64(rec + IB_PR_DGID + 8, dst->guid);
+    st64(rec + IB_PR_SGID, src->gid_prefix);
+    st64(rec + IB_PR_SGID + 8, src->guid);
+    st16(rec + IB_PR_DLID, (cm & IB_PR_CM_DLID) ? ld16(req + IB_PR_DLID) : dst->lid);
+    st16(rec + IB_PR_SLID, (cm & IB_PR_CM_SLID) ? ld16(req + IB_PR_SLID) : src->lid);
+    st32(rec + IB_PR_FLOW_HOP,
+         ((cm & IB_PR_CM_FLOW_LABEL) ? ld32(req + IB_PR_FLOW_HOP) & 0x0fffff00 : 0) |
+         ((cm & IB_PR_CM_HOP_LIMIT) ? req[IB_PR_FLOW_HOP + 3] : 0));
+    rec[IB_PR_TCLASS] = (cm & IB_PR_CM_TCLASS) ? req[IB_PR_TCLASS] : 0;
+    rec[IB_PR_REV_NUMB] = 0x80 | 1;     /* reversible, one path */
+    st16(rec + IB_PR_PKEY, pkey);
+    st16(rec + IB_PR_QOS_SL, (cm & IB_PR_CM_SL) ? ld16(req + IB_PR_QOS_SL) & 0xf : 0);
+    rec[IB_PR_MTU] = (2 << 6) | mtu;
+    rec[IB_PR_RATE] = (2 << 6) | rate;
+    rec[IB_PR_PLT] = (2 << 6) | IB_SA_PACKET_LIFE;
+    return true;
+}
+
+/* The port a PathRecord names by GID or LID (@gid_bit/@lid_bit); NULL and *named = false if
+ * it names none */
+static const IbPeer *ib_sa_path_end(const IbPort *port, const uint8_t *req, uint64_t cm,
+                                    uint64_t gid_bit, uint64_t lid_bit, unsigned gid_off,
+                                    unsigned lid_off, IbPeer *scratch, bool *named)
+{
+    *named = true;
+    if (cm & gid_bit) {
+        const uint8_t *gid = req + gid_off;
+        const IbPeer *e = ib_sm_find_guid(port, ld64(gid + 8), scratch);
+        return e && e->gid_prefix == ld64(gid) ? e : NULL;
+    }
+    if (cm & lid_bit) {
+        return ib_sm_find_lid(port, ld16(req + lid_off), scratch);
+    }
+    *named = false;
+    return NULL;
+}
+
+static void ib_sa_path_record(IbPort *port, const IbPacket *p, uint8_t method)
+{
+    IbSa *sa = port->sa;
+    const uint8_t *req = sa->req + IB_SA_DATA;
+    uint64_t cm = ld64(sa->req + IB_SA_COMP_MASK);
+    IbPeer s_scratch, d_scratch, r_scratch;
+    const IbPeer *src, *dst;
+    bool src_named, dst_named;
+    unsigned n = 0, i;
+
+    if (method != IB_METHOD_GET && method != IB_METHOD_GET_TABLE) {
+        ib_sa_error(port, p, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
+        return;
+    }
+    src = ib_sa_path_end(port, req, cm, IB_PR_CM_SGID, IB_PR_CM_SLID, IB_PR_SGID, IB_PR_SLID,
+                         &s_scratch, &src_named);
+    if (!src_named) {
+        src = ib_sm_find_lid(port, p->slid, &s_scratch);   /* the requester's own port */
+    }
+    dst = ib_sa_path_end(port, req, cm, IB_PR_CM_DGID, IB_PR_CM_DLID, IB_PR_DGID, IB_PR_DLID,
+                         &d_scratch, &dst_named);
+    if ((cm & IB_PR_CM_DGID) && req[IB_PR_DGID] == 0xff) {
+        dst = NULL;                     /* multicast paths come from MCMemberRecords */
+    }
+    if (!src || (dst_named && !dst)) {
+        if (method == IB_METHOD_GET) {
+            ib_sa_error(port, p, IB_SA_STATUS_NO_RECORDS);
+        } else {
+            ib_sa_reply_table(port, p, 0, IB_PR_LEN);      /* an empty table */
+        }
+        return;
+    }
+    if (dst) {
+        n = ib_sa_path(req, cm, src, dst, sa->table) ? 1 : 0;
+    } else if (method == IB_METHOD_GET_TABLE) {
+        /* every port of the fabric as destination */
+        for (i = 0; i <= IB_FABRIC_MAX_PEERS && (n + 1) * IB_PR_LEN <= IB_SA_MAX_TABLE; i++) {
+            const IbPeer *d = i == IB_FABRIC_MAX_PEERS ? (ib_sm_self(port, &r_scratch), &r_scratch)
+                                                       : &port->peers[i];
+            if (d->guid && ib_sa_path(req, cm, src, d, sa->table + n * IB_PR_LEN)) {
+                n++;
+            }
+        }
+    } else {
+        ib_sa_error(port, p, IB_SA_STATUS_INSUFFICIENT_COMPS);
+        return;
+    }
+    trace_ib_sa_path(p->slid, src->lid, dst ? dst->lid : 0, n);
+    if (method == IB_METHOD_GET) {
+        if (!n) {
+            ib_sa_error(port, p, IB_SA_STATUS_NO_RECORDS);
+        } else {
+            ib_sa_reply_one(port, p, sa->table, IB_PR_LEN);
+        }
+    } else {
+        ib_sa_reply_table(port, p, n, IB_PR_LEN);
+    }
+}
+
+/* ---- MCMemberRecord ----------------------------------------------------------------------- */
+
+static IbSaGroup *ib_sa_group_by_mgid(IbSa *sa, const uint8_t *mgid)
+{
+    unsigned i;
+
+    for (i = 0; i < IB_SA_MAX_GROUPS; i++) {
+        if (sa->group[i].used && !memcmp(sa->group[i].mgid, mgid, 16)) {
+            return &sa->group[i];
+        }
+    }
+    return NULL;
+}
+
+static IbSaMember *ib_sa_member(IbSaGroup *g, const uint8_t *gid, bool add)
+{
+    IbSaMember *free_slot = NULL;
+    unsigned i;
+
+    for (i = 0; i < IB_SA_MAX_MEMBERS; i++) {
+        IbSaMember *m = &g->member[i];
+        if (m->join && !memcmp(m->gid, gid, 16)) {
+            return m;
+        }
+        if (!m->join && !free_slot) {
+            free_slot = m;
+        }
+    }
+    if (add && free_slot) {
+        memcpy(free_slot->gid, gid, 16);
+    }
+    return add ? free_slot : NULL;
+}
+
+static bool ib_sa_group_empty(const IbSaGroup *g)
+{
+    unsigned i;
+
+    for (i = 0; i < IB_SA_MAX_MEMBERS; i++) {
+        if (g->member[i].join) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void ib_sa_mcr_fill(const IbSaGroup *g, const uint8_t *port_gid, uint8_t join,
+                           uint8_t *rec)
+{
+    memset(rec, 0, IB_MCR_LEN);
+    memcpy(rec + IB_MCR_MGID, g->mgid, 16);
+    if (port_gid) {
+        memcpy(rec + IB_MCR_PORT_GID, port_gid, 16);
+    }
+    st32(rec + IB_MCR_QKEY, g->qkey);
+    st16(rec + IB_MCR_MLID, g->mlid);
+    rec[IB_MCR_MTU] = (2 << 6) | g->mtu;
+    rec[IB_MCR_TCLASS] = g->tclass;
+    st16(rec + IB_MCR_PKEY, g->pkey);
+    rec[IB_MCR_RATE] = (2 << 6) | g->rate;
+    rec[IB_MCR_PLT] = (2 << 6) | g->plt;
+    st32(rec + IB_MCR_SL_FLOW_HOP, ((uint32_t)g->sl << 28) | (g->flow_label << 8) |
+                                   g->hop_limit);
+    rec[IB_MCR_SCOPE_JOIN] = (g->scope << 4) | (join & 0xf);
+}
+
+/* Does the join request's component @cm fit the existing group? */
+static bool ib_sa_mcr_compatible(const IbSaGroup *g, const uint8_t *req, uint64_t cm)
+{
+    uint32_t sfh = ld32(req + IB_MCR_SL_FLOW_HOP);
+
+    if ((cm & IB_MCR_CM_QKEY) && ld32(req + IB_MCR_QKEY) != g->qkey) {
+        return false;
+    }
+    if ((cm & IB_MCR_CM_PKEY) && (ld16(req + IB_MCR_PKEY) & 0x7fff) != (g->pkey & 0x7fff)) {
+        return false;
+    }
+    if ((cm & IB_MCR_CM_MLID) && ld16(req + IB_MCR_MLID) != g->mlid) {
+        return false;
+    }
+    if ((cm & IB_MCR_CM_MTU) &&
+        ib_sa_select(cm & IB_MCR_CM_MTU_SELECTOR ? req[IB_MCR_MTU] >> 6 : 2,
+                     req[IB_MCR_MTU] & 0x3f, g->mtu, false) != g->mtu) {
+        return false;
+    }
+    if ((cm & IB_MCR_CM_RATE) &&
+        ib_sa_select(cm & IB_MCR_CM_RATE_SELECTOR ? req[IB_MCR_RATE] >> 6 : 2,
+                     req[IB_MCR_RATE] & 0x3f, g->rate, true) != g->rate) {
+        return false;
+    }
+    if ((cm & IB_MCR_CM_SL) && (sfh >> 28) != g->sl) {
+        return false;
+    }
+    if ((cm & IB_MCR_CM_FLOW_LABEL) && ((sfh >> 8) & 0xfffff) != g->flow_label) {
+        return false;
+    }
+    if ((cm & IB_MCR_CM_TCLASS) && req[IB_MCR_TCLASS] != g->tclass) {
+        return false;
+    }
+    return true;
+}
+
+static IbSaGroup *ib_sa_mcr_create(IbSa *sa, const uint8_t *req, uint64_t cm,
+                                   const uint8_t *mgid, uint16_t *status)
+{
+    const uint64_t need = IB_MCR_CM_QKEY | IB_MCR_CM_PKEY | IB_MCR_CM_SL |
+                          IB_MCR_CM_FLOW_LABEL | IB_MCR_CM_TCLASS;
+    IbSaGroup *g = NULL;
+    uint32_t sfh = ld32(req + IB_MCR_SL_FLOW_HOP);
+    unsigned i;
+
+    if ((cm & need) != need) {
+        *status = IB_SA_STATUS_INSUFFICIENT_COMPS;
+        return NULL;
+    }
+    if ((ld16(req + IB_MCR_PKEY) & 0x7fff) != 0x7fff) {
+        *status = IB_SA_STATUS_REQ_INVALID;        /* only the default partition exists */
+        return NULL;
+    }
+    for (i = 0; i < IB_SA_MAX_GROUPS && !g; i++) {
+        if (!sa->group[i].used) {
+            g = &sa->group[i];
+        }
+    }
+    if (!g || sa->next_mlid > IB_MLID_LAST) {
+        *status = IB_SA_STATUS_NO_RESOURCES;
+        return NULL;
+    }
+    memset(g, 0, sizeof(*g));
+    g->used = true;
+    memcpy(g->mgid, mgid, 16);
+    /* reuse the lowest free MLID */
+    g->mlid = IB_SA_MLID_BASE;
+    for (i = 0; i < IB_SA_MAX_GROUPS; i++) {
+        if (&sa->group[i] != g && sa->group[i].used && sa->group[i].mlid == g->mlid) {
+            g->mlid++;
+            i = -1;                     /* restart: bounded by IB_SA_MAX_GROUPS MLIDs */
+        }
+    }
+    g->qkey = ld32(req + IB_MCR_QKEY);
+    g->pkey = ld16(req + IB_MCR_PKEY) | 0x8000;
+    g->mtu = IB_MTU_ENUM_4096;
+    if (cm & IB_MCR_CM_MTU) {
+        g->mtu = ib_sa_select(cm & IB_MCR_CM_MTU_SELECTOR ? req[IB_MCR_MTU] >> 6 : 2,
+                              req[IB_MCR_MTU] & 0x3f, IB_MTU_ENUM_4096, false);
+    }
+    g->rate = IB_RATE_40_GBPS;
+    if (cm & IB_MCR_CM_RATE) {
+        g->rate = ib_sa_select(cm & IB_MCR_CM_RATE_SELECTOR ? req[IB_MCR_RATE] >> 6 : 2,
+                               req[IB_MCR_RATE] & 0x3f, IB_RATE_40_GBPS, true);
+    }
+    if (!g->mtu || g->mtu > 5 || !g->rate) {
+        g->used = false;
+        *status = IB_SA_STATUS_REQ_INVALID;
+        return NULL;
+    }
+    g->plt = IB_SA_PACKET_LIFE;
+    g->sl = sfh >> 28;
+    g->flow_label = (sfh >> 8) & 0xfffff;
+    g->hop_limit = (cm & IB_MCR_CM_HOP_LIMIT) ? sfh & 0xff : 0;
+    g->tclass = req[IB_MCR_TCLASS];
+    g->scope = (cm & IB_MCR_CM_SCOPE) ? req[IB_MCR_SCOPE_JOIN] >> 4 : (mgid[1] & 0xf);
+    trace_ib_sa_mcast_create(g->mlid, ld64(mgid), ld64(mgid + 8));
+    return g;
+}
+
+static void ib_sa_mcmember(IbPort *port, const IbPacket *p, uint8_t method)
+{
+    IbSa *sa = port->sa;
+    const uint8_t *req = sa->req + IB_SA_DATA;
+    uint64_t cm = ld64(sa->req + IB_SA_COMP_MASK);
+    uint8_t join = req[IB_MCR_SCOPE_JOIN] & 0xf, mgid[16];
+    uint8_t rec[IB_MCR_LEN];
+    uint16_t status = 0;
+    IbSaGroup *g;
+    IbSaMember *m;
+    unsigned i, n;
+
+    switch (method) {
+    case IB_METHOD_SET:                 /* join (and create) */
+        if (!(cm & IB_MCR_CM_PORT_GID) || !(cm & IB_MCR_CM_JOIN_STATE) || !join) {
+            ib_sa_error(port, p, IB_SA_STATUS_INSUFFICIENT_COMPS);
+            return;
+        }
+        memcpy(mgid, req + IB_MCR_MGID, 16);
+        g = NULL;
+        if (!(cm & IB_MCR_CM_MGID) || !memcmp(mgid, (uint8_t[16]){ 0 }, 16)) {
+            /* the SA picks the MGID (IBA 15.2.5.17.2): ff1<scope>:a01b:<pkey>::<mlid-ish> */
+            memset(mgid, 0, 16);
+            mgid[0] = 0xff;
+            mgid[1] = 0x10 | ((cm & IB_MCR_CM_SCOPE) ? req[IB_MCR_SCOPE_JOIN] >> 4 : 2);
+            mgid[2] = 0xa0;
+            mgid[3] = 0x1b;
+            st16(mgid + 4, ld16(req + IB_MCR_PKEY) | 0x8000);
+            st32(mgid + 12, ++sa->mgid_serial);
+        } else if (mgid[0] != 0xff) {
+            ib_sa_error(port, p, IB_SA_STATUS_INVALID_GID);
+            return;
+        } else {
+            g = ib_sa_group_by_mgid(sa, mgid);
+        }
+        if (g && !ib_sa_mcr_compatible(g, req, cm)) {
+            trace_ib_sa_mcast_mismatch(p->slid, g->mlid);
+            ib_sa_error(port, p, IB_SA_STATUS_REQ_INVALID);
+            return;
+        }
+        if (!g) {
+            g = ib_sa_mcr_create(sa, req, cm, mgid, &status);
+            if (!g) {
+                ib_sa_error(port, p, status);
+                return;
+            }
+        }
+        m = ib_sa_member(g, req + IB_MCR_PORT_GID, true);
+        if (!m) {
+            if (ib_sa_group_empty(g) && !g->permanent) {
+                g->used = false;
+            }
+            ib_sa_error(port, p, IB_SA_STATUS_NO_RESOURCES);
+            return;
+        }
+        m->join |= join;
+        trace_ib_sa_mcast_join(p->slid, g->mlid, m->join);
+        ib_sa_mcr_fill(g, m->gid, m->join, rec);
+        ib_sa_reply_one(port, p, rec, IB_MCR_LEN);
+        return;
+    case IB_METHOD_DELETE:              /* leave */
+        if (!(cm & IB_MCR_CM_MGID) || !(cm & IB_MCR_CM_PORT_GID) ||
+            !(cm & IB_MCR_CM_JOIN_STATE)) {
+            ib_sa_error(port, p, IB_SA_STATUS_INSUFFICIENT_COMPS);
+            return;
+        }
+        g = ib_sa_group_by_mgid(sa, req + IB_MCR_MGID);
+        m = g ? ib_sa_member(g, req + IB_MCR_PORT_GID, false) : NULL;
+        if (!m || !(m->join & join)) {
+            ib_sa_error(port, p, IB_SA_STATUS_REQ_INVALID);
+            return;
+        }
+        m->join &= ~join;
+        ib_sa_mcr_fill(g, req + IB_MCR_PORT_GID, m->join, rec);
+        trace_ib_sa_mcast_leave(p->slid, g->mlid, m->join);
+        if (!m->join) {
+            memset(m, 0, sizeof(*m));
+        }
+        if (ib_sa_group_empty(g) && !g->permanent) {
+            trace_ib_sa_mcast_delete(g->mlid);
+            g->used = false;
+        }
+        ib_sa_reply_one(port, p, rec, IB_MCR_LEN);
+        return;
+    case IB_METHOD_GET:
+    case IB_METHOD_GET_TABLE:
+        n = 0;
+        for (i = 0; i < IB_SA_MAX_GROUPS; i++) {
+            g = &sa->group[i];
+            if (!g->used || ((cm & IB_MCR_CM_MGID) && memcmp(g->mgid, req + IB_MCR_MGID, 16)) ||
+                ((cm & IB_MCR_CM_MLID) && g->mlid != ld16(req + IB_MCR_MLID)) ||
+                ((cm & IB_MCR_CM_PKEY) &&
+                 (g->pkey & 0x7fff) != (ld16(req + IB_MCR_PKEY) & 0x7fff))) {
+                continue;
+            }
+            m = (cm & IB_MCR_CM_PORT_GID) ? ib_sa_member(g, req + IB_MCR_PORT_GID, false) : NULL;
+            if ((cm & IB_MCR_CM_PORT_GID) && !m) {
+                continue;
+            }
+            ib_sa_mcr_fill(g, m ? m->gid : NULL, m ? m->join : 0, sa->table + n * 56);
+            n++;
+        }
+        if (method == IB_METHOD_GET_TABLE) {
+            ib_sa_reply_table(port, p, n, IB_MCR_LEN);
+        } else if (n != 1) {
+            ib_sa_error(port, p, n ? IB_SA_STATUS_TOO_MANY_RECORDS : IB_SA_STATUS_NO_RECORDS);
+        } else {
+            ib_sa_reply_one(port, p, sa->table, IB_MCR_LEN);
+        }
+        return;
+    default:
+        ib_sa_error(port, p, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
+    }
+}
+
+/* ---- NodeRecord and PortInfoRecord -------------------------------------------------------- */
+
+#define IB_NR_CM_SYS_GUID   (1ull << 6)
+#define IB_NR_CM_NODE_GUID  (1ull << 7)
+#define IB_NR_CM_PORT_GUID  (1ull << 8)
+
+static void ib_sa_node_rec(const IbPeer *e, uint8_t *rec)
+{
+    uint8_t *ni = rec + IB_NR_NODE_INFO;
+
+    memset(rec, 0, IB_NR_LEN);
+    st16(rec + IB_NR_LID, e->lid);
+    ni[0] = 1;                          /* BaseVersion */
+    ni[1] = 1;                          /* ClassVersion */
+    ni[IB_NI_NODE_TYPE] = 1;            /* channel adapter */
+    ni[IB_NI_NUM_PORTS] = 1;
+    st64(ni + IB_NI_SYS_GUID, e->node.sys_guid);
+    st64(ni + IB_NI_NODE_GUID, e->node.node_guid);
+    st64(ni + IB_NI_PORT_GUID, e->guid);
+    st16(ni + IB_NI_PARTITION_CAP, 128);
+    st16(ni + IB_NI_DEVICE_ID, e->node.device_id);
+    st32(ni + IB_NI_REVISION, e->node.revision);
+    ni[IB_NI_LOCAL_PORT] = 1;
+    ni[IB_NI_VENDOR_ID] = e->node.vendor_id >> 16;
+    ni[IB_NI_VENDOR_ID + 1] = e->node.vendor_id >> 8;
+    ni[IB_NI_VENDOR_ID + 2] = e->node.vendor_id;
+    memcpy(rec + IB_NR_NODE_DESC, e->node.desc, 64);
+}
+
+/* PortInfo (IBA 14.2.5.6) of a port in the directory, as its SMA would say it */
+static void ib_sa_port_info(const IbPort *port, const IbPeer *e, uint8_t *pi)
+{
+    memset(pi, 0, 64);
+    st64(pi + 8, e->gid_prefix);
+    st16(pi + 16, e->lid);
+    st16(pi + 18, port->sm_lid);
+    /* CapabilityMask: IsSM (the master), IsTrap, IsSLMapping, IsSystemImageGUID, IsCM,
+     * IsDeviceManagement, IsClientReregistration supported */
+    st32(pi + 20, (e->guid == port->sm_guid ? 0x2 : 0) | 0x02090848);
+    pi[29] = 2;                         /* LinkWidthEnabled 4X */
+    pi[30] = 3;                         /* LinkWidthSupported 1X | 4X */
+    pi[31] = 2;                         /* LinkWidthActive 4X */
+    pi[32] = (7 << 4) | 4;              /* LinkSpeedSupported SDR-QDR | PortState ACTIVE */
+    pi[33] = (5 << 4) | 2;              /* PortPhysicalState LinkUp | LinkDownDefault polling */
+    pi[34] = e->lmc & 7;
+    pi[35] = (4 << 4) | 7;              /* LinkSpeedActive QDR | LinkSpeedEnabled */
+    pi[36] = e->mtu << 4;               /* NeighborMTU | MasterSMSL 0 */
+    pi[37] = 4 << 4;                    /* VLCap VL0-7 */
+    pi[41] = e->mtu;                    /* MTUCap */
+    pi[43] = 1 << 4;                    /* OperationalVLs */
+    pi[51] = 18;                        /* SubnetTimeOut */
+}
+
+static void ib_sa_node_port(IbPort *port, const IbPacket *p, uint8_t method, bool node)
+{
+    IbSa *sa = port->sa;
+    const uint8_t *req = sa->req + IB_SA_DATA;
+    uint64_t cm = ld64(sa->req + IB_SA_COMP_MASK);
+    uint32_t len = node ? IB_NR_LEN : IB_PIR_LEN, stride = (len + 7) & ~7u;
+    IbPeer self;
+    unsigned i, n = 0;
+
+    if (method != IB_METHOD_GET && method != IB_METHOD_GET_TABLE) {
+        ib_sa_error(port, p, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
+        return;
+    }
+    ib_sm_self(port, &self);
+    for (i = 0; i <= IB_FABRIC_MAX_PEERS && (n + 1) * stride <= IB_SA_MAX_TABLE; i++) {
+        const IbPeer *e = i == IB_FABRIC_MAX_PEERS ? &self : &port->peers[i];
+        uint8_t *rec = sa->table + n * stride;
+        if (!e->guid || ((cm & 1) && ld16(req) != e->lid)) {
+            continue;                   /* bit 0 is the LID in both records */
+        }
+        if (node) {
+            const uint8_t *ni = req + IB_NR_NODE_INFO;
+            if (((cm & IB_NR_CM_SYS_GUID) && ld64(ni + IB_NI_SYS_GUID) != e->node.sys_guid) ||
+                ((cm & IB_NR_CM_NODE_GUID) && ld64(ni + IB_NI_NODE_GUID) != e->node.node_guid) ||
+                ((cm & IB_NR_CM_PORT_GUID) && ld64(ni + IB_NI_PORT_GUID) != e->guid)) {
+                continue;
+            }
+            ib_sa_node_rec(e, rec);
+        } else {
+            if ((cm & IB_PIR_CM_PORT_NUM) && req[IB_PIR_PORT_NUM] > 1) {
+                continue;
+            }
+            memset(rec, 0, stride);
+            st16(rec + IB_PIR_LID, e->lid);
+            rec[IB_PIR_PORT_NUM] = 1;
+            ib_sa_port_info(port, e, rec + IB_PIR_PORT_INFO);
+        }
+        n++;
+    }
+    if (method == IB_METHOD_GET_TABLE) {
+        ib_sa_reply_table(port, p, n, len);
+    } else if (n != 1) {
+        ib_sa_error(port, p, n ? IB_SA_STATUS_TOO_MANY_RECORDS : IB_SA_STATUS_NO_RECORDS);
+    } else {
+        ib_sa_reply_one(port, p, sa->table, len);
+    }
+}
+
+/* ---- dispatch ----------------------------------------------------------------------------- */
+
+/* An RMPP ACK, STOP or ABORT (as receivers of our tables send; an ACK flips the data's
+ * response bit, so it comes with the request's method) */
+static bool ib_sa_is_rmpp_ctl(const uint8_t *m, uint32_t len)
+{
+    return len >= IB_SA_DATA && m[IB_RMPP_VERSION] == 1 &&
+           (m[IB_RMPP_FLAGS] & IB_RMPP_FLAG_ACTIVE) && m[IB_RMPP_TYPE] != IB_RMPP_TYPE_DATA;
+}
+
+bool ib_sa_rx(IbPort *port, const IbPacket *p)
+{
+    IbSa *sa = port->sa;
+    const uint8_t *m = p->payload;
+    bool ctl;
+    uint8_t method;
+    uint16_t attr;
+
+    if (p->payload_len < IB_MAD_HDR_LEN || m[IB_MAD_MGMT_CLASS] != IB_MGMT_CLASS_SUBN_ADM ||
+        !sa || !ib_sm_is_master(port)) {
+        return false;                   /* not for the SA: the guest's QP1 takes it */
+    }
+    ctl = ib_sa_is_rmpp_ctl(m, p->payload_len);
+    if (!ctl && (m[IB_MAD_METHOD] & IB_METHOD_RESP)) {
+        return false;   /* a response is for a client: our own replies to our own port's QP1 */
+    }
+    if (p->payload_len < IB_MAD_SIZE || p->deth_qkey != IB_GSI_QKEY) {
+        trace_ib_sa_drop(p->slid, p->payload_len, p->deth_qkey);
+        return true;
+    }
+    memcpy(sa->req, m, IB_MAD_SIZE);
+    method = sa->req[IB_MAD_METHOD];
+    attr = ld16(sa->req + IB_MAD_ATTR_ID);
+    trace_ib_sa_request(p->slid, attr, method, ld64(sa->req + IB_SA_COMP_MASK));
+    if (sa->req[IB_RMPP_VERSION]) {
+        trace_ib_sa_rmpp(p->slid, sa->req[IB_RMPP_TYPE], sa->req[IB_RMPP_FLAGS],
+                         ld32(sa->req + IB_RMPP_SEG_NUM), ld32(sa->req + IB_RMPP_PAYLEN));
+    }
+    if (ctl) {
+        ib_sa_rmpp_rx(port, p);
+        return true;
+    }
+    if (sa->req[IB_MAD_BASE_VERSION] != 1 || sa->req[IB_MAD_CLASS_VERSION] != IB_SA_CLASS_VERSION) {
+        ib_sa_error(port, p, IB_MAD_STATUS_BAD_VERSION);
+        return true;
+    }
+    if (sa->req[IB_RMPP_VERSION] && (sa->req[IB_RMPP_FLAGS] & IB_RMPP_FLAG_ACTIVE) &&
+        (sa->req[IB_RMPP_FLAGS] & (IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST)) !=
+        (IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST)) {
+        /* no request we answer needs more than one MAD (GetMulti is not answered) */
+        ib_sa_error(port, p, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
+        return true;
+    }
+    switch (method) {
+    case IB_METHOD_GET:
+    case IB_METHOD_SET:
+    case IB_METHOD_GET_TABLE:
+    case IB_METHOD_DELETE:
+        break;
+    default:
+        ib_sa_error(port, p, IB_MAD_STATUS_METHOD_UNSUPP);
+        return true;
+    }
+    switch (attr) {
+    case IB_SA_ATTR_CLASS_PORT_INFO:
+        ib_sa_class_port_info(port, p, method);
+        break;
+    case IB_SA_ATTR_PATH_REC:
+        ib_sa_path_record(port, p, method);
+        break;
+    case IB_SA_ATTR_MC_MEMBER_REC:
+        ib_sa_mcmember(port, p, method);
+        break;
+    case IB_SA_ATTR_NODE_REC:
+        ib_sa_node_port(port, p, method, true);
+        break;
+    case IB_SA_ATTR_PORT_INFO_REC:
+        ib_sa_node_port(port, p, method, false);
+        break;
+    default:
+        ib_sa_error(port, p, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
+        break;
+    }
+    return true;
+}

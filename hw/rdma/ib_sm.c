@@ -1,0 +1,307 @@
+/*
+ * Vendor-neutral IB fabric services: the fabric directory and the subnet manager election.
+ *
+ * Every port announces itself once a second (docs/fabric.md, "Address announcements"): its
+ * LID, port GUID, node identity and whether it offers to be the subnet manager, with which
+ * priority. Every port keeps a directory of the ports it hears (at most IB_FABRIC_MAX_PEERS,
+ * each forgotten IB_PEER_TTL_NS after its last announcement) and runs the same election over
+ * it as IBA 14.4.1 does between SMs: the highest priority wins, then the lowest port GUID. All
+ * ports of a fabric therefore agree on one master SM once they have heard each other, and the
+ * master's device answers the subnet administration class (ib_sa.c) for the whole fabric. A
+ * change of master is a new SM for every port: the device tells its driver (client
+ * reregistration), whose ULPs then rejoin their multicast groups at the new SA.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "ib_internal.h"
+#include "hw/rdma/ib_mad.h"
+#include "trace.h"
+
+#define IB_PEER_TTL_NS          (3 * IB_ANNOUNCE_PERIOD_NS + IB_ANNOUNCE_PERIOD_NS / 2)
+
+static const char ib_announce_magic[16] = "QEMU-IB-ANNOUNCE";
+
+/* announcement payload (version 2; version 1 was the first 32 bytes) */
+enum {
+    IB_ANN_GUID = 16, IB_ANN_LID = 24, IB_ANN_VERSION = 26, IB_ANN_FLAGS = 27,
+    IB_ANN_NONCE = 28, IB_ANN_NODE_GUID = 32, IB_ANN_SYS_GUID = 40, IB_ANN_DEVICE_ID = 48,
+    IB_ANN_VENDOR_ID = 50, IB_ANN_LMC = 53, IB_ANN_MTU = 54, IB_ANN_PORT_NUM = 55,
+    IB_ANN_GID_PREFIX = 56, IB_ANN_REVISION = 64, IB_ANN_DESC = 68,
+};
+#define IB_ANN_V1_LEN       32
+#define IB_ANN_FLAG_SM      0x01        /* bits 7:4 SM priority */
+
+static void st16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = v; }
+static void st32(uint8_t *p, uint32_t v) { st16(p, v >> 16); st16(p + 2, v); }
+static void st64(uint8_t *p, uint64_t v) { st32(p, v >> 32); st32(p + 4, v); }
+static uint16_t ld16(const uint8_t *p) { return (p[0] << 8) | p[1]; }
+static uint32_t ld32(const uint8_t *p) { return ((uint32_t)ld16(p) << 16) | ld16(p + 2); }
+static uint64_t ld64(const uint8_t *p) { return ((uint64_t)ld32(p) << 32) | ld32(p + 4); }
+
+/* ---- the directory -------------------------------------------------------------------- */
+
+void ib_sm_init(IbPort *port)
+{
+    port->peers = g_new0(IbPeer, IB_FABRIC_MAX_PEERS);
+    port->sm_enabled = true;
+}
+
+void ib_sm_cleanup(IbPort *port)
+{
+    g_free(port->peers);
+    port->peers = NULL;
+}
+
+/* This port as a directory entry (what it announces). */
+void ib_sm_self(const IbPort *port, IbPeer *e)
+{
+    memset(e, 0, sizeof(*e));
+    e->guid = port->guid;
+    e->node = port->node;
+    e->gid_prefix = port->gid_prefix;
+    e->lid = port->lid;
+    e->lmc = port->lmc;
+    e->mtu = IB_MTU_ENUM_4096;
+    e->sm = port->sm_enabled;
+    e->sm_priority = port->sm_priority;
+    e->nonce = port->nonce;
+}
+
+const IbPeer *ib_sm_find_lid(const IbPort *port, uint16_t lid, IbPeer *self)
+{
+    unsigned i;
+
+    ib_sm_self(port, self);
+    if (lid && (lid & ~((1u << port->lmc) - 1)) == port->lid) {
+        return self;
+    }
+    for (i = 0; i < IB_FABRIC_MAX_PEERS; i++) {
+        const IbPeer *e = &port->peers[i];
+        if (e->guid && e->lid && (lid & ~((1u << e->lmc) - 1)) == e->lid) {
+            return e;
+        }
+    }
+    return NULL;
+}
+
+const IbPeer *ib_sm_find_guid(const IbPort *port, uint64_t guid, IbPeer *self)
+{
+    unsigned i;
+
+    ib_sm_self(port, self);
+    if (guid == port->guid) {
+        return self;
+    }
+    for (i = 0; guid && i < IB_FABRIC_MAX_PEERS; i++) {
+        if (port->peers[i].guid == guid) {
+            return &port->peers[i];
+        }
+    }
+    return NULL;
+}
+
+/* ---- election ------------------------------------------------------------------------- */
+
+static bool ib_sm_better(uint8_t prio, uint64_t guid, uint8_t best_prio, uint64_t best_guid)
+{
+    return prio > best_prio || (prio == best_prio && guid < best_guid);
+}
+
+void ib_sm_elect(IbPort *port)
+{
+    uint16_t lid = 0;
+    uint64_t guid = 0;
+    uint8_t prio = 0;
+    bool found = false;
+    unsigned i;
+
+    if (port->link_up && port->lid && port->sm_enabled) {
+        lid = port->lid;
+        guid = port->guid;
+        prio = port->sm_priority;
+        found = true;
+    }
+    for (i = 0; i < IB_FABRIC_MAX_PEERS; i++) {
+        const IbPeer *e = &port->peers[i];
+        if (e->guid && e->sm && e->lid &&
+            (!found || ib_sm_better(e->sm_priority, e->guid, prio, guid))) {
+            lid = e->lid;
+            guid = e->guid;
+            prio = e->sm_priority;
+            found = true;
+        }
+    }
+    if (lid == port->sm_lid && guid == port->sm_guid) {
+        return;
+    }
+    trace_ib_sm_elect(port->sm_lid, lid, guid, guid == port->guid && lid);
+    port->sm_lid = lid;
+    port->sm_guid = guid;
+    ib_sa_master_changed(port, lid && guid == port->guid);
+    if (port->ops->sm_change) {
+        port->ops->sm_change(port);
+    }
+}
+
+bool ib_sm_is_master(const IbPort *port)
+{
+    return port->sm_lid && port->sm_guid == port->guid && port->sm_lid == port->lid;
+}
+
+static void ib_sm_expire(IbPort *port, int64_t now)
+{
+    bool changed = false;
+    unsigned i;
+
+    for (i = 0; i < IB_FABRIC_MAX_PEERS; i++) {
+        IbPeer *e = &port->peers[i];
+        if (e->guid && now - e->last_seen > IB_PEER_TTL_NS) {
+            trace_ib_peer_gone(e->lid, e->guid);
+            memset(e, 0, sizeof(*e));
+            changed = true;
+        }
+    }
+    if (changed) {
+        ib_sm_elect(port);
+    }
+}
+
+/* ---- announcements -------------------------------------------------------------------- */
+
+/*
+ * A UD SEND to the permissive LID and QP0 carrying our port GUID, LID and node identity.
+ * Every port on the fabric sees it; one that owns the same LID or GUID reports a clash.
+ */
+void ib_port_announce(IbPort *port)
+{
+    uint8_t *b = port->ann;
+    int64_t now = port->ops->now_ns(port);
+    IbPacket p;
+
+    port->announce_deadline = 0;
+    ib_sm_expire(port, now);
+    ib_sm_elect(port);          /* our own address or link may have changed */
+    if (!port->link_up || !port->lid) {
+        ib_port_update_deadline(port);
+        return;
+    }
+    memset(&p, 0, sizeof(p));
+    p.dlid = IB_LID_PERMISSIVE;
+    p.opcode = IB_TRANSPORT_UD | IB_OP_SEND_ONLY;
+    p.pkey = IB_DEFAULT_PKEY;
+    memset(b, 0, IB_ANNOUNCE_LEN);
+    memcpy(b, ib_announce_magic, 16);
+    st64(b + IB_ANN_GUID, port->guid);
+    st16(b + IB_ANN_LID, port->lid);
+    b[IB_ANN_VERSION] = 2;
+    b[IB_ANN_FLAGS] = (port->sm_enabled ? IB_ANN_FLAG_SM : 0) | (port->sm_priority << 4);
+    st32(b + IB_ANN_NONCE, port->nonce);
+    st64(b + IB_ANN_NODE_GUID, port->node.node_guid);
+    st64(b + IB_ANN_SYS_GUID, port->node.sys_guid);
+    st16(b + IB_ANN_DEVICE_ID, port->node.device_id);
+    b[IB_ANN_VENDOR_ID] = port->node.vendor_id >> 16;
+    b[IB_ANN_VENDOR_ID + 1] = port->node.vendor_id >> 8;
+    b[IB_ANN_VENDOR_ID + 2] = port->node.vendor_id;
+    b[IB_ANN_LMC] = port->lmc;
+    b[IB_ANN_MTU] = IB_MTU_ENUM_4096;
+    b[IB_ANN_PORT_NUM] = 1;
+    st64(b + IB_ANN_GID_PREFIX, port->gid_prefix);
+    st32(b + IB_ANN_REVISION, port->node.revision);
+    memcpy(b + IB_ANN_DESC, port->node.desc, sizeof(port->node.desc));
+    ib_port_send(port, &p, b, IB_ANNOUNCE_LEN);
+    port->announce_deadline = now + IB_ANNOUNCE_PERIOD_NS;
+    ib_port_update_deadline(port);
+}
+
+/*
+ * 100 ms after now (virtual time): frames then leave only once the machine runs, and not
+ * before a just-started -netdev stream server has set up its listener (QEMU 10.0 crashes
+ * when a frame reaches a stream server whose listener is still being created).
+ */
+#define IB_ANNOUNCE_DELAY_NS    100000000ll
+
+void ib_port_announce_soon(IbPort *port)
+{
+    port->announce_deadline = port->ops->now_ns(port) + IB_ANNOUNCE_DELAY_NS;
+    ib_port_update_deadline(port);
+}
+
+static IbPeer *ib_sm_peer_slot(IbPort *port, uint64_t guid, uint32_t nonce)
+{
+    IbPeer *free_slot = NULL;
+    unsigned i;
+
+    for (i = 0; i < IB_FABRIC_MAX_PEERS; i++) {
+        IbPeer *e = &port->peers[i];
+        if (e->guid == guid && e->nonce == nonce) {
+            return e;
+        }
+        if (!e->guid && !free_slot) {
+            free_slot = e;
+        }
+    }
+    return free_slot;
+}
+
+void ib_port_rx_announce(IbPort *port, const IbPacket *p)
+{
+    const uint8_t *b = p->payload;
+    IbPeer *e, old;
+    uint64_t guid;
+    uint32_t nonce;
+    uint16_t lid;
+
+    if (p->opcode != (IB_TRANSPORT_UD | IB_OP_SEND_ONLY) || p->dest_qpn != 0 ||
+        p->payload_len < IB_ANN_V1_LEN || memcmp(b, ib_announce_magic, 16)) {
+        return;
+    }
+    guid = ld64(b + IB_ANN_GUID);
+    lid = ld16(b + IB_ANN_LID);
+    nonce = ld32(b + IB_ANN_NONCE);
+    if (nonce == port->nonce) {
+        return;                             /* our own, reflected by a shared segment */
+    }
+    trace_ib_announce_rx(lid, guid);
+    if ((lid == port->lid || guid == port->guid) && port->ops->addr_clash) {
+        port->ops->addr_clash(port, lid, guid);
+        return;                             /* a clashing port is no member of our directory */
+    }
+    if (!guid || !lid || IB_LID_IS_MCAST(lid) || lid == IB_LID_PERMISSIVE) {
+        return;
+    }
+    e = ib_sm_peer_slot(port, guid, nonce);
+    if (!e) {
+        trace_ib_peer_table_full(lid, guid);
+        return;
+    }
+    old = *e;
+    memset(e, 0, sizeof(*e));
+    e->guid = guid;
+    e->lid = lid;
+    e->nonce = nonce;
+    e->last_seen = port->ops->now_ns(port);
+    e->mtu = IB_MTU_ENUM_4096;
+    e->gid_prefix = 0xfe80000000000000ull;
+    e->node.node_guid = guid;
+    e->node.sys_guid = guid;
+    if (b[IB_ANN_VERSION] >= 2 && p->payload_len >= IB_ANNOUNCE_LEN) {
+        e->sm = b[IB_ANN_FLAGS] & IB_ANN_FLAG_SM;
+        e->sm_priority = b[IB_ANN_FLAGS] >> 4;
+        e->node.node_guid = ld64(b + IB_ANN_NODE_GUID);
+        e->node.sys_guid = ld64(b + IB_ANN_SYS_GUID);
+        e->node.device_id = ld16(b + IB_ANN_DEVICE_ID);
+        e->node.vendor_id = (b[IB_ANN_VENDOR_ID] << 16) | (b[IB_ANN_VENDOR_ID + 1] << 8) |
+                            b[IB_ANN_VENDOR_ID + 2];
+        e->lmc = MIN(b[IB_ANN_LMC], 7);
+        e->mtu = b[IB_ANN_MTU] >= 1 && b[IB_ANN_MTU] <= 5 ? b[IB_ANN_MTU] : IB_MTU_ENUM_2048;
+        e->gid_prefix = ld64(b + IB_ANN_GID_PREFIX);
+        e->node.revision = ld32(b + IB_ANN_REVISION);
+        memcpy(e->node.desc, b + IB_ANN_DESC, sizeof(e->node.desc));
+    }
+    if (old.guid != e->guid || old.lid != e->lid || old.sm != e->sm ||
+        old.sm_priority != e->sm_priority) {
+        trace_ib_peer_new(lid, guid, e->sm, e->sm_priority);
+        ib_sm_elect(port);
+    }
+}
