@@ -284,6 +284,10 @@ add_lib() { # copy a library (dereferenced) from the staging tree, queue it for 
   cp -L "$STAGE/$rel" "$ROOT/$rel"
   queue+=("$ROOT/$rel")
 }
+# glibc dlopen()s libgcc_s for pthread_exit/pthread_cancel unwinding (rping, threaded tools):
+# no DT_NEEDED names it
+[ -e "$STAGE/usr/lib/x86_64-linux-gnu/libgcc_s.so.1" ] || die "libgcc_s.so.1 missing from the trixie closure"
+add_lib usr/lib/x86_64-linux-gnu/libgcc_s.so.1
 while [ ${#queue[@]} -gt 0 ]; do
   f=${queue[0]}; queue=("${queue[@]:1}")
   [ -z "${scanned[$f]:-}" ] || continue

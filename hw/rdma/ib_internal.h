@@ -10,6 +10,7 @@
 #include "hw/rdma/ib_wire.h"
 
 /* ib_port.c */
+uint32_t ib_packet_octets(size_t frame_len, bool grh);
 void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t payload_len);
 
 /* ib_rc.c: requester transmit (RC, UC, UD), RC/UC responder, RC timers */
@@ -28,6 +29,7 @@ void ib_sm_init(IbPort *port);
 void ib_sm_cleanup(IbPort *port);
 void ib_sm_elect(IbPort *port);
 void ib_port_rx_announce(IbPort *port, const IbPacket *p);
+bool ib_sm_rx_smp(IbPort *port, const IbPacket *p);
 
 /* ib_sa.c: the subnet administrator (answers while this port is the master SM) */
 void ib_sa_init(IbPort *port);

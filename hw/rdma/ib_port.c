@@ -24,6 +24,18 @@ int64_t ib_rnr_timeout_ns(unsigned min_rnr_timer)
     return (int64_t)ib_rnr_table_10us[min_rnr_timer & 31] * 10000;
 }
 
+/*
+ * Octets of the IB packet a fabric frame of @frame_len bytes stands for: the Ethernet, IP and
+ * UDP headers are the frame's, the LRH (8) and VCRC (2) the IB packet's; an IPv6 header is the
+ * GRH and counts.
+ */
+uint32_t ib_packet_octets(size_t frame_len, bool grh)
+{
+    size_t outer = IB_ETH_HLEN + (grh ? 0 : IB_IPV4_HLEN) + IB_UDP_HLEN;
+
+    return frame_len > outer ? frame_len - outer + 8 + 2 : 0;
+}
+
 void ib_port_init(IbPort *port, const IbDevOps *ops, void *dev)
 {
     memset(port, 0, sizeof(*port));
@@ -256,6 +268,8 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t paylo
     memcpy(port->hdr + hlen + p->pad, icrc, 4);
     iov[2].iov_len = p->pad + 4;
     port->stat_tx++;
+    port->stat_tx_bytes += ib_packet_octets(hlen + payload_len + p->pad + IB_ICRC_LEN, p->grh);
+    port->stat_tx_mcast += IB_LID_IS_MCAST(p->dlid);
     trace_ib_tx(ib_opcode_name(p->opcode), p->dest_qpn, p->psn, p->dlid, payload_len);
     if (p->dlid == port->lid) {
         ib_port_loopback(port, iov, 3);
@@ -364,6 +378,8 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
     }
     if (IB_LID_IS_MCAST(p.dlid)) {
         port->stat_rx++;
+        port->stat_rx_mcast++;
+        port->stat_rx_bytes += ib_packet_octets(len, p.grh);
         ib_mcast_rx(port, &p);
         return;
     }
@@ -371,9 +387,13 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
         return;                     /* another node's frame on a shared segment */
     }
     port->stat_rx++;
+    port->stat_rx_bytes += ib_packet_octets(len, p.grh);
     trace_ib_rx(ib_opcode_name(p.opcode), p.dest_qpn, p.psn, p.slid, p.payload_len);
     if (p.dest_qpn == 1 && (p.opcode & 0xe0) == IB_TRANSPORT_UD && ib_sa_rx(port, &p)) {
         return;                     /* the subnet administrator (we are the master SM) */
+    }
+    if (p.dest_qpn == 0 && (p.opcode & 0xe0) == IB_TRANSPORT_UD && ib_sm_rx_smp(port, &p)) {
+        return;                     /* SMInfo: the master SM answers for itself */
     }
     qp = port->ops->qp_lookup(port, p.dest_qpn);
     if (!qp || qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR) {

@@ -210,6 +210,7 @@ void ib_port_announce(IbPort *port)
     st32(b + IB_ANN_REVISION, port->node.revision);
     memcpy(b + IB_ANN_DESC, port->node.desc, sizeof(port->node.desc));
     ib_port_send(port, &p, b, IB_ANNOUNCE_LEN);
+    port->announcements++;
     port->announce_deadline = now + IB_ANNOUNCE_PERIOD_NS;
     ib_port_update_deadline(port);
 }
@@ -304,4 +305,45 @@ void ib_port_rx_announce(IbPort *port, const IbPacket *p)
         trace_ib_peer_new(lid, guid, e->sm, e->sm_priority);
         ib_sm_elect(port);
     }
+}
+
+/* ---- SMInfo: the master SM answers for itself ------------------------------------------ */
+
+#define IB_SMP_ATTR_SM_INFO     0x0020
+#define IB_SMP_DATA             64
+#define IB_SM_STATE_MASTER      3
+
+/*
+ * An SMP for QP0 of this port: true if the SM took it. Only SubnGet(SMInfo) is the SM's own
+ * (IBA 14.4.1); every other SMP belongs to the node's SMA, i.e. the guest's QP0.
+ */
+bool ib_sm_rx_smp(IbPort *port, const IbPacket *p)
+{
+    const uint8_t *m = p->payload;
+    uint8_t *r = port->sm_reply;
+    IbPacket rp;
+    IbAv av = { .dlid = p->slid, .sl = p->sl };
+
+    if (p->payload_len < IB_MAD_SIZE || m[IB_MAD_MGMT_CLASS] != IB_MGMT_CLASS_SUBN_LID ||
+        m[IB_MAD_METHOD] != IB_METHOD_GET || ld16(m + IB_MAD_ATTR_ID) != IB_SMP_ATTR_SM_INFO ||
+        !ib_sm_is_master(port)) {
+        return false;
+    }
+    memcpy(r, m, IB_MAD_SIZE);
+    r[IB_MAD_METHOD] = IB_METHOD_GET | IB_METHOD_RESP;
+    st16(r + IB_MAD_STATUS, 0);
+    memset(r + IB_SMP_DATA, 0, 64);
+    st64(r + IB_SMP_DATA, port->guid);
+    /* SM_Key 0; ActCount: announcements sent (the SM's heartbeat) */
+    st32(r + IB_SMP_DATA + 16, port->announcements);
+    r[IB_SMP_DATA + 20] = (port->sm_priority << 4) | IB_SM_STATE_MASTER;
+    trace_ib_sm_info(p->slid);
+    memset(&rp, 0, sizeof(rp));
+    ib_port_fill_av(port, &av, &rp);
+    rp.opcode = IB_TRANSPORT_UD | IB_OP_SEND_ONLY;
+    rp.pkey = p->pkey;
+    rp.dest_qpn = p->deth_src_qpn;
+    rp.deth_src_qpn = 0;
+    ib_port_send(port, &rp, r, IB_MAD_SIZE);
+    return true;
 }

@@ -187,6 +187,11 @@ typedef struct Mlx5Qp {
     bool last_wqe_sent;
 } Mlx5Qp;
 
+/* PerfMgt counters (mlx5_pma.c): the port's totals at the last clear */
+typedef struct Mlx5PmaCounters {
+    uint64_t tx_bytes, rx_bytes, tx_pkts, rx_pkts, tx_mcast, rx_mcast, rx_bad;
+} Mlx5PmaCounters;
+
 typedef struct Mlx5Port {
     bool link_up;
     uint8_t state;              /* IB_PORT_STATE_* */
@@ -196,6 +201,7 @@ typedef struct Mlx5Port {
     uint8_t lmc;
     uint32_t cap_mask;
     uint16_t pkeys[MLX5_MAX_PKEYS];
+    Mlx5PmaCounters pma_base;
     uint16_t pkey_violations;
     uint16_t qkey_violations;
     uint64_t gid_prefix;
@@ -340,6 +346,8 @@ void mlx5_port_reset(Mlx5Core *c);
 void mlx5_port_set_link(Mlx5Core *c, bool up);
 void mlx5_port_clash(Mlx5Core *c, uint16_t lid, uint64_t guid);
 void mlx5_port_sm_change(Mlx5Core *c);
+uint16_t mlx5_pma_process(Mlx5Core *c, uint8_t *mad);
+void mlx5_pma_clear(Mlx5Core *c);
 void mlx5_port_expire(Mlx5Core *c, int64_t now);
 
 /* command dispatch (mlx5_cmdq.c) */

@@ -113,6 +113,7 @@ void mlx5_port_reset(Mlx5Core *c)
     p->pkeys[0] = 0xffff;
     p->gid_prefix = MLX5_GID_PREFIX_DEFAULT;
     p->subnet_timeout = 18;
+    mlx5_pma_clear(c);              /* counters start from zero after a reset */
     c->ib.link_up = link_up;
     if (c->ib.lid != p->lid) {
         c->ib.lid = p->lid;
@@ -325,6 +326,8 @@ void mlx5_cmd_mad_ifc(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (mgmt_class == IB_MGMT_CLASS_SUBN_LID_ROUTED ||
         mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE) {
         status = mlx5_sma_process(c, mad);
+    } else if (mgmt_class == IB_MGMT_CLASS_PERF_MGMT) {
+        status = mlx5_pma_process(c, mad);
     } else {
         trace_mlx5_unimp_mad_class(mgmt_class);
         status = IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;

@@ -321,10 +321,14 @@ struct IbPort {
     uint32_t lb_len[IB_LOOPBACK_FRAMES];
     unsigned lb_head, lb_count;
     uint64_t stat_tx, stat_rx, stat_rx_drop, stat_rx_bad;
+    /* PortCounters (IBA 16.1.3.5): octets of the IB packets (LRH to VCRC), multicast packets */
+    uint64_t stat_tx_bytes, stat_rx_bytes, stat_tx_mcast, stat_rx_mcast;
     /* address announcements (docs/fabric.md): LID/GUID clash detection, the directory */
     uint32_t nonce;
     int64_t announce_deadline;  /* 0 = not scheduled */
     uint8_t ann[256];           /* announcement payload being sent */
+    uint32_t announcements;     /* sent (SMInfo's ActCount) */
+    uint8_t sm_reply[256];      /* SMInfo reply being sent */
     IbNodeInfo node;
     IbPeer *peers;              /* IB_FABRIC_MAX_PEERS entries */
     /* subnet manager (ib_sm.c): our offer, and the elected master */
