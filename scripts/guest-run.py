@@ -2,7 +2,7 @@
 """guest-run.py - boot QEMU guest(s) with the mlx5-hca device and run one guest test in them.
 
 Usage:
-  scripts/guest-run.py --test guest-tests/probe.sh [--instances 1|2] [--timeout 300]
+  scripts/guest-run.py --test guest-tests/probe.sh [--instances 1..4] [--timeout 300]
                        [--qemu build/qemu/qemu-system-x86_64] [--firmware DIR]
                        [--kernel build/guest/vmlinuz --initrd build/guest/base.cpio]
                        [--log-dir build/guest-logs/NAME] [--extra-device-args PROPS]
@@ -16,7 +16,10 @@ What it does:
     `-device mlx5-hca,netdev=fab0,mac=02:4d:58:35:00:0<I+1>` (the device derives its node GUID
     and LID from the MAC). The fabric netdev is a lone hub port for 1 instance, and for 2
     instances a `-netdev stream` unix socket (instance 0 listens, instance 1 connects with
-    reconnect). With 2 instances each also gets a management virtio-net NIC on a second stream
+    reconnect); for 3 or 4 instances a VDE switch (Debian's vde_switch, one process per run,
+    its socket in a private temporary directory) with every instance's HCA on one of its ports,
+    a real learning switch between separate QEMU processes, nothing leaving the machine.
+    With 2 instances each also gets a management virtio-net NIC on a second stream
     socket; the guest /init gives it 10.0.0.(I+1)/24 and exports PEER_IP to the test;
   * with --ssh (or `# mlx5t-ssh: check`), instance 0 also gets QEMU user networking (slirp):
     `-netdev user,restrict=on,hostfwd=tcp:127.0.0.1:PORT-:22` on a virtio-net NIC with MAC
@@ -96,6 +99,7 @@ HCA_MAC = "02:4d:58:35:00:{:02x}"    # locally administered; last byte = instanc
 MGMT_MAC = "02:4d:47:00:00:{:02x}"
 USER_MAC = "02:4d:55:00:00:{:02x}"   # QEMU user networking (slirp), see /init
 MARK = "@@MLX5T"
+MAX_INSTANCES = 4        # /etc/hosts of the image names guest0..guest3
 PROBE_CACHE = REPO / "build" / ".mlx5t-accel-probe.json"
 
 
@@ -158,6 +162,23 @@ def stream_netdev(ident, path, server, version):
         elif version >= (8, 0):
             s += ",reconnect=1"
     return s
+
+
+def start_switch(path, log_file):
+    """A VDE switch (vde_switch from Debian's vde2: scripts/host-deps.sh test) serving on @path.
+    Its console reads stdin: a pipe that stays open keeps it running until it is stopped."""
+    if not shutil.which("vde_switch"):
+        subprocess.run(["bash", str(REPO / "scripts" / "host-deps.sh"), "test"],
+                       stdin=subprocess.DEVNULL)
+    p = subprocess.Popen(["vde_switch", "-s", str(path), "-n", "16"], stdin=subprocess.PIPE,
+                         stdout=log_file, stderr=log_file, start_new_session=True)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and p.poll() is None and not (path / "ctl").exists():
+        time.sleep(0.05)
+    if not (path / "ctl").exists():
+        p.kill()
+        raise RuntimeError(f"vde_switch did not start on {path} (exit {p.poll()})")
+    return p
 
 
 def base_cmd(args, accel):
@@ -362,7 +383,8 @@ def parse_args():
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n", 2)[2])
     ap.add_argument("--test", required=True, help="guest test script (runs as /test/run.sh)")
-    ap.add_argument("--instances", type=int, choices=(1, 2), help="number of guests (default 1)")
+    ap.add_argument("--instances", type=int, choices=range(1, MAX_INSTANCES + 1),
+                    help="number of guests (default 1)")
     ap.add_argument("--timeout", type=float, help="seconds for the whole run (default 300)")
     ap.add_argument("--qemu", default=str(REPO / "build/qemu/qemu-system-x86_64"))
     ap.add_argument("--firmware", help="firmware dir for -L (default: firmware/ beside --qemu, if any)")
@@ -444,6 +466,17 @@ def main():
     procs, cmds, serials = [], [], []
     fab_sock = Path(sock_dir.name) / "fabric.sock"
     mgmt_sock = Path(sock_dir.name) / "mgmt.sock"
+    switches = []
+    if n >= 3:
+        sw_log = open(log_dir / "vde_switch.log", "wb")
+        try:
+            for what in (("mgmt",) if no_hca else ("fabric", "mgmt")):
+                switches.append(start_switch(Path(sock_dir.name) / f"{what}.vde", sw_log))
+        except (OSError, RuntimeError) as e:
+            for sw in switches:
+                sw.kill()
+            log(f"FAIL {name}: {e}")
+            return 1
     for i in range(n):
         serial = log_dir / f"serial-{i}.log"
         serials.append(serial)
@@ -460,15 +493,19 @@ def main():
         if not no_hca:
             if n == 1:
                 cmd += ["-netdev", "hubport,id=fab0,hubid=0"]
-            else:
+            elif n == 2:
                 cmd += ["-netdev", stream_netdev("fab0", fab_sock, i == 0, version)]
+            else:
+                cmd += ["-netdev", f"vde,id=fab0,sock={Path(sock_dir.name) / 'fabric.vde'}"]
             # behind a PCIe root port, as a real adapter in a slot (it then has a PCIe link)
             dev = f"mlx5-hca,bus=rp0,netdev=fab0,mac={HCA_MAC.format(i + 1)}"
             if args.extra_device_args:
                 dev += "," + args.extra_device_args.lstrip(",")
             cmd += ["-device", "pcie-root-port,id=rp0,chassis=1,slot=1", "-device", dev]
-        if n == 2:
-            cmd += ["-netdev", stream_netdev("mgmt", mgmt_sock, i == 0, version),
+        if n >= 2:
+            mgmt = (stream_netdev("mgmt", mgmt_sock, i == 0, version) if n == 2 else
+                    f"vde,id=mgmt,sock={Path(sock_dir.name) / 'mgmt.vde'}")
+            cmd += ["-netdev", mgmt,
                     "-device", f"virtio-net-pci,romfile=,netdev=mgmt,mac={MGMT_MAC.format(i + 1)}"]
         if args.ssh is not None and i == 0:
             # restrict=on: the guest reaches nothing outside (slirp's DHCP and the forwarded
@@ -489,7 +526,7 @@ def main():
         stderr = open(log_dir / f"qemu-{i}.stderr", "wb")
         procs.append(subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr,
                                       start_new_session=True))
-        if i == 0 and n > 1:
+        if i == 0 and n == 2:
             # let instance 0 create its listening sockets before instance 1 connects
             deadline = time.monotonic() + 15
             while time.monotonic() < deadline and procs[0].poll() is None and not (
@@ -538,6 +575,12 @@ def main():
             for p in procs:
                 p.kill()
 
+    def stop_switches():
+        for sw in switches:
+            if sw.poll() is None:
+                sw.kill()
+            sw.wait()
+
     aborted = None
     try:
         while any(p.poll() is None for p in procs):
@@ -555,9 +598,11 @@ def main():
             time.sleep(0.2)
     except BaseException:          # Ctrl-C, meson's SIGTERM: QEMU runs in its own session
         stop_all()
+        stop_switches()
         raise
     for p in procs:
         p.wait()
+    stop_switches()
     pump()
     elapsed = time.monotonic() - t0
     sock_dir.cleanup()

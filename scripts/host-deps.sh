@@ -7,7 +7,8 @@
 # Each group belongs to the script(s) that need it:
 #   qemu     scripts/build-qemu.sh   (compilers, QEMU's build dependencies incl. libslirp)
 #   image    scripts/build-image.sh  (cpio, readelf, xz, gcc for rdma-verify)
-#   test     scripts/test.sh, scripts/guest-run.py, the unit tests (meson's compiler, glib, zlib)
+#   test     scripts/test.sh, scripts/guest-run.py, the unit tests (meson's compiler, glib, zlib),
+#            vde_switch (the switch of 3-4 guest fabrics)
 #   capture  scripts/check-capture.py (tshark)
 #   user-net the user-net guest test (ssh and ssh-keygen into a guest through -netdev user)
 #   fresh    scripts/fresh-check.sh  (debootstrap, git, unshare)
@@ -27,19 +28,20 @@ set -uo pipefail
 
 declare -A PKGS PROBES
 PKGS[qemu]="gcc libc6-dev make ninja-build pkg-config flex bison libglib2.0-dev libpixman-1-dev
-  zlib1g-dev libslirp-dev python3 python3-venv python3-pip ccache dpkg-dev patch xz-utils
+  zlib1g-dev libslirp-dev libvdeplug-dev python3 python3-venv python3-pip ccache dpkg-dev patch xz-utils
   debian-archive-keyring"
 PROBES[qemu]="cmd:cc cmd:gcc cmd:make cmd:ninja cmd:pkg-config cmd:flex cmd:bison cmd:python3
-  py:venv py:ensurepip pc:glib-2.0 pc:pixman-1 pc:zlib pc:slirp file:/usr/include/stdio.h
+  py:venv py:ensurepip pc:glib-2.0 pc:pixman-1 pc:zlib pc:slirp file:/usr/include/libvdeplug.h
+  file:/usr/include/stdio.h
   cmd:ccache cmd:dpkg-source cmd:patch cmd:xz cmd:apt-get cmd:dpkg cmd:flock cmd:realpath
   cmd:cmp cmd:awk cmd:tar file:/usr/share/keyrings/debian-archive-keyring.gpg"
 PKGS[image]="cpio binutils xz-utils gzip gcc libc6-dev debian-archive-keyring"
 PROBES[image]="cmd:cpio cmd:readelf cmd:xz cmd:gzip cmd:gcc file:/usr/include/stdio.h
   cmd:apt-get cmd:apt-cache cmd:dpkg cmd:dpkg-deb cmd:sha256sum cmd:od cmd:dd cmd:flock
   cmd:realpath cmd:awk cmd:find cmd:sort file:/usr/share/keyrings/debian-archive-keyring.gpg"
-PKGS[test]="python3 gcc libc6-dev pkg-config libglib2.0-dev zlib1g-dev ninja-build"
+PKGS[test]="python3 gcc libc6-dev pkg-config libglib2.0-dev zlib1g-dev ninja-build vde2"
 PROBES[test]="cmd:python3 cmd:cc cmd:ninja cmd:pkg-config pc:glib-2.0 pc:zlib
-  file:/usr/include/stdio.h"
+  file:/usr/include/stdio.h cmd:vde_switch"
 PKGS[capture]="tshark"
 PROBES[capture]="cmd:tshark"
 PKGS[user-net]="openssh-client"

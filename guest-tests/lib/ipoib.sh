@@ -1,18 +1,35 @@
-# IPoIB and fabric helpers for two-guest tests (instance 0 and 1). Use after common.sh.
-# IPoIB addresses: 192.168.77.(IDX+1)/24 on ib0; IB_ME / IB_PEER are set by ipoib_up.
+# IPoIB and fabric helpers for tests of 2-4 guests. Use after common.sh.
+# IPoIB addresses: 192.168.77.(IDX+1)/24 on ib0; IB_ME, and with two guests IB_PEER, are set by
+# ipoib_up.
 
-# barrier NAME PORT: both instances get here before either goes on (over the management
-# network: instance 0 listens, instance 1 connects)
+# barrier NAME PORT: all N instances get here before any goes on, over the management network
+# (10.0.0.(i+1)): instance 0 collects everyone on PORT, then releases each on PORT+1
 barrier() {
   if [ "$IDX" = 0 ]; then
-    timeout 120 nc -l -p "$2" >/dev/null || fail "barrier $1: instance 1 never came"
-  else
-    _end=$(($(date +%s) + 120))
-    until echo "$1" | nc -w 1 "$PEER_IP" "$2" 2>/dev/null; do
-      [ "$(date +%s)" -lt "$_end" ] || fail "barrier $1: instance 0 never listened"
-      sleep 0.3
+    _k=1
+    while [ $_k -lt "$N" ]; do
+      timeout 120 nc -l -p "$2" >/dev/null || fail "barrier $1: not everyone came"
+      _k=$((_k + 1))
     done
+    _k=1
+    while [ $_k -lt "$N" ]; do
+      _try "barrier $1: instance $_k" nc -w 1 "10.0.0.$((_k + 1))" $(($2 + 1))
+      _k=$((_k + 1))
+    done
+  else
+    _try "barrier $1: instance 0" nc -w 1 10.0.0.1 "$2"
+    timeout 120 nc -l -p $(($2 + 1)) >/dev/null || fail "barrier $1: never released"
   fi
+}
+
+# _try WHAT CMD...: retry CMD (stdin: WHAT) for up to 2 minutes
+_try() {
+  _what=$1; shift
+  _end=$(($(date +%s) + 120))
+  until echo "$_what" | "$@" 2>/dev/null; do
+    [ "$(date +%s)" -lt "$_end" ] || fail "$_what: no answer"
+    sleep 0.3
+  done
 }
 
 # ipoib_up: load ib_ipoib, bring ib0 up (carrier means the broadcast group was joined through
@@ -24,7 +41,12 @@ ipoib_up() {
   IB_ME=192.168.77.$((IDX + 1)) IB_PEER=192.168.77.$((2 - IDX))
   ip addr add "$IB_ME/24" dev ib0
   echo "ib0: carrier, mode $(cat /sys/class/net/ib0/mode), mtu $(cat /sys/class/net/ib0/mtu), $IB_ME"
-  wait_for 60 ping -c 1 -W 1 "$IB_PEER" || fail "no ping reply from $IB_PEER over ib0"
+  _k=0
+  while [ $_k -lt "$N" ]; do
+    [ $_k = "$IDX" ] || wait_for 60 ping -c 1 -W 1 "192.168.77.$((_k + 1))" ||
+      fail "no ping reply from 192.168.77.$((_k + 1)) over ib0"
+    _k=$((_k + 1))
+  done
 }
 
 # gen_data FILE: the same ~1.8 MB of pseudo-random text on both instances
