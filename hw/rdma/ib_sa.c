@@ -77,12 +77,6 @@ struct IbSa {
     uint32_t mgid_serial;       /* SA-assigned MGIDs */
 };
 
-static void st16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = v; }
-static void st32(uint8_t *p, uint32_t v) { st16(p, v >> 16); st16(p + 2, v); }
-static void st64(uint8_t *p, uint64_t v) { st32(p, v >> 32); st32(p + 4, v); }
-static uint16_t ld16(const uint8_t *p) { return (p[0] << 8) | p[1]; }
-static uint32_t ld32(const uint8_t *p) { return ((uint32_t)ld16(p) << 16) | ld16(p + 2); }
-static uint64_t ld64(const uint8_t *p) { return ((uint64_t)ld32(p) << 32) | ld32(p + 4); }
 
 static const uint8_t ib_ipoib_bcast_mgid[16] = {
     0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
@@ -165,8 +159,8 @@ static void ib_sa_send(IbPort *port, uint16_t dlid, uint32_t dqpn, uint16_t pkey
     r.deth_qkey = IB_GSI_QKEY;
     r.deth_src_qpn = 1;
     r.udp_sport = 1;
-    trace_ib_sa_reply(dlid, ld16(mad + IB_MAD_ATTR_ID), mad[IB_MAD_METHOD],
-                      ld16(mad + IB_MAD_STATUS));
+    trace_ib_sa_reply(dlid, ib_ld16(mad + IB_MAD_ATTR_ID), mad[IB_MAD_METHOD],
+                      ib_ld16(mad + IB_MAD_STATUS));
     ib_port_send(port, &r, mad, IB_MAD_SIZE);
 }
 
@@ -178,8 +172,8 @@ static uint8_t *ib_sa_reply_hdr(IbSa *sa, uint8_t method, uint16_t status)
     memset(m, 0, IB_MAD_SIZE);
     memcpy(m, sa->req, IB_MAD_HDR_LEN);
     m[IB_MAD_METHOD] = method;
-    st16(m + IB_MAD_STATUS, status);
-    st16(m + IB_MAD_CLASS_SPECIFIC, 0);
+    ib_st16(m + IB_MAD_STATUS, status);
+    ib_st16(m + IB_MAD_CLASS_SPECIFIC, 0);
     memcpy(m + IB_SA_COMP_MASK, sa->req + IB_SA_COMP_MASK, 8);
     return m;
 }
@@ -200,7 +194,7 @@ static void ib_sa_error(IbPort *port, const IbPacket *p, uint16_t status)
 {
     IbSa *sa = port->sa;
 
-    trace_ib_sa_error(p->slid, ld16(sa->req + IB_MAD_ATTR_ID), sa->req[IB_MAD_METHOD], status);
+    trace_ib_sa_error(p->slid, ib_ld16(sa->req + IB_MAD_ATTR_ID), sa->req[IB_MAD_METHOD], status);
     ib_sa_reply_hdr(sa, ib_sa_resp_method(sa->req[IB_MAD_METHOD]), status);
     ib_sa_send(port, p->slid, p->deth_src_qpn, p->pkey, p->sl, p, sa->mad);
 }
@@ -211,7 +205,7 @@ static void ib_sa_reply_one(IbPort *port, const IbPacket *p, const uint8_t *rec,
     IbSa *sa = port->sa;
     uint8_t *m = ib_sa_reply_hdr(sa, ib_sa_resp_method(sa->req[IB_MAD_METHOD]), 0);
 
-    st16(m + IB_SA_ATTR_OFFSET, (len + 7) / 8);
+    ib_st16(m + IB_SA_ATTR_OFFSET, (len + 7) / 8);
     memcpy(m + IB_SA_DATA, rec, MIN(len, IB_SA_DATA_LEN));
     ib_sa_send(port, p->slid, p->deth_src_qpn, p->pkey, p->sl, p, m);
 }
@@ -232,16 +226,16 @@ static void ib_sa_rmpp_push(IbPort *port, IbSaRmpp *t, uint32_t window_last)
         memcpy(m, t->hdr, IB_SA_DATA);
         if (seg == 1) {
             flags |= IB_RMPP_FLAG_FIRST;
-            st32(m + IB_RMPP_PAYLEN, t->nseg * (IB_RMPP_SEG_PAYLOAD - IB_SA_SEG_DATA) + t->len);
+            ib_st32(m + IB_RMPP_PAYLEN, t->nseg * (IB_RMPP_SEG_PAYLOAD - IB_SA_SEG_DATA) + t->len);
         }
         if (seg == t->nseg) {
             flags |= IB_RMPP_FLAG_LAST;
-            st32(m + IB_RMPP_PAYLEN, IB_RMPP_SEG_PAYLOAD - IB_SA_SEG_DATA + n);
+            ib_st32(m + IB_RMPP_PAYLEN, IB_RMPP_SEG_PAYLOAD - IB_SA_SEG_DATA + n);
         }
         m[IB_RMPP_VERSION] = 1;
         m[IB_RMPP_TYPE] = IB_RMPP_TYPE_DATA;
         m[IB_RMPP_FLAGS] = (0x1f << 3) | flags;    /* RRespTime: none given */
-        st32(m + IB_RMPP_SEG_NUM, seg);
+        ib_st32(m + IB_RMPP_SEG_NUM, seg);
         memcpy(m + IB_SA_DATA, t->data + off, n);
         ib_sa_send(port, t->dlid, t->dqpn, t->pkey, t->sl, NULL, m);
     }
@@ -256,7 +250,7 @@ static void ib_sa_reply_table(IbPort *port, const IbPacket *p, unsigned n, uint3
     IbSaRmpp one, *t = &one;
     unsigned i;
 
-    st16(hdr + IB_SA_ATTR_OFFSET, stride / 8);
+    ib_st16(hdr + IB_SA_ATTR_OFFSET, stride / 8);
     memset(&one, 0, sizeof(one));
     if (len > IB_SA_SEG_DATA) {
         /* several segments: a transfer that lives until the last ACK (or is the oldest) */
@@ -283,7 +277,7 @@ static void ib_sa_reply_table(IbPort *port, const IbPacket *p, unsigned n, uint3
         t->data = sa->table;
     }
     memcpy(t->hdr, hdr, IB_SA_DATA);
-    t->tid = ld64(hdr + IB_MAD_TID);
+    t->tid = ib_ld64(hdr + IB_MAD_TID);
     t->dlid = p->slid;
     t->dqpn = p->deth_src_qpn;
     t->pkey = p->pkey;
@@ -294,7 +288,7 @@ static void ib_sa_reply_table(IbPort *port, const IbPacket *p, unsigned n, uint3
     if (t != &one) {
         memcpy(t->data, sa->table, len);
     }
-    trace_ib_sa_table(p->slid, ld16(hdr + IB_MAD_ATTR_ID), n, t->nseg);
+    trace_ib_sa_table(p->slid, ib_ld16(hdr + IB_MAD_ATTR_ID), n, t->nseg);
     ib_sa_rmpp_push(port, t, 1);        /* the receiver's window starts at one segment */
 }
 
@@ -303,7 +297,7 @@ static void ib_sa_rmpp_rx(IbPort *port, const IbPacket *p)
 {
     IbSa *sa = port->sa;
     const uint8_t *m = sa->req;
-    uint64_t tid = ld64(m + IB_MAD_TID);
+    uint64_t tid = ib_ld64(m + IB_MAD_TID);
     unsigned i;
 
     for (i = 0; i < IB_SA_MAX_RMPP; i++) {
@@ -312,7 +306,7 @@ static void ib_sa_rmpp_rx(IbPort *port, const IbPacket *p)
             continue;
         }
         if (m[IB_RMPP_TYPE] == IB_RMPP_TYPE_ACK) {
-            uint32_t seg = ld32(m + IB_RMPP_SEG_NUM), win = ld32(m + IB_RMPP_PAYLEN);
+            uint32_t seg = ib_ld32(m + IB_RMPP_SEG_NUM), win = ib_ld32(m + IB_RMPP_PAYLEN);
             if (seg > t->sent || win < seg) {
                 trace_ib_sa_rmpp_bad_ack(p->slid, seg, win);
                 t->used = false;
@@ -349,8 +343,8 @@ static void ib_sa_class_port_info(IbPort *port, const IbPacket *p, uint8_t metho
     }
     rec[0] = 1;                                     /* BaseVersion */
     rec[1] = IB_SA_CLASS_VERSION;
-    st16(rec + IB_CPI_CAP_MASK, 0);
-    st32(rec + IB_CPI_RESP_TIME, (IB_SA_CAP2_SENDONLY_FULL << 5) | IB_SA_RESP_TIME);
+    ib_st16(rec + IB_CPI_CAP_MASK, 0);
+    ib_st32(rec + IB_CPI_RESP_TIME, (IB_SA_CAP2_SENDONLY_FULL << 5) | IB_SA_RESP_TIME);
     ib_sa_reply_one(port, p, rec, IB_CPI_LEN);
 }
 
@@ -394,7 +388,7 @@ static bool ib_sa_path(const uint8_t *req, uint64_t cm, const IbPeer *src, const
 
     memset(rec, 0, IB_PR_LEN);
     if (cm & IB_PR_CM_PKEY) {
-        pkey = ld16(req + IB_PR_PKEY);
+        pkey = ib_ld16(req + IB_PR_PKEY);
         if ((pkey & 0x7fff) != 0x7fff) {
             return false;               /* only the default partition exists */
         }
@@ -421,25 +415,25 @@ static bool ib_sa_path(const uint8_t *req, uint64_t cm, const IbPeer *src, const
     if ((cm & IB_PR_CM_NUMB_PATH) && !(req[IB_PR_REV_NUMB] & 0x7f)) {
         return false;
     }
-    if (cm & IB_PR_CM_QOS_CLASS && (ld16(req + IB_PR_QOS_SL) >> 4)) {
+    if (cm & IB_PR_CM_QOS_CLASS && (ib_ld16(req + IB_PR_QOS_SL) >> 4)) {
         return false;                   /* no QoS classes */
     }
     if (cm & IB_PR_CM_SERVICE_ID) {
         memcpy(rec + IB_PR_SERVICE_ID, req + IB_PR_SERVICE_ID, 8);
     }
-    st64(rec + IB_PR_DGID, dst->gid_prefix);
-    st64(rec + IB_PR_DGID + 8, dst->guid);
-    st64(rec + IB_PR_SGID, src->gid_prefix);
-    st64(rec + IB_PR_SGID + 8, src->guid);
-    st16(rec + IB_PR_DLID, (cm & IB_PR_CM_DLID) ? ld16(req + IB_PR_DLID) : dst->lid);
-    st16(rec + IB_PR_SLID, (cm & IB_PR_CM_SLID) ? ld16(req + IB_PR_SLID) : src->lid);
-    st32(rec + IB_PR_FLOW_HOP,
-         ((cm & IB_PR_CM_FLOW_LABEL) ? ld32(req + IB_PR_FLOW_HOP) & 0x0fffff00 : 0) |
+    ib_st64(rec + IB_PR_DGID, dst->gid_prefix);
+    ib_st64(rec + IB_PR_DGID + 8, dst->guid);
+    ib_st64(rec + IB_PR_SGID, src->gid_prefix);
+    ib_st64(rec + IB_PR_SGID + 8, src->guid);
+    ib_st16(rec + IB_PR_DLID, (cm & IB_PR_CM_DLID) ? ib_ld16(req + IB_PR_DLID) : dst->lid);
+    ib_st16(rec + IB_PR_SLID, (cm & IB_PR_CM_SLID) ? ib_ld16(req + IB_PR_SLID) : src->lid);
+    ib_st32(rec + IB_PR_FLOW_HOP,
+         ((cm & IB_PR_CM_FLOW_LABEL) ? ib_ld32(req + IB_PR_FLOW_HOP) & 0x0fffff00 : 0) |
          ((cm & IB_PR_CM_HOP_LIMIT) ? req[IB_PR_FLOW_HOP + 3] : 0));
     rec[IB_PR_TCLASS] = (cm & IB_PR_CM_TCLASS) ? req[IB_PR_TCLASS] : 0;
     rec[IB_PR_REV_NUMB] = 0x80 | 1;     /* reversible, one path */
-    st16(rec + IB_PR_PKEY, pkey);
-    st16(rec + IB_PR_QOS_SL, (cm & IB_PR_CM_SL) ? ld16(req + IB_PR_QOS_SL) & 0xf : 0);
+    ib_st16(rec + IB_PR_PKEY, pkey);
+    ib_st16(rec + IB_PR_QOS_SL, (cm & IB_PR_CM_SL) ? ib_ld16(req + IB_PR_QOS_SL) & 0xf : 0);
     rec[IB_PR_MTU] = (2 << 6) | mtu;
     rec[IB_PR_RATE] = (2 << 6) | rate;
     rec[IB_PR_PLT] = (2 << 6) | IB_SA_PACKET_LIFE;
@@ -455,11 +449,11 @@ static const IbPeer *ib_sa_path_end(const IbPort *port, const uint8_t *req, uint
     *named = true;
     if (cm & gid_bit) {
         const uint8_t *gid = req + gid_off;
-        const IbPeer *e = ib_sm_find_guid(port, ld64(gid + 8), scratch);
-        return e && e->gid_prefix == ld64(gid) ? e : NULL;
+        const IbPeer *e = ib_sm_find_guid(port, ib_ld64(gid + 8), scratch);
+        return e && e->gid_prefix == ib_ld64(gid) ? e : NULL;
     }
     if (cm & lid_bit) {
-        return ib_sm_find_lid(port, ld16(req + lid_off), scratch);
+        return ib_sm_find_lid(port, ib_ld16(req + lid_off), scratch);
     }
     *named = false;
     return NULL;
@@ -469,7 +463,7 @@ static void ib_sa_path_record(IbPort *port, const IbPacket *p, uint8_t method)
 {
     IbSa *sa = port->sa;
     const uint8_t *req = sa->req + IB_SA_DATA;
-    uint64_t cm = ld64(sa->req + IB_SA_COMP_MASK);
+    uint64_t cm = ib_ld64(sa->req + IB_SA_COMP_MASK);
     IbPeer s_scratch, d_scratch, r_scratch;
     const IbPeer *src, *dst;
     bool src_named, dst_named;
@@ -578,14 +572,14 @@ static void ib_sa_mcr_fill(const IbSaGroup *g, const uint8_t *port_gid, uint8_t 
     if (port_gid) {
         memcpy(rec + IB_MCR_PORT_GID, port_gid, 16);
     }
-    st32(rec + IB_MCR_QKEY, g->qkey);
-    st16(rec + IB_MCR_MLID, g->mlid);
+    ib_st32(rec + IB_MCR_QKEY, g->qkey);
+    ib_st16(rec + IB_MCR_MLID, g->mlid);
     rec[IB_MCR_MTU] = (2 << 6) | g->mtu;
     rec[IB_MCR_TCLASS] = g->tclass;
-    st16(rec + IB_MCR_PKEY, g->pkey);
+    ib_st16(rec + IB_MCR_PKEY, g->pkey);
     rec[IB_MCR_RATE] = (2 << 6) | g->rate;
     rec[IB_MCR_PLT] = (2 << 6) | g->plt;
-    st32(rec + IB_MCR_SL_FLOW_HOP, ((uint32_t)g->sl << 28) | (g->flow_label << 8) |
+    ib_st32(rec + IB_MCR_SL_FLOW_HOP, ((uint32_t)g->sl << 28) | (g->flow_label << 8) |
                                    g->hop_limit);
     rec[IB_MCR_SCOPE_JOIN] = (g->scope << 4) | (join & 0xf);
 }
@@ -593,15 +587,15 @@ static void ib_sa_mcr_fill(const IbSaGroup *g, const uint8_t *port_gid, uint8_t 
 /* Does the join request's component @cm fit the existing group? */
 static bool ib_sa_mcr_compatible(const IbSaGroup *g, const uint8_t *req, uint64_t cm)
 {
-    uint32_t sfh = ld32(req + IB_MCR_SL_FLOW_HOP);
+    uint32_t sfh = ib_ld32(req + IB_MCR_SL_FLOW_HOP);
 
-    if ((cm & IB_MCR_CM_QKEY) && ld32(req + IB_MCR_QKEY) != g->qkey) {
+    if ((cm & IB_MCR_CM_QKEY) && ib_ld32(req + IB_MCR_QKEY) != g->qkey) {
         return false;
     }
-    if ((cm & IB_MCR_CM_PKEY) && (ld16(req + IB_MCR_PKEY) & 0x7fff) != (g->pkey & 0x7fff)) {
+    if ((cm & IB_MCR_CM_PKEY) && (ib_ld16(req + IB_MCR_PKEY) & 0x7fff) != (g->pkey & 0x7fff)) {
         return false;
     }
-    if ((cm & IB_MCR_CM_MLID) && ld16(req + IB_MCR_MLID) != g->mlid) {
+    if ((cm & IB_MCR_CM_MLID) && ib_ld16(req + IB_MCR_MLID) != g->mlid) {
         return false;
     }
     if ((cm & IB_MCR_CM_MTU) &&
@@ -632,14 +626,14 @@ static IbSaGroup *ib_sa_mcr_create(IbSa *sa, const uint8_t *req, uint64_t cm,
     const uint64_t need = IB_MCR_CM_QKEY | IB_MCR_CM_PKEY | IB_MCR_CM_SL |
                           IB_MCR_CM_FLOW_LABEL | IB_MCR_CM_TCLASS;
     IbSaGroup *g = NULL;
-    uint32_t sfh = ld32(req + IB_MCR_SL_FLOW_HOP);
+    uint32_t sfh = ib_ld32(req + IB_MCR_SL_FLOW_HOP);
     unsigned i;
 
     if ((cm & need) != need) {
         *status = IB_SA_STATUS_INSUFFICIENT_COMPS;
         return NULL;
     }
-    if ((ld16(req + IB_MCR_PKEY) & 0x7fff) != 0x7fff) {
+    if ((ib_ld16(req + IB_MCR_PKEY) & 0x7fff) != 0x7fff) {
         *status = IB_SA_STATUS_REQ_INVALID;        /* only the default partition exists */
         return NULL;
     }
@@ -663,8 +657,8 @@ static IbSaGroup *ib_sa_mcr_create(IbSa *sa, const uint8_t *req, uint64_t cm,
             i = -1;                     /* restart: bounded by IB_SA_MAX_GROUPS MLIDs */
         }
     }
-    g->qkey = ld32(req + IB_MCR_QKEY);
-    g->pkey = ld16(req + IB_MCR_PKEY) | 0x8000;
+    g->qkey = ib_ld32(req + IB_MCR_QKEY);
+    g->pkey = ib_ld16(req + IB_MCR_PKEY) | 0x8000;
     g->mtu = IB_MTU_ENUM_4096;
     if (cm & IB_MCR_CM_MTU) {
         g->mtu = ib_sa_select(cm & IB_MCR_CM_MTU_SELECTOR ? req[IB_MCR_MTU] >> 6 : 2,
@@ -686,7 +680,7 @@ static IbSaGroup *ib_sa_mcr_create(IbSa *sa, const uint8_t *req, uint64_t cm,
     g->hop_limit = (cm & IB_MCR_CM_HOP_LIMIT) ? sfh & 0xff : 0;
     g->tclass = req[IB_MCR_TCLASS];
     g->scope = (cm & IB_MCR_CM_SCOPE) ? req[IB_MCR_SCOPE_JOIN] >> 4 : (mgid[1] & 0xf);
-    trace_ib_sa_mcast_create(g->mlid, ld64(mgid), ld64(mgid + 8));
+    trace_ib_sa_mcast_create(g->mlid, ib_ld64(mgid), ib_ld64(mgid + 8));
     return g;
 }
 
@@ -694,7 +688,7 @@ static void ib_sa_mcmember(IbPort *port, const IbPacket *p, uint8_t method)
 {
     IbSa *sa = port->sa;
     const uint8_t *req = sa->req + IB_SA_DATA;
-    uint64_t cm = ld64(sa->req + IB_SA_COMP_MASK);
+    uint64_t cm = ib_ld64(sa->req + IB_SA_COMP_MASK);
     uint8_t join = req[IB_MCR_SCOPE_JOIN] & 0xf, mgid[16];
     uint8_t rec[IB_MCR_LEN];
     uint16_t status = 0;
@@ -717,8 +711,8 @@ static void ib_sa_mcmember(IbPort *port, const IbPacket *p, uint8_t method)
             mgid[1] = 0x10 | ((cm & IB_MCR_CM_SCOPE) ? req[IB_MCR_SCOPE_JOIN] >> 4 : 2);
             mgid[2] = 0xa0;
             mgid[3] = 0x1b;
-            st16(mgid + 4, ld16(req + IB_MCR_PKEY) | 0x8000);
-            st32(mgid + 12, ++sa->mgid_serial);
+            ib_st16(mgid + 4, ib_ld16(req + IB_MCR_PKEY) | 0x8000);
+            ib_st32(mgid + 12, ++sa->mgid_serial);
         } else if (mgid[0] != 0xff) {
             ib_sa_error(port, p, IB_SA_STATUS_INVALID_GID);
             return;
@@ -780,9 +774,9 @@ static void ib_sa_mcmember(IbPort *port, const IbPacket *p, uint8_t method)
         for (i = 0; i < IB_SA_MAX_GROUPS; i++) {
             g = &sa->group[i];
             if (!g->used || ((cm & IB_MCR_CM_MGID) && memcmp(g->mgid, req + IB_MCR_MGID, 16)) ||
-                ((cm & IB_MCR_CM_MLID) && g->mlid != ld16(req + IB_MCR_MLID)) ||
+                ((cm & IB_MCR_CM_MLID) && g->mlid != ib_ld16(req + IB_MCR_MLID)) ||
                 ((cm & IB_MCR_CM_PKEY) &&
-                 (g->pkey & 0x7fff) != (ld16(req + IB_MCR_PKEY) & 0x7fff))) {
+                 (g->pkey & 0x7fff) != (ib_ld16(req + IB_MCR_PKEY) & 0x7fff))) {
                 continue;
             }
             m = (cm & IB_MCR_CM_PORT_GID) ? ib_sa_member(g, req + IB_MCR_PORT_GID, false) : NULL;
@@ -816,17 +810,17 @@ static void ib_sa_node_rec(const IbPeer *e, uint8_t *rec)
     uint8_t *ni = rec + IB_NR_NODE_INFO;
 
     memset(rec, 0, IB_NR_LEN);
-    st16(rec + IB_NR_LID, e->lid);
+    ib_st16(rec + IB_NR_LID, e->lid);
     ni[0] = 1;                          /* BaseVersion */
     ni[1] = 1;                          /* ClassVersion */
     ni[IB_NI_NODE_TYPE] = 1;            /* channel adapter */
     ni[IB_NI_NUM_PORTS] = 1;
-    st64(ni + IB_NI_SYS_GUID, e->node.sys_guid);
-    st64(ni + IB_NI_NODE_GUID, e->node.node_guid);
-    st64(ni + IB_NI_PORT_GUID, e->guid);
-    st16(ni + IB_NI_PARTITION_CAP, 128);
-    st16(ni + IB_NI_DEVICE_ID, e->node.device_id);
-    st32(ni + IB_NI_REVISION, e->node.revision);
+    ib_st64(ni + IB_NI_SYS_GUID, e->node.sys_guid);
+    ib_st64(ni + IB_NI_NODE_GUID, e->node.node_guid);
+    ib_st64(ni + IB_NI_PORT_GUID, e->guid);
+    ib_st16(ni + IB_NI_PARTITION_CAP, 128);
+    ib_st16(ni + IB_NI_DEVICE_ID, e->node.device_id);
+    ib_st32(ni + IB_NI_REVISION, e->node.revision);
     ni[IB_NI_LOCAL_PORT] = 1;
     ni[IB_NI_VENDOR_ID] = e->node.vendor_id >> 16;
     ni[IB_NI_VENDOR_ID + 1] = e->node.vendor_id >> 8;
@@ -838,12 +832,12 @@ static void ib_sa_node_rec(const IbPeer *e, uint8_t *rec)
 static void ib_sa_port_info(const IbPort *port, const IbPeer *e, uint8_t *pi)
 {
     memset(pi, 0, 64);
-    st64(pi + 8, e->gid_prefix);
-    st16(pi + 16, e->lid);
-    st16(pi + 18, port->sm_lid);
+    ib_st64(pi + 8, e->gid_prefix);
+    ib_st16(pi + 16, e->lid);
+    ib_st16(pi + 18, port->sm_lid);
     /* CapabilityMask: IsSM (the master), IsTrap, IsSLMapping, IsSystemImageGUID, IsCM,
      * IsDeviceManagement, IsClientReregistration supported */
-    st32(pi + 20, (e->guid == port->sm_guid ? 0x2 : 0) | 0x02090848);
+    ib_st32(pi + 20, (e->guid == port->sm_guid ? 0x2 : 0) | 0x02090848);
     pi[29] = 2;                         /* LinkWidthEnabled 4X */
     pi[30] = 3;                         /* LinkWidthSupported 1X | 4X */
     pi[31] = 2;                         /* LinkWidthActive 4X */
@@ -862,7 +856,7 @@ static void ib_sa_node_port(IbPort *port, const IbPacket *p, uint8_t method, boo
 {
     IbSa *sa = port->sa;
     const uint8_t *req = sa->req + IB_SA_DATA;
-    uint64_t cm = ld64(sa->req + IB_SA_COMP_MASK);
+    uint64_t cm = ib_ld64(sa->req + IB_SA_COMP_MASK);
     uint32_t len = node ? IB_NR_LEN : IB_PIR_LEN, stride = (len + 7) & ~7u;
     IbPeer self;
     unsigned i, n = 0;
@@ -875,14 +869,14 @@ static void ib_sa_node_port(IbPort *port, const IbPacket *p, uint8_t method, boo
     for (i = 0; i <= IB_FABRIC_MAX_PEERS && (n + 1) * stride <= IB_SA_MAX_TABLE; i++) {
         const IbPeer *e = i == IB_FABRIC_MAX_PEERS ? &self : &port->peers[i];
         uint8_t *rec = sa->table + n * stride;
-        if (!e->guid || ((cm & 1) && ld16(req) != e->lid)) {
+        if (!e->guid || ((cm & 1) && ib_ld16(req) != e->lid)) {
             continue;                   /* bit 0 is the LID in both records */
         }
         if (node) {
             const uint8_t *ni = req + IB_NR_NODE_INFO;
-            if (((cm & IB_NR_CM_SYS_GUID) && ld64(ni + IB_NI_SYS_GUID) != e->node.sys_guid) ||
-                ((cm & IB_NR_CM_NODE_GUID) && ld64(ni + IB_NI_NODE_GUID) != e->node.node_guid) ||
-                ((cm & IB_NR_CM_PORT_GUID) && ld64(ni + IB_NI_PORT_GUID) != e->guid)) {
+            if (((cm & IB_NR_CM_SYS_GUID) && ib_ld64(ni + IB_NI_SYS_GUID) != e->node.sys_guid) ||
+                ((cm & IB_NR_CM_NODE_GUID) && ib_ld64(ni + IB_NI_NODE_GUID) != e->node.node_guid) ||
+                ((cm & IB_NR_CM_PORT_GUID) && ib_ld64(ni + IB_NI_PORT_GUID) != e->guid)) {
                 continue;
             }
             ib_sa_node_rec(e, rec);
@@ -891,7 +885,7 @@ static void ib_sa_node_port(IbPort *port, const IbPacket *p, uint8_t method, boo
                 continue;
             }
             memset(rec, 0, stride);
-            st16(rec + IB_PIR_LID, e->lid);
+            ib_st16(rec + IB_PIR_LID, e->lid);
             rec[IB_PIR_PORT_NUM] = 1;
             ib_sa_port_info(port, e, rec + IB_PIR_PORT_INFO);
         }
@@ -938,11 +932,11 @@ bool ib_sa_rx(IbPort *port, const IbPacket *p)
     }
     memcpy(sa->req, m, IB_MAD_SIZE);
     method = sa->req[IB_MAD_METHOD];
-    attr = ld16(sa->req + IB_MAD_ATTR_ID);
-    trace_ib_sa_request(p->slid, attr, method, ld64(sa->req + IB_SA_COMP_MASK));
+    attr = ib_ld16(sa->req + IB_MAD_ATTR_ID);
+    trace_ib_sa_request(p->slid, attr, method, ib_ld64(sa->req + IB_SA_COMP_MASK));
     if (sa->req[IB_RMPP_VERSION]) {
         trace_ib_sa_rmpp(p->slid, sa->req[IB_RMPP_TYPE], sa->req[IB_RMPP_FLAGS],
-                         ld32(sa->req + IB_RMPP_SEG_NUM), ld32(sa->req + IB_RMPP_PAYLEN));
+                         ib_ld32(sa->req + IB_RMPP_SEG_NUM), ib_ld32(sa->req + IB_RMPP_PAYLEN));
     }
     if (ctl) {
         ib_sa_rmpp_rx(port, p);

@@ -32,12 +32,6 @@ enum {
 #define IB_ANN_V1_LEN       32
 #define IB_ANN_FLAG_SM      0x01        /* bits 7:4 SM priority */
 
-static void st16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = v; }
-static void st32(uint8_t *p, uint32_t v) { st16(p, v >> 16); st16(p + 2, v); }
-static void st64(uint8_t *p, uint64_t v) { st32(p, v >> 32); st32(p + 4, v); }
-static uint16_t ld16(const uint8_t *p) { return (p[0] << 8) | p[1]; }
-static uint32_t ld32(const uint8_t *p) { return ((uint32_t)ld16(p) << 16) | ld16(p + 2); }
-static uint64_t ld64(const uint8_t *p) { return ((uint64_t)ld32(p) << 32) | ld32(p + 4); }
 
 /* ---- the directory -------------------------------------------------------------------- */
 
@@ -192,22 +186,22 @@ void ib_port_announce(IbPort *port)
     p.pkey = IB_DEFAULT_PKEY;
     memset(b, 0, IB_ANNOUNCE_LEN);
     memcpy(b, ib_announce_magic, 16);
-    st64(b + IB_ANN_GUID, port->guid);
-    st16(b + IB_ANN_LID, port->lid);
+    ib_st64(b + IB_ANN_GUID, port->guid);
+    ib_st16(b + IB_ANN_LID, port->lid);
     b[IB_ANN_VERSION] = 2;
     b[IB_ANN_FLAGS] = (port->sm_enabled ? IB_ANN_FLAG_SM : 0) | (port->sm_priority << 4);
-    st32(b + IB_ANN_NONCE, port->nonce);
-    st64(b + IB_ANN_NODE_GUID, port->node.node_guid);
-    st64(b + IB_ANN_SYS_GUID, port->node.sys_guid);
-    st16(b + IB_ANN_DEVICE_ID, port->node.device_id);
+    ib_st32(b + IB_ANN_NONCE, port->nonce);
+    ib_st64(b + IB_ANN_NODE_GUID, port->node.node_guid);
+    ib_st64(b + IB_ANN_SYS_GUID, port->node.sys_guid);
+    ib_st16(b + IB_ANN_DEVICE_ID, port->node.device_id);
     b[IB_ANN_VENDOR_ID] = port->node.vendor_id >> 16;
     b[IB_ANN_VENDOR_ID + 1] = port->node.vendor_id >> 8;
     b[IB_ANN_VENDOR_ID + 2] = port->node.vendor_id;
     b[IB_ANN_LMC] = port->lmc;
     b[IB_ANN_MTU] = IB_MTU_ENUM_4096;
     b[IB_ANN_PORT_NUM] = 1;
-    st64(b + IB_ANN_GID_PREFIX, port->gid_prefix);
-    st32(b + IB_ANN_REVISION, port->node.revision);
+    ib_st64(b + IB_ANN_GID_PREFIX, port->gid_prefix);
+    ib_st32(b + IB_ANN_REVISION, port->node.revision);
     memcpy(b + IB_ANN_DESC, port->node.desc, sizeof(port->node.desc));
     ib_port_send(port, &p, b, IB_ANNOUNCE_LEN);
     port->announcements++;
@@ -257,9 +251,9 @@ void ib_port_rx_announce(IbPort *port, const IbPacket *p)
         p->payload_len < IB_ANN_V1_LEN || memcmp(b, ib_announce_magic, 16)) {
         return;
     }
-    guid = ld64(b + IB_ANN_GUID);
-    lid = ld16(b + IB_ANN_LID);
-    nonce = ld32(b + IB_ANN_NONCE);
+    guid = ib_ld64(b + IB_ANN_GUID);
+    lid = ib_ld16(b + IB_ANN_LID);
+    nonce = ib_ld32(b + IB_ANN_NONCE);
     if (nonce == port->nonce) {
         return;                             /* our own, reflected by a shared segment */
     }
@@ -289,15 +283,15 @@ void ib_port_rx_announce(IbPort *port, const IbPacket *p)
     if (b[IB_ANN_VERSION] >= 2 && p->payload_len >= IB_ANNOUNCE_LEN) {
         e->sm = b[IB_ANN_FLAGS] & IB_ANN_FLAG_SM;
         e->sm_priority = b[IB_ANN_FLAGS] >> 4;
-        e->node.node_guid = ld64(b + IB_ANN_NODE_GUID);
-        e->node.sys_guid = ld64(b + IB_ANN_SYS_GUID);
-        e->node.device_id = ld16(b + IB_ANN_DEVICE_ID);
+        e->node.node_guid = ib_ld64(b + IB_ANN_NODE_GUID);
+        e->node.sys_guid = ib_ld64(b + IB_ANN_SYS_GUID);
+        e->node.device_id = ib_ld16(b + IB_ANN_DEVICE_ID);
         e->node.vendor_id = (b[IB_ANN_VENDOR_ID] << 16) | (b[IB_ANN_VENDOR_ID + 1] << 8) |
                             b[IB_ANN_VENDOR_ID + 2];
         e->lmc = MIN(b[IB_ANN_LMC], 7);
         e->mtu = b[IB_ANN_MTU] >= 1 && b[IB_ANN_MTU] <= 5 ? b[IB_ANN_MTU] : IB_MTU_ENUM_2048;
-        e->gid_prefix = ld64(b + IB_ANN_GID_PREFIX);
-        e->node.revision = ld32(b + IB_ANN_REVISION);
+        e->gid_prefix = ib_ld64(b + IB_ANN_GID_PREFIX);
+        e->node.revision = ib_ld32(b + IB_ANN_REVISION);
         memcpy(e->node.desc, b + IB_ANN_DESC, sizeof(e->node.desc));
     }
     if (old.guid != e->guid || old.lid != e->lid || old.sm != e->sm ||
@@ -325,17 +319,17 @@ bool ib_sm_rx_smp(IbPort *port, const IbPacket *p)
     IbAv av = { .dlid = p->slid, .sl = p->sl };
 
     if (p->payload_len < IB_MAD_SIZE || m[IB_MAD_MGMT_CLASS] != IB_MGMT_CLASS_SUBN_LID ||
-        m[IB_MAD_METHOD] != IB_METHOD_GET || ld16(m + IB_MAD_ATTR_ID) != IB_SMP_ATTR_SM_INFO ||
+        m[IB_MAD_METHOD] != IB_METHOD_GET || ib_ld16(m + IB_MAD_ATTR_ID) != IB_SMP_ATTR_SM_INFO ||
         !ib_sm_is_master(port)) {
         return false;
     }
     memcpy(r, m, IB_MAD_SIZE);
     r[IB_MAD_METHOD] = IB_METHOD_GET | IB_METHOD_RESP;
-    st16(r + IB_MAD_STATUS, 0);
+    ib_st16(r + IB_MAD_STATUS, 0);
     memset(r + IB_SMP_DATA, 0, 64);
-    st64(r + IB_SMP_DATA, port->guid);
+    ib_st64(r + IB_SMP_DATA, port->guid);
     /* SM_Key 0; ActCount: announcements sent (the SM's heartbeat) */
-    st32(r + IB_SMP_DATA + 16, port->announcements);
+    ib_st32(r + IB_SMP_DATA + 16, port->announcements);
     r[IB_SMP_DATA + 20] = (port->sm_priority << 4) | IB_SM_STATE_MASTER;
     trace_ib_sm_info(p->slid);
     memset(&rp, 0, sizeof(rp));

@@ -8,14 +8,6 @@
 #include <zlib.h>
 #include "hw/rdma/ib_wire.h"
 
-static inline void st16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = v; }
-static inline void st24(uint8_t *p, uint32_t v) { p[0] = v >> 16; p[1] = v >> 8; p[2] = v; }
-static inline void st32(uint8_t *p, uint32_t v) { st16(p, v >> 16); st16(p + 2, v); }
-static inline void st64(uint8_t *p, uint64_t v) { st32(p, v >> 32); st32(p + 4, v); }
-static inline uint16_t ld16(const uint8_t *p) { return (p[0] << 8) | p[1]; }
-static inline uint32_t ld24(const uint8_t *p) { return (p[0] << 16) | (p[1] << 8) | p[2]; }
-static inline uint32_t ld32(const uint8_t *p) { return ((uint32_t)ld16(p) << 16) | ld16(p + 2); }
-static inline uint64_t ld64(const uint8_t *p) { return ((uint64_t)ld32(p) << 32) | ld32(p + 4); }
 
 #define F IB_HDR_FIRST
 #define L IB_HDR_LAST
@@ -124,7 +116,7 @@ static uint16_t ip_checksum(const uint8_t *p, size_t len)
     size_t i;
 
     for (i = 0; i + 1 < len; i += 2) {
-        sum += ld16(p + i);
+        sum += ib_ld16(p + i);
     }
     while (sum >> 16) {
         sum = (sum & 0xffff) + (sum >> 16);
@@ -144,63 +136,63 @@ size_t ib_wire_encode_hdr(const IbPacket *p, uint8_t *hdr, size_t payload_len)
     ib_wire_lid_mac(p->dlid, 0, hdr);
     ib_wire_lid_mac(p->slid, p->sl, hdr + 6);
     if (p->grh) {
-        st16(hdr + 12, IB_ETHERTYPE_IPV6);
-        st32(ip, (6u << 28) | ((uint32_t)p->tclass << 20) | (p->flow_label & 0xfffff));
-        st16(ip + 4, udp_len);
+        ib_st16(hdr + 12, IB_ETHERTYPE_IPV6);
+        ib_st32(ip, (6u << 28) | ((uint32_t)p->tclass << 20) | (p->flow_label & 0xfffff));
+        ib_st16(ip + 4, udp_len);
         ip[6] = 17;
         ip[7] = p->hop_limit;
         memcpy(ip + 8, p->sgid, 16);
         memcpy(ip + 24, p->dgid, 16);
     } else {
-        st16(hdr + 12, IB_ETHERTYPE_IPV4);
+        ib_st16(hdr + 12, IB_ETHERTYPE_IPV4);
         memset(ip, 0, IB_IPV4_HLEN);
         ip[0] = 0x45;
-        st16(ip + 2, IB_IPV4_HLEN + udp_len);
-        st16(ip + 6, 0x4000);                   /* DF */
+        ib_st16(ip + 2, IB_IPV4_HLEN + udp_len);
+        ib_st16(ip + 6, 0x4000);                   /* DF */
         ip[8] = 64;
         ip[9] = 17;
-        ip[12] = 10; ip[13] = 73; st16(ip + 14, p->slid);
-        ip[16] = 10; ip[17] = 73; st16(ip + 18, p->dlid);
-        st16(ip + 10, ip_checksum(ip, IB_IPV4_HLEN));
+        ip[12] = 10; ip[13] = 73; ib_st16(ip + 14, p->slid);
+        ip[16] = 10; ip[17] = 73; ib_st16(ip + 18, p->dlid);
+        ib_st16(ip + 10, ip_checksum(ip, IB_IPV4_HLEN));
     }
-    st16(udp, p->udp_sport | 0xc000);
-    st16(udp + 2, IB_ROCE_UDP_PORT);
-    st16(udp + 4, udp_len);
-    st16(udp + 6, 0);
+    ib_st16(udp, p->udp_sport | 0xc000);
+    ib_st16(udp + 2, IB_ROCE_UDP_PORT);
+    ib_st16(udp + 4, udp_len);
+    ib_st16(udp + 6, 0);
 
     bth[0] = p->opcode;
     bth[1] = (p->se ? 0x80 : 0) | (p->migreq ? 0x40 : 0) | ((p->pad & 3) << 4);
-    st16(bth + 2, p->pkey);
+    ib_st16(bth + 2, p->pkey);
     bth[4] = 0;
-    st24(bth + 5, p->dest_qpn);
+    ib_st24(bth + 5, p->dest_qpn);
     bth[8] = p->ack_req ? 0x80 : 0;
-    st24(bth + 9, p->psn);
+    ib_st24(bth + 9, p->psn);
 
     if (h & IB_HDR_DETH) {
-        st32(x, p->deth_qkey);
-        st32(x + 4, p->deth_src_qpn & 0xffffff);
+        ib_st32(x, p->deth_qkey);
+        ib_st32(x + 4, p->deth_src_qpn & 0xffffff);
         x += IB_DETH_LEN;
     }
     if (h & IB_HDR_RETH) {
-        st64(x, p->reth_va);
-        st32(x + 8, p->reth_rkey);
-        st32(x + 12, p->reth_len);
+        ib_st64(x, p->reth_va);
+        ib_st32(x + 8, p->reth_rkey);
+        ib_st32(x + 12, p->reth_len);
         x += IB_RETH_LEN;
     }
     if (h & IB_HDR_ATOMIC_ETH) {
-        st64(x, p->atomic_va);
-        st32(x + 8, p->atomic_rkey);
-        st64(x + 12, p->atomic_swap_add);
-        st64(x + 20, p->atomic_compare);
+        ib_st64(x, p->atomic_va);
+        ib_st32(x + 8, p->atomic_rkey);
+        ib_st64(x + 12, p->atomic_swap_add);
+        ib_st64(x + 20, p->atomic_compare);
         x += IB_ATOMIC_ETH_LEN;
     }
     if (h & IB_HDR_AETH) {
         x[0] = p->aeth_syndrome;
-        st24(x + 1, p->aeth_msn);
+        ib_st24(x + 1, p->aeth_msn);
         x += IB_AETH_LEN;
     }
     if (h & IB_HDR_ATOMIC_ACK) {
-        st64(x, p->atomic_orig);
+        ib_st64(x, p->atomic_orig);
         x += IB_ATOMIC_ACK_LEN;
     }
     if (h & (IB_HDR_IMMDT | IB_HDR_IETH)) {
@@ -216,7 +208,7 @@ uint32_t ib_wire_icrc(const uint8_t *hdr, size_t hdr_len, const uint8_t *payload
     static const uint8_t ones[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
     static const uint8_t zeros[4];
     uint8_t masked[IB_IPV6_HLEN + IB_UDP_HLEN + IB_BTH_LEN];
-    bool v6 = ld16(hdr + 12) == IB_ETHERTYPE_IPV6;
+    bool v6 = ib_ld16(hdr + 12) == IB_ETHERTYPE_IPV6;
     size_t ip_len = v6 ? IB_IPV6_HLEN : IB_IPV4_HLEN;
     size_t mlen = ip_len + IB_UDP_HLEN + IB_BTH_LEN;
     uLong crc = crc32(0L, Z_NULL, 0);
@@ -260,10 +252,10 @@ int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
         f[6] != IB_MAC_OUI0 || f[7] != IB_MAC_OUI1 || f[8] != IB_MAC_OUI2) {
         return -1;
     }
-    p->dlid = ld16(f + 4);
+    p->dlid = ib_ld16(f + 4);
     p->sl = f[9] & 0xf;
-    p->slid = ld16(f + 10);
-    ethertype = ld16(f + 12);
+    p->slid = ib_ld16(f + 10);
+    ethertype = ib_ld16(f + 12);
     ip = f + IB_ETH_HLEN;
     if (ethertype == IB_ETHERTYPE_IPV6) {
         ip_len = IB_IPV6_HLEN;
@@ -271,26 +263,26 @@ int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
             return -2;
         }
         p->grh = true;
-        p->tclass = (ld32(ip) >> 20) & 0xff;
-        p->flow_label = ld32(ip) & 0xfffff;
+        p->tclass = (ib_ld32(ip) >> 20) & 0xff;
+        p->flow_label = ib_ld32(ip) & 0xfffff;
         p->hop_limit = ip[7];
         memcpy(p->sgid, ip + 8, 16);
         memcpy(p->dgid, ip + 24, 16);
     } else if (ethertype == IB_ETHERTYPE_IPV4) {
         ip_len = IB_IPV4_HLEN;
         if (ip[0] != 0x45 || ip[9] != 17 ||
-            ld16(ip + 2) > len - IB_ETH_HLEN || ld16(ip + 2) < IB_IPV4_HLEN) {
+            ib_ld16(ip + 2) > len - IB_ETH_HLEN || ib_ld16(ip + 2) < IB_IPV4_HLEN) {
             return -2;
         }
     } else {
         return -1;
     }
     udp = ip + ip_len;
-    if (ld16(udp + 2) != IB_ROCE_UDP_PORT) {
+    if (ib_ld16(udp + 2) != IB_ROCE_UDP_PORT) {
         return -1;
     }
-    p->udp_sport = ld16(udp);
-    udp_len = ld16(udp + 4);
+    p->udp_sport = ib_ld16(udp);
+    udp_len = ib_ld16(udp + 4);
     if (udp_len < IB_UDP_HLEN + IB_BTH_LEN + IB_ICRC_LEN ||
         udp_len > len - IB_ETH_HLEN - ip_len) {
         return -3;
@@ -304,10 +296,10 @@ int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
     p->se = bth[1] & 0x80;
     p->migreq = bth[1] & 0x40;
     p->pad = (bth[1] >> 4) & 3;
-    p->pkey = ld16(bth + 2);
-    p->dest_qpn = ld24(bth + 5);
+    p->pkey = ib_ld16(bth + 2);
+    p->dest_qpn = ib_ld24(bth + 5);
     p->ack_req = bth[8] & 0x80;
-    p->psn = ld24(bth + 9);
+    p->psn = ib_ld24(bth + 9);
 
     ext = ib_ext_len(h);
     off = IB_UDP_HLEN + IB_BTH_LEN + ext;
@@ -316,30 +308,30 @@ int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
     }
     x = bth + IB_BTH_LEN;
     if (h & IB_HDR_DETH) {
-        p->deth_qkey = ld32(x);
-        p->deth_src_qpn = ld24(x + 5);
+        p->deth_qkey = ib_ld32(x);
+        p->deth_src_qpn = ib_ld24(x + 5);
         x += IB_DETH_LEN;
     }
     if (h & IB_HDR_RETH) {
-        p->reth_va = ld64(x);
-        p->reth_rkey = ld32(x + 8);
-        p->reth_len = ld32(x + 12);
+        p->reth_va = ib_ld64(x);
+        p->reth_rkey = ib_ld32(x + 8);
+        p->reth_len = ib_ld32(x + 12);
         x += IB_RETH_LEN;
     }
     if (h & IB_HDR_ATOMIC_ETH) {
-        p->atomic_va = ld64(x);
-        p->atomic_rkey = ld32(x + 8);
-        p->atomic_swap_add = ld64(x + 12);
-        p->atomic_compare = ld64(x + 20);
+        p->atomic_va = ib_ld64(x);
+        p->atomic_rkey = ib_ld32(x + 8);
+        p->atomic_swap_add = ib_ld64(x + 12);
+        p->atomic_compare = ib_ld64(x + 20);
         x += IB_ATOMIC_ETH_LEN;
     }
     if (h & IB_HDR_AETH) {
         p->aeth_syndrome = x[0];
-        p->aeth_msn = ld24(x + 1);
+        p->aeth_msn = ib_ld24(x + 1);
         x += IB_AETH_LEN;
     }
     if (h & IB_HDR_ATOMIC_ACK) {
-        p->atomic_orig = ld64(x);
+        p->atomic_orig = ib_ld64(x);
         x += IB_ATOMIC_ACK_LEN;
     }
     if (h & (IB_HDR_IMMDT | IB_HDR_IETH)) {

@@ -268,12 +268,6 @@ static void fab_run(Fab *f, int64_t ns)
 
 static uint64_t next_tid = 0x1000;
 
-static void st16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = v; }
-static void st32(uint8_t *p, uint32_t v) { st16(p, v >> 16); st16(p + 2, v); }
-static void st64(uint8_t *p, uint64_t v) { st32(p, v >> 32); st32(p + 4, v); }
-static uint16_t ld16(const uint8_t *p) { return (p[0] << 8) | p[1]; }
-static uint32_t ld32(const uint8_t *p) { return ((uint32_t)ld16(p) << 16) | ld16(p + 2); }
-static uint64_t ld64(const uint8_t *p) { return ((uint64_t)ld32(p) << 32) | ld32(p + 4); }
 
 static uint64_t sa_mad(uint8_t *m, uint8_t method, uint16_t attr, uint64_t comp_mask)
 {
@@ -284,9 +278,9 @@ static uint64_t sa_mad(uint8_t *m, uint8_t method, uint16_t attr, uint64_t comp_
     m[IB_MAD_MGMT_CLASS] = IB_MGMT_CLASS_SUBN_ADM;
     m[IB_MAD_CLASS_VERSION] = IB_SA_CLASS_VERSION;
     m[IB_MAD_METHOD] = method;
-    st64(m + IB_MAD_TID, tid);
-    st16(m + IB_MAD_ATTR_ID, attr);
-    st64(m + IB_SA_COMP_MASK, comp_mask);
+    ib_st64(m + IB_MAD_TID, tid);
+    ib_st16(m + IB_MAD_ATTR_ID, attr);
+    ib_st64(m + IB_SA_COMP_MASK, comp_mask);
     return tid;
 }
 
@@ -320,7 +314,7 @@ static const uint8_t *rx_mad(FNode *n, uint32_t qpn, uint64_t tid)
     for (int i = n->nrx - 1; i >= 0; i--) {
         const uint8_t *m = n->rx[i].data + IB_GRH_LEN;
         if (n->rx[i].qpn == qpn && n->rx[i].rc.byte_len >= IB_GRH_LEN + IB_MAD_HDR_LEN &&
-            ld64(m + IB_MAD_TID) == tid) {
+            ib_ld64(m + IB_MAD_TID) == tid) {
             return m;
         }
     }
@@ -332,7 +326,7 @@ static unsigned count_tid(FNode *n, uint64_t tid)
     unsigned k = 0;
 
     for (unsigned i = 0; i < n->nrx; i++) {
-        if (n->rx[i].qpn == 1 && ld64(n->rx[i].data + IB_GRH_LEN + IB_MAD_TID) == tid) {
+        if (n->rx[i].qpn == 1 && ib_ld64(n->rx[i].data + IB_GRH_LEN + IB_MAD_TID) == tid) {
             k++;
         }
     }
@@ -347,7 +341,7 @@ static const uint8_t *sa_ask(Fab *f, FNode *n, const uint8_t *mad)
     }
     send_sa(n, mad);
     fab_run(f, 10 * MS);
-    return rx_mad(n, 1, ld64(mad + IB_MAD_TID));
+    return rx_mad(n, 1, ib_ld64(mad + IB_MAD_TID));
 }
 
 static Fab *fab_ready(const uint8_t prio[NNODES])
@@ -410,52 +404,52 @@ static void test_sa_class_port_info_and_path(void)
     r = sa_ask(f, c, m);
     g_assert_nonnull(r);
     g_assert_cmphex(r[IB_MAD_METHOD], ==, 0x81);
-    g_assert_cmphex(ld16(r + IB_MAD_STATUS), ==, 0);
-    g_assert_cmpuint(ld32(r + IB_SA_DATA + IB_CPI_RESP_TIME) & 0x1f, ==, 18);
+    g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, 0);
+    g_assert_cmpuint(ib_ld32(r + IB_SA_DATA + IB_CPI_RESP_TIME) & 0x1f, ==, 18);
 
     /* PathRecord by DGID (the kernel's form) from node 2 to node 1 */
     sa_mad(m, IB_METHOD_GET, IB_SA_ATTR_PATH_REC,
            IB_PR_CM_DGID | IB_PR_CM_SGID | IB_PR_CM_NUMB_PATH | IB_PR_CM_REVERSIBLE |
            IB_PR_CM_PKEY);
-    st64(m + IB_SA_DATA + IB_PR_DGID, 0xfe80000000000000ull);
-    st64(m + IB_SA_DATA + IB_PR_DGID + 8, f->node[1]->port.guid);
-    st64(m + IB_SA_DATA + IB_PR_SGID, 0xfe80000000000000ull);
-    st64(m + IB_SA_DATA + IB_PR_SGID + 8, c->port.guid);
+    ib_st64(m + IB_SA_DATA + IB_PR_DGID, 0xfe80000000000000ull);
+    ib_st64(m + IB_SA_DATA + IB_PR_DGID + 8, f->node[1]->port.guid);
+    ib_st64(m + IB_SA_DATA + IB_PR_SGID, 0xfe80000000000000ull);
+    ib_st64(m + IB_SA_DATA + IB_PR_SGID + 8, c->port.guid);
     m[IB_SA_DATA + IB_PR_REV_NUMB] = 0x80 | 1;
-    st16(m + IB_SA_DATA + IB_PR_PKEY, 0xffff);
+    ib_st16(m + IB_SA_DATA + IB_PR_PKEY, 0xffff);
     r = sa_ask(f, c, m);
     g_assert_nonnull(r);
-    g_assert_cmphex(ld16(r + IB_MAD_STATUS), ==, 0);
+    g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, 0);
     pr = r + IB_SA_DATA;
-    g_assert_cmphex(ld16(pr + IB_PR_DLID), ==, 2);
-    g_assert_cmphex(ld16(pr + IB_PR_SLID), ==, 3);
-    g_assert_cmphex(ld64(pr + IB_PR_DGID + 8), ==, f->node[1]->port.guid);
-    g_assert_cmphex(ld16(pr + IB_PR_PKEY), ==, 0xffff);
+    g_assert_cmphex(ib_ld16(pr + IB_PR_DLID), ==, 2);
+    g_assert_cmphex(ib_ld16(pr + IB_PR_SLID), ==, 3);
+    g_assert_cmphex(ib_ld64(pr + IB_PR_DGID + 8), ==, f->node[1]->port.guid);
+    g_assert_cmphex(ib_ld16(pr + IB_PR_PKEY), ==, 0xffff);
     g_assert_cmphex(pr[IB_PR_MTU], ==, 0x80 | IB_MTU_ENUM_4096);
     g_assert_cmphex(pr[IB_PR_RATE], ==, 0x80 | IB_RATE_40_GBPS);
     g_assert_cmphex(pr[IB_PR_REV_NUMB], ==, 0x81);
 
     /* MTU selector "less than 4096": 2048 */
-    st64(m + IB_SA_COMP_MASK, ld64(m + IB_SA_COMP_MASK) | IB_PR_CM_MTU | IB_PR_CM_MTU_SELECTOR);
+    ib_st64(m + IB_SA_COMP_MASK, ib_ld64(m + IB_SA_COMP_MASK) | IB_PR_CM_MTU | IB_PR_CM_MTU_SELECTOR);
     m[IB_SA_DATA + IB_PR_MTU] = (1 << 6) | IB_MTU_ENUM_4096;
-    st64(m + IB_MAD_TID, next_tid++);
+    ib_st64(m + IB_MAD_TID, next_tid++);
     r = sa_ask(f, c, m);
     g_assert_cmphex(r[IB_SA_DATA + IB_PR_MTU] & 0x3f, ==, IB_MTU_ENUM_2048);
     /* a partition that does not exist, an unknown destination: no records */
-    st64(m + IB_SA_COMP_MASK, ld64(m + IB_SA_COMP_MASK) & ~(IB_PR_CM_MTU | IB_PR_CM_MTU_SELECTOR));
-    st16(m + IB_SA_DATA + IB_PR_PKEY, 0x8001);
-    st64(m + IB_MAD_TID, next_tid++);
+    ib_st64(m + IB_SA_COMP_MASK, ib_ld64(m + IB_SA_COMP_MASK) & ~(IB_PR_CM_MTU | IB_PR_CM_MTU_SELECTOR));
+    ib_st16(m + IB_SA_DATA + IB_PR_PKEY, 0x8001);
+    ib_st64(m + IB_MAD_TID, next_tid++);
     r = sa_ask(f, c, m);
-    g_assert_cmphex(ld16(r + IB_MAD_STATUS), ==, IB_SA_STATUS_NO_RECORDS);
-    st16(m + IB_SA_DATA + IB_PR_PKEY, 0xffff);
-    st64(m + IB_SA_DATA + IB_PR_DGID + 8, 0x1234);
-    st64(m + IB_MAD_TID, next_tid++);
+    g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, IB_SA_STATUS_NO_RECORDS);
+    ib_st16(m + IB_SA_DATA + IB_PR_PKEY, 0xffff);
+    ib_st64(m + IB_SA_DATA + IB_PR_DGID + 8, 0x1234);
+    ib_st64(m + IB_MAD_TID, next_tid++);
     r = sa_ask(f, c, m);
-    g_assert_cmphex(ld16(r + IB_MAD_STATUS), ==, IB_SA_STATUS_NO_RECORDS);
+    g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, IB_SA_STATUS_NO_RECORDS);
     /* Get without a destination cannot pick one */
     sa_mad(m, IB_METHOD_GET, IB_SA_ATTR_PATH_REC, 0);
     r = sa_ask(f, c, m);
-    g_assert_cmphex(ld16(r + IB_MAD_STATUS), ==, IB_SA_STATUS_INSUFFICIENT_COMPS);
+    g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, IB_SA_STATUS_INSUFFICIENT_COMPS);
     fab_free(f);
 }
 
@@ -475,10 +469,10 @@ static void test_sa_get_table_rmpp(void)
     g_assert_cmphex(seg[IB_MAD_METHOD], ==, 0x92);
     g_assert_cmpuint(seg[IB_RMPP_TYPE], ==, IB_RMPP_TYPE_DATA);
     g_assert_cmphex(seg[IB_RMPP_FLAGS] & 7, ==, IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST);
-    g_assert_cmpuint(ld32(seg + IB_RMPP_SEG_NUM), ==, 1);
+    g_assert_cmpuint(ib_ld32(seg + IB_RMPP_SEG_NUM), ==, 1);
     /* first segment: the whole payload (2 x 20 bytes of SA header + 3 x 112 of records) */
-    g_assert_cmpuint(ld32(seg + IB_RMPP_PAYLEN), ==, 2 * 20 + 3 * 112);
-    g_assert_cmpuint(ld16(seg + IB_SA_ATTR_OFFSET), ==, 112 / 8);
+    g_assert_cmpuint(ib_ld32(seg + IB_RMPP_PAYLEN), ==, 2 * 20 + 3 * 112);
+    g_assert_cmpuint(ib_ld16(seg + IB_SA_ATTR_OFFSET), ==, 112 / 8);
     memcpy(table, seg + IB_SA_DATA, IB_SA_DATA_LEN);
     /* only one segment until the receiver opens its window */
     g_assert_cmpuint(count_tid(c, tid), ==, 1);
@@ -486,39 +480,39 @@ static void test_sa_get_table_rmpp(void)
     ack[IB_MAD_METHOD] ^= IB_METHOD_RESP;           /* as the kernel's ACK */
     ack[IB_RMPP_TYPE] = IB_RMPP_TYPE_ACK;
     ack[IB_RMPP_FLAGS] = IB_RMPP_FLAG_ACTIVE;
-    st32(ack + IB_RMPP_SEG_NUM, 1);
-    st32(ack + IB_RMPP_PAYLEN, 65);                 /* NewWindowLast */
+    ib_st32(ack + IB_RMPP_SEG_NUM, 1);
+    ib_st32(ack + IB_RMPP_PAYLEN, 65);                 /* NewWindowLast */
     send_sa(c, ack);
     fab_run(f, 10 * MS);
     seg = rx_mad(c, 1, tid);
-    g_assert_cmpuint(ld32(seg + IB_RMPP_SEG_NUM), ==, 2);
+    g_assert_cmpuint(ib_ld32(seg + IB_RMPP_SEG_NUM), ==, 2);
     g_assert_cmphex(seg[IB_RMPP_FLAGS] & 7, ==, IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_LAST);
-    g_assert_cmpuint(ld32(seg + IB_RMPP_PAYLEN), ==, 20 + 3 * 112 - IB_SA_DATA_LEN);
+    g_assert_cmpuint(ib_ld32(seg + IB_RMPP_PAYLEN), ==, 20 + 3 * 112 - IB_SA_DATA_LEN);
     memcpy(table + IB_SA_DATA_LEN, seg + IB_SA_DATA, IB_SA_DATA_LEN);
     for (int i = 0; i < NNODES; i++) {
         const uint8_t *rec = table + i * 112;
-        uint16_t lid = ld16(rec + IB_NR_LID);
+        uint16_t lid = ib_ld16(rec + IB_NR_LID);
         g_assert_cmpuint(lid, >=, 1);
         g_assert_cmpuint(lid, <=, NNODES);
         g_assert_false(seen[lid - 1]);
         seen[lid - 1] = true;
-        g_assert_cmphex(ld64(rec + IB_NR_NODE_INFO + IB_NI_PORT_GUID), ==,
+        g_assert_cmphex(ib_ld64(rec + IB_NR_NODE_INFO + IB_NI_PORT_GUID), ==,
                         f->node[lid - 1]->port.guid);
-        g_assert_cmphex(ld16(rec + IB_NR_NODE_INFO + IB_NI_DEVICE_ID), ==, 0x1017);
+        g_assert_cmphex(ib_ld16(rec + IB_NR_NODE_INFO + IB_NI_DEVICE_ID), ==, 0x1017);
     }
     /* the last ACK ends the transfer; a stray ACK for it afterwards is ignored */
-    st32(ack + IB_RMPP_SEG_NUM, 2);
+    ib_st32(ack + IB_RMPP_SEG_NUM, 2);
     send_sa(c, ack);
     send_sa(c, ack);
     fab_run(f, 10 * MS);
 
     /* a single-MAD table (PortInfoRecord of LID 3) is one segment, FIRST | LAST */
     tid = sa_mad(m, IB_METHOD_GET_TABLE, IB_SA_ATTR_PORT_INFO_REC, IB_PIR_CM_LID);
-    st16(m + IB_SA_DATA + IB_PIR_LID, 3);
+    ib_st16(m + IB_SA_DATA + IB_PIR_LID, 3);
     seg = sa_ask(f, c, m);
     g_assert_cmphex(seg[IB_RMPP_FLAGS] & 7, ==, 7);
-    g_assert_cmphex(ld16(seg + IB_SA_DATA + IB_PIR_PORT_INFO + 16), ==, 3);    /* LID */
-    g_assert_cmphex(ld16(seg + IB_SA_DATA + IB_PIR_PORT_INFO + 18), ==, 1);    /* SM LID */
+    g_assert_cmphex(ib_ld16(seg + IB_SA_DATA + IB_PIR_PORT_INFO + 16), ==, 3);    /* LID */
+    g_assert_cmphex(ib_ld16(seg + IB_SA_DATA + IB_PIR_PORT_INFO + 18), ==, 1);    /* SM LID */
     fab_free(f);
 }
 
@@ -535,9 +529,9 @@ static void mcr(uint8_t *m, uint8_t method, uint64_t cm, const uint8_t *mgid, FN
     if (mgid) {
         memcpy(r + IB_MCR_MGID, mgid, 16);
     }
-    st64(r + IB_MCR_PORT_GID, 0xfe80000000000000ull);
-    st64(r + IB_MCR_PORT_GID + 8, n->port.guid);
-    st16(r + IB_MCR_PKEY, 0xffff);
+    ib_st64(r + IB_MCR_PORT_GID, 0xfe80000000000000ull);
+    ib_st64(r + IB_MCR_PORT_GID + 8, n->port.guid);
+    ib_st16(r + IB_MCR_PKEY, 0xffff);
     r[IB_MCR_SCOPE_JOIN] = (2 << 4) | join;
 }
 
@@ -558,61 +552,61 @@ static void test_sa_mcmember(void)
     /* IPoIB's broadcast join: no create parameters, the SA has the group */
     mcr(m, IB_METHOD_SET, JOIN_CM, bcast_mgid, a, IB_MC_JOIN_FULL);
     r = sa_ask(f, a, m);
-    g_assert_cmphex(ld16(r + IB_MAD_STATUS), ==, 0);
-    g_assert_cmphex(ld16(r + IB_SA_DATA + IB_MCR_MLID), ==, 0xc000);
-    g_assert_cmphex(ld32(r + IB_SA_DATA + IB_MCR_QKEY), ==, IB_IPOIB_QKEY);
+    g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, 0);
+    g_assert_cmphex(ib_ld16(r + IB_SA_DATA + IB_MCR_MLID), ==, 0xc000);
+    g_assert_cmphex(ib_ld32(r + IB_SA_DATA + IB_MCR_QKEY), ==, IB_IPOIB_QKEY);
     g_assert_cmphex(r[IB_SA_DATA + IB_MCR_MTU] & 0x3f, ==, IB_MTU_ENUM_2048);
     g_assert_cmphex(r[IB_SA_DATA + IB_MCR_SCOPE_JOIN] & 0xf, ==, IB_MC_JOIN_FULL);
-    g_assert_cmphex(ld64(r + IB_SA_DATA + IB_MCR_PORT_GID + 8), ==, a->port.guid);
+    g_assert_cmphex(ib_ld64(r + IB_SA_DATA + IB_MCR_PORT_GID + 8), ==, a->port.guid);
 
     /* a new group needs its parameters */
     mcr(m, IB_METHOD_SET, JOIN_CM, mgid, a, IB_MC_JOIN_FULL);
     r = sa_ask(f, a, m);
-    g_assert_cmphex(ld16(r + IB_MAD_STATUS), ==, IB_SA_STATUS_INSUFFICIENT_COMPS);
+    g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, IB_SA_STATUS_INSUFFICIENT_COMPS);
     mcr(m, IB_METHOD_SET, CREATE_CM, mgid, a, IB_MC_JOIN_FULL);
-    st32(m + IB_SA_DATA + IB_MCR_QKEY, 0x1234);
+    ib_st32(m + IB_SA_DATA + IB_MCR_QKEY, 0x1234);
     r = sa_ask(f, a, m);
-    g_assert_cmphex(ld16(r + IB_MAD_STATUS), ==, 0);
-    mlid = ld16(r + IB_SA_DATA + IB_MCR_MLID);
+    g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, 0);
+    mlid = ib_ld16(r + IB_SA_DATA + IB_MCR_MLID);
     g_assert_cmphex(mlid, >, 0xc000);
     /* the second member gets the same group; a mismatching Q_Key is refused */
     mcr(m, IB_METHOD_SET, JOIN_CM, mgid, b, IB_MC_JOIN_FULL);
     r = sa_ask(f, b, m);
-    g_assert_cmphex(ld16(r + IB_SA_DATA + IB_MCR_MLID), ==, mlid);
-    g_assert_cmphex(ld32(r + IB_SA_DATA + IB_MCR_QKEY), ==, 0x1234);
+    g_assert_cmphex(ib_ld16(r + IB_SA_DATA + IB_MCR_MLID), ==, mlid);
+    g_assert_cmphex(ib_ld32(r + IB_SA_DATA + IB_MCR_QKEY), ==, 0x1234);
     mcr(m, IB_METHOD_SET, JOIN_CM | IB_MCR_CM_QKEY, mgid, b, IB_MC_JOIN_FULL);
-    st32(m + IB_SA_DATA + IB_MCR_QKEY, 0x9999);
+    ib_st32(m + IB_SA_DATA + IB_MCR_QKEY, 0x9999);
     r = sa_ask(f, b, m);
-    g_assert_cmphex(ld16(r + IB_MAD_STATUS), ==, IB_SA_STATUS_REQ_INVALID);
+    g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, IB_SA_STATUS_REQ_INVALID);
     /* a non-multicast MGID */
     mgid[0] = 0xfe;
     mcr(m, IB_METHOD_SET, CREATE_CM, mgid, b, IB_MC_JOIN_FULL);
     r = sa_ask(f, b, m);
-    g_assert_cmphex(ld16(r + IB_MAD_STATUS), ==, IB_SA_STATUS_INVALID_GID);
+    g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, IB_SA_STATUS_INVALID_GID);
     mgid[0] = 0xff;
 
     /* Get by MGID finds it; both leave, the group is gone; leaving twice is invalid */
     mcr(m, IB_METHOD_GET, IB_MCR_CM_MGID, mgid, a, 0);
     r = sa_ask(f, a, m);
-    g_assert_cmphex(ld16(r + IB_SA_DATA + IB_MCR_MLID), ==, mlid);
+    g_assert_cmphex(ib_ld16(r + IB_SA_DATA + IB_MCR_MLID), ==, mlid);
     mcr(m, IB_METHOD_DELETE, JOIN_CM, mgid, a, IB_MC_JOIN_FULL);
-    g_assert_cmphex(ld16(sa_ask(f, a, m) + IB_MAD_STATUS), ==, 0);
+    g_assert_cmphex(ib_ld16(sa_ask(f, a, m) + IB_MAD_STATUS), ==, 0);
     mcr(m, IB_METHOD_DELETE, JOIN_CM, mgid, a, IB_MC_JOIN_FULL);
-    g_assert_cmphex(ld16(sa_ask(f, a, m) + IB_MAD_STATUS), ==, IB_SA_STATUS_REQ_INVALID);
+    g_assert_cmphex(ib_ld16(sa_ask(f, a, m) + IB_MAD_STATUS), ==, IB_SA_STATUS_REQ_INVALID);
     mcr(m, IB_METHOD_DELETE, JOIN_CM, mgid, b, IB_MC_JOIN_FULL);
-    g_assert_cmphex(ld16(sa_ask(f, b, m) + IB_MAD_STATUS), ==, 0);
+    g_assert_cmphex(ib_ld16(sa_ask(f, b, m) + IB_MAD_STATUS), ==, 0);
     mcr(m, IB_METHOD_GET, IB_MCR_CM_MGID, mgid, a, 0);
-    g_assert_cmphex(ld16(sa_ask(f, a, m) + IB_MAD_STATUS), ==, IB_SA_STATUS_NO_RECORDS);
+    g_assert_cmphex(ib_ld16(sa_ask(f, a, m) + IB_MAD_STATUS), ==, IB_SA_STATUS_NO_RECORDS);
 
     /* a flood of creates: the group table is capped, the SA says so and keeps working */
     for (i = 0; i < 80; i++) {
         mgid[15] = i;
         mcr(m, IB_METHOD_SET, CREATE_CM, mgid, a, IB_MC_JOIN_FULL);
         r = sa_ask(f, a, m);
-        g_assert_cmphex(ld16(r + IB_MAD_STATUS), ==, i < 63 ? 0 : IB_SA_STATUS_NO_RESOURCES);
+        g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, i < 63 ? 0 : IB_SA_STATUS_NO_RESOURCES);
     }
     mcr(m, IB_METHOD_SET, JOIN_CM, bcast_mgid, b, IB_MC_JOIN_FULL);
-    g_assert_cmphex(ld16(sa_ask(f, b, m) + IB_MAD_STATUS), ==, 0);
+    g_assert_cmphex(ib_ld16(sa_ask(f, b, m) + IB_MAD_STATUS), ==, 0);
 
     /* a new master starts over: groups gone, the broadcast group there again */
     f->node[0]->mute = true;
@@ -620,9 +614,9 @@ static void test_sa_mcmember(void)
     g_assert_true(ib_sm_is_master(&a->port));
     mgid[15] = 1;
     mcr(m, IB_METHOD_GET, IB_MCR_CM_MGID, mgid, b, 0);
-    g_assert_cmphex(ld16(sa_ask(f, b, m) + IB_MAD_STATUS), ==, IB_SA_STATUS_NO_RECORDS);
+    g_assert_cmphex(ib_ld16(sa_ask(f, b, m) + IB_MAD_STATUS), ==, IB_SA_STATUS_NO_RECORDS);
     mcr(m, IB_METHOD_SET, JOIN_CM, bcast_mgid, b, IB_MC_JOIN_FULL);
-    g_assert_cmphex(ld16(sa_ask(f, b, m) + IB_MAD_STATUS), ==, 0);
+    g_assert_cmphex(ib_ld16(sa_ask(f, b, m) + IB_MAD_STATUS), ==, 0);
     fab_free(f);
 }
 
@@ -640,31 +634,31 @@ static void test_sa_bad_input(void)
     /* wrong class version, unknown method, unknown attribute */
     sa_mad(m, IB_METHOD_GET, IB_SA_ATTR_NODE_REC, 0);
     m[IB_MAD_CLASS_VERSION] = 1;
-    g_assert_cmphex(ld16(sa_ask(f, c, m) + IB_MAD_STATUS), ==, IB_MAD_STATUS_BAD_VERSION);
+    g_assert_cmphex(ib_ld16(sa_ask(f, c, m) + IB_MAD_STATUS), ==, IB_MAD_STATUS_BAD_VERSION);
     sa_mad(m, IB_METHOD_TRAP, IB_SA_ATTR_NODE_REC, 0);
-    g_assert_cmphex(ld16(sa_ask(f, c, m) + IB_MAD_STATUS), ==, IB_MAD_STATUS_METHOD_UNSUPP);
+    g_assert_cmphex(ib_ld16(sa_ask(f, c, m) + IB_MAD_STATUS), ==, IB_MAD_STATUS_METHOD_UNSUPP);
     sa_mad(m, IB_METHOD_GET, 0x7777, 0);
-    g_assert_cmphex(ld16(sa_ask(f, c, m) + IB_MAD_STATUS), ==, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
+    g_assert_cmphex(ib_ld16(sa_ask(f, c, m) + IB_MAD_STATUS), ==, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
     sa_mad(m, IB_METHOD_SET, IB_SA_ATTR_PATH_REC, 0);
-    g_assert_cmphex(ld16(sa_ask(f, c, m) + IB_MAD_STATUS), ==, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
+    g_assert_cmphex(ib_ld16(sa_ask(f, c, m) + IB_MAD_STATUS), ==, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
     /* a multi-segment RMPP request (GetMulti-style) is refused */
     sa_mad(m, IB_METHOD_GET_TABLE, IB_SA_ATTR_NODE_REC, 0);
     m[IB_RMPP_VERSION] = 1;
     m[IB_RMPP_TYPE] = IB_RMPP_TYPE_DATA;
     m[IB_RMPP_FLAGS] = IB_RMPP_FLAG_ACTIVE | IB_RMPP_FLAG_FIRST;
-    g_assert_cmphex(ld16(sa_ask(f, c, m) + IB_MAD_STATUS), ==, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
+    g_assert_cmphex(ib_ld16(sa_ask(f, c, m) + IB_MAD_STATUS), ==, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
     /* truncated MADs are dropped without an answer */
     sa_mad(m, IB_METHOD_GET, IB_SA_ATTR_CLASS_PORT_INFO, 0);
     send_mad_len(c, &c->gsi, 1, 1, m, 100);
     fab_run(f, 10 * MS);
-    g_assert_null(rx_mad(c, 1, ld64(m + IB_MAD_TID)));
+    g_assert_null(rx_mad(c, 1, ib_ld64(m + IB_MAD_TID)));
     /* RMPP ACKs for transfers that do not exist, with absurd windows: nothing happens */
     sa_mad(m, IB_METHOD_GET_TABLE, IB_SA_ATTR_NODE_REC, 0);
     m[IB_RMPP_VERSION] = 1;
     m[IB_RMPP_TYPE] = IB_RMPP_TYPE_ACK;
     m[IB_RMPP_FLAGS] = IB_RMPP_FLAG_ACTIVE;
-    st32(m + IB_RMPP_SEG_NUM, 0xffffffff);
-    st32(m + IB_RMPP_PAYLEN, 0xffffffff);
+    ib_st32(m + IB_RMPP_SEG_NUM, 0xffffffff);
+    ib_st32(m + IB_RMPP_PAYLEN, 0xffffffff);
     before = c->nrx;
     send_sa(c, m);
     fab_run(f, 10 * MS);
@@ -687,7 +681,7 @@ static void test_sa_bad_input(void)
             m[IB_MAD_BASE_VERSION] = 1;
             m[IB_MAD_CLASS_VERSION] = 2;
             m[IB_MAD_METHOD] &= 0x17;
-            st16(m + IB_MAD_ATTR_ID, (const uint16_t[]){ 0x01, 0x11, 0x12, 0x35, 0x38 }[(rng >> 8) % 5]);
+            ib_st16(m + IB_MAD_ATTR_ID, (const uint16_t[]){ 0x01, 0x11, 0x12, 0x35, 0x38 }[(rng >> 8) % 5]);
         }
         c->nrx = 0;
         send_sa(c, m);
@@ -700,7 +694,7 @@ static void test_sa_bad_input(void)
     c->nrx = 0;
     r = sa_ask(f, c, m);
     g_assert_nonnull(r);
-    g_assert_cmphex(ld16(r + IB_MAD_STATUS), ==, 0);
+    g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, 0);
     fab_free(f);
 }
 
@@ -718,14 +712,14 @@ static void test_sm_info(void)
     m[IB_MAD_MGMT_CLASS] = IB_MGMT_CLASS_SUBN_LID;
     m[IB_MAD_CLASS_VERSION] = 1;
     m[IB_MAD_METHOD] = IB_METHOD_GET;
-    st64(m + IB_MAD_TID, 0x5151);
-    st16(m + IB_MAD_ATTR_ID, 0x0020);
+    ib_st64(m + IB_MAD_TID, 0x5151);
+    ib_st16(m + IB_MAD_ATTR_ID, 0x0020);
     send_mad_len(c, &c->smi, 1, 0, m, IB_MAD_SIZE);
     fab_run(f, 10 * MS);
     r = rx_mad(c, 0, 0x5151);
     g_assert_nonnull(r);
     g_assert_cmphex(r[IB_MAD_METHOD], ==, 0x81);
-    g_assert_cmphex(ld64(r + 64), ==, f->node[0]->port.guid);
+    g_assert_cmphex(ib_ld64(r + 64), ==, f->node[0]->port.guid);
     g_assert_cmphex(r[64 + 20] & 0xf, ==, 3);                   /* MASTER */
     /* to a port that is no SM: its own QP0 (the guest's SMA) gets the SMP */
     send_mad_len(c, &c->smi, 2, 0, m, IB_MAD_SIZE);

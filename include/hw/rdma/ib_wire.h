@@ -158,6 +158,22 @@ int ib_wire_decode(const uint8_t *frame, size_t len, IbPacket *p);
 /* LID <-> MAC mapping */
 void ib_wire_lid_mac(uint16_t lid, uint8_t sl, uint8_t mac[6]);
 
+/* Big-endian (wire order) stores and loads */
+static inline void ib_st16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = v; }
+static inline void ib_st24(uint8_t *p, uint32_t v) { p[0] = v >> 16; p[1] = v >> 8; p[2] = v; }
+static inline void ib_st32(uint8_t *p, uint32_t v) { ib_st16(p, v >> 16); ib_st16(p + 2, v); }
+static inline void ib_st64(uint8_t *p, uint64_t v) { ib_st32(p, v >> 32); ib_st32(p + 4, v); }
+static inline uint16_t ib_ld16(const uint8_t *p) { return (p[0] << 8) | p[1]; }
+static inline uint32_t ib_ld24(const uint8_t *p) { return (p[0] << 16) | (p[1] << 8) | p[2]; }
+static inline uint32_t ib_ld32(const uint8_t *p)
+{
+    return ((uint32_t)ib_ld16(p) << 16) | ib_ld16(p + 2);
+}
+static inline uint64_t ib_ld64(const uint8_t *p)
+{
+    return ((uint64_t)ib_ld32(p) << 32) | ib_ld32(p + 4);
+}
+
 static inline uint32_t ib_psn_add(uint32_t psn, uint32_t n)
 {
     return (psn + n) & 0xffffff;
