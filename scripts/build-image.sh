@@ -114,7 +114,7 @@ done
 # Packages whose files are copied (minus docs); everything else they need is pulled in as
 # shared libraries (ELF DT_NEEDED closure), which keeps perl, systemd, udev etc. out.
 TOOL_PACKAGES="busybox-static dash kmod iproute2 ibverbs-utils ibverbs-providers rdmacm-utils
-  perftest infiniband-diags dropbear-bin $EXTRA_PACKAGES"
+  perftest infiniband-diags dropbear-bin opensm $EXTRA_PACKAGES"
 # Modules to include with their dependency closure (names with '_'; built-ins are skipped).
 WANT_MODULES="mlx5_core mlx5_ib ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm rdma_ucm ib_ipoib
   virtio_pci virtio_net $EXTRA_MODULES"

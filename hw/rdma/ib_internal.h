@@ -28,7 +28,8 @@ unsigned ib_ud_tx(IbQp *qp, unsigned budget);
 void ib_sm_init(IbPort *port);
 void ib_sm_cleanup(IbPort *port);
 void ib_sm_elect(IbPort *port);
-void ib_port_rx_announce(IbPort *port, const IbPacket *p);
+/* true if @p was a port announcement (then it is consumed) */
+bool ib_port_rx_announce(IbPort *port, const IbPacket *p);
 bool ib_sm_rx_smp(IbPort *port, const IbPacket *p);
 
 /* ib_sa.c: the subnet administrator (answers while this port is the master SM) */

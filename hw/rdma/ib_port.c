@@ -372,8 +372,10 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
     if (!port->link_up) {
         return;
     }
-    if (p.dlid == IB_LID_PERMISSIVE) {
-        ib_port_rx_announce(port, &p);
+    if (p.dlid == IB_LID_PERMISSIVE &&
+        (ib_port_rx_announce(port, &p) || p.dest_qpn != 0)) {
+        /* the permissive LID carries announcements and directed-route SMPs to QP0 (an SM
+         * sweeping a back-to-back link reaches its neighbour this way); nothing else */
         return;
     }
     if (IB_LID_IS_MCAST(p.dlid)) {
@@ -383,7 +385,7 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
         ib_mcast_rx(port, &p);
         return;
     }
-    if (p.dlid != port->lid) {
+    if (p.dlid != port->lid && p.dlid != IB_LID_PERMISSIVE) {
         return;                     /* another node's frame on a shared segment */
     }
     port->stat_rx++;

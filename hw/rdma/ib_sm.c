@@ -239,7 +239,7 @@ static IbPeer *ib_sm_peer_slot(IbPort *port, uint64_t guid, uint32_t nonce)
     return free_slot;
 }
 
-void ib_port_rx_announce(IbPort *port, const IbPacket *p)
+bool ib_port_rx_announce(IbPort *port, const IbPacket *p)
 {
     const uint8_t *b = p->payload;
     IbPeer *e, old;
@@ -249,26 +249,26 @@ void ib_port_rx_announce(IbPort *port, const IbPacket *p)
 
     if (p->opcode != (IB_TRANSPORT_UD | IB_OP_SEND_ONLY) || p->dest_qpn != 0 ||
         p->payload_len < IB_ANN_V1_LEN || memcmp(b, ib_announce_magic, 16)) {
-        return;
+        return false;               /* not an announcement (a directed-route SMP?) */
     }
     guid = ib_ld64(b + IB_ANN_GUID);
     lid = ib_ld16(b + IB_ANN_LID);
     nonce = ib_ld32(b + IB_ANN_NONCE);
     if (nonce == port->nonce) {
-        return;                             /* our own, reflected by a shared segment */
+        return true;                        /* our own, reflected by a shared segment */
     }
     trace_ib_announce_rx(lid, guid);
     if ((lid == port->lid || guid == port->guid) && port->ops->addr_clash) {
         port->ops->addr_clash(port, lid, guid);
-        return;                             /* a clashing port is no member of our directory */
+        return true;                        /* a clashing port is no member of our directory */
     }
     if (!guid || !lid || IB_LID_IS_MCAST(lid) || lid == IB_LID_PERMISSIVE) {
-        return;
+        return true;
     }
     e = ib_sm_peer_slot(port, guid, nonce);
     if (!e) {
         trace_ib_peer_table_full(lid, guid);
-        return;
+        return true;
     }
     old = *e;
     memset(e, 0, sizeof(*e));
@@ -299,6 +299,7 @@ void ib_port_rx_announce(IbPort *port, const IbPacket *p)
         trace_ib_peer_new(lid, guid, e->sm, e->sm_priority);
         ib_sm_elect(port);
     }
+    return true;
 }
 
 /* ---- SMInfo: the master SM answers for itself ------------------------------------------ */

@@ -235,25 +235,28 @@ static void mlx5_sma_pkey_table(Mlx5Core *c, uint32_t block, uint8_t *d)
 static void mlx5_sma_set_port_info(Mlx5Core *c, const uint8_t *d)
 {
     Mlx5Port *p = &c->port;
-    uint16_t lid = mlx5_ld16(d + 16);
-    bool lid_changed = lid != p->lid;
+    uint16_t lid = mlx5_ld16(d + 16), sm_lid = mlx5_ld16(d + 18);
+    bool lid_changed = lid && lid < 0xc000 && lid != p->lid;
+    /* a (new) SM takes over: it sets ClientReregister (PortInfo byte 51, bit 7) */
+    bool rereg = (d[51] & 0x80) || (sm_lid && sm_lid != p->sm_lid);
 
-    if (lid && lid < 0xc000) {
+    if (lid_changed) {
         p->lid = lid;
         c->ib.lid = lid;
-    }
-    if (lid_changed) {
         ib_port_announce_soon(&c->ib);
     }
     p->mkey = mlx5_ld64(d + 0);
     p->gid_prefix = mlx5_ld64(d + 8);
-    p->sm_lid = mlx5_ld16(d + 18);
+    p->sm_lid = sm_lid;
     p->sm_sl = d[36] & 0xf;
     p->lmc = d[34] & 7;
     p->subnet_timeout = d[51] & 0x1f;
     trace_mlx5_port_set(p->lid, p->sm_lid);
     if (lid_changed) {
         mlx5_port_event(c, MLX5_PORT_CHANGE_SUBTYPE_LID);
+    }
+    if (rereg && p->state == IB_PORT_STATE_ACTIVE) {
+        mlx5_port_event(c, MLX5_PORT_CHANGE_SUBTYPE_CLIENT_REREG);
     }
 }
 
@@ -299,8 +302,14 @@ static uint16_t mlx5_sma_process(Mlx5Core *c, uint8_t *mad)
         }
         mlx5_sma_pkey_table(c, attr_mod & 0xffff, d);
         break;
+    case IB_SMP_ATTR_EXT_PORT_INFO:
+        /* Mellanox's vendor ExtendedPortInfo (opensm and mlx5_ib ask for it): all zero, no
+         * FDR10 supported, enabled or active, StateChangeEnable off; Set changes nothing */
+        if (attr_mod > 1) {
+            return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+        }
+        break;
     default:
-        /* includes ExtendedPortInfo: this CA has no FDR10 / extended speeds */
         trace_mlx5_unimp_smp_attr(attr_id);
         return IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;
     }

@@ -587,8 +587,12 @@ static void test_mad_ifc(void)
     g_assert_cmphex(mlx5_ld16(smp), ==, 0xffff);
     g_assert_cmpint(tdrv_mad(d, IB_MGMT_METHOD_GET, IB_SMP_ATTR_NODE_DESC, 0, mad), ==, 0);
     g_assert_cmpstr((const char *)smp, ==, "qemu-mlx5 HCA-1");
-    /* unsupported attribute: command OK, MAD status "unsupported method/attribute" */
+    /* Mellanox ExtendedPortInfo: answered, no FDR10 (byte 15 bit 0: LinkSpeedActive) */
     g_assert_cmpint(tdrv_mad(d, IB_MGMT_METHOD_GET, IB_SMP_ATTR_EXT_PORT_INFO, 0, mad), ==, 0);
+    g_assert_cmphex(mlx5_ld16(mad + IB_MAD_status), ==, 0);
+    g_assert_cmphex(smp[15], ==, 0);
+    /* unsupported attribute: command OK, MAD status "unsupported method/attribute" */
+    g_assert_cmpint(tdrv_mad(d, IB_MGMT_METHOD_GET, 0xff01, 0, mad), ==, 0);
     g_assert_cmphex(mlx5_ld16(mad + IB_MAD_status), ==, 0x000c);
     g_assert_cmpint(tdrv_mad(d, IB_MGMT_METHOD_GET, IB_SMP_ATTR_PKEY_TABLE, 5, mad), ==, 0);
     g_assert_cmphex(mlx5_ld16(mad + IB_MAD_status), ==, 0x001c);
