@@ -8,6 +8,12 @@
 #include "ib_internal.h"
 #include "trace.h"
 
+/* IBA 10.9.3: same partition (low 15 bits), and not both limited members */
+bool ib_pkey_match(uint16_t a, uint16_t b)
+{
+    return (a & 0x7fff) == (b & 0x7fff) && (a & 0x7fff) && ((a | b) & 0x8000);
+}
+
 uint32_t ib_mtu_bytes(unsigned ib_mtu_enum)
 {
     return ib_mtu_enum >= 1 && ib_mtu_enum <= 5 ? 128u << ib_mtu_enum : 256;
@@ -379,6 +385,11 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
         return;
     }
     if (IB_LID_IS_MCAST(p.dlid)) {
+        if (!ib_pkey_match(p.pkey, IB_DEFAULT_PKEY)) {
+            port->stat_pkey_violations++;
+            trace_ib_rx_pkey_violation(p.pkey, p.slid, p.dest_qpn);
+            return;
+        }
         port->stat_rx++;
         port->stat_rx_mcast++;
         port->stat_rx_bytes += ib_packet_octets(len, p.grh);
@@ -387,6 +398,12 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
     }
     if (p.dlid != port->lid && p.dlid != IB_LID_PERMISSIVE) {
         return;                     /* another node's frame on a shared segment */
+    }
+    if (p.dest_qpn != 0 && !ib_pkey_match(p.pkey, IB_DEFAULT_PKEY)) {
+        /* the port's one partition is the default (full member); QP0 is not checked */
+        port->stat_pkey_violations++;
+        trace_ib_rx_pkey_violation(p.pkey, p.slid, p.dest_qpn);
+        return;
     }
     port->stat_rx++;
     port->stat_rx_bytes += ib_packet_octets(len, p.grh);

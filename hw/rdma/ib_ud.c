@@ -83,6 +83,7 @@ void ib_ud_rx(IbQp *qp, const IbPacket *p)
     /* QP0 takes no Q_Key; everyone else must match (GSI: the well-known key) */
     if (qp->type != IB_QPT_SMI && p->deth_qkey != qp->qkey) {
         port->stat_rx_drop++;
+        port->stat_qkey_violations++;
         trace_ib_ud_qkey_mismatch(qp->qpn, p->deth_qkey, qp->qkey);
         return;
     }

@@ -202,8 +202,8 @@ typedef struct Mlx5Port {
     uint32_t cap_mask;
     uint16_t pkeys[MLX5_MAX_PKEYS];
     Mlx5PmaCounters pma_base;
-    uint16_t pkey_violations;
-    uint16_t qkey_violations;
+    uint64_t pkey_violations_base;  /* the transport's count at the last reset */
+    uint64_t qkey_violations_base;
     uint64_t gid_prefix;
     uint8_t subnet_timeout;
     uint64_t mkey;

@@ -114,6 +114,8 @@ void mlx5_port_reset(Mlx5Core *c)
     p->gid_prefix = MLX5_GID_PREFIX_DEFAULT;
     p->subnet_timeout = 18;
     mlx5_pma_clear(c);              /* counters start from zero after a reset */
+    p->pkey_violations_base = c->ib.stat_pkey_violations;
+    p->qkey_violations_base = c->ib.stat_qkey_violations;
     c->ib.link_up = link_up;
     if (c->ib.lid != p->lid) {
         c->ib.lid = p->lid;
@@ -205,8 +207,8 @@ static void mlx5_sma_port_info(Mlx5Core *c, uint8_t *d)
     d[41] = IB_MTU_4096;                        /* InitTypeReply | MTUCap */
     d[42] = 0;                                  /* VLStallCount | HOQLife */
     d[43] = 1 << 4;                             /* OperationalVLs: VL0 */
-    mlx5_st16(d + 46, p->pkey_violations);
-    mlx5_st16(d + 48, p->qkey_violations);
+    mlx5_st16(d + 46, MIN(c->ib.stat_pkey_violations - p->pkey_violations_base, 0xffff));
+    mlx5_st16(d + 48, MIN(c->ib.stat_qkey_violations - p->qkey_violations_base, 0xffff));
     d[50] = MLX5_GUID_CAP;
     d[51] = p->subnet_timeout & 0x1f;
     d[52] = 0;                                  /* RespTimeValue */

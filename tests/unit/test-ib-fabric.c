@@ -787,6 +787,23 @@ static void test_mcast_delivery(void)
     send_mcast(c, g, 0xc000, 0x4444, "badkey");
     fab_run(f, 10 * MS);
     g_assert_cmpuint(ud_rx_count(a, "badkey") + ud_rx_count(b, "badkey"), ==, 0);
+    /* a packet of another partition is dropped and counted; a limited member of ours is not */
+    g_assert_true(ib_pkey_match(0xffff, 0x7fff));
+    g_assert_false(ib_pkey_match(0x7fff, 0x7fff));
+    g_assert_false(ib_pkey_match(0x8001, 0xffff));
+    g_assert_false(ib_pkey_match(0x8000, 0x8000));
+    c->ud.pkey = 0x8001;
+    send_mcast(c, g, 0xc000, UD_QKEY, "other-partition");
+    fab_run(f, 10 * MS);
+    g_assert_cmpuint(ud_rx_count(a, "other-partition") + ud_rx_count(b, "other-partition"), ==, 0);
+    g_assert_cmpuint(a->port.stat_pkey_violations, ==, 1);
+    g_assert_cmpuint(b->port.stat_pkey_violations, ==, 1);
+    c->ud.pkey = 0x7fff;
+    send_mcast(c, g, 0xc000, UD_QKEY, "limited");
+    fab_run(f, 10 * MS);
+    g_assert_cmpuint(ud_rx_count(a, "limited") + ud_rx_count(b, "limited"), ==, 2);
+    g_assert_cmpuint(a->port.stat_qkey_violations, ==, 1);     /* "badkey" above */
+    c->ud.pkey = 0xffff;
     /* detached: no more */
     g_assert_cmpint(ib_mcast_detach(&b->port, g, UD_QPN), ==, IB_MCAST_OK);
     g_assert_cmpint(ib_mcast_detach(&b->port, g, UD_QPN), ==, IB_MCAST_NOENT);

@@ -321,6 +321,8 @@ struct IbPort {
     uint32_t lb_len[IB_LOOPBACK_FRAMES];
     unsigned lb_head, lb_count;
     uint64_t stat_tx, stat_rx, stat_rx_drop, stat_rx_bad;
+    uint64_t stat_pkey_violations;  /* packets dropped for their P_Key (PortInfo counter) */
+    uint64_t stat_qkey_violations;  /* datagrams dropped for their Q_Key (PortInfo counter) */
     /* PortCounters (IBA 16.1.3.5): octets of the IB packets (LRH to VCRC), multicast packets */
     uint64_t stat_tx_bytes, stat_rx_bytes, stat_tx_mcast, stat_rx_mcast;
     /* address announcements (docs/fabric.md): LID/GUID clash detection, the directory */
@@ -394,6 +396,7 @@ uint32_t ib_qp_outstanding(const IbQp *qp);
 void ib_qp_flush(IbQp *qp);
 
 uint32_t ib_mtu_bytes(unsigned ib_mtu_enum);
+bool ib_pkey_match(uint16_t a, uint16_t b);
 int64_t ib_rnr_timeout_ns(unsigned min_rnr_timer);
 
 #endif
