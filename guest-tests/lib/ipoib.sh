@@ -3,22 +3,25 @@
 # ipoib_up.
 
 # barrier NAME PORT: all N instances get here before any goes on, over the management network
-# (10.0.0.(i+1)): instance 0 collects everyone on PORT, then releases each on PORT+1
+# (10.0.0.(i+1)). Instance k (k > 0) checks in at instance 0's port PORT+k; once all have,
+# instance 0 releases each at its port PORT. One connector per listener: a second client in
+# a listener's backlog would be reset after its nc had already reported success. Uses ports
+# PORT..PORT+N-1.
 barrier() {
   if [ "$IDX" = 0 ]; then
     _k=1
     while [ $_k -lt "$N" ]; do
-      timeout 120 nc -l -p "$2" >/dev/null || fail "barrier $1: not everyone came"
+      timeout 120 nc -l -p $(($2 + _k)) >/dev/null || fail "barrier $1: instance $_k never came"
       _k=$((_k + 1))
     done
     _k=1
     while [ $_k -lt "$N" ]; do
-      _try "barrier $1: instance $_k" nc -w 1 "10.0.0.$((_k + 1))" $(($2 + 1))
+      _try "barrier $1: instance $_k" nc -w 1 "10.0.0.$((_k + 1))" "$2"
       _k=$((_k + 1))
     done
   else
-    _try "barrier $1: instance 0" nc -w 1 10.0.0.1 "$2"
-    timeout 120 nc -l -p $(($2 + 1)) >/dev/null || fail "barrier $1: never released"
+    _try "barrier $1: instance 0" nc -w 1 10.0.0.1 $(($2 + IDX))
+    timeout 120 nc -l -p "$2" >/dev/null || fail "barrier $1: never released"
   fi
 }
 

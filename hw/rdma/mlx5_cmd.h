@@ -85,7 +85,7 @@ Mlx5CmdHandler mlx5_cmd_alloc_pd, mlx5_cmd_dealloc_pd, mlx5_cmd_alloc_uar, mlx5_
     mlx5_cmd_alloc_xrcd, mlx5_cmd_dealloc_xrcd, mlx5_cmd_alloc_transport_domain,
     mlx5_cmd_dealloc_transport_domain;
 /* mlx5_cq.c */
-Mlx5CmdHandler mlx5_cmd_create_cq, mlx5_cmd_destroy_cq, mlx5_cmd_query_cq;
+Mlx5CmdHandler mlx5_cmd_create_cq, mlx5_cmd_destroy_cq, mlx5_cmd_query_cq, mlx5_cmd_modify_cq;
 /* mlx5_mkey.c */
 Mlx5CmdHandler mlx5_cmd_create_mkey, mlx5_cmd_destroy_mkey, mlx5_cmd_query_mkey;
 /* mlx5_srq.c */

@@ -45,6 +45,7 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     CMD(CREATE_CQ, mlx5_cmd_create_cq, false),
     CMD(DESTROY_CQ, mlx5_cmd_destroy_cq, false),
     CMD(QUERY_CQ, mlx5_cmd_query_cq, false),
+    CMD(MODIFY_CQ, mlx5_cmd_modify_cq, false),
     CMD(CREATE_QP, mlx5_cmd_create_qp, false),
     CMD(DESTROY_QP, mlx5_cmd_destroy_qp, false),
     CMD(RST2INIT_QP, mlx5_cmd_modify_qp, false),

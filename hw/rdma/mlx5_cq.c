@@ -146,6 +146,8 @@ void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     cq->log_cq_size = log_cq_size;
     cq->cqe_sz = cqe_sz;
     cq->oi = MLX5_GET(cqc, CQC_oi);
+    cq->period = MLX5_GET(cqc, CQC_cq_period);
+    cq->max_count = MLX5_GET(cqc, CQC_cq_max_count);
     cq->uar_page = uar_page;
     cq->c_eqn = c_eqn;
     cq->dbr_addr = MLX5_GET64(cqc, CQC_dbr_addr_OFF);
@@ -201,8 +203,119 @@ void mlx5_cmd_query_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     MLX5_SET(cqc, CQC_st, cq->armed ? 0x9 : 0xa);
     MLX5_SET(cqc, CQC_log_cq_size, cq->log_cq_size);
     MLX5_SET(cqc, CQC_uar_page, cq->uar_page);
+    MLX5_SET(cqc, CQC_cq_period, cq->period);
+    MLX5_SET(cqc, CQC_cq_max_count, cq->max_count);
     MLX5_SET(cqc, CQC_c_eqn, cq->c_eqn);
     MLX5_SET(cqc, CQC_log_page_size, cq->buf.log_page_size - 12);
     MLX5_SET(cqc, CQC_producer_counter, cq->pi);
     MLX5_SET64(cqc, CQC_dbr_addr_OFF, cq->dbr_addr);
+}
+
+/* ---- MODIFY_CQ: moderation (op_mod 0) and resize (op_mod 1) ---------------------------- */
+
+#define MODIFY_CQ_select            3, 31, 0
+#define MODIFY_CQ_cq_umem_valid     23, 31, 31
+#define MLX5_CQ_MODIFY_PERIOD       (1u << 0)
+#define MLX5_CQ_MODIFY_COUNT        (1u << 1)
+#define MLX5_CQ_RESIZE_LOG_SIZE     (1u << 0)
+#define MLX5_CQ_RESIZE_PG_OFFSET    (1u << 1)
+#define MLX5_CQ_RESIZE_PG_SIZE      (1u << 2)
+#define MLX5_CQ_OPMOD_MODERATE      0
+#define MLX5_CQ_OPMOD_RESIZE        1
+#define MLX5_CQE_RESIZE_CQ          5
+
+/*
+ * Resize (PRM "RESIZE_CQ"): the device ends the old buffer with a RESIZE CQE at its producer
+ * index, counts it, and writes every later CQE into the new buffer; the driver moves the CQEs
+ * it has not consumed yet across (mlx5_ib copy_resize_cqes, libmlx5's resize copy). The new
+ * buffer must hold what is outstanding, and the CQE size stays.
+ */
+static void mlx5_cq_resize(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Cq *cq, uint32_t select)
+{
+    const uint8_t *cqc = cmd->in + CREATE_CQ_CQC_OFF;
+    uint32_t log_size = MLX5_GET(cqc, CQC_log_cq_size), old_nent = 1u << cq->log_cq_size;
+    uint8_t cqe[64] = { 0 }, dbr[4];
+    uint32_t outstanding, synd;
+    Mlx5Buf nb;
+
+    if (select != (MLX5_CQ_RESIZE_LOG_SIZE | MLX5_CQ_RESIZE_PG_OFFSET | MLX5_CQ_RESIZE_PG_SIZE) ||
+        MLX5_GET(cmd->in, MODIFY_CQ_cq_umem_valid)) {
+        /* the new buffer is described whole, as the drivers do (no umem) */
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
+        return;
+    }
+    if (log_size > c->cfg.log_max_cq_sz || MLX5_GET(cqc, CQC_cqe_sz) != cq->cqe_sz) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SIZE);
+        return;
+    }
+    if (mlx5_dma_read(c, cq->dbr_addr, dbr, sizeof(dbr))) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PAS);
+        return;
+    }
+    outstanding = (cq->pi - (mlx5_ld32(dbr) & 0xffffff)) & 0xffffff;
+    if (outstanding >= old_nent || outstanding + 1 > (1u << log_size)) {
+        /* no room for the RESIZE CQE, or the CQEs waiting would not fit the new buffer */
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SIZE);
+        return;
+    }
+    synd = mlx5_buf_init(&nb, cmd->in + MLX5_PAS_OFF,
+                         cmd->inlen > MLX5_PAS_OFF ? (cmd->inlen - MLX5_PAS_OFF) / 8 : 0,
+                         MLX5_GET(cqc, CQC_log_page_size) + 12, MLX5_GET(cqc, CQC_page_offset),
+                         (uint64_t)mlx5_cqe_size(cq) << log_size);
+    if (synd) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
+        return;
+    }
+    /* the RESIZE CQE ends the old buffer (owner bit of the old size) */
+    cqe[63] = (MLX5_CQE_RESIZE_CQ << 4) | ((cq->pi >> cq->log_cq_size) & 1);
+    if (mlx5_buf_write(c, &cq->buf, (uint64_t)(cq->pi & (old_nent - 1)) * mlx5_cqe_size(cq) +
+                       (mlx5_cqe_size(cq) - 64), cqe, 64)) {
+        mlx5_buf_free(&nb);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PAS);
+        return;
+    }
+    trace_mlx5_cq_resize(cq->cqn, cq->log_cq_size, log_size, cq->pi);
+    cq->pi = (cq->pi + 1) & 0xffffff;
+    mlx5_buf_free(&cq->buf);
+    cq->buf = nb;
+    cq->log_cq_size = log_size;
+}
+
+void mlx5_cmd_modify_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    const uint8_t *cqc = cmd->in + CREATE_CQ_CQC_OFF;
+    uint32_t select;
+    Mlx5Cq *cq;
+
+    if (!mlx5_cmd_in_ok(cmd, CREATE_CQ_CQC_OFF + 0x40)) {
+        return;
+    }
+    cq = mlx5_table_get(&c->cqs, mlx5_cmd_handle_in(cmd));
+    if (!cq || cq->uid != cmd->uid) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
+        return;
+    }
+    select = MLX5_GET(cmd->in, MODIFY_CQ_select);
+    switch (cmd->op_mod) {
+    case MLX5_CQ_OPMOD_MODERATE:
+        /* completion events are raised for every CQE, i.e. never later than moderation
+         * asks; the values are kept and reported by QUERY_CQ */
+        if (select & ~(MLX5_CQ_MODIFY_PERIOD | MLX5_CQ_MODIFY_COUNT)) {
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
+            return;
+        }
+        if (select & MLX5_CQ_MODIFY_PERIOD) {
+            cq->period = MLX5_GET(cqc, CQC_cq_period);
+        }
+        if (select & MLX5_CQ_MODIFY_COUNT) {
+            cq->max_count = MLX5_GET(cqc, CQC_cq_max_count);
+        }
+        trace_mlx5_cq_moderate(cq->cqn, cq->period, cq->max_count);
+        break;
+    case MLX5_CQ_OPMOD_RESIZE:
+        mlx5_cq_resize(c, cmd, cq, select);
+        break;
+    default:
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
+    }
 }

@@ -68,6 +68,8 @@ typedef struct Mlx5Cq {
     uint32_t arm_ci;
     uint32_t refcount;          /* QPs/SRQs using this CQ */
     uint8_t status;             /* CQ_ERROR syndrome latched (overrun) */
+    uint16_t period;            /* moderation (MODIFY_CQ): kept and reported */
+    uint16_t max_count;
     Mlx5Buf buf;
 } Mlx5Cq;
 

@@ -314,6 +314,8 @@ enum {
 #define CAP_dct                             16, 5, 5
 #define CAP_atomic                          16, 1, 1
 #define CAP_cq_oi                           17, 31, 31
+#define CAP_cq_resize                       17, 30, 30
+#define CAP_cq_moderation                   17, 29, 29
 #define CAP_xrc                             17, 3, 3
 #define CAP_ud                              17, 2, 2
 #define CAP_uc                              17, 1, 1
