@@ -3,8 +3,9 @@
 # image by scripts/build-image.sh) moves patterned data with RC SEND (1 B .. 1 MiB, immediate,
 # multi-SGE gather/scatter, inline), RC RDMA WRITE at unaligned offsets (checked over the whole
 # target window after a WRITE with immediate), RC RDMA READ, 8-byte fetch-and-add and
-# compare-and-swap, and UD SEND, in both directions, and checks every byte plus canaries around
-# it. Any mismatch, bad completion or a completion missing for 60 s fails the test.
+# compare-and-swap, UD SEND, and receives across ibv_resize_cq (grown with 8 completions
+# waiting, then shrunk: MODIFY_CQ resize and libmlx5's copy), in both directions, and checks
+# every byte plus canaries around it. Any mismatch, bad completion or a completion missing for 60 s fails the test.
 # mlx5t-instances: 2
 # mlx5t-timeout: 600
 . /test/lib/common.sh

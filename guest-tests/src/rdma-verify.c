@@ -356,6 +356,60 @@ static void test_burst(int act, int round)
     }
 }
 
+/* ibv_resize_cq with completions waiting: 8 receive completions pile up unpolled, the target
+ * grows its receive CQ (the device ends the old buffer with a RESIZE CQE, libmlx5 moves the 8
+ * across), checks them, receives 8 more through the new buffer, shrinks it, receives 8 more,
+ * and restores the original size */
+static void test_resize(int act, int round)
+{
+    enum { BATCH = 8 };
+    static const int sizes[] = { 256, 32 };
+    struct layout lo[BATCH];
+    struct ibv_wc wc;
+    for (int step = 0; step < 3; step++) {
+        struct region r = { act ? g.smr : g.rmr, step };
+        for (int i = 0; i < BATCH; i++) {
+            int k = step * BATCH + i;
+            uint32_t len = 1 + (k * 613u) % 3000;
+            uint64_t seed = mkseed('Z', round, k, len);
+            layout(&lo[i], 1, act ? len : len + EXTRA, &r, NULL);
+            lo_fill(&lo[i], seed, 0, 0, act ? len : 0, canary(seed));
+            if (!act)
+                post_recv(g.rc, 900 + k, &lo[i], "resize: receive");
+        }
+        sync_peer('z');
+        for (int i = 0; act && i < BATCH; i++) {
+            struct ibv_send_wr wr = { .wr_id = 900 + step * BATCH + i, .opcode = IBV_WR_SEND,
+                                      .sg_list = lo[i].sge, .num_sge = 1 };
+            post_send(g.rc, &wr, "resize: SEND");
+        }
+        for (int i = 0; act && i < BATCH; i++)
+            expect_wc(&g.scq, g.rc, 900 + step * BATCH + i, IBV_WC_SEND, &wc, "resize: SEND");
+        sync_peer('Z');     /* every receive completion is written, none polled yet */
+        if (!act && step < 2) {
+            int ret = ibv_resize_cq(g.rcq.cq, sizes[step]);
+            if (ret)
+                die("ibv_resize_cq(%d) with %d completions waiting: %s", sizes[step], BATCH,
+                    strerror(ret));
+            if (g.rcq.cq->cqe < sizes[step])
+                die("ibv_resize_cq(%d): the CQ has %d entries", sizes[step], g.rcq.cq->cqe);
+        }
+        for (int i = 0; !act && i < BATCH; i++) {
+            int k = step * BATCH + i;
+            uint32_t len = 1 + (k * 613u) % 3000;
+            char what[64];
+            snprintf(what, sizeof(what), "resize step %d, message %d (%u bytes)", step, k, len);
+            expect_wc(&g.rcq, g.rc, 900 + k, IBV_WC_RECV, &wc, what);
+            if (wc.byte_len != len)
+                die("%s: byte_len %u, expected %u", what, wc.byte_len, len);
+            uint64_t seed = mkseed('Z', round, k, len);
+            lo_check(&lo[i], seed, 0, 0, len, canary(seed), what);
+        }
+    }
+    if (!act && ibv_resize_cq(g.rcq.cq, 64))        /* as it was, for the next round */
+        die("ibv_resize_cq(64): %s", strerror(errno));
+}
+
 static void check_window(struct span *sp, int n, uint64_t fill, const char *what)
 {
     unsigned long bad = 0;
@@ -795,7 +849,8 @@ int main(int argc, char **argv)
     double t0 = now();
     static const struct { const char *name; void (*fn)(int act, int round); } tests[] = {
         { "RC SEND", test_send },      { "RC SEND burst", test_burst }, { "RC WRITE", test_write },
-        { "RC READ", test_read },      { "RC atomics", test_atomic },   { "UD SEND", test_ud } };
+        { "RC READ", test_read },      { "RC atomics", test_atomic },   { "UD SEND", test_ud },
+        { "CQ resize", test_resize } };
     for (int round = 0; round < 2; round++) {
         int act = (round == 0) == !server;        /* the server is active first */
         for (unsigned t = 0; t < sizeof(tests) / sizeof(tests[0]); t++) {

@@ -621,6 +621,79 @@ static void test_srq_limit_and_last_wqe(void)
     tdrv_free(b);
 }
 
+/* MODIFY_CQ: resize with CQEs outstanding (the RESIZE CQE ends the old buffer, later CQEs go
+ * to the new one with its own owner-bit phase), moderation, and refused requests */
+static int modify_cq(TDrv *d, uint32_t cqn, uint16_t op_mod, uint32_t select, unsigned log_size,
+                     uint64_t buf, uint32_t npages, uint16_t period)
+{
+    uint32_t inlen = MLX5_PAS_OFF + 8 * npages;
+    g_autofree uint8_t *in = g_malloc0(inlen);
+    uint8_t *cqc = in + CREATE_CQ_CQC_OFF, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_MODIFY_CQ);
+    MLX5_SET(in, CMD_IN_op_mod, op_mod);
+    mlx5_st32(in + 8, cqn);
+    mlx5_st32(in + 12, select);
+    MLX5_SET(cqc, CQC_log_cq_size, log_size);
+    MLX5_SET(cqc, CQC_cq_period, period);
+    for (uint32_t i = 0; i < npages; i++) {
+        mlx5_st64(in + MLX5_PAS_OFF + 8 * i, buf + 4096 * i);
+    }
+    return tdrv_exec(d, in, inlen, out, sizeof(out));
+}
+
+static void test_cq_resize(void)
+{
+    TDrv *a = new_node(1), *b = new_node(2);
+    TQp qa, qb;
+    uint8_t segs[16], cqe[64], out[QUERY_CQ_OUT_SIZE] = { 0 }, in[16] = { 0 };
+    uint64_t nbuf;
+    unsigned i;
+
+    tqp_create(&qa, a, MLX5_QP_ST_RC, 0x777);
+    tqp_create(&qb, b, MLX5_QP_ST_RC, 0x888);
+    tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
+    tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
+    for (i = 0; i < 3; i++) {           /* three send completions, not consumed */
+        tqp_post_recv(&qb, 64, qb.mem);
+        data_seg(segs, 16, qa.key, qa.mem);
+        tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+        run_pair(a, b, 1000);
+    }
+    /* too small for what is outstanding, other op_mods and field selects: refused */
+    nbuf = fake_alloc(a->h, 2 * 4096, 4096);
+    g_assert_cmpint(modify_cq(a, qa.cqn, 1, 7, 1, nbuf, 1, 0), !=, 0);
+    g_assert_cmpint(modify_cq(a, qa.cqn, 2, 7, 6, nbuf, 1, 0), !=, 0);
+    g_assert_cmpint(modify_cq(a, qa.cqn, 1, 1, 6, nbuf, 1, 0), !=, 0);
+    g_assert_cmpint(modify_cq(a, 0x7777, 1, 7, 6, nbuf, 1, 0), !=, 0);
+    /* resize 128 -> 64 entries (one page) */
+    g_assert_cmpint(modify_cq(a, qa.cqn, 1, 7, 6, nbuf, 1, 0), ==, 0);
+    fake_read(a->h, qa.cq_buf + 3 * 64, cqe, 64);
+    g_assert_cmpuint(cqe[63] >> 4, ==, 5);                 /* MLX5_CQE_RESIZE_CQ */
+    g_assert_cmpuint(cqe[63] & 1, ==, 0);                  /* first pass of the old ring */
+    /* the next completion: index 4 of the new buffer, owner bit of its first pass */
+    tqp_post_recv(&qb, 64, qb.mem);
+    tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    run_pair(a, b, 1000);
+    fake_read(a->h, nbuf + 4 * 64, cqe, 64);
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_cmpuint(cqe[63] & 1, ==, 0);
+    g_assert_cmpuint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, 3);
+    /* the old three are still where the driver copies them from */
+    fake_read(a->h, qa.cq_buf + 2 * 64, cqe, 64);
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    /* moderation is kept and reported; an unknown field select is refused */
+    g_assert_cmpint(modify_cq(a, qa.cqn, 0, 1, 0, 0, 0, 16), ==, 0);
+    g_assert_cmpint(modify_cq(a, qa.cqn, 0, 1u << 5, 0, 0, 0, 16), !=, 0);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_CQ);
+    mlx5_st32(in + 8, qa.cqn);
+    g_assert_cmpint(tdrv_exec(a, in, sizeof(in), out, sizeof(out)), ==, 0);
+    g_assert_cmpuint(MLX5_GET(out + CREATE_CQ_CQC_OFF, CQC_cq_period), ==, 16);
+    g_assert_cmpuint(MLX5_GET(out + CREATE_CQ_CQC_OFF, CQC_log_cq_size), ==, 6);
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -632,6 +705,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/datapath/remote-access-error", test_remote_access_error);
     g_test_add_func("/mlx5/datapath/bad-doorbell-record", test_bad_doorbell_record);
     g_test_add_func("/mlx5/port/lid-clash", test_lid_clash);
+    g_test_add_func("/mlx5/datapath/cq-resize", test_cq_resize);
     g_test_add_func("/mlx5/datapath/srq-limit-last-wqe", test_srq_limit_and_last_wqe);
     return g_test_run();
 }
