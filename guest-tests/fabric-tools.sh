@@ -1,6 +1,6 @@
 #!/bin/sh
 # infiniband-diags against the fabric's services between two guests: saquery (NodeRecord
-# table over RMPP, PathRecord), sminfo (the elected master SM answers SMInfo at its QP0),
+# table over RMPP, PathRecord, GUIDInfoRecord, ServiceRecord), sminfo (the elected master SM answers SMInfo at its QP0),
 # smpquery portinfo of the other node (a LID-routed SMP over the wire to its QP0, answered by
 # its SMA), ibping (vendor class on QP1), perfquery and the kernel's counters (PerfMgt through
 # MAD_IFC) showing the traffic of a transfer, and perfquery -r clearing them.
@@ -26,6 +26,10 @@ echo "$out"
 echo "$out" | grep -Eq "dlid\.+$PEER_LID$" || fail "PathRecord has the wrong DLID"
 echo "$out" | grep -Eq "slid\.+$((MY_LID))$" || fail "PathRecord has the wrong SLID"
 echo "$out" | grep -Eq "pkey\.+0xFFFF" || fail "PathRecord has the wrong P_Key"
+out=$(saquery GIR) || fail "saquery GIR failed: $out"
+[ "$(echo "$out" | grep -cE 'GUID 0\.+0x[0-9a-f]*[1-9a-f][0-9a-f]*$')" = 2 ] ||
+  fail "GUIDInfoRecords do not give both port GUIDs: $out"
+out=$(saquery SR) || fail "saquery SR (an empty ServiceRecord table) failed: $out"
 out=$(sminfo) || fail "sminfo failed: $out"
 echo "$out"
 echo "$out" | grep -q "sm lid 1 .*SMINFO_MASTER" || fail "sminfo does not show master lid 1"

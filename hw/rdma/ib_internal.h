@@ -36,6 +36,8 @@ bool ib_sm_rx_smp(IbPort *port, const IbPacket *p);
 void ib_sa_init(IbPort *port);
 void ib_sa_cleanup(IbPort *port);
 void ib_sa_master_changed(IbPort *port, bool master);
+/* a port joined or left the fabric's directory: traps 64/65 to the SA's subscribers */
+void ib_sa_gid_event(IbPort *port, uint64_t gid_prefix, uint64_t guid, bool in_service);
 /* A GSI MAD for QP1: true if the SA took it (an SA request while we are the master) */
 bool ib_sa_rx(IbPort *port, const IbPacket *p);
 

@@ -16,67 +16,8 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "ib_internal.h"
-#include "hw/rdma/ib_mad.h"
+#include "ib_sa_internal.h"
 #include "trace.h"
-
-#define IB_SA_MAX_GROUPS        64
-#define IB_SA_MAX_MEMBERS       64
-#define IB_SA_MAX_RMPP          8
-#define IB_SA_SEG_DATA          IB_SA_DATA_LEN                          /* 200 */
-#define IB_SA_MAX_TABLE         (64 * IB_SA_SEG_DATA)                   /* 64 segments */
-#define IB_RMPP_SEG_PAYLOAD     (IB_MAD_SIZE - IB_RMPP_SM_KEY_OFF)      /* 220 */
-#define IB_RMPP_SM_KEY_OFF      IB_SA_SM_KEY
-#define IB_SA_RESP_TIME         18      /* 4.096 us * 2^18: about a second */
-#define IB_SA_PACKET_LIFE       18      /* as opensm's default */
-#define IB_SA_MLID_BASE         IB_MLID_FIRST
-#define IB_SA_CAP2_SENDONLY_FULL (1u << 12)
-
-typedef struct IbSaMember {
-    uint8_t gid[16];
-    uint8_t join;               /* JoinState bits; 0 = free slot */
-} IbSaMember;
-
-typedef struct IbSaGroup {
-    bool used;
-    bool permanent;             /* created by the SA (the IPoIB broadcast group) */
-    uint8_t mgid[16];
-    uint16_t mlid;
-    uint32_t qkey;
-    uint16_t pkey;
-    uint8_t mtu, rate, plt, sl, tclass, hop_limit, scope;
-    uint32_t flow_label;
-    IbSaMember member[IB_SA_MAX_MEMBERS];
-} IbSaGroup;
-
-/* An RMPP transfer of a GetTableResp: segments go out as the receiver's ACKs open its window */
-typedef struct IbSaRmpp {
-    bool used;
-    uint64_t tid;
-    uint16_t dlid;
-    uint32_t dqpn;
-    uint16_t pkey;
-    uint8_t sl;
-    uint8_t hdr[IB_SA_DATA];    /* MAD + RMPP + SA header of every segment */
-    uint32_t len;               /* table bytes */
-    uint32_t nseg;
-    uint32_t acked;             /* segments the receiver has */
-    uint32_t sent;              /* segments sent */
-    uint64_t age;
-    uint8_t *data;              /* IB_SA_MAX_TABLE bytes */
-} IbSaRmpp;
-
-struct IbSa {
-    IbSaGroup group[IB_SA_MAX_GROUPS];
-    IbSaRmpp rmpp[IB_SA_MAX_RMPP];
-    uint64_t rmpp_age;
-    uint8_t req[IB_MAD_SIZE];   /* the request, copied in */
-    uint8_t mad[IB_MAD_SIZE];   /* the reply being built */
-    uint8_t table[IB_SA_MAX_TABLE];
-    uint16_t next_mlid;
-    uint32_t mgid_serial;       /* SA-assigned MGIDs */
-};
-
 
 static const uint8_t ib_ipoib_bcast_mgid[16] = {
     0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
@@ -138,8 +79,8 @@ void ib_sa_master_changed(IbPort *port, bool master)
 /* ---- sending ---------------------------------------------------------------------------- */
 
 /* Send @mad from QP1 to the requester of @p (its LID and QP; with a GRH if it used one). */
-static void ib_sa_send(IbPort *port, uint16_t dlid, uint32_t dqpn, uint16_t pkey, uint8_t sl,
-                       const IbPacket *req, const uint8_t *mad)
+void ib_sa_send(IbPort *port, uint16_t dlid, uint32_t dqpn, uint16_t pkey, uint8_t sl,
+                const IbPacket *req, const uint8_t *mad)
 {
     IbPacket r;
     IbAv av = { .dlid = dlid, .sl = sl };
@@ -190,7 +131,7 @@ static uint8_t ib_sa_resp_method(uint8_t method)
     }
 }
 
-static void ib_sa_error(IbPort *port, const IbPacket *p, uint16_t status)
+void ib_sa_error(IbPort *port, const IbPacket *p, uint16_t status)
 {
     IbSa *sa = port->sa;
 
@@ -200,7 +141,7 @@ static void ib_sa_error(IbPort *port, const IbPacket *p, uint16_t status)
 }
 
 /* One record: Get/Set/Delete responses */
-static void ib_sa_reply_one(IbPort *port, const IbPacket *p, const uint8_t *rec, uint32_t len)
+void ib_sa_reply_one(IbPort *port, const IbPacket *p, const uint8_t *rec, uint32_t len)
 {
     IbSa *sa = port->sa;
     uint8_t *m = ib_sa_reply_hdr(sa, ib_sa_resp_method(sa->req[IB_MAD_METHOD]), 0);
@@ -242,7 +183,7 @@ static void ib_sa_rmpp_push(IbPort *port, IbSaRmpp *t, uint32_t window_last)
 }
 
 /* GetTableResp of @n records of @rec_len bytes in sa->table */
-static void ib_sa_reply_table(IbPort *port, const IbPacket *p, unsigned n, uint32_t rec_len)
+void ib_sa_reply_table(IbPort *port, const IbPacket *p, unsigned n, uint32_t rec_len)
 {
     IbSa *sa = port->sa;
     uint32_t stride = (rec_len + 7) & ~7u, len = n * stride;
@@ -799,107 +740,6 @@ static void ib_sa_mcmember(IbPort *port, const IbPacket *p, uint8_t method)
     }
 }
 
-/* ---- NodeRecord and PortInfoRecord -------------------------------------------------------- */
-
-#define IB_NR_CM_SYS_GUID   (1ull << 6)
-#define IB_NR_CM_NODE_GUID  (1ull << 7)
-#define IB_NR_CM_PORT_GUID  (1ull << 8)
-
-static void ib_sa_node_rec(const IbPeer *e, uint8_t *rec)
-{
-    uint8_t *ni = rec + IB_NR_NODE_INFO;
-
-    memset(rec, 0, IB_NR_LEN);
-    ib_st16(rec + IB_NR_LID, e->lid);
-    ni[0] = 1;                          /* BaseVersion */
-    ni[1] = 1;                          /* ClassVersion */
-    ni[IB_NI_NODE_TYPE] = 1;            /* channel adapter */
-    ni[IB_NI_NUM_PORTS] = 1;
-    ib_st64(ni + IB_NI_SYS_GUID, e->node.sys_guid);
-    ib_st64(ni + IB_NI_NODE_GUID, e->node.node_guid);
-    ib_st64(ni + IB_NI_PORT_GUID, e->guid);
-    ib_st16(ni + IB_NI_PARTITION_CAP, 128);
-    ib_st16(ni + IB_NI_DEVICE_ID, e->node.device_id);
-    ib_st32(ni + IB_NI_REVISION, e->node.revision);
-    ni[IB_NI_LOCAL_PORT] = 1;
-    ni[IB_NI_VENDOR_ID] = e->node.vendor_id >> 16;
-    ni[IB_NI_VENDOR_ID + 1] = e->node.vendor_id >> 8;
-    ni[IB_NI_VENDOR_ID + 2] = e->node.vendor_id;
-    memcpy(rec + IB_NR_NODE_DESC, e->node.desc, 64);
-}
-
-/* PortInfo (IBA 14.2.5.6) of a port in the directory, as its SMA would say it */
-static void ib_sa_port_info(const IbPort *port, const IbPeer *e, uint8_t *pi)
-{
-    memset(pi, 0, 64);
-    ib_st64(pi + 8, e->gid_prefix);
-    ib_st16(pi + 16, e->lid);
-    ib_st16(pi + 18, port->sm_lid);
-    /* CapabilityMask: IsSM (the master), IsTrap, IsSLMapping, IsSystemImageGUID, IsCM,
-     * IsDeviceManagement, IsClientReregistration supported */
-    ib_st32(pi + 20, (e->guid == port->sm_guid ? 0x2 : 0) | 0x02090848);
-    pi[29] = 2;                         /* LinkWidthEnabled 4X */
-    pi[30] = 3;                         /* LinkWidthSupported 1X | 4X */
-    pi[31] = 2;                         /* LinkWidthActive 4X */
-    pi[32] = (7 << 4) | 4;              /* LinkSpeedSupported SDR-QDR | PortState ACTIVE */
-    pi[33] = (5 << 4) | 2;              /* PortPhysicalState LinkUp | LinkDownDefault polling */
-    pi[34] = e->lmc & 7;
-    pi[35] = (4 << 4) | 7;              /* LinkSpeedActive QDR | LinkSpeedEnabled */
-    pi[36] = e->mtu << 4;               /* NeighborMTU | MasterSMSL 0 */
-    pi[37] = 4 << 4;                    /* VLCap VL0-7 */
-    pi[41] = e->mtu;                    /* MTUCap */
-    pi[43] = 1 << 4;                    /* OperationalVLs */
-    pi[51] = 18;                        /* SubnetTimeOut */
-}
-
-static void ib_sa_node_port(IbPort *port, const IbPacket *p, uint8_t method, bool node)
-{
-    IbSa *sa = port->sa;
-    const uint8_t *req = sa->req + IB_SA_DATA;
-    uint64_t cm = ib_ld64(sa->req + IB_SA_COMP_MASK);
-    uint32_t len = node ? IB_NR_LEN : IB_PIR_LEN, stride = (len + 7) & ~7u;
-    IbPeer self;
-    unsigned i, n = 0;
-
-    if (method != IB_METHOD_GET && method != IB_METHOD_GET_TABLE) {
-        ib_sa_error(port, p, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
-        return;
-    }
-    ib_sm_self(port, &self);
-    for (i = 0; i <= IB_FABRIC_MAX_PEERS && (n + 1) * stride <= IB_SA_MAX_TABLE; i++) {
-        const IbPeer *e = i == IB_FABRIC_MAX_PEERS ? &self : &port->peers[i];
-        uint8_t *rec = sa->table + n * stride;
-        if (!e->guid || ((cm & 1) && ib_ld16(req) != e->lid)) {
-            continue;                   /* bit 0 is the LID in both records */
-        }
-        if (node) {
-            const uint8_t *ni = req + IB_NR_NODE_INFO;
-            if (((cm & IB_NR_CM_SYS_GUID) && ib_ld64(ni + IB_NI_SYS_GUID) != e->node.sys_guid) ||
-                ((cm & IB_NR_CM_NODE_GUID) && ib_ld64(ni + IB_NI_NODE_GUID) != e->node.node_guid) ||
-                ((cm & IB_NR_CM_PORT_GUID) && ib_ld64(ni + IB_NI_PORT_GUID) != e->guid)) {
-                continue;
-            }
-            ib_sa_node_rec(e, rec);
-        } else {
-            if ((cm & IB_PIR_CM_PORT_NUM) && req[IB_PIR_PORT_NUM] > 1) {
-                continue;
-            }
-            memset(rec, 0, stride);
-            ib_st16(rec + IB_PIR_LID, e->lid);
-            rec[IB_PIR_PORT_NUM] = 1;
-            ib_sa_port_info(port, e, rec + IB_PIR_PORT_INFO);
-        }
-        n++;
-    }
-    if (method == IB_METHOD_GET_TABLE) {
-        ib_sa_reply_table(port, p, n, len);
-    } else if (n != 1) {
-        ib_sa_error(port, p, n ? IB_SA_STATUS_TOO_MANY_RECORDS : IB_SA_STATUS_NO_RECORDS);
-    } else {
-        ib_sa_reply_one(port, p, sa->table, len);
-    }
-}
-
 /* ---- dispatch ----------------------------------------------------------------------------- */
 
 /* An RMPP ACK, STOP or ABORT (as receivers of our tables send; an ACK flips the data's
@@ -978,6 +818,15 @@ bool ib_sa_rx(IbPort *port, const IbPacket *p)
         break;
     case IB_SA_ATTR_PORT_INFO_REC:
         ib_sa_node_port(port, p, method, false);
+        break;
+    case IB_SA_ATTR_GUID_INFO_REC:
+        ib_sa_guid_info(port, p, method);
+        break;
+    case IB_SA_ATTR_SERVICE_REC:
+        ib_sa_service(port, p, method);
+        break;
+    case IB_SA_ATTR_INFORM_INFO:
+        ib_sa_inform(port, p, method);
         break;
     default:
         ib_sa_error(port, p, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);

@@ -152,6 +152,7 @@ static void ib_sm_expire(IbPort *port, int64_t now)
         IbPeer *e = &port->peers[i];
         if (e->guid && now - e->last_seen > IB_PEER_TTL_NS) {
             trace_ib_peer_gone(e->lid, e->guid);
+            ib_sa_gid_event(port, e->gid_prefix, e->guid, false);
             memset(e, 0, sizeof(*e));
             changed = true;
         }
@@ -298,6 +299,9 @@ bool ib_port_rx_announce(IbPort *port, const IbPacket *p)
         old.sm_priority != e->sm_priority) {
         trace_ib_peer_new(lid, guid, e->sm, e->sm_priority);
         ib_sm_elect(port);
+        if (old.guid != e->guid) {
+            ib_sa_gid_event(port, e->gid_prefix, e->guid, true);
+        }
     }
     return true;
 }

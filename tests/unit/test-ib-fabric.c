@@ -620,6 +620,97 @@ static void test_sa_mcmember(void)
     fab_free(f);
 }
 
+/* GUIDInfoRecord, ServiceRecord (register, lease, find, delete, caps), InformInfo + Report */
+static void sr_rec(uint8_t *m, uint8_t method, uint64_t cm, uint64_t id, uint64_t guid,
+                   const char *name, uint32_t lease)
+{
+    uint8_t *r = m + IB_SA_DATA;
+
+    sa_mad(m, method, IB_SA_ATTR_SERVICE_REC, cm);
+    ib_st64(r, id);
+    ib_st64(r + 8, 0xfe80000000000000ull);
+    ib_st64(r + 16, guid);
+    ib_st16(r + 24, 0xffff);
+    ib_st32(r + 28, lease);
+    strncpy((char *)r + 48, name, 64);
+}
+
+static void test_sa_services_and_informs(void)
+{
+    Fab *f = fab_ready(NULL);
+    FNode *a = f->node[1], *b = f->node[2];
+    uint8_t m[IB_MAD_SIZE];
+    const uint8_t *r;
+    const uint64_t ID_GID = 3, ID_GID_LEASE = 3 | (1 << 4), NAME = 1 << 6;
+    int i;
+
+    /* GUIDInfoRecord of LID 2: its port GUID in block 0 */
+    sa_mad(m, IB_METHOD_GET, IB_SA_ATTR_GUID_INFO_REC, 1);
+    ib_st16(m + IB_SA_DATA, 2);
+    r = sa_ask(f, a, m);
+    g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, 0);
+    g_assert_cmphex(ib_ld64(r + IB_SA_DATA + 8), ==, a->port.guid);
+
+    /* register, find by ID and by name, refuse an unknown GID or a missing GID */
+    sr_rec(m, IB_METHOD_SET, ID_GID | NAME, 0x1000, a->port.guid, "svc-a", 0);
+    g_assert_cmphex(ib_ld16(sa_ask(f, a, m) + IB_MAD_STATUS), ==, 0);
+    sr_rec(m, IB_METHOD_SET, ID_GID, 0x1001, 0x4242, "x", 0);
+    g_assert_cmphex(ib_ld16(sa_ask(f, a, m) + IB_MAD_STATUS), ==, IB_SA_STATUS_INVALID_GID);
+    sr_rec(m, IB_METHOD_SET, 1, 0x1001, a->port.guid, "x", 0);
+    g_assert_cmphex(ib_ld16(sa_ask(f, a, m) + IB_MAD_STATUS), ==, IB_SA_STATUS_INSUFFICIENT_COMPS);
+    sr_rec(m, IB_METHOD_GET, 1, 0x1000, 0, "", 0);
+    r = sa_ask(f, b, m);
+    g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, 0);
+    g_assert_cmpstr((const char *)r + IB_SA_DATA + 48, ==, "svc-a");
+    g_assert_cmphex(ib_ld32(r + IB_SA_DATA + 28), ==, 0xffffffff);   /* no lease: forever */
+    sr_rec(m, IB_METHOD_GET, NAME, 0, 0, "svc-a", 0);
+    g_assert_cmphex(ib_ld64(sa_ask(f, b, m) + IB_SA_DATA), ==, 0x1000);
+    /* a one-second lease runs out */
+    sr_rec(m, IB_METHOD_SET, ID_GID_LEASE, 0x2000, b->port.guid, "short", 1);
+    g_assert_cmphex(ib_ld16(sa_ask(f, b, m) + IB_MAD_STATUS), ==, 0);
+    fab_run(f, 1500 * MS);
+    sr_rec(m, IB_METHOD_GET, 1, 0x2000, 0, "", 0);
+    g_assert_cmphex(ib_ld16(sa_ask(f, b, m) + IB_MAD_STATUS), ==, IB_SA_STATUS_NO_RECORDS);
+    /* delete; deleting again finds nothing */
+    sr_rec(m, IB_METHOD_DELETE, ID_GID, 0x1000, a->port.guid, "", 0);
+    g_assert_cmphex(ib_ld16(sa_ask(f, a, m) + IB_MAD_STATUS), ==, 0);
+    g_assert_cmphex(ib_ld16(sa_ask(f, a, m) + IB_MAD_STATUS), ==, IB_SA_STATUS_NO_RECORDS);
+    /* the table is capped */
+    for (i = 0; i < 70; i++) {
+        sr_rec(m, IB_METHOD_SET, ID_GID, 0x3000 + i, a->port.guid, "many", 0);
+        g_assert_cmphex(ib_ld16(sa_ask(f, a, m) + IB_MAD_STATUS), ==,
+                        i < 64 ? 0 : IB_SA_STATUS_NO_RESOURCES);
+    }
+
+    /* InformInfo: B subscribes to trap 65; A goes silent; B gets Report(Notice) 65 for A */
+    sa_mad(m, IB_METHOD_SET, IB_SA_ATTR_INFORM_INFO, 0);
+    m[IB_SA_DATA + 22] = 1;                         /* IsGeneric */
+    m[IB_SA_DATA + 23] = 1;                         /* Subscribe */
+    ib_st16(m + IB_SA_DATA + 26, 65);
+    ib_st32(m + IB_SA_DATA + 28, 1 << 8);           /* QPN 1 */
+    g_assert_cmphex(ib_ld16(sa_ask(f, b, m) + IB_MAD_STATUS), ==, 0);
+    ib_st16(m + IB_SA_DATA + 26, 123);              /* a trap this SA never produces */
+    ib_st64(m + IB_MAD_TID, next_tid++);
+    g_assert_cmphex(ib_ld16(sa_ask(f, b, m) + IB_MAD_STATUS), ==, IB_SA_STATUS_REQ_INVALID);
+    b->nrx = 0;
+    a->mute = true;
+    fab_run(f, 5000 * MS);
+    {
+        bool seen = false;
+        for (unsigned k = 0; k < b->nrx; k++) {
+            const uint8_t *n = b->rx[k].data + IB_GRH_LEN;
+            if (b->rx[k].qpn == 1 && n[IB_MAD_METHOD] == IB_METHOD_REPORT &&
+                ib_ld16(n + IB_MAD_ATTR_ID) == IB_SA_ATTR_NOTICE) {
+                g_assert_cmpuint(ib_ld16(n + IB_SA_DATA + 4), ==, 65);
+                g_assert_cmphex(ib_ld64(n + IB_SA_DATA + 24), ==, a->port.guid);
+                seen = true;
+            }
+        }
+        g_assert_true(seen);
+    }
+    fab_free(f);
+}
+
 /* ---- hostile input -------------------------------------------------------------------- */
 
 static void test_sa_bad_input(void)
@@ -821,6 +912,7 @@ int main(int argc, char **argv)
     g_test_add_func("/ib/sa/class-port-info-and-path", test_sa_class_port_info_and_path);
     g_test_add_func("/ib/sa/get-table-rmpp", test_sa_get_table_rmpp);
     g_test_add_func("/ib/sa/mcmember", test_sa_mcmember);
+    g_test_add_func("/ib/sa/services-and-informs", test_sa_services_and_informs);
     g_test_add_func("/ib/sa/bad-input", test_sa_bad_input);
     g_test_add_func("/ib/sm/sminfo", test_sm_info);
     g_test_add_func("/ib/mcast/delivery", test_mcast_delivery);
