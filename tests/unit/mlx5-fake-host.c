@@ -47,12 +47,19 @@ void trace_counts_reset(void)
     }
 }
 
+uint64_t fake_flat_bytes;
+
 FakeHost *fake_host_new(void)
 {
     FakeHost *h = g_new0(FakeHost, 1);
 
     h->pages = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
     h->brk = 0x100000;
+    if (fake_flat_bytes) {
+        h->flat = g_malloc0(fake_flat_bytes);
+        h->flat_lo = h->brk;
+        h->flat_hi = h->brk + fake_flat_bytes;
+    }
     h->deadline = INT64_MAX;
     h->tx = g_ptr_array_new_with_free_func((GDestroyNotify)g_byte_array_unref);
     return h;
@@ -61,6 +68,7 @@ FakeHost *fake_host_new(void)
 void fake_host_free(FakeHost *h)
 {
     g_hash_table_destroy(h->pages);
+    g_free(h->flat);
     g_ptr_array_free(h->tx, true);
     g_free(h);
 }
@@ -83,6 +91,10 @@ void fake_write(FakeHost *h, uint64_t pa, const void *buf, size_t len)
 {
     const uint8_t *b = buf;
 
+    if (h->flat && pa >= h->flat_lo && pa + len <= h->flat_hi && pa + len >= pa) {
+        memcpy(h->flat + (pa - h->flat_lo), buf, len);
+        return;
+    }
     while (len) {
         size_t n = MIN(len, PAGE - pa % PAGE);
         memcpy(fake_page(h, pa, true) + pa % PAGE, b, n);
@@ -96,6 +108,10 @@ void fake_read(FakeHost *h, uint64_t pa, void *buf, size_t len)
 {
     uint8_t *b = buf;
 
+    if (h->flat && pa >= h->flat_lo && pa + len <= h->flat_hi && pa + len >= pa) {
+        memcpy(buf, h->flat + (pa - h->flat_lo), len);
+        return;
+    }
     while (len) {
         size_t n = MIN(len, PAGE - pa % PAGE);
         uint8_t *p = fake_page(h, pa, false);

@@ -24,7 +24,16 @@ typedef struct FakeHost {
     uint64_t brk;               /* bump allocator for guest memory */
     uint64_t dma_reads, dma_writes;
     GPtrArray *tx;              /* GByteArray frames sent on the link */
+    uint8_t *flat;              /* flat memory for [flat_lo, flat_hi) (fake_flat_bytes) */
+    uint64_t flat_lo, flat_hi;
 } FakeHost;
+
+/*
+ * When set before fake_host_new(), guest memory from the allocator's start is one flat region
+ * of this many bytes (DMA is then a pointer offset and a memcpy, as in QEMU's RAM), not pages
+ * in a hash table. For the benchmark; 0 (the default) for the tests.
+ */
+extern uint64_t fake_flat_bytes;
 
 FakeHost *fake_host_new(void);
 void fake_host_free(FakeHost *h);

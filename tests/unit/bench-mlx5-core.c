@@ -1,0 +1,219 @@
+/*
+ * Benchmark of the device core alone (issue 9): two mlx5 cores in one process, linked by the
+ * in-memory wire of the unit tests, with flat fake guest memory (DMA is a pointer offset and a
+ * memcpy, as in QEMU's RAM). It measures RDMA WRITE bandwidth with 1 MiB messages and the
+ * SEND message rate with 64-byte messages, beside memcpy bandwidth measured in the same
+ * process, and prints each as the median of several repetitions with min and max.
+ *
+ *   bench-mlx5-core [--smoke] [--json FILE]
+ *
+ * --smoke runs each figure once for a moment (CI: it only asserts that every figure is
+ * produced, never a timing). Built with -O2 and without the sanitizers of the unit tests.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "mlx5-testqp.h"
+#include "mlx5_internal.h"
+#include <time.h>
+
+#define MIB         (1u << 20)
+#define REPS        5
+
+static double min_time = 0.4;       /* seconds per repetition */
+static int reps = REPS;
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+typedef struct Figure {
+    const char *name, *unit;
+    double v[REPS];
+    double median, min, max;
+} Figure;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static void settle(Figure *f)
+{
+    double s[REPS];
+
+    memcpy(s, f->v, sizeof(s));
+    qsort(s, reps, sizeof(double), cmp_double);
+    f->min = s[0];
+    f->max = s[reps - 1];
+    f->median = s[reps / 2];
+}
+
+/* memcpy of 1 MiB blocks, GB/s */
+static double run_memcpy(void)
+{
+    g_autofree uint8_t *src = g_malloc(MIB), *dst = g_malloc(MIB);
+    double t0 = now_s(), t;
+    uint64_t bytes = 0;
+
+    memset(src, 0x5a, MIB);
+    memset(dst, 0, MIB);
+    do {
+        for (int i = 0; i < 16; i++) {
+            memcpy(dst, src, MIB);
+            src[i] ^= dst[MIB - 1 - i];     /* keep the copies observable */
+            bytes += MIB;
+        }
+        t = now_s() - t0;
+    } while (t < min_time);
+    return bytes / t / 1e9;
+}
+
+typedef struct Pair {
+    TDrv *a, *b;
+    TQp qa, qb;
+} Pair;
+
+static void pair_up(Pair *p)
+{
+    fake_flat_bytes = 64ull * MIB;
+    p->a = new_node(1);
+    p->b = new_node(2);
+    tqp_create(&p->qa, p->a, MLX5_QP_ST_RC, 1);
+    tqp_create(&p->qb, p->b, MLX5_QP_ST_RC, 2);
+    tqp_connect(&p->qa, p->b->c->cfg.lid, p->qb.qpn, 0);
+    tqp_connect(&p->qb, p->a->c->cfg.lid, p->qa.qpn, 0);
+}
+
+static void pair_down(Pair *p)
+{
+    tdrv_free(p->a);
+    tdrv_free(p->b);
+    fake_flat_bytes = 0;
+}
+
+/* run both cores until @q has a CQE (bounded: a lost completion is a failure) */
+static void wait_cqe(Pair *p, TQp *q, uint8_t *cqe)
+{
+    for (unsigned i = 0; !tqp_poll(q, cqe); i++) {
+        if (i > 10000000) {
+            fprintf(stderr, "bench: no completion\n");
+            exit(1);
+        }
+        run_pair(p->a, p->b, 1);
+    }
+    if ((cqe[63] >> 4) != MLX5_CQE_REQ && (cqe[63] >> 4) != MLX5_CQE_RESP_SEND) {
+        fprintf(stderr, "bench: bad completion opcode %u\n", cqe[63] >> 4);
+        exit(1);
+    }
+}
+
+/* RDMA WRITE of 1 MiB, one at a time, GB/s */
+static double run_write(Pair *p)
+{
+    uint8_t segs[32], cqe[64];
+    double t0 = now_s(), t;
+    uint64_t bytes = 0;
+
+    do {
+        raddr_seg(segs, p->qb.mem, p->qb.key);
+        data_seg(segs + 16, MIB, p->qa.key, p->qa.mem);
+        tqp_post_send(&p->qa, MLX5_OPCODE_RDMA_WRITE, 0, segs, 2, true, true);
+        wait_cqe(p, &p->qa, cqe);
+        bytes += MIB;
+        t = now_s() - t0;
+    } while (t < min_time);
+    return bytes / t / 1e9;
+}
+
+/* SEND of 64 bytes in batches of 16, million messages/s */
+static double run_send(Pair *p)
+{
+    enum { BATCH = 16 };
+    uint8_t segs[16], cqe[64];
+    double t0 = now_s(), t;
+    uint64_t msgs = 0;
+
+    do {
+        for (int i = 0; i < BATCH; i++) {
+            tqp_post_recv(&p->qb, 64, p->qb.mem + i * 64);
+        }
+        for (int i = 0; i < BATCH; i++) {
+            data_seg(segs, 64, p->qa.key, p->qa.mem + i * 64);
+            tqp_post_send(&p->qa, MLX5_OPCODE_SEND, 0, segs, 1, true, i == BATCH - 1);
+        }
+        for (int i = 0; i < BATCH; i++) {
+            wait_cqe(p, &p->qb, cqe);
+            wait_cqe(p, &p->qa, cqe);
+        }
+        msgs += BATCH;
+        t = now_s() - t0;
+    } while (t < min_time);
+    return msgs / t / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+    Figure f[] = {
+        { .name = "memcpy, 1 MiB blocks", .unit = "GB/s" },
+        { .name = "core: RDMA WRITE 1 MiB", .unit = "GB/s" },
+        { .name = "core: SEND 64 B", .unit = "Mmsg/s" },
+    };
+    const char *json = NULL;
+    bool smoke = false;
+    Pair p;
+
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--smoke")) {
+            smoke = true;
+        } else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
+            json = argv[++i];
+        } else {
+            fprintf(stderr, "usage: %s [--smoke] [--json FILE]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (smoke) {
+        min_time = 0.01;
+        reps = 1;
+    }
+    for (int r = 0; r < reps; r++) {
+        f[0].v[r] = run_memcpy();
+        pair_up(&p);
+        f[1].v[r] = run_write(&p);
+        f[2].v[r] = run_send(&p);
+        pair_down(&p);
+    }
+    printf("%-26s %10s %10s %10s %s\n", "figure", "median", "min", "max", "unit");
+    for (unsigned i = 0; i < G_N_ELEMENTS(f); i++) {
+        settle(&f[i]);
+        printf("%-26s %10.3f %10.3f %10.3f %s\n", f[i].name, f[i].median, f[i].min, f[i].max,
+               f[i].unit);
+        if (!(f[i].median > 0)) {
+            fprintf(stderr, "bench: %s produced no figure\n", f[i].name);
+            return 1;
+        }
+    }
+    printf("%-26s %10.1f %%\n", "core WRITE / memcpy", 100 * f[1].median / f[0].median);
+    if (json) {
+        FILE *o = fopen(json, "w");
+        if (!o) {
+            perror(json);
+            return 1;
+        }
+        fprintf(o, "{\n  \"repetitions\": %d,\n  \"figures\": [\n", reps);
+        for (unsigned i = 0; i < G_N_ELEMENTS(f); i++) {
+            fprintf(o, "    {\"name\": \"%s\", \"unit\": \"%s\", \"median\": %.4f, \"min\": %.4f, "
+                    "\"max\": %.4f}%s\n", f[i].name, f[i].unit, f[i].median, f[i].min, f[i].max,
+                    i + 1 < G_N_ELEMENTS(f) ? "," : "");
+        }
+        fprintf(o, "  ],\n  \"core_write_over_memcpy\": %.4f\n}\n", f[1].median / f[0].median);
+        fclose(o);
+    }
+    return 0;
+}

@@ -1,0 +1,44 @@
+/*
+ * Unit-test support: QPs driven the way libmlx5 drives them (ring buffers, doorbell records,
+ * UAR doorbells, CQ polling) on two mini-driver nodes linked in-process. Shared by the data-path
+ * tests and the core benchmark.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef MLX5_TESTQP_H
+#define MLX5_TESTQP_H
+
+#include "mlx5-test.h"
+
+#define LOG_SQ  6           /* 64 WQEBBs */
+#define LOG_RQ  5           /* 32 WQEs of 64 bytes (4 SGEs) */
+#define RQ_STRIDE_LOG 2     /* 16 << 2 = 64 */
+#define LOG_CQ  7
+
+typedef struct TQp {
+    TDrv *d;
+    uint32_t qpn, cqn, pd, key;
+    uint64_t buf, dbr, cq_buf, cq_dbr, mem;
+    uint16_t sq_pi, rq_pi;
+    uint32_t cq_ci;
+    uint8_t st;
+} TQp;
+
+uint32_t create_pa_mkey(TDrv *d, uint32_t pd);
+uint32_t create_mtt_mkey(TDrv *d, uint32_t pd, uint64_t va, uint64_t len, uint64_t pa,
+                         bool remote);
+void init_cq_buf(TDrv *d, uint64_t buf, unsigned n);
+void tqp_create_on(TQp *q, TDrv *d, uint8_t st, uint32_t user_index, uint32_t srqn,
+                   uint32_t pd);
+void tqp_create(TQp *q, TDrv *d, uint8_t st, uint32_t user_index);
+void tqp_connect(TQp *q, uint16_t dlid, uint32_t dqpn, uint32_t qkey);
+uint16_t tqp_post_send(TQp *q, uint8_t opcode, uint32_t imm, const uint8_t *segs,
+                       unsigned nsegs, bool signaled, bool ring);
+void data_seg(uint8_t *seg, uint32_t len, uint32_t lkey, uint64_t addr);
+void raddr_seg(uint8_t *seg, uint64_t raddr, uint32_t rkey);
+void tqp_post_recv(TQp *q, uint32_t len, uint64_t addr);
+bool tqp_poll(TQp *q, uint8_t *cqe);
+void run_pair(TDrv *a, TDrv *b, unsigned rounds);
+TDrv *new_node(uint8_t last);
+
+#endif
