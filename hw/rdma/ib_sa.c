@@ -151,6 +151,22 @@ void ib_sa_reply_one(IbPort *port, const IbPacket *p, const uint8_t *rec, uint32
     ib_sa_send(port, p->slid, p->deth_src_qpn, p->pkey, p->sl, p, m);
 }
 
+/*
+ * The answer to a Get or GetTable whose @n records (@len bytes each, 8-byte aligned) are in
+ * sa->table: GetTable gets them all; Get exactly one, else "no records" or "too many".
+ */
+void ib_sa_reply_records(IbPort *port, const IbPacket *p, uint8_t method, unsigned n,
+                         uint32_t len)
+{
+    if (method == IB_METHOD_GET_TABLE) {
+        ib_sa_reply_table(port, p, n, len);
+    } else if (n != 1) {
+        ib_sa_error(port, p, n ? IB_SA_STATUS_TOO_MANY_RECORDS : IB_SA_STATUS_NO_RECORDS);
+    } else {
+        ib_sa_reply_one(port, p, port->sa->table, len);
+    }
+}
+
 /* Send the segments of transfer @t that the receiver's window allows. */
 static void ib_sa_rmpp_push(IbPort *port, IbSaRmpp *t, uint32_t window_last)
 {
@@ -448,15 +464,7 @@ static void ib_sa_path_record(IbPort *port, const IbPacket *p, uint8_t method)
         return;
     }
     trace_ib_sa_path(p->slid, src->lid, dst ? dst->lid : 0, n);
-    if (method == IB_METHOD_GET) {
-        if (!n) {
-            ib_sa_error(port, p, IB_SA_STATUS_NO_RECORDS);
-        } else {
-            ib_sa_reply_one(port, p, sa->table, IB_PR_LEN);
-        }
-    } else {
-        ib_sa_reply_table(port, p, n, IB_PR_LEN);
-    }
+    ib_sa_reply_records(port, p, method, n, IB_PR_LEN);
 }
 
 /* ---- MCMemberRecord ----------------------------------------------------------------------- */
@@ -727,13 +735,7 @@ static void ib_sa_mcmember(IbPort *port, const IbPacket *p, uint8_t method)
             ib_sa_mcr_fill(g, m ? m->gid : NULL, m ? m->join : 0, sa->table + n * 56);
             n++;
         }
-        if (method == IB_METHOD_GET_TABLE) {
-            ib_sa_reply_table(port, p, n, IB_MCR_LEN);
-        } else if (n != 1) {
-            ib_sa_error(port, p, n ? IB_SA_STATUS_TOO_MANY_RECORDS : IB_SA_STATUS_NO_RECORDS);
-        } else {
-            ib_sa_reply_one(port, p, sa->table, IB_MCR_LEN);
-        }
+        ib_sa_reply_records(port, p, method, n, IB_MCR_LEN);
         return;
     default:
         ib_sa_error(port, p, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
@@ -814,13 +816,9 @@ bool ib_sa_rx(IbPort *port, const IbPacket *p)
         ib_sa_mcmember(port, p, method);
         break;
     case IB_SA_ATTR_NODE_REC:
-        ib_sa_node_port(port, p, method, true);
-        break;
     case IB_SA_ATTR_PORT_INFO_REC:
-        ib_sa_node_port(port, p, method, false);
-        break;
     case IB_SA_ATTR_GUID_INFO_REC:
-        ib_sa_guid_info(port, p, method);
+        ib_sa_directory(port, p, method, attr);
         break;
     case IB_SA_ATTR_SERVICE_REC:
         ib_sa_service(port, p, method);

@@ -94,10 +94,11 @@ void ib_sa_send(IbPort *port, uint16_t dlid, uint32_t dqpn, uint16_t pkey, uint8
 void ib_sa_error(IbPort *port, const IbPacket *p, uint16_t status);
 void ib_sa_reply_one(IbPort *port, const IbPacket *p, const uint8_t *rec, uint32_t len);
 void ib_sa_reply_table(IbPort *port, const IbPacket *p, unsigned n, uint32_t rec_len);
+void ib_sa_reply_records(IbPort *port, const IbPacket *p, uint8_t method, unsigned n,
+                         uint32_t len);
 
 /* ib_sa_records.c */
-void ib_sa_node_port(IbPort *port, const IbPacket *p, uint8_t method, bool node);
-void ib_sa_guid_info(IbPort *port, const IbPacket *p, uint8_t method);
+void ib_sa_directory(IbPort *port, const IbPacket *p, uint8_t method, uint16_t attr);
 void ib_sa_service(IbPort *port, const IbPacket *p, uint8_t method);
 void ib_sa_inform(IbPort *port, const IbPacket *p, uint8_t method);
 

@@ -13,7 +13,7 @@
 #include "ib_sa_internal.h"
 #include "trace.h"
 
-/* ---- NodeRecord and PortInfoRecord -------------------------------------------------------- */
+/* ---- NodeRecord, PortInfoRecord and GUIDInfoRecord -------------------------------------------------------- */
 
 #define IB_NR_CM_SYS_GUID   (1ull << 6)
 #define IB_NR_CM_NODE_GUID  (1ull << 7)
@@ -66,12 +66,19 @@ static void ib_sa_port_info(const IbPort *port, const IbPeer *e, uint8_t *pi)
     pi[51] = 18;                        /* SubnetTimeOut */
 }
 
-void ib_sa_node_port(IbPort *port, const IbPacket *p, uint8_t method, bool node)
+/* GUIDInfoRecord (IBA 15.2.5.18): LID, block, 8 GUIDs; one GUID per port, in block 0 */
+#define IB_GIR_LEN              72
+#define IB_GIR_CM_BLOCK         (1ull << 1)
+
+/* Get/GetTable of NodeRecords, PortInfoRecords or GUIDInfoRecords: one per directory entry */
+void ib_sa_directory(IbPort *port, const IbPacket *p, uint8_t method, uint16_t attr)
 {
     IbSa *sa = port->sa;
     const uint8_t *req = sa->req + IB_SA_DATA;
     uint64_t cm = ib_ld64(sa->req + IB_SA_COMP_MASK);
-    uint32_t len = node ? IB_NR_LEN : IB_PIR_LEN, stride = (len + 7) & ~7u;
+    uint32_t len = attr == IB_SA_ATTR_NODE_REC ? IB_NR_LEN :
+                   attr == IB_SA_ATTR_PORT_INFO_REC ? IB_PIR_LEN : IB_GIR_LEN;
+    uint32_t stride = (len + 7) & ~7u;
     IbPeer self;
     unsigned i, n = 0;
 
@@ -83,18 +90,20 @@ void ib_sa_node_port(IbPort *port, const IbPacket *p, uint8_t method, bool node)
     for (i = 0; i <= IB_FABRIC_MAX_PEERS && (n + 1) * stride <= IB_SA_MAX_TABLE; i++) {
         const IbPeer *e = i == IB_FABRIC_MAX_PEERS ? &self : &port->peers[i];
         uint8_t *rec = sa->table + n * stride;
+        const uint8_t *ni = req + IB_NR_NODE_INFO;
         if (!e->guid || ((cm & 1) && ib_ld16(req) != e->lid)) {
-            continue;                   /* bit 0 is the LID in both records */
+            continue;                   /* bit 0 is the LID in all three records */
         }
-        if (node) {
-            const uint8_t *ni = req + IB_NR_NODE_INFO;
+        switch (attr) {
+        case IB_SA_ATTR_NODE_REC:
             if (((cm & IB_NR_CM_SYS_GUID) && ib_ld64(ni + IB_NI_SYS_GUID) != e->node.sys_guid) ||
                 ((cm & IB_NR_CM_NODE_GUID) && ib_ld64(ni + IB_NI_NODE_GUID) != e->node.node_guid) ||
                 ((cm & IB_NR_CM_PORT_GUID) && ib_ld64(ni + IB_NI_PORT_GUID) != e->guid)) {
                 continue;
             }
             ib_sa_node_rec(e, rec);
-        } else {
+            break;
+        case IB_SA_ATTR_PORT_INFO_REC:
             if ((cm & IB_PIR_CM_PORT_NUM) && req[IB_PIR_PORT_NUM] > 1) {
                 continue;
             }
@@ -102,56 +111,19 @@ void ib_sa_node_port(IbPort *port, const IbPacket *p, uint8_t method, bool node)
             ib_st16(rec + IB_PIR_LID, e->lid);
             rec[IB_PIR_PORT_NUM] = 1;
             ib_sa_port_info(port, e, rec + IB_PIR_PORT_INFO);
+            break;
+        default:
+            if ((cm & IB_GIR_CM_BLOCK) && req[2] != 0) {
+                continue;
+            }
+            memset(rec, 0, stride);
+            ib_st16(rec, e->lid);
+            ib_st64(rec + 8, e->guid);
+            break;
         }
         n++;
     }
-    if (method == IB_METHOD_GET_TABLE) {
-        ib_sa_reply_table(port, p, n, len);
-    } else if (n != 1) {
-        ib_sa_error(port, p, n ? IB_SA_STATUS_TOO_MANY_RECORDS : IB_SA_STATUS_NO_RECORDS);
-    } else {
-        ib_sa_reply_one(port, p, sa->table, len);
-    }
-}
-
-/* ---- GUIDInfoRecord (IBA 15.2.5.18): one GUID per port, in block 0 ------------------------ */
-
-#define IB_GIR_LEN              72
-#define IB_GIR_CM_LID           (1ull << 0)
-#define IB_GIR_CM_BLOCK         (1ull << 1)
-
-void ib_sa_guid_info(IbPort *port, const IbPacket *p, uint8_t method)
-{
-    IbSa *sa = port->sa;
-    const uint8_t *req = sa->req + IB_SA_DATA;
-    uint64_t cm = ib_ld64(sa->req + IB_SA_COMP_MASK);
-    IbPeer self;
-    unsigned i, n = 0;
-
-    if (method != IB_METHOD_GET && method != IB_METHOD_GET_TABLE) {
-        ib_sa_error(port, p, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
-        return;
-    }
-    ib_sm_self(port, &self);
-    for (i = 0; i <= IB_FABRIC_MAX_PEERS; i++) {
-        const IbPeer *e = i == IB_FABRIC_MAX_PEERS ? &self : &port->peers[i];
-        uint8_t *rec = sa->table + n * IB_GIR_LEN;
-        if (!e->guid || ((cm & IB_GIR_CM_LID) && ib_ld16(req) != e->lid) ||
-            ((cm & IB_GIR_CM_BLOCK) && req[2] != 0)) {
-            continue;
-        }
-        memset(rec, 0, IB_GIR_LEN);
-        ib_st16(rec, e->lid);
-        ib_st64(rec + 8, e->guid);
-        n++;
-    }
-    if (method == IB_METHOD_GET_TABLE) {
-        ib_sa_reply_table(port, p, n, IB_GIR_LEN);
-    } else if (n != 1) {
-        ib_sa_error(port, p, n ? IB_SA_STATUS_TOO_MANY_RECORDS : IB_SA_STATUS_NO_RECORDS);
-    } else {
-        ib_sa_reply_one(port, p, sa->table, IB_GIR_LEN);
-    }
+    ib_sa_reply_records(port, p, method, n, len);
 }
 
 /* ---- ServiceRecord (IBA 15.2.5.14) ------------------------------------------------------ */
@@ -277,13 +249,7 @@ void ib_sa_service(IbPort *port, const IbPacket *p, uint8_t method)
                 memcpy(sa->table + n++ * IB_SR_LEN, s->rec, IB_SR_LEN);
             }
         }
-        if (method == IB_METHOD_GET_TABLE) {
-            ib_sa_reply_table(port, p, n, IB_SR_LEN);
-        } else if (n != 1) {
-            ib_sa_error(port, p, n ? IB_SA_STATUS_TOO_MANY_RECORDS : IB_SA_STATUS_NO_RECORDS);
-        } else {
-            ib_sa_reply_one(port, p, sa->table, IB_SR_LEN);
-        }
+        ib_sa_reply_records(port, p, method, n, IB_SR_LEN);
         return;
     default:
         ib_sa_error(port, p, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
