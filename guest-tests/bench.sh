@@ -1,0 +1,62 @@
+#!/bin/sh
+# The guest half of scripts/bench.sh (not a test): the same perftest runs between the two
+# guests over the emulated ConnectX (mlx5_0, its fabric link) and over Soft-RoCE (rxe0 on the
+# virtio-net management link, the same kind of QEMU backend), BENCH_REPS times each. Instance 1
+# is the client and prints one line per run:
+#   @@BENCH dev=<mlx5_0|rxe0> test=<name> size=<bytes> rep=<n> value=<number> unit=<unit>
+# Soft-RoCE needs crc32_generic loaded first, and the RoCE v2 GID of the interface's IPv4
+# address (chosen here by its type and address, not by a fixed index): with the default GID 0
+# (IPv6 link-local) its runs hang. The image comes from scripts/bench.sh (EXTRA_MODULES).
+# mlx5t-instances: 2
+# mlx5t-timeout: 3000
+. /test/lib/common.sh
+. /test/lib/pingpong.sh
+REPS=$(sed -n 's/.*mlx5t.bench_reps=\([0-9]*\).*/\1/p' /proc/cmdline); REPS=${REPS:-3}
+SMOKE=$(sed -n 's/.*mlx5t.bench_smoke=\([01]\).*/\1/p' /proc/cmdline)
+load_mlx5
+wait_ib_active mlx5_0 1 90
+run modprobe -a crc32_generic rdma_rxe || fail "no rdma_rxe in the image (scripts/bench.sh builds it)"
+run rdma link add rxe0 type rxe netdev "$MGMT_IF" || fail "rdma link add rxe0 failed"
+GIDX=
+for g in /sys/class/infiniband/rxe0/ports/1/gids/*; do
+  i=${g##*/}
+  case $(cat "$g") in
+    0000:0000:0000:0000:0000:ffff:*)
+      [ "$(cat /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/$i)" = "RoCE v2" ] && GIDX=$i && break ;;
+  esac
+done
+[ -n "$GIDX" ] || fail "rxe0 has no RoCE v2 GID for an IPv4 address"
+echo "rxe0: RoCE v2 IPv4 GID index $GIDX"
+wait_for 60 ping -c 1 -W 1 "$PEER_IP" || fail "peer $PEER_IP does not answer"
+
+port=18700
+# one NAME SIZE COLUMN UNIT PROGRAM ARGS...: every device, every repetition; COLUMN is the
+# field of the client's result row that holds the figure
+one() {
+  name=$1 size=$2 col=$3 unit=$4; shift 4
+  for dev in mlx5_0 rxe0; do
+    x=; [ "$dev" = rxe0 ] && x="-x $GIDX"
+    r=1
+    while [ $r -le "$REPS" ]; do
+      port=$((port + 1))
+      # shellcheck disable=SC2086
+      perftest $port "$@" -d $dev $x      # (fails the run, with perftest's output, on error)
+      if [ "$IDX" = 1 ]; then
+        v=$(awk -v c="$col" '/^[[:space:]]*[0-9]+[[:space:]]+[0-9]+[[:space:]]+[0-9.]+/ {v=$c} END {print v}' /tmp/pp.$port)
+        [ -n "$v" ] || { cat /tmp/pp.$port; fail "$name on $dev: no figure"; }
+        echo "@@BENCH dev=$dev test=$name size=$size rep=$r value=$v unit=$unit"
+      fi
+      r=$((r + 1))
+    done
+  done
+}
+n() { [ "$SMOKE" = 1 ] && echo "$2" || echo "$1"; }    # iterations: full, smoke
+one write_bw 4096 4 MiB/s ib_write_bw -s 4096 -n "$(n 1000 50)"
+one write_bw 65536 4 MiB/s ib_write_bw -s 65536 -n "$(n 200 20)"
+one write_bw 1048576 4 MiB/s ib_write_bw -s 1048576 -n 20
+one read_bw 65536 4 MiB/s ib_read_bw -s 65536 -n "$(n 200 20)"
+one send_bw 65536 4 MiB/s ib_send_bw -s 65536 -n "$(n 200 20)"
+one write_rate 64 5 Mpps ib_write_bw -s 64 -q 4 -n "$(n 1000 50)"
+one send_lat 2 5 usec ib_send_lat -s 2 -n "$(n 500 50)"
+one write_lat 2 5 usec ib_write_lat -s 2 -n "$(n 500 50)"
+echo "bench: OK"

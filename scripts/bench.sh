@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# bench.sh - performance of the emulated ConnectX beside its baselines, measured in one run on
+# this machine (docs/benchmarks.md):
+#   * two guests, the same perftest runs over the device (mlx5_0, -netdev stream fabric link)
+#     and over Soft-RoCE (rxe0 on the virtio-net management link, also a -netdev stream);
+#   * the device core alone in process (RDMA WRITE 1 MiB, SEND 64 B) beside memcpy.
+# Prints one table (median, min, max of the repetitions; ratios device / rxe and core / memcpy)
+# and writes build/bench/bench.json.
+#
+#   scripts/bench.sh [--reps N] [--smoke]
+#
+# --reps N   repetitions of every figure (default 3)
+# --smoke    one repetition with few iterations: checks that every figure is produced
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+reps=3 smoke=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --reps) reps=$2; shift ;;
+    --smoke) smoke=1 reps=1 ;;
+    -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+    *) echo "bench: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+[[ $reps =~ ^[1-9][0-9]?$ ]] || { echo "bench: --reps takes 1..99" >&2; exit 2; }
+export MLX5T_ACCEL=${MLX5T_ACCEL:-tcg}
+
+qemu=$(scripts/build-qemu.sh | tail -n1)
+# the test image plus Soft-RoCE, in a directory of its own
+EXTRA_MODULES="rdma_rxe crc32_generic" OUT=build/guest-bench scripts/build-image.sh >&2
+core_bin=build/meson/tests/unit/bench-mlx5-core
+if [ ! -x "$core_bin" ]; then     # (inside scripts/test.sh's own run, meson has built it)
+  scripts/test.sh --suite unit >/dev/null || { echo "bench: unit build/tests failed" >&2; exit 1; }
+fi
+mkdir -p build/bench
+logs=build/bench/guests
+python3 scripts/guest-run.py --test guest-tests/bench.sh --qemu "$qemu" \
+  --kernel build/guest-bench/vmlinuz --initrd build/guest-bench/base.cpio --log-dir "$logs" \
+  --append "mlx5t.bench_reps=$reps mlx5t.bench_smoke=$smoke" >&2 ||
+  { echo "bench: the guest runs failed (logs in $logs)" >&2; exit 1; }
+core_args=(--json build/bench/core.json)
+[ "$smoke" = 1 ] && core_args+=(--smoke)
+"$core_bin" "${core_args[@]}" >/dev/null
+
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)   # (no git on a bare machine)
+python3 - "$logs/serial-1.log" build/bench/core.json build/bench/bench.json "$commit" <<'PY'
+import json, re, statistics, sys, time
+serial, core_path, out_path, commit = sys.argv[1:]
+runs = {}
+for line in open(serial, errors="replace"):
+    m = re.match(r"@@BENCH dev=(\S+) test=(\S+) size=(\d+) rep=\d+ value=([0-9.]+) unit=(\S+)", line)
+    if m:
+        dev, test, size, value, unit = m.groups()
+        runs.setdefault((test, int(size), unit), {}).setdefault(dev, []).append(float(value))
+if not runs:
+    sys.exit("bench: no figures in " + serial)
+rows = []
+print(f"{'test':<12}{'size':>9}  {'mlx5-hca median (min-max)':>30}  {'Soft-RoCE median (min-max)':>30}  {'ratio':>8}")
+for (test, size, unit), devs in sorted(runs.items()):
+    def stat(v):
+        return {"median": statistics.median(v), "min": min(v), "max": max(v), "n": len(v)} if v else None
+    ours, rxe = stat(devs.get("mlx5_0", [])), stat(devs.get("rxe0", []))
+    if not ours or not rxe:
+        sys.exit(f"bench: {test} {size} lacks a figure")
+    # latency: lower is better, so the ratio is rxe / ours (how many times faster we are)
+    ratio = rxe["median"] / ours["median"] if unit == "usec" else ours["median"] / rxe["median"]
+    fmt = lambda s: f"{s['median']:.3f} ({s['min']:.3f}-{s['max']:.3f}) {unit}"
+    print(f"{test:<12}{size:>9}  {fmt(ours):>30}  {fmt(rxe):>30}  {ratio:>7.1f}x")
+    rows.append({"test": test, "size": size, "unit": unit, "mlx5_hca": ours, "soft_roce": rxe,
+                 "times_better": ratio})
+core = json.load(open(core_path))
+print()
+for f in core["figures"]:
+    print(f"{f['name']:<28} {f['median']:>10.3f} ({f['min']:.3f}-{f['max']:.3f}) {f['unit']}")
+print(f"{'core WRITE / memcpy':<28} {100 * core['core_write_over_memcpy']:>10.1f} %")
+json.dump({"date": time.strftime("%Y-%m-%d"), "commit": commit, "guests": rows, "core": core},
+          open(out_path, "w"), indent=1)
+print(f"\nbench: {len(rows)} guest figures and {len(core['figures'])} core figures; {out_path}")
+PY
