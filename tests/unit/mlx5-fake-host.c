@@ -12,11 +12,16 @@
 
 static GHashTable *trace_counts;
 
+bool mlx5_test_trace_off;
+
 void mlx5_test_trace(const char *name, const char *fmt, ...)
 {
     static int verbose = -1;
     gpointer v;
 
+    if (mlx5_test_trace_off) {
+        return;                 /* the benchmark: as QEMU's trace points when disabled */
+    }
     if (!trace_counts) {
         trace_counts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     }

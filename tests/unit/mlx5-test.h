@@ -44,7 +44,9 @@ void fake_read(FakeHost *h, uint64_t pa, void *buf, size_t len);
 uint32_t fake_rd32(FakeHost *h, uint64_t pa);
 void fake_wr32(FakeHost *h, uint64_t pa, uint32_t v);
 
-/* Counts of trace events fired since the last reset (by event name). */
+/* Counts of trace events fired since the last reset (by event name); mlx5_test_trace_off
+ * stops counting (the benchmark). */
+extern bool mlx5_test_trace_off;
 unsigned trace_count(const char *name);
 void trace_counts_reset(void);
 
