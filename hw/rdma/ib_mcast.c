@@ -19,23 +19,6 @@ struct IbMcastAttach {
     bool used;
 };
 
-/* a GID's two halves, for trace events */
-static uint64_t mgid_hi(const uint8_t *g)
-{
-    uint64_t v = 0;
-    int i;
-
-    for (i = 0; i < 8; i++) {
-        v = (v << 8) | g[i];
-    }
-    return v;
-}
-
-static uint64_t mgid_lo(const uint8_t *g)
-{
-    return mgid_hi(g + 8);
-}
-
 IbMcastStatus ib_mcast_attach(IbPort *port, const uint8_t mgid[16], uint32_t qpn,
                               unsigned max_group_qps)
 {
@@ -68,7 +51,7 @@ IbMcastStatus ib_mcast_attach(IbPort *port, const uint8_t mgid[16], uint32_t qpn
     free_slot->qpn = qpn;
     free_slot->used = true;
     port->mcast_count++;
-    trace_ib_mcast_attach(qpn, mgid_hi(mgid), mgid_lo(mgid));
+    trace_ib_mcast_attach(qpn, ib_ld64(mgid), ib_ld64(mgid + 8));
     return IB_MCAST_OK;
 }
 
@@ -81,7 +64,7 @@ IbMcastStatus ib_mcast_detach(IbPort *port, const uint8_t mgid[16], uint32_t qpn
         if (a->used && a->qpn == qpn && !memcmp(a->mgid, mgid, 16)) {
             a->used = false;
             port->mcast_count--;
-            trace_ib_mcast_detach(qpn, mgid_hi(mgid), mgid_lo(mgid));
+            trace_ib_mcast_detach(qpn, ib_ld64(mgid), ib_ld64(mgid + 8));
             return IB_MCAST_OK;
         }
     }

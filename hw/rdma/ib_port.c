@@ -384,29 +384,22 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
          * sweeping a back-to-back link reaches its neighbour this way); nothing else */
         return;
     }
-    if (IB_LID_IS_MCAST(p.dlid)) {
-        if (!ib_pkey_match(p.pkey, IB_DEFAULT_PKEY)) {
-            port->stat_pkey_violations++;
-            trace_ib_rx_pkey_violation(p.pkey, p.slid, p.dest_qpn);
-            return;
-        }
-        port->stat_rx++;
-        port->stat_rx_mcast++;
-        port->stat_rx_bytes += ib_packet_octets(len, p.grh);
-        ib_mcast_rx(port, &p);
-        return;
-    }
-    if (p.dlid != port->lid && p.dlid != IB_LID_PERMISSIVE) {
+    if (!IB_LID_IS_MCAST(p.dlid) && p.dlid != port->lid && p.dlid != IB_LID_PERMISSIVE) {
         return;                     /* another node's frame on a shared segment */
     }
-    if (p.dest_qpn != 0 && !ib_pkey_match(p.pkey, IB_DEFAULT_PKEY)) {
-        /* the port's one partition is the default (full member); QP0 is not checked */
+    if ((IB_LID_IS_MCAST(p.dlid) || p.dest_qpn != 0) && !ib_pkey_match(p.pkey, IB_DEFAULT_PKEY)) {
+        /* the port's one partition is the default (full member); unicast QP0 is not checked */
         port->stat_pkey_violations++;
         trace_ib_rx_pkey_violation(p.pkey, p.slid, p.dest_qpn);
         return;
     }
     port->stat_rx++;
     port->stat_rx_bytes += ib_packet_octets(len, p.grh);
+    if (IB_LID_IS_MCAST(p.dlid)) {
+        port->stat_rx_mcast++;
+        ib_mcast_rx(port, &p);
+        return;
+    }
     trace_ib_rx(ib_opcode_name(p.opcode), p.dest_qpn, p.psn, p.slid, p.payload_len);
     if (p.dest_qpn == 1 && (p.opcode & 0xe0) == IB_TRANSPORT_UD && ib_sa_rx(port, &p)) {
         return;                     /* the subnet administrator (we are the master SM) */
