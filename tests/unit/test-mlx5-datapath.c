@@ -425,6 +425,88 @@ static void test_cq_resize(void)
     tdrv_free(b);
 }
 
+/* ATTACH/DETACH_FROM_MCG: bad QPs and GIDs are refused with a status, not taken */
+static int mcg(TDrv *d, uint16_t opcode, uint32_t qpn, const uint8_t *gid)
+{
+    uint8_t in[0x20] = { 0 }, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, opcode);
+    mlx5_st32(in + 8, qpn);
+    memcpy(in + 0x10, gid, 16);
+    return tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+}
+
+/* one PerfMgt MAD through MAD_IFC; returns the MAD status, @data gets the attribute data */
+static uint16_t pma(TDrv *d, uint8_t method, uint16_t attr, uint8_t port_select, uint8_t *data)
+{
+    uint8_t in[MAD_IFC_SIZE] = { 0 }, out[MAD_IFC_SIZE];
+    uint8_t *mad = in + MAD_IFC_MAD_OFF;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_MAD_IFC);
+    MLX5_SET(in, MAD_IFC_IN_port, 1);
+    mad[IB_MAD_base_version] = 1;
+    mad[IB_MAD_mgmt_class] = IB_MGMT_CLASS_PERF_MGMT;
+    mad[IB_MAD_class_version] = 1;
+    mad[IB_MAD_method] = method;
+    mlx5_st16(mad + IB_MAD_attr_id, attr);
+    mad[64 + 1] = port_select;
+    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
+    memcpy(data, out + MAD_IFC_MAD_OFF + 64, 64);
+    return mlx5_ld16(out + MAD_IFC_MAD_OFF + IB_MAD_status);
+}
+
+static void test_mcg_and_pma(void)
+{
+    static const uint8_t mgid[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0,
+                                      0xff, 0xff, 0xff, 0xff };
+    static const uint8_t ucast[16] = { 0xfe, 0x80 };
+    TDrv *a = new_node(1), *b = new_node(2);
+    TQp ud, qa, qb;
+    uint8_t segs[16], cqe[64], d[64];
+
+    tqp_create(&ud, a, MLX5_QP_ST_UD, 3);
+    tqp_create(&qa, a, MLX5_QP_ST_RC, 1);
+    tqp_create(&qb, b, MLX5_QP_ST_RC, 2);
+    g_assert_cmpint(mcg(a, MLX5_CMD_OP_ATTACH_TO_MCG, ud.qpn, mgid), ==, 0);
+    g_assert_cmpint(mcg(a, MLX5_CMD_OP_ATTACH_TO_MCG, ud.qpn, mgid), ==, 0);   /* twice */
+    g_assert_cmpint(mcg(a, MLX5_CMD_OP_ATTACH_TO_MCG, ud.qpn, ucast), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(mcg(a, MLX5_CMD_OP_ATTACH_TO_MCG, qa.qpn, mgid), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);                           /* not UD */
+    g_assert_cmpint(mcg(a, MLX5_CMD_OP_ATTACH_TO_MCG, 0x7777, mgid), ==,
+                    MLX5_CMD_STAT_BAD_RES_ERR);
+    g_assert_cmpint(mcg(a, MLX5_CMD_OP_DETACH_FROM_MCG, ud.qpn, ucast), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);                           /* not attached */
+    g_assert_cmpint(mcg(a, MLX5_CMD_OP_DETACH_FROM_MCG, ud.qpn, mgid), ==, 0);
+    g_assert_cmpint(mcg(a, MLX5_CMD_OP_DETACH_FROM_MCG, ud.qpn, mgid), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    /* PerfMgt: ClassPortInfo says PortCountersExtended; counters follow traffic; Set clears */
+    g_assert_cmphex(pma(b, IB_MGMT_METHOD_GET, 0x0001, 0, d), ==, 0);
+    g_assert_cmphex(mlx5_ld16(d + 2) & (1u << 9), !=, 0);
+    g_assert_cmphex(pma(b, IB_MGMT_METHOD_SET, 0x001d, 1, d), ==, 0);        /* clear */
+    tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
+    tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
+    tqp_post_recv(&qb, 4096, qb.mem);
+    data_seg(segs, 4000, qa.key, qa.mem);
+    tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    run_pair(a, b, 1000);
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmphex(pma(b, IB_MGMT_METHOD_GET, 0x001d, 1, d), ==, 0);
+    g_assert_cmpuint(mlx5_ld64(d + 32), >=, 1);                             /* PortRcvPkts */
+    g_assert_cmpuint(mlx5_ld64(d + 16), >=, 4000 / 4);                      /* PortRcvData */
+    g_assert_cmphex(pma(b, IB_MGMT_METHOD_GET, 0x0012, 1, d), ==, 0);
+    g_assert_cmpuint(mlx5_ld32(d + 36), >=, 1);                             /* 32-bit form */
+    g_assert_cmphex(pma(b, IB_MGMT_METHOD_SET, 0x0012, 1, d), ==, 0);
+    g_assert_cmpuint(mlx5_ld32(d + 28), ==, 0);                             /* cleared */
+    /* bad port, unknown attribute, Set of ClassPortInfo: MAD status, command OK */
+    g_assert_cmphex(pma(b, IB_MGMT_METHOD_GET, 0x0012, 2, d), ==, 0x001c);
+    g_assert_cmphex(pma(b, IB_MGMT_METHOD_GET, 0x0013, 1, d), ==, 0x000c);
+    g_assert_cmphex(pma(b, IB_MGMT_METHOD_SET, 0x0001, 0, d), ==, 0x000c);
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -437,6 +519,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/datapath/bad-doorbell-record", test_bad_doorbell_record);
     g_test_add_func("/mlx5/port/lid-clash", test_lid_clash);
     g_test_add_func("/mlx5/datapath/cq-resize", test_cq_resize);
+    g_test_add_func("/mlx5/datapath/mcg-and-pma", test_mcg_and_pma);
     g_test_add_func("/mlx5/datapath/srq-limit-last-wqe", test_srq_limit_and_last_wqe);
     return g_test_run();
 }
