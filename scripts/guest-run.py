@@ -522,7 +522,11 @@ def main():
             log(f"interactive shell: {shlex.join(cmd)}")
             if args.ssh is not None:
                 log(f"from another terminal: {shlex.join(ssh_cmd(ssh_port, key))}")
-            return subprocess.call(cmd)
+            try:
+                return subprocess.call(cmd)
+            finally:
+                for sw in switches:     # (3-4 instances: the switches started above)
+                    sw.kill()
         stderr = open(log_dir / f"qemu-{i}.stderr", "wb")
         procs.append(subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr,
                                       start_new_session=True))

@@ -143,9 +143,9 @@ bool ib_sm_is_master(const IbPort *port)
     return port->sm_lid && port->sm_guid == port->guid && port->sm_lid == port->lid;
 }
 
+/* forget the ports that went silent (the caller then runs the election) */
 static void ib_sm_expire(IbPort *port, int64_t now)
 {
-    bool changed = false;
     unsigned i;
 
     for (i = 0; i < IB_FABRIC_MAX_PEERS; i++) {
@@ -154,11 +154,7 @@ static void ib_sm_expire(IbPort *port, int64_t now)
             trace_ib_peer_gone(e->lid, e->guid);
             ib_sa_gid_event(port, e->gid_prefix, e->guid, false);
             memset(e, 0, sizeof(*e));
-            changed = true;
         }
-    }
-    if (changed) {
-        ib_sm_elect(port);
     }
 }
 
@@ -176,7 +172,7 @@ void ib_port_announce(IbPort *port)
 
     port->announce_deadline = 0;
     ib_sm_expire(port, now);
-    ib_sm_elect(port);          /* our own address or link may have changed */
+    ib_sm_elect(port);          /* ports went silent, or our own address or link changed */
     if (!port->link_up || !port->lid) {
         ib_port_update_deadline(port);
         return;
