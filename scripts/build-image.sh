@@ -117,6 +117,7 @@ TOOL_PACKAGES="busybox-static dash kmod iproute2 ibverbs-utils ibverbs-providers
   perftest infiniband-diags dropbear-bin opensm $EXTRA_PACKAGES"
 # Modules to include with their dependency closure (names with '_'; built-ins are skipped).
 WANT_MODULES="mlx5_core mlx5_ib ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm rdma_ucm ib_ipoib
+  nvme_rdma nvmet_rdma brd
   virtio_pci virtio_net $EXTRA_MODULES"
 # Paths removed from the image after unpacking (relative to its root, globs allowed): docs,
 # and programs not needed for RDMA tests that would drag in large libraries (arpd: libdb,

@@ -20,7 +20,7 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_log_max_eq_sz, cfg->log_max_eq_sz);
     MLX5_SET(cap, CAP_log_max_mkey, cfg->log_max_mkey);
     MLX5_SET(cap, CAP_log_max_eq, cfg->log_max_eq);
-    MLX5_SET(cap, CAP_max_indirection, 1);
+    MLX5_SET(cap, CAP_max_indirection, MLX5_MAX_INDIRECTION);
     MLX5_SET(cap, CAP_log_max_mrw_sz, 64);
     MLX5_SET(cap, CAP_log_max_klm_list_size, 16);
     MLX5_SET(cap, CAP_log_max_ra_req_qp, 4);
@@ -32,10 +32,15 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_num_ports, 1);
     MLX5_SET(cap, CAP_log_max_msg, cfg->log_max_msg);
     MLX5_SET(cap, CAP_cqe_version, 1);
-    /* no UMR-based MR cache: user MRs are created with CREATE_MKEY */
-    MLX5_SET(cap, CAP_umr_modify_entity_size_disabled, 1);
-    MLX5_SET(cap, CAP_umr_modify_atomic_disabled, 1);
-    MLX5_SET(cap, CAP_umr_indirect_mkey_disabled, 1);
+    /*
+     * UMR (mlx5_umr.c) may change every mkey field the drivers use, so the kernel's MR cache,
+     * rereg and fast registration run through it. umr_extended_translation_offset stays 0:
+     * MRs of 2^16 pages or more are then created with CREATE_MKEY, which keeps every
+     * translation table within MLX5_MAX_PAS entries.
+     */
+    MLX5_SET(cap, CAP_umr_modify_entity_size_disabled, 0);
+    MLX5_SET(cap, CAP_umr_modify_atomic_disabled, 0);
+    MLX5_SET(cap, CAP_umr_indirect_mkey_disabled, 0);
     MLX5_SET(cap, CAP_atomic, 1);
     MLX5_SET(cap, CAP_cq_oi, 1);
     MLX5_SET(cap, CAP_cq_resize, 1);            /* MODIFY_CQ op_mod 1 */

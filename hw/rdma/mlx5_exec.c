@@ -414,13 +414,21 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
             qp->sq_ci = idx + nbb;
             continue;
         }
-        if (wqe[3] == MLX5_OPCODE_NOP) {
+        if (wqe[3] == MLX5_OPCODE_NOP || wqe[3] == MLX5_OPCODE_UMR) {
+            /*
+             * Local operations run in order, after what is in flight (a UMR may change a
+             * key an earlier WR still reads); send_done requeues the QP when that drains.
+             */
             if (ib_qp_outstanding(&qp->ib)) {
-                return true;            /* completes in order: after what is in flight */
+                qp->sq_wait = true;
+                return false;
             }
-            mlx5_sq_complete_local(c, qp, idx, wqe[3], wqe[11] & MLX5_WQE_CTRL_CE_MASK,
-                                   IB_WC_SUCCESS);
+            st = wqe[3] == MLX5_OPCODE_UMR ? mlx5_umr_execute(c, qp, wqe, nbb) : IB_WC_SUCCESS;
+            mlx5_sq_complete_local(c, qp, idx, wqe[3], wqe[11] & MLX5_WQE_CTRL_CE_MASK, st);
             qp->sq_ci = idx + nbb;
+            if (st != IB_WC_SUCCESS) {
+                mlx5_qp_enter_error(c, qp);
+            }
             continue;
         }
         ctx->wqe_index = idx;
@@ -538,6 +546,10 @@ static void mlx5_ib_send_done(IbQp *ib, const IbSendWr *wr, IbWcStatus st)
     mlx5_send_cqe(c, qp, &qp->sctx[wr->cookie & (qp->sq_cnt - 1)], st);
     if (st != IB_WC_SUCCESS && st != IB_WC_WR_FLUSH_ERR && qp->state != MLX5_QP_STATE_ERR) {
         qp->to_error = true;            /* finish the transition outside the transport */
+        mlx5_exec_queue(c, qp);
+    }
+    if (qp->sq_wait && !ib_qp_outstanding(ib)) {
+        qp->sq_wait = false;            /* the waiting NOP/UMR can run now */
         mlx5_exec_queue(c, qp);
     }
 }
@@ -691,8 +703,7 @@ static IbWcStatus mlx5_ib_rkey_atomic(IbQp *ib, uint32_t rkey, uint64_t va, bool
 
 static IbWcStatus mlx5_ib_invalidate(IbQp *ib, uint32_t rkey)
 {
-    /* only memory windows and FRWR keys can be invalidated; neither is offered */
-    return IB_WC_REM_INV_REQ_ERR;
+    return mlx5_mkey_invalidate(core_of(ib), qp_of(ib), rkey);
 }
 
 static void mlx5_ib_qp_event(IbQp *ib, IbQpEvent ev)
@@ -900,6 +911,7 @@ void mlx5_exec_modify(Mlx5Core *c, Mlx5Qp *qp, uint8_t old_state)
     case MLX5_QP_STATE_RST:
         ib_qp_set_state(&qp->ib, IB_QPS_RESET);
         qp->sq_ci = qp->rq_ci = 0;
+        qp->sq_wait = false;
         qp->to_error = qp->last_wqe_sent = false;
         break;
     case MLX5_QP_STATE_ERR:

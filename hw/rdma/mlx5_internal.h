@@ -89,6 +89,21 @@ typedef struct Mlx5Xrcd {
     uint32_t refcount;
 } Mlx5Xrcd;
 
+/*
+ * One indirect translation entry (access modes KLMS and KSM), decoded from the 16-byte wire
+ * form. A repeat block (KLMS) is stored as written: entry 0 is its header (bcount = bytes
+ * per cycle, key = MLX5_STRIDE_BLOCK_OP, va = repeat_count << 32 | num_ent) and each
+ * following entry has bcount = stride << 16 | byte_count.
+ */
+typedef struct Mlx5Klm {
+    uint32_t bcount;
+    uint32_t key;
+    uint64_t va;
+} Mlx5Klm;
+
+#define MLX5_STRIDE_BLOCK_OP    0x400   /* key of a repeat-block header */
+#define MLX5_MAX_INDIRECTION    4       /* indirect mkeys on one translation path */
+
 typedef struct Mlx5Mkey {
     uint32_t index;
     uint32_t key;               /* index << 8 | mkey_7_0 */
@@ -97,14 +112,17 @@ typedef struct Mlx5Mkey {
     bool free;                  /* disabled until UMR enables it */
     bool umr_en;
     bool length64;
+    bool en_rinval;             /* remote invalidation (SEND_INV) allowed */
     bool a, rw, rr, lw, lr;
     uint32_t qpn;
     uint64_t start_addr;
     uint64_t len;
     uint8_t log_page_size;
     uint32_t translations_octword_size;
-    uint64_t *mtt;              /* MTT entries (access_mode MTT) */
-    uint32_t nmtt;
+    uint64_t *mtt;              /* MTT entries as written, flag bits included (mode MTT) */
+    uint32_t nmtt;              /* entries held (written up to) */
+    Mlx5Klm *klm;               /* KLM/KSM/repeat-block entries (modes KLMS, KSM) */
+    uint32_t nklm;
 } Mlx5Mkey;
 
 typedef struct Mlx5Srq {
@@ -187,6 +205,7 @@ typedef struct Mlx5Qp {
     bool queued;                /* on the core's work list */
     bool to_error;              /* the transport failed it: move to ERR when safe */
     bool last_wqe_sent;
+    bool sq_wait;               /* a NOP/UMR waits for the transport's WRs to complete */
 } Mlx5Qp;
 
 /* PerfMgt counters (mlx5_pma.c): the port's totals at the last clear */
@@ -326,6 +345,13 @@ int mlx5_mkey_check(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint
                     uint64_t len, Mlx5Mkey **out);
 int mlx5_mkey_copy(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint64_t va,
                    void *buf, uint64_t len, bool to_mem);
+/* Grow @mk's translation table to hold entries [0, n); false if beyond its capacity. */
+bool mlx5_mkey_xlt_reserve(Mlx5Mkey *mk, uint64_t n);
+uint64_t mlx5_mkey_xlt_capacity(const Mlx5Mkey *mk);
+
+/* mlx5_umr.c: UMR WQEs and invalidation */
+IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigned nbb);
+IbWcStatus mlx5_mkey_invalidate(Mlx5Core *c, Mlx5Qp *qp, uint32_t rkey);
 
 /* mlx5_qp.c, mlx5_srq.c, mlx5_mkey.c */
 void mlx5_qp_free(Mlx5Core *c, void *obj);

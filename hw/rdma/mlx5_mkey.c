@@ -16,7 +16,45 @@ void mlx5_mkey_free(Mlx5Core *c, void *obj)
         mlx5_ref_put(&pd->refcount);
     }
     g_free(mk->mtt);
+    g_free(mk->klm);
     g_free(mk);
+}
+
+/*
+ * Entries the translation table may hold: translations_octword_size in the mode's units,
+ * rounded up to the 64-byte granule UMR writes in (the kernel pads every translation update
+ * to 64 bytes, MLX5_UMR_FLEX_ALIGNMENT, also for its 4-entry cache mkeys of 2 octowords).
+ */
+uint64_t mlx5_mkey_xlt_capacity(const Mlx5Mkey *mk)
+{
+    uint64_t octwords = ((uint64_t)mk->translations_octword_size + 3) & ~3ull;
+
+    switch (mk->access_mode) {
+    case MLX5_MKC_ACCESS_MODE_MTT:
+        return octwords * 2;
+    case MLX5_MKC_ACCESS_MODE_KLMS:
+    case MLX5_MKC_ACCESS_MODE_KSM:
+        return octwords;
+    default:
+        return 0;
+    }
+}
+
+bool mlx5_mkey_xlt_reserve(Mlx5Mkey *mk, uint64_t n)
+{
+    if (n > mlx5_mkey_xlt_capacity(mk) || n > MLX5_MAX_PAS) {
+        return false;
+    }
+    if (mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT && n > mk->nmtt) {
+        mk->mtt = g_renew(uint64_t, mk->mtt, n);
+        memset(mk->mtt + mk->nmtt, 0, (n - mk->nmtt) * sizeof(uint64_t));
+        mk->nmtt = n;
+    } else if (mk->access_mode != MLX5_MKC_ACCESS_MODE_MTT && n > mk->nklm) {
+        mk->klm = g_renew(Mlx5Klm, mk->klm, n);
+        memset(mk->klm + mk->nklm, 0, (n - mk->nklm) * sizeof(Mlx5Klm));
+        mk->nklm = n;
+    }
+    return true;
 }
 
 /* Decode and check an MTT mkey's translation list. Returns a syndrome or 0. */
@@ -50,7 +88,35 @@ static uint32_t mlx5_mkey_load_mtt(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Mkey *mk)
         if (e & (page_size - 1) & ~0xfffull) {
             return MLX5_SYND_BAD_PAS;
         }
-        mk->mtt[i] = e & ~(page_size - 1);
+        mk->mtt[i] = e;
+    }
+    return 0;
+}
+
+/* KLM/KSM entries given in the command (an indirect mkey created enabled). */
+static uint32_t mlx5_mkey_load_klm(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Mkey *mk)
+{
+    uint32_t actual = MLX5_GET(cmd->in, CREATE_MKEY_IN_translations_octword_actual_size);
+    uint32_t i;
+
+    if (mk->translations_octword_size > MLX5_MAX_PAS || actual > mk->translations_octword_size) {
+        return MLX5_SYND_BAD_PAS;
+    }
+    if (mk->access_mode == MLX5_MKC_ACCESS_MODE_KSM &&
+        (mk->log_page_size < 12 || mk->log_page_size > 30)) {
+        return MLX5_SYND_BAD_PAGE_SIZE;
+    }
+    if (cmd->inlen < MLX5_PAS_OFF + 16 * (uint64_t)actual) {
+        return MLX5_SYND_INLEN;
+    }
+    if (!mlx5_mkey_xlt_reserve(mk, actual)) {
+        return MLX5_SYND_BAD_PAS;
+    }
+    for (i = 0; i < actual; i++) {
+        const uint8_t *e = cmd->in + MLX5_PAS_OFF + 16 * i;
+        mk->klm[i].bcount = mlx5_ld32(e);
+        mk->klm[i].key = mlx5_ld32(e + 4);
+        mk->klm[i].va = mlx5_ld64(e + 8);
     }
     return 0;
 }
@@ -87,6 +153,7 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     mk->lr = MLX5_GET(mkc, MKC_lr);
     mk->qpn = MLX5_GET(mkc, MKC_qpn);
     mk->length64 = MLX5_GET(mkc, MKC_length64);
+    mk->en_rinval = MLX5_GET(mkc, MKC_en_rinval);
     mk->pdn = pd->pdn;
     mk->start_addr = MLX5_GET64(mkc, MKC_start_addr_OFF);
     mk->len = MLX5_GET64(mkc, MKC_len_OFF);
@@ -106,8 +173,10 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
         break;
     case MLX5_MKC_ACCESS_MODE_KLMS:
     case MLX5_MKC_ACCESS_MODE_KSM:
-        if (!mk->free || mk->translations_octword_size > MLX5_MAX_PAS) {
-            synd = MLX5_SYND_BAD_MKEY_MODE;
+        if (mk->translations_octword_size > MLX5_MAX_PAS) {
+            synd = MLX5_SYND_BAD_PAS;
+        } else if (!mk->free) {
+            synd = mlx5_mkey_load_klm(c, cmd, mk);
         }
         break;
     default:
@@ -117,6 +186,7 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!synd && mlx5_table_alloc(&c->mkeys, mk, &index)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
         g_free(mk->mtt);
+        g_free(mk->klm);
         g_free(mk);
         return;
     }
@@ -124,6 +194,7 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, synd == MLX5_SYND_INLEN ? MLX5_CMD_STAT_BAD_INP_LEN_ERR
                                                    : MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
         g_free(mk->mtt);
+        g_free(mk->klm);
         g_free(mk);
         return;
     }
@@ -179,11 +250,26 @@ void mlx5_cmd_query_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     MLX5_SET(mkc, MKC_qpn, mk->qpn);
     MLX5_SET(mkc, MKC_mkey_7_0, mk->key & 0xff);
     MLX5_SET(mkc, MKC_length64, mk->length64);
+    MLX5_SET(mkc, MKC_en_rinval, mk->en_rinval);
     MLX5_SET(mkc, MKC_pd, mk->pdn);
     MLX5_SET64(mkc, MKC_start_addr_OFF, mk->start_addr);
     MLX5_SET64(mkc, MKC_len_OFF, mk->len);
     MLX5_SET(mkc, MKC_translations_octword_size, mk->translations_octword_size);
     MLX5_SET(mkc, MKC_log_page_size, mk->log_page_size);
+}
+
+/* Does @mk grant every right in @need? */
+static bool mlx5_mkey_grants(const Mlx5Mkey *mk, unsigned need)
+{
+    return !(((need & MLX5_MKEY_LR) && !mk->lr) || ((need & MLX5_MKEY_LW) && !mk->lw) ||
+             ((need & MLX5_MKEY_RR) && !mk->rr) || ((need & MLX5_MKEY_RW) && !mk->rw) ||
+             ((need & MLX5_MKEY_A) && !mk->a));
+}
+
+static bool mlx5_mkey_covers(const Mlx5Mkey *mk, uint64_t va, uint64_t len)
+{
+    return mk->length64 || (va >= mk->start_addr && va + len >= va &&
+                            va + len <= mk->start_addr + mk->len);
 }
 
 /*
@@ -200,15 +286,12 @@ int mlx5_mkey_check(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint
     if (!mk || (mk->key & 0xff) != (key & 0xff) || mk->free ||
         (pdn != UINT32_MAX && mk->pdn != pdn)) {
         why = MLX5_XLATE_BAD_KEY;
-    } else if (((need & MLX5_MKEY_LR) && !mk->lr) || ((need & MLX5_MKEY_LW) && !mk->lw) ||
-               ((need & MLX5_MKEY_RR) && !mk->rr) || ((need & MLX5_MKEY_RW) && !mk->rw) ||
-               ((need & MLX5_MKEY_A) && !mk->a)) {
+    } else if (!mlx5_mkey_grants(mk, need)) {
         why = MLX5_XLATE_ACCESS;
-    } else if (!mk->length64 && (va < mk->start_addr || va + len < va ||
-                                 va + len > mk->start_addr + mk->len)) {
+    } else if (!mlx5_mkey_covers(mk, va, len)) {
         why = MLX5_XLATE_BOUNDS;
-    } else if (mk->access_mode != MLX5_MKC_ACCESS_MODE_PA &&
-               (mk->access_mode != MLX5_MKC_ACCESS_MODE_MTT || !mk->mtt)) {
+    } else if (mk->access_mode > MLX5_MKC_ACCESS_MODE_KSM ||
+               (mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT && !mk->mtt)) {
         why = MLX5_XLATE_BAD_KEY;
     }
     if (why) {
@@ -221,38 +304,183 @@ int mlx5_mkey_check(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint
     return 0;
 }
 
+static int mlx5_mkey_xfer(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t va, uint8_t *b,
+                          uint64_t len, bool to_mem, unsigned depth);
+
+/*
+ * One piece of an indirect mkey's range, through the mkey its entry names: that mkey must
+ * be enabled, in the same PD, grant the local right for the direction and cover the piece.
+ */
+static int mlx5_mkey_nested(Mlx5Core *c, const Mlx5Mkey *parent, uint32_t key, uint64_t va,
+                            uint8_t *b, uint64_t len, bool to_mem, unsigned depth)
+{
+    Mlx5Mkey *mk = mlx5_table_get(&c->mkeys, key >> 8);
+    int why = 0;
+
+    if (!mk || (mk->key & 0xff) != (key & 0xff) || mk->free || mk->pdn != parent->pdn) {
+        why = MLX5_XLATE_BAD_KEY;
+    } else if (!mlx5_mkey_grants(mk, to_mem ? MLX5_MKEY_LW : MLX5_MKEY_LR)) {
+        why = MLX5_XLATE_ACCESS;
+    } else if (!mlx5_mkey_covers(mk, va, len)) {
+        why = MLX5_XLATE_BOUNDS;
+    } else if ((mk->access_mode == MLX5_MKC_ACCESS_MODE_KLMS ||
+                mk->access_mode == MLX5_MKC_ACCESS_MODE_KSM) &&
+               depth + 1 >= MLX5_MAX_INDIRECTION) {
+        why = MLX5_XLATE_BAD_KEY;       /* nested deeper than max_indirection */
+    }
+    if (why) {
+        trace_mlx5_err_mkey(key, va, len, why);
+        return why;
+    }
+    return mlx5_mkey_xfer(c, mk, va, b, len, to_mem, depth + 1);
+}
+
+/* KLMS with a repeat block: cycles of the entries' byte counts, each entry striding. */
+static int mlx5_mkey_xfer_repeat(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t off, uint8_t *b,
+                                 uint64_t len, bool to_mem, unsigned depth)
+{
+    const Mlx5Klm *h = &mk->klm[0];
+    uint32_t per_cycle = h->bcount, nent = h->va & 0xffff, i;
+    uint64_t repeat = h->va >> 32, sum = 0;
+
+    if (nent == 0 || nent >= mk->nklm || per_cycle == 0) {
+        return MLX5_XLATE_BAD_KEY;
+    }
+    for (i = 1; i <= nent; i++) {
+        sum += mk->klm[i].bcount & 0xffff;
+    }
+    if (sum != per_cycle) {
+        return MLX5_XLATE_BAD_KEY;
+    }
+    if (off + len < off || off + len > per_cycle * repeat) {
+        return MLX5_XLATE_BOUNDS;
+    }
+    while (len) {
+        uint64_t cyc = off / per_cycle, r = off % per_cycle, prefix = 0, n;
+        const Mlx5Klm *e = NULL;
+        int ret;
+
+        for (i = 1; i <= nent; i++) {
+            uint32_t bc = mk->klm[i].bcount & 0xffff;
+            if (r < prefix + bc) {
+                e = &mk->klm[i];
+                break;
+            }
+            prefix += bc;
+        }
+        if (!e) {
+            return MLX5_XLATE_BOUNDS;   /* not reached: sum == per_cycle */
+        }
+        n = MIN(len, (e->bcount & 0xffff) - (r - prefix));
+        ret = mlx5_mkey_nested(c, mk, e->key, e->va + cyc * (e->bcount >> 16) + (r - prefix),
+                               b, n, to_mem, depth);
+        if (ret) {
+            return ret;
+        }
+        off += n;
+        b += n;
+        len -= n;
+    }
+    return 0;
+}
+
+/* Move @len bytes at @va (already checked against @mk's range) through @mk's translation. */
+static int mlx5_mkey_xfer(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t va, uint8_t *b,
+                          uint64_t len, bool to_mem, unsigned depth)
+{
+    uint64_t off = va - mk->start_addr;
+    uint32_t i;
+    int r;
+
+    switch (mk->access_mode) {
+    case MLX5_MKC_ACCESS_MODE_PA:
+        r = to_mem ? mlx5_dma_write(c, va, b, len) : mlx5_dma_read(c, va, b, len);
+        return r ? MLX5_XLATE_DMA : 0;
+    case MLX5_MKC_ACCESS_MODE_MTT:
+        while (len) {
+            uint64_t ps = 1ull << mk->log_page_size;
+            uint64_t idx = (va >> mk->log_page_size) - (mk->start_addr >> mk->log_page_size);
+            uint64_t in_page = va & (ps - 1);
+            uint64_t n = MIN(len, ps - in_page);
+            uint64_t pa;
+
+            if (idx >= mk->nmtt) {
+                return MLX5_XLATE_BOUNDS;
+            }
+            pa = (mk->mtt[idx] & ~(ps - 1)) + in_page;
+            r = to_mem ? mlx5_dma_write(c, pa, b, n) : mlx5_dma_read(c, pa, b, n);
+            if (r) {
+                return MLX5_XLATE_DMA;
+            }
+            va += n;
+            b += n;
+            len -= n;
+        }
+        return 0;
+    case MLX5_MKC_ACCESS_MODE_KLMS: {
+        uint64_t prefix = 0;
+
+        if (mk->nklm && mk->klm[0].key == MLX5_STRIDE_BLOCK_OP) {
+            return mlx5_mkey_xfer_repeat(c, mk, off, b, len, to_mem, depth);
+        }
+        for (i = 0; i < mk->nklm && len; i++) {
+            const Mlx5Klm *e = &mk->klm[i];
+            uint64_t in, n;
+
+            if (off >= prefix + e->bcount) {
+                prefix += e->bcount;    /* before the range, or padding (bcount 0) */
+                continue;
+            }
+            in = off - prefix;
+            n = MIN(len, e->bcount - in);
+            r = mlx5_mkey_nested(c, mk, e->key, e->va + in, b, n, to_mem, depth);
+            if (r) {
+                return r;
+            }
+            off += n;
+            b += n;
+            len -= n;
+            prefix += e->bcount;
+        }
+        return len ? MLX5_XLATE_BOUNDS : 0;
+    }
+    case MLX5_MKC_ACCESS_MODE_KSM:
+        while (len) {
+            uint64_t es = 1ull << mk->log_page_size;
+            uint64_t idx = off >> mk->log_page_size, in = off & (es - 1);
+            uint64_t n = MIN(len, es - in);
+
+            if (idx >= mk->nklm) {
+                return MLX5_XLATE_BOUNDS;
+            }
+            r = mlx5_mkey_nested(c, mk, mk->klm[idx].key, mk->klm[idx].va + in, b, n, to_mem,
+                                 depth);
+            if (r) {
+                return r;
+            }
+            off += n;
+            b += n;
+            len -= n;
+        }
+        return 0;
+    default:
+        return MLX5_XLATE_BAD_KEY;
+    }
+}
+
 /* Move @len bytes between @buf and the memory behind @key at @va (checked as above). */
 int mlx5_mkey_copy(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint64_t va,
                    void *buf, uint64_t len, bool to_mem)
 {
-    uint8_t *b = buf;
     Mlx5Mkey *mk;
     int r = mlx5_mkey_check(c, key, pdn, need, va, len, &mk);
 
     if (r || len == 0) {
         return r;
     }
-    if (mk->access_mode == MLX5_MKC_ACCESS_MODE_PA) {
-        r = to_mem ? mlx5_dma_write(c, va, b, len) : mlx5_dma_read(c, va, b, len);
-        return r ? MLX5_XLATE_DMA : 0;
+    r = mlx5_mkey_xfer(c, mk, va, buf, len, to_mem, 0);
+    if (r) {
+        trace_mlx5_err_mkey(key, va, len, r);
     }
-    while (len) {
-        uint64_t ps = 1ull << mk->log_page_size;
-        uint64_t idx = (va >> mk->log_page_size) - (mk->start_addr >> mk->log_page_size);
-        uint64_t in_page = va & (ps - 1);
-        uint64_t n = MIN(len, ps - in_page);
-
-        if (idx >= mk->nmtt) {
-            return MLX5_XLATE_BOUNDS;
-        }
-        r = to_mem ? mlx5_dma_write(c, mk->mtt[idx] + in_page, b, n)
-                   : mlx5_dma_read(c, mk->mtt[idx] + in_page, b, n);
-        if (r) {
-            return MLX5_XLATE_DMA;
-        }
-        va += n;
-        b += n;
-        len -= n;
-    }
-    return 0;
+    return r;
 }

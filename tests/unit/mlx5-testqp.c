@@ -90,7 +90,9 @@ void tqp_create_on(TQp *q, TDrv *d, uint8_t st, uint32_t user_index, uint32_t sr
 
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_QP);
     MLX5_SET(qpc, QPC_st, st);
-    MLX5_SET(qpc, QPC_pd, q->pd);
+    if (st != MLX5_QP_ST_REG_UMR) {
+        MLX5_SET(qpc, QPC_pd, q->pd);   /* the kernel gives its UMR QP no PD */
+    }
     MLX5_SET(qpc, QPC_log_rq_size, LOG_RQ);
     MLX5_SET(qpc, QPC_log_rq_stride, RQ_STRIDE_LOG);
     MLX5_SET(qpc, QPC_log_sq_size, LOG_SQ);

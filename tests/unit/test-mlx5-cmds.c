@@ -365,6 +365,7 @@ static int create_mkey(TDrv *d, uint8_t mode, uint32_t pd, uint64_t start, uint6
 
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_MKEY);
     MLX5_SET(mkc, MKC_access_mode_1_0, mode & 3);
+    MLX5_SET(mkc, MKC_access_mode_4_2, mode >> 2);
     MLX5_SET(mkc, MKC_lr, 1);
     MLX5_SET(mkc, MKC_lw, 1);
     MLX5_SET(mkc, MKC_pd, pd);
@@ -414,7 +415,8 @@ static void test_mkey(void)
     /* unknown PD, unknown access mode */
     g_assert_cmpint(create_mkey(d, MLX5_MKC_ACCESS_MODE_PA, 0x777, 0, 0, 0, 0, NULL), ==,
                     ST_PARAM);
-    g_assert_cmpint(create_mkey(d, 3, pd, 0, 0, 0, 0, NULL), ==, ST_PARAM);
+    g_assert_cmpint(create_mkey(d, 5, pd, 0, 0, 0, 0, NULL), ==, ST_PARAM);   /* MEMIC */
+    g_assert_cmpint(create_mkey(d, 7, pd, 0, 0, 0, 0, NULL), ==, ST_PARAM);
     /* a PD with mkeys is busy */
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DEALLOC_PD, 0, pd, 0, out, 16), ==, ST_BUSY);
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DESTROY_MKEY, 0, key >> 8, 0, out, 16), ==, 0);

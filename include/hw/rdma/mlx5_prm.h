@@ -464,6 +464,7 @@ enum {
 #define MKC_mkey_7_0                        1, 7, 0
 #define MKC_length64                        3, 31, 31
 #define MKC_bsf_en                          3, 30, 30
+#define MKC_en_rinval                       3, 24, 24
 #define MKC_pd                              3, 23, 0
 #define MKC_start_addr_OFF                  0x10
 #define MKC_len_OFF                         0x18
