@@ -33,7 +33,7 @@ cm_pair() {
     _end=$(($(date +%s) + 60))
     while :; do
       timeout 120 $_cli >"$_out" 2>&1; _rc=$?
-      [ $_rc != 0 ] && grep -qi "reject\|refused\|unreachable\|ECONNREFUSED\|error 111\|connect error\|-111\|status 8\|event: 8" "$_out" &&
+      [ $_rc != 0 ] && grep -qi "reject\|refused\|unreachable\|ECONNREFUSED\|error 111\|connect error\|-111\|status 8\|event: 8\|Unexpected CM event" "$_out" &&
         [ "$(date +%s)" -lt "$_end" ] && { sleep 0.5; continue; }
       break
     done

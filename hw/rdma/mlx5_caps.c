@@ -60,6 +60,8 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_log_max_transport_domain, 0);
     MLX5_SET(cap, CAP_log_max_pd, cfg->log_max_pd);
     MLX5_SET(cap, CAP_log_max_xrcd, cfg->log_max_xrcd);
+    MLX5_SET(cap, CAP_log_max_uctx, cfg->log_max_uctx);    /* DevX (mlx5_devx.c) */
+    MLX5_SET(cap, CAP_uctx_cap, 0);             /* no raw-TX or internal-resource rights */
     MLX5_SET(cap, CAP_log_uar_page_sz, 0);
     MLX5_SET(cap, CAP_device_frequency_mhz, 1000);  /* internal_timer counts nanoseconds */
     MLX5_SET(cap, CAP_device_frequency_khz, 1000000);

@@ -30,6 +30,23 @@ bool mlx5_cmd_in_ok(Mlx5CmdCtx *cmd, uint32_t len);
 /* True if the output has room for @len bytes; otherwise fails with BAD_OUTP_LEN. */
 bool mlx5_cmd_out_ok(Mlx5CmdCtx *cmd, uint32_t len);
 const char *mlx5_cmd_name(uint16_t opcode);
+
+/*
+ * DevX isolation (mlx5_devx.c). Every object records the uid of the command that created it
+ * (0: the kernel, privileged; 0xffff: the kernel's shared resources, such as the completion
+ * EQs, which every uid may use). The object a command operates on must be the issuer's own
+ * (uid 0 sees everything): mlx5_cmd_obj. An object a create or modify refers to may also be
+ * a privileged one (the kernel gives user QPs its own dummy CQ, SRQ and XRC domain):
+ * mlx5_cmd_ref. PDs are never shared: refer to them with mlx5_cmd_obj. Anything not visible
+ * is reported as if it did not exist.
+ */
+static inline bool mlx5_cmd_user(const Mlx5CmdCtx *cmd)
+{
+    return cmd->uid && cmd->uid != MLX5_SHARED_RESOURCE_UID;
+}
+void *mlx5_cmd_obj(Mlx5CmdCtx *cmd, const Mlx5Table *t, uint32_t h);
+void *mlx5_cmd_ref(Mlx5CmdCtx *cmd, const Mlx5Table *t, uint32_t h);
+void mlx5_cmd_own(Mlx5CmdCtx *cmd, Mlx5Table *t, uint32_t h);
 size_t mlx5_cmd_table(const char **names, uint16_t *opcodes, size_t max);
 
 /* Syndromes: a tag per check, so that "syndrome (0x...)" in dmesg pins the failed check. */
@@ -71,7 +88,11 @@ enum {
     MLX5_SYND_BAD_STRIDE = 0x20000017,
     MLX5_SYND_BAD_USER_INDEX = 0x20000018,
     MLX5_SYND_BAD_GID = 0x20000019,         /* not a multicast GID, or not attached */
+    MLX5_SYND_BAD_UID = 0x2000001a,         /* no such DevX context, or not a user command */
 };
+
+/* mlx5_devx.c */
+Mlx5CmdHandler mlx5_cmd_create_uctx, mlx5_cmd_destroy_uctx;
 
 /* mlx5_cmd_hca.c */
 Mlx5CmdHandler mlx5_cmd_enable_hca, mlx5_cmd_disable_hca, mlx5_cmd_query_issi,

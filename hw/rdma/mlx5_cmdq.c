@@ -18,14 +18,16 @@ typedef struct Mlx5CmdDesc {
     const char *name;
     Mlx5CmdHandler *handler;
     bool before_init;           /* allowed after ENABLE_HCA but before INIT_HCA */
+    bool user;                  /* may be issued by a DevX user context (uid != 0) */
 } Mlx5CmdDesc;
 
-#define CMD(op, fn, pre) { MLX5_CMD_OP_##op, #op, fn, pre }
+#define CMD(op, fn, pre) { MLX5_CMD_OP_##op, #op, fn, pre, false }
+#define UCMD(op, fn) { MLX5_CMD_OP_##op, #op, fn, false, true }
 
 /* The one dispatch table: opcode -> handler. Sorted by opcode. */
 static const Mlx5CmdDesc mlx5_cmds[] = {
-    CMD(QUERY_HCA_CAP, mlx5_cmd_query_hca_cap, true),
-    CMD(QUERY_ADAPTER, mlx5_cmd_query_adapter, true),
+    { MLX5_CMD_OP_QUERY_HCA_CAP, "QUERY_HCA_CAP", mlx5_cmd_query_hca_cap, true, true },
+    { MLX5_CMD_OP_QUERY_ADAPTER, "QUERY_ADAPTER", mlx5_cmd_query_adapter, true, true },
     CMD(INIT_HCA, mlx5_cmd_init_hca, true),
     CMD(TEARDOWN_HCA, mlx5_cmd_teardown_hca, false),
     CMD(ENABLE_HCA, mlx5_cmd_enable_hca, true),
@@ -33,50 +35,52 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     CMD(QUERY_PAGES, mlx5_cmd_query_pages, true),
     CMD(MANAGE_PAGES, mlx5_cmd_manage_pages, true),
     CMD(SET_HCA_CAP, mlx5_cmd_set_hca_cap, true),
-    CMD(QUERY_ISSI, mlx5_cmd_query_issi, true),
+    { MLX5_CMD_OP_QUERY_ISSI, "QUERY_ISSI", mlx5_cmd_query_issi, true, true },
     CMD(SET_ISSI, mlx5_cmd_set_issi, true),
     CMD(SET_DRIVER_VERSION, mlx5_cmd_set_driver_version, false),
-    CMD(CREATE_MKEY, mlx5_cmd_create_mkey, false),
-    CMD(QUERY_MKEY, mlx5_cmd_query_mkey, false),
-    CMD(DESTROY_MKEY, mlx5_cmd_destroy_mkey, false),
+    UCMD(CREATE_MKEY, mlx5_cmd_create_mkey),
+    UCMD(QUERY_MKEY, mlx5_cmd_query_mkey),
+    UCMD(DESTROY_MKEY, mlx5_cmd_destroy_mkey),
     CMD(CREATE_EQ, mlx5_cmd_create_eq, false),
     CMD(DESTROY_EQ, mlx5_cmd_destroy_eq, false),
     CMD(QUERY_EQ, mlx5_cmd_query_eq, false),
-    CMD(CREATE_CQ, mlx5_cmd_create_cq, false),
-    CMD(DESTROY_CQ, mlx5_cmd_destroy_cq, false),
-    CMD(QUERY_CQ, mlx5_cmd_query_cq, false),
-    CMD(MODIFY_CQ, mlx5_cmd_modify_cq, false),
-    CMD(CREATE_QP, mlx5_cmd_create_qp, false),
-    CMD(DESTROY_QP, mlx5_cmd_destroy_qp, false),
-    CMD(RST2INIT_QP, mlx5_cmd_modify_qp, false),
-    CMD(INIT2RTR_QP, mlx5_cmd_modify_qp, false),
-    CMD(RTR2RTS_QP, mlx5_cmd_modify_qp, false),
-    CMD(RTS2RTS_QP, mlx5_cmd_modify_qp, false),
-    CMD(SQERR2RTS_QP, mlx5_cmd_modify_qp, false),
-    CMD(2ERR_QP, mlx5_cmd_modify_qp, false),
-    CMD(2RST_QP, mlx5_cmd_modify_qp, false),
-    CMD(QUERY_QP, mlx5_cmd_query_qp, false),
-    CMD(SQD_RTS_QP, mlx5_cmd_modify_qp, false),
+    UCMD(CREATE_CQ, mlx5_cmd_create_cq),
+    UCMD(DESTROY_CQ, mlx5_cmd_destroy_cq),
+    UCMD(QUERY_CQ, mlx5_cmd_query_cq),
+    UCMD(MODIFY_CQ, mlx5_cmd_modify_cq),
+    UCMD(CREATE_QP, mlx5_cmd_create_qp),
+    UCMD(DESTROY_QP, mlx5_cmd_destroy_qp),
+    UCMD(RST2INIT_QP, mlx5_cmd_modify_qp),
+    UCMD(INIT2RTR_QP, mlx5_cmd_modify_qp),
+    UCMD(RTR2RTS_QP, mlx5_cmd_modify_qp),
+    UCMD(RTS2RTS_QP, mlx5_cmd_modify_qp),
+    UCMD(SQERR2RTS_QP, mlx5_cmd_modify_qp),
+    UCMD(2ERR_QP, mlx5_cmd_modify_qp),
+    UCMD(2RST_QP, mlx5_cmd_modify_qp),
+    UCMD(QUERY_QP, mlx5_cmd_query_qp),
+    UCMD(SQD_RTS_QP, mlx5_cmd_modify_qp),
     CMD(MAD_IFC, mlx5_cmd_mad_ifc, false),
-    CMD(INIT2INIT_QP, mlx5_cmd_modify_qp, false),
-    CMD(CREATE_SRQ, mlx5_cmd_create_srq, false),
-    CMD(DESTROY_SRQ, mlx5_cmd_destroy_srq, false),
-    CMD(QUERY_SRQ, mlx5_cmd_query_srq, false),
-    CMD(ARM_RQ, mlx5_cmd_arm_rq, false),
-    CMD(QUERY_HCA_VPORT_CONTEXT, mlx5_cmd_query_hca_vport_context, false),
+    UCMD(INIT2INIT_QP, mlx5_cmd_modify_qp),
+    UCMD(CREATE_SRQ, mlx5_cmd_create_srq),
+    UCMD(DESTROY_SRQ, mlx5_cmd_destroy_srq),
+    UCMD(QUERY_SRQ, mlx5_cmd_query_srq),
+    UCMD(ARM_RQ, mlx5_cmd_arm_rq),
+    UCMD(QUERY_HCA_VPORT_CONTEXT, mlx5_cmd_query_hca_vport_context),
     CMD(QUERY_HCA_VPORT_GID, mlx5_cmd_query_hca_vport_gid, false),
     CMD(QUERY_HCA_VPORT_PKEY, mlx5_cmd_query_hca_vport_pkey, false),
-    CMD(ALLOC_PD, mlx5_cmd_alloc_pd, false),
-    CMD(DEALLOC_PD, mlx5_cmd_dealloc_pd, false),
-    CMD(ALLOC_UAR, mlx5_cmd_alloc_uar, false),
-    CMD(DEALLOC_UAR, mlx5_cmd_dealloc_uar, false),
+    UCMD(ALLOC_PD, mlx5_cmd_alloc_pd),
+    UCMD(DEALLOC_PD, mlx5_cmd_dealloc_pd),
+    UCMD(ALLOC_UAR, mlx5_cmd_alloc_uar),
+    UCMD(DEALLOC_UAR, mlx5_cmd_dealloc_uar),
     CMD(ACCESS_REG, mlx5_cmd_access_reg, true),
-    CMD(ATTACH_TO_MCG, mlx5_cmd_attach_to_mcg, false),
-    CMD(DETACH_FROM_MCG, mlx5_cmd_detach_from_mcg, false),
-    CMD(ALLOC_XRCD, mlx5_cmd_alloc_xrcd, false),
-    CMD(DEALLOC_XRCD, mlx5_cmd_dealloc_xrcd, false),
-    CMD(ALLOC_TRANSPORT_DOMAIN, mlx5_cmd_alloc_transport_domain, false),
-    CMD(DEALLOC_TRANSPORT_DOMAIN, mlx5_cmd_dealloc_transport_domain, false),
+    UCMD(ATTACH_TO_MCG, mlx5_cmd_attach_to_mcg),
+    UCMD(DETACH_FROM_MCG, mlx5_cmd_detach_from_mcg),
+    UCMD(ALLOC_XRCD, mlx5_cmd_alloc_xrcd),
+    UCMD(DEALLOC_XRCD, mlx5_cmd_dealloc_xrcd),
+    UCMD(ALLOC_TRANSPORT_DOMAIN, mlx5_cmd_alloc_transport_domain),
+    UCMD(DEALLOC_TRANSPORT_DOMAIN, mlx5_cmd_dealloc_transport_domain),
+    CMD(CREATE_UCTX, mlx5_cmd_create_uctx, false),
+    CMD(DESTROY_UCTX, mlx5_cmd_destroy_uctx, false),
 };
 
 static const Mlx5CmdDesc *mlx5_cmd_lookup(uint16_t opcode)
@@ -114,6 +118,35 @@ size_t mlx5_cmd_table(const char **names, uint16_t *opcodes, size_t max)
         opcodes[i] = mlx5_cmds[i].opcode;
     }
     return G_N_ELEMENTS(mlx5_cmds);
+}
+
+void *mlx5_cmd_obj(Mlx5CmdCtx *cmd, const Mlx5Table *t, uint32_t h)
+{
+    void *obj = mlx5_table_get(t, h);
+
+    if (obj && mlx5_cmd_user(cmd) && mlx5_table_owner(t, h) != cmd->uid) {
+        trace_mlx5_err_uid(t->name, h, cmd->uid, mlx5_table_owner(t, h));
+        return NULL;
+    }
+    return obj;
+}
+
+void *mlx5_cmd_ref(Mlx5CmdCtx *cmd, const Mlx5Table *t, uint32_t h)
+{
+    void *obj = mlx5_table_get(t, h);
+    uint16_t owner = mlx5_table_owner(t, h);
+
+    if (obj && mlx5_cmd_user(cmd) && owner && owner != MLX5_SHARED_RESOURCE_UID &&
+        owner != cmd->uid) {
+        trace_mlx5_err_uid(t->name, h, cmd->uid, owner);
+        return NULL;
+    }
+    return obj;
+}
+
+void mlx5_cmd_own(Mlx5CmdCtx *cmd, Mlx5Table *t, uint32_t h)
+{
+    mlx5_table_set_owner(t, h, cmd->uid);
 }
 
 void mlx5_cmd_fail(Mlx5CmdCtx *cmd, uint8_t status, uint32_t syndrome)
@@ -195,6 +228,10 @@ static uint8_t mlx5_cmd_dispatch(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_SYS_STATE_ERR, MLX5_SYND_NOT_ENABLED);
     } else if (!c->hca_initialized && !d->before_init) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_SYS_STATE_ERR, MLX5_SYND_NOT_INITIALIZED);
+    } else if (cmd->uid && cmd->uid != MLX5_SHARED_RESOURCE_UID &&
+               (!d->user || !mlx5_table_get(&c->uctxs, cmd->uid))) {
+        /* a DevX context issues only user-object commands, and only while it exists */
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_UID);
     } else {
         d->handler(c, cmd);
     }

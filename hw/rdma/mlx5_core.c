@@ -74,6 +74,7 @@ void mlx5_core_config_default(Mlx5CoreConfig *cfg, const uint8_t mac[6])
     cfg->log_max_mkey = 16;
     cfg->log_max_pd = 16;
     cfg->log_max_xrcd = 16;
+    cfg->log_max_uctx = 8;
     cfg->log_max_eq = 6;
     cfg->log_max_qp_sz = 15;
     cfg->log_max_srq_sz = 15;
@@ -96,6 +97,9 @@ const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg)
     }
     if (cfg->log_max_mkey < 4 || cfg->log_max_mkey > 20) {
         return "log-max-mkey must be in 4..20";
+    }
+    if (cfg->log_max_uctx > 15) {
+        return "log-max-uctx must be in 0..15";   /* uid 0xffff means "shared" */
     }
     if (cfg->msix_vectors < 2 || cfg->msix_vectors > 2048) {
         return "msix-vectors must be in 2..2048";
@@ -131,6 +135,8 @@ Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops, void 
     mlx5_table_init(&c->pds, "pd", 1u << cfg->log_max_pd, 1);
     mlx5_table_init(&c->uars, "uar", MLX5_FIRST_UAR + cfg->max_uar, MLX5_FIRST_UAR);
     mlx5_table_init(&c->xrcds, "xrcd", 1u << cfg->log_max_xrcd, 1);
+    /* uid 0 is the kernel's: DevX uids start at 1 */
+    mlx5_table_init(&c->uctxs, "uctx", cfg->log_max_uctx ? 1u << cfg->log_max_uctx : 1, 1);
     mlx5_table_init(&c->tds, "td", 1u << 16, 1);
     /* mkey index 0 and 1 are reserved (0x100 is the terminate-scatter-list lkey) */
     mlx5_table_init(&c->mkeys, "mkey", 1u << cfg->log_max_mkey, 0x10);

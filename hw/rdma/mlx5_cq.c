@@ -118,7 +118,7 @@ void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SIZE);
         return;
     }
-    if (!mlx5_table_get(&c->uars, uar_page)) {
+    if (!mlx5_cmd_ref(cmd, &c->uars, uar_page)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_UAR);
         return;
     }
@@ -141,6 +141,7 @@ void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
         return;
     }
+    mlx5_cmd_own(cmd, &c->cqs, cqn);
     cq->cqn = cqn;
     cq->uid = cmd->uid;
     cq->log_cq_size = log_cq_size;
@@ -166,7 +167,7 @@ void mlx5_cmd_destroy_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     cqn = mlx5_cmd_handle_in(cmd);
-    cq = mlx5_table_get(&c->cqs, cqn);
+    cq = mlx5_cmd_obj(cmd, &c->cqs, cqn);
     if (!cq) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
@@ -192,7 +193,7 @@ void mlx5_cmd_query_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, QUERY_CQ_OUT_SIZE)) {
         return;
     }
-    cq = mlx5_table_get(&c->cqs, mlx5_cmd_handle_in(cmd));
+    cq = mlx5_cmd_obj(cmd, &c->cqs, mlx5_cmd_handle_in(cmd));
     if (!cq) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
@@ -290,8 +291,8 @@ void mlx5_cmd_modify_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, CREATE_CQ_CQC_OFF + 0x40)) {
         return;
     }
-    cq = mlx5_table_get(&c->cqs, mlx5_cmd_handle_in(cmd));
-    if (!cq || cq->uid != cmd->uid) {
+    cq = mlx5_cmd_obj(cmd, &c->cqs, mlx5_cmd_handle_in(cmd));
+    if (!cq) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
     }

@@ -23,6 +23,7 @@
 /* A table of objects addressed by small integer handles. */
 typedef struct Mlx5Table {
     void **slot;
+    uint16_t *owner;            /* DevX uid that created each object (0: privileged) */
     uint32_t size;              /* number of slots; handle = index */
     uint32_t first;             /* lowest handle handed out */
     uint32_t next;              /* rotor for allocation */
@@ -260,7 +261,7 @@ struct Mlx5Core {
     uint8_t cap_atomic_cur[HCA_CAP_SIZE];
     bool host_endianness_set;
 
-    Mlx5Table eqs, cqs, pds, uars, xrcds, tds, mkeys, srqs, qps;
+    Mlx5Table eqs, cqs, pds, uars, xrcds, tds, mkeys, srqs, qps, uctxs;
     Mlx5Port port;
     IbPort ib;                  /* the port's transport */
     Mlx5Qp *smi_qp, *gsi_qp;    /* owners of wire QPN 0 and 1 */
@@ -295,6 +296,10 @@ int mlx5_table_alloc(Mlx5Table *t, void *obj, uint32_t *handle);
 int mlx5_table_insert(Mlx5Table *t, uint32_t handle, void *obj);
 void *mlx5_table_get(const Mlx5Table *t, uint32_t handle);
 void mlx5_table_remove(Mlx5Table *t, uint32_t handle);
+uint16_t mlx5_table_owner(const Mlx5Table *t, uint32_t handle);
+void mlx5_table_set_owner(Mlx5Table *t, uint32_t handle, uint16_t uid);
+/* Does any object of @t belong to @uid? */
+bool mlx5_table_has_owner(const Mlx5Table *t, uint16_t uid);
 void mlx5_res_reset(Mlx5Core *c);
 void mlx5_res_teardown(Mlx5Core *c);
 

@@ -21,8 +21,8 @@ static Mlx5Qp *mlx5_mcg_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, MCG_IN_LEN)) {
         return NULL;
     }
-    qp = mlx5_table_get(&c->qps, MLX5_GET(cmd->in, MCG_IN_qpn));
-    if (!qp || qp->uid != cmd->uid) {
+    qp = mlx5_cmd_obj(cmd, &c->qps, MLX5_GET(cmd->in, MCG_IN_qpn));
+    if (!qp) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return NULL;
     }

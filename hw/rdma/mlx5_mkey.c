@@ -131,12 +131,18 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, MLX5_PAS_OFF) || !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
-    if (MLX5_GET(cmd->in, CREATE_MKEY_IN_pg_access) ||
-        MLX5_GET(cmd->in, CREATE_MKEY_IN_mkey_umem_valid) || MLX5_GET(mkc, MKC_bsf_en)) {
+    /*
+     * No UMEM objects (yet): mkey_umem_valid is accepted only where there is nothing to load
+     * (DevX sets it on every MTT mkey it creates; indirect DevX mkeys are created free).
+     */
+    if (MLX5_GET(cmd->in, CREATE_MKEY_IN_pg_access) || MLX5_GET(mkc, MKC_bsf_en) ||
+        (MLX5_GET(cmd->in, CREATE_MKEY_IN_mkey_umem_valid) &&
+         (!MLX5_GET(mkc, MKC_free) ||
+          MLX5_GET(cmd->in, CREATE_MKEY_IN_translations_octword_actual_size)))) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
         return;
     }
-    pd = mlx5_table_get(&c->pds, MLX5_GET(mkc, MKC_pd));
+    pd = mlx5_cmd_obj(cmd, &c->pds, MLX5_GET(mkc, MKC_pd));
     if (!pd) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PD);
         return;
@@ -198,6 +204,7 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
         g_free(mk);
         return;
     }
+    mlx5_cmd_own(cmd, &c->mkeys, index);
     pd->refcount++;
     mk->index = index;
     mk->key = (index << 8) | MLX5_GET(mkc, MKC_mkey_7_0);
@@ -215,7 +222,7 @@ void mlx5_cmd_destroy_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     index = MLX5_GET(cmd->in, MKEY_IN_mkey_index);
-    mk = mlx5_table_get(&c->mkeys, index);
+    mk = mlx5_cmd_obj(cmd, &c->mkeys, index);
     if (!mk) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
@@ -233,7 +240,7 @@ void mlx5_cmd_query_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, 0x10 + MLX5_MKC_SIZE)) {
         return;
     }
-    mk = mlx5_table_get(&c->mkeys, MLX5_GET(cmd->in, MKEY_IN_mkey_index));
+    mk = mlx5_cmd_obj(cmd, &c->mkeys, MLX5_GET(cmd->in, MKEY_IN_mkey_index));
     if (!mk) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;

@@ -47,6 +47,7 @@ struct Mlx5Hca {
     uint8_t log_max_qp;
     uint8_t log_max_cq;
     uint8_t log_max_mkey;
+    uint8_t log_max_uctx;
     char *node_desc;
 
     uint8_t vsc;                /* vendor-specific capability offset */
@@ -325,6 +326,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
     cfg.log_max_qp = s->log_max_qp;
     cfg.log_max_cq = s->log_max_cq;
     cfg.log_max_mkey = s->log_max_mkey;
+    cfg.log_max_uctx = s->log_max_uctx;
     cfg.msix_vectors = s->msix_vectors;
     if (s->node_desc) {
         pstrcpy(cfg.node_desc, sizeof(cfg.node_desc), s->node_desc);
@@ -418,6 +420,7 @@ static const Property mlx5_hca_props[] = {
     DEFINE_PROP_UINT8("log-max-qp", Mlx5Hca, log_max_qp, 16),
     DEFINE_PROP_UINT8("log-max-cq", Mlx5Hca, log_max_cq, 16),
     DEFINE_PROP_UINT8("log-max-mkey", Mlx5Hca, log_max_mkey, 16),
+    DEFINE_PROP_UINT8("log-max-uctx", Mlx5Hca, log_max_uctx, 8),
     DEFINE_PROP_STRING("node-desc", Mlx5Hca, node_desc),
 };
 

@@ -148,7 +148,8 @@ static bool mlx5_qp_st_supported(uint8_t st)
 }
 
 /* Check the create-time QP context. Returns a syndrome (status BAD_PARAM) or 0. */
-static uint32_t mlx5_qp_check_create(Mlx5Core *c, const uint8_t *qpc, Mlx5Qp *qp)
+static uint32_t mlx5_qp_check_create(Mlx5Core *c, Mlx5CmdCtx *cmd, const uint8_t *qpc,
+                                     Mlx5Qp *qp)
 {
     uint32_t max_sz = MLX5_GET(c->cap_general_cur, CAP_log_max_qp_sz);
 
@@ -159,17 +160,20 @@ static uint32_t mlx5_qp_check_create(Mlx5Core *c, const uint8_t *qpc, Mlx5Qp *qp
         qp->log_rq_stride > MLX5_MAX_LOG_RQ_STRIDE) {
         return MLX5_SYND_BAD_SIZE;
     }
-    if (qp->st != MLX5_QP_ST_REG_UMR && !mlx5_table_get(&c->pds, qp->pdn)) {
+    if (qp->st == MLX5_QP_ST_REG_UMR && cmd->uid) {
+        return MLX5_SYND_BAD_ST;        /* the UMR QP is privileged: it may change any mkey */
+    }
+    if (qp->st != MLX5_QP_ST_REG_UMR && !mlx5_cmd_obj(cmd, &c->pds, qp->pdn)) {
         return MLX5_SYND_BAD_PD;
     }
-    if (!mlx5_table_get(&c->uars, MLX5_GET(qpc, QPC_uar_page))) {
+    if (!mlx5_cmd_ref(cmd, &c->uars, MLX5_GET(qpc, QPC_uar_page))) {
         return MLX5_SYND_BAD_UAR;
     }
-    if ((qp->cqn_snd && !mlx5_table_get(&c->cqs, qp->cqn_snd)) ||
-        (qp->cqn_rcv && !mlx5_table_get(&c->cqs, qp->cqn_rcv))) {
+    if ((qp->cqn_snd && !mlx5_cmd_ref(cmd, &c->cqs, qp->cqn_snd)) ||
+        (qp->cqn_rcv && !mlx5_cmd_ref(cmd, &c->cqs, qp->cqn_rcv))) {
         return MLX5_SYND_BAD_CQ;
     }
-    if (qp->rq_type == MLX5_RQ_TYPE_SRQ && !mlx5_table_get(&c->srqs, qp->srqn)) {
+    if (qp->rq_type == MLX5_RQ_TYPE_SRQ && !mlx5_cmd_ref(cmd, &c->srqs, qp->srqn)) {
         return MLX5_SYND_BAD_SRQ;
     }
     if (qp->rq_type != MLX5_RQ_TYPE_REGULAR && qp->rq_type != MLX5_RQ_TYPE_SRQ &&
@@ -210,7 +214,7 @@ void mlx5_cmd_create_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     qp->no_sq = MLX5_GET(qpc, QPC_no_sq);
     qp->user_index = MLX5_GET(qpc, QPC_user_index);
     qp->dbr_addr = MLX5_GET64(qpc, QPC_dbr_addr_OFF);
-    synd = mlx5_qp_check_create(c, qpc, qp);
+    synd = mlx5_qp_check_create(c, cmd, qpc, qp);
 
     rq_bytes = qp->rq_type == MLX5_RQ_TYPE_REGULAR ?
                (16ull << qp->log_rq_stride) << qp->log_rq_size : 0;
@@ -242,6 +246,7 @@ void mlx5_cmd_create_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_ST);
         return;
     }
+    mlx5_cmd_own(cmd, &c->qps, qpn);
     qp->uid = cmd->uid;
     qp->state = MLX5_QP_STATE_RST;
     memcpy(qp->qpc, qpc, MLX5_QPC_SIZE);
@@ -275,7 +280,7 @@ void mlx5_cmd_destroy_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     qpn = MLX5_GET(cmd->in, QP_IN_qpn);
-    qp = mlx5_table_get(&c->qps, qpn);
+    qp = mlx5_cmd_obj(cmd, &c->qps, qpn);
     if (!qp) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
@@ -329,7 +334,7 @@ void mlx5_cmd_modify_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!t || !mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
-    qp = mlx5_table_get(&c->qps, MLX5_GET(cmd->in, QP_IN_qpn));
+    qp = mlx5_cmd_obj(cmd, &c->qps, MLX5_GET(cmd->in, QP_IN_qpn));
     if (!qp) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
@@ -387,7 +392,7 @@ void mlx5_cmd_query_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, QP_QPC_OFF + MLX5_QPC_SIZE)) {
         return;
     }
-    qp = mlx5_table_get(&c->qps, MLX5_GET(cmd->in, QP_IN_qpn));
+    qp = mlx5_cmd_obj(cmd, &c->qps, MLX5_GET(cmd->in, QP_IN_qpn));
     if (!qp) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;

@@ -13,6 +13,7 @@
 void mlx5_table_init(Mlx5Table *t, const char *name, uint32_t size, uint32_t first)
 {
     t->slot = g_new0(void *, size);
+    t->owner = g_new0(uint16_t, size);
     t->size = size;
     t->first = first;
     t->next = first;
@@ -28,6 +29,7 @@ void mlx5_table_destroy(Mlx5Table *t, void (*free_obj)(Mlx5Core *, void *), Mlx5
         if (t->slot[i]) {
             void *obj = t->slot[i];
             t->slot[i] = NULL;
+            t->owner[i] = 0;
             t->count--;
             free_obj(c, obj);
         }
@@ -71,8 +73,36 @@ void mlx5_table_remove(Mlx5Table *t, uint32_t handle)
 {
     if (handle < t->size && t->slot[handle]) {
         t->slot[handle] = NULL;
+        t->owner[handle] = 0;
         t->count--;
     }
+}
+
+uint16_t mlx5_table_owner(const Mlx5Table *t, uint32_t handle)
+{
+    return handle < t->size ? t->owner[handle] : 0;
+}
+
+void mlx5_table_set_owner(Mlx5Table *t, uint32_t handle, uint16_t uid)
+{
+    if (handle < t->size && t->slot[handle]) {
+        t->owner[handle] = uid;
+    }
+}
+
+bool mlx5_table_has_owner(const Mlx5Table *t, uint16_t uid)
+{
+    uint32_t i, seen = 0;
+
+    for (i = 0; i < t->size && seen < t->count; i++) {
+        if (t->slot[i]) {
+            seen++;
+            if (t->owner[i] == uid) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 static void mlx5_plain_free(Mlx5Core *c, void *obj)
@@ -92,18 +122,21 @@ void mlx5_res_reset(Mlx5Core *c)
     mlx5_table_destroy(&c->xrcds, mlx5_plain_free, c);
     mlx5_table_destroy(&c->tds, mlx5_plain_free, c);
     mlx5_table_destroy(&c->uars, mlx5_plain_free, c);
+    mlx5_table_destroy(&c->uctxs, mlx5_plain_free, c);
 }
 
 void mlx5_res_teardown(Mlx5Core *c)
 {
     Mlx5Table *all[] = { &c->qps, &c->srqs, &c->mkeys, &c->cqs, &c->eqs, &c->pds,
-                         &c->xrcds, &c->tds, &c->uars };
+                         &c->xrcds, &c->tds, &c->uars, &c->uctxs };
     size_t i;
 
     mlx5_res_reset(c);
     for (i = 0; i < G_N_ELEMENTS(all); i++) {
         g_free(all[i]->slot);
+        g_free(all[i]->owner);
         all[i]->slot = NULL;
+        all[i]->owner = NULL;
         all[i]->size = 0;
     }
 }
@@ -223,6 +256,7 @@ static void *mlx5_alloc_simple(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Table *t, size_
         return NULL;
     }
     *obj = h;
+    mlx5_cmd_own(cmd, t, h);
     mlx5_cmd_handle_out(cmd, h);
     trace_mlx5_obj_create(t->name, h);
     return obj;
@@ -238,7 +272,7 @@ static void mlx5_dealloc_simple(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Table *t,
         return;
     }
     h = mlx5_cmd_handle_in(cmd);
-    obj = mlx5_table_get(t, h);
+    obj = mlx5_cmd_obj(cmd, t, h);
     if (!obj) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;

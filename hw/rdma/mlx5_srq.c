@@ -51,16 +51,16 @@ void mlx5_cmd_create_srq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SIZE);
         return;
     }
-    pd = mlx5_table_get(&c->pds, pdn);
+    pd = mlx5_cmd_obj(cmd, &c->pds, pdn);
     if (!pd) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PD);
         return;
     }
-    if (cqn && !(cq = mlx5_table_get(&c->cqs, cqn))) {
+    if (cqn && !(cq = mlx5_cmd_ref(cmd, &c->cqs, cqn))) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_CQ);
         return;
     }
-    if (xrcd && !(x = mlx5_table_get(&c->xrcds, xrcd))) {
+    if (xrcd && !(x = mlx5_cmd_ref(cmd, &c->xrcds, xrcd))) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_XRCD);
         return;
     }
@@ -80,6 +80,7 @@ void mlx5_cmd_create_srq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
         return;
     }
+    mlx5_cmd_own(cmd, &c->srqs, srqn);
     srq->srqn = srqn;
     srq->uid = cmd->uid;
     srq->log_srq_size = log_srq_size;
@@ -109,7 +110,7 @@ void mlx5_cmd_destroy_srq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     srqn = mlx5_cmd_handle_in(cmd);
-    srq = mlx5_table_get(&c->srqs, srqn);
+    srq = mlx5_cmd_obj(cmd, &c->srqs, srqn);
     if (!srq) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
@@ -131,7 +132,7 @@ void mlx5_cmd_query_srq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, 0x10 + MLX5_SRQC_SIZE)) {
         return;
     }
-    srq = mlx5_table_get(&c->srqs, mlx5_cmd_handle_in(cmd));
+    srq = mlx5_cmd_obj(cmd, &c->srqs, mlx5_cmd_handle_in(cmd));
     if (!srq) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
@@ -159,7 +160,7 @@ void mlx5_cmd_arm_rq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
         return;
     }
-    srq = mlx5_table_get(&c->srqs, MLX5_GET(cmd->in, ARM_RQ_IN_srq_number));
+    srq = mlx5_cmd_obj(cmd, &c->srqs, MLX5_GET(cmd->in, ARM_RQ_IN_srq_number));
     if (!srq) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;

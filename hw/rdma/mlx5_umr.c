@@ -173,7 +173,9 @@ IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigne
     }
     if (mask & UMR_M_PD) {
         new_pd = mlx5_table_get(&c->pds, MLX5_GET(mkc, MKC_pd));
-        if (!new_pd) {
+        /* a user QP may move its mkey only to a PD of its own DevX context */
+        if (!new_pd || (qp->st != MLX5_QP_ST_REG_UMR &&
+                        mlx5_table_owner(&c->pds, new_pd->pdn) != qp->uid)) {
             return umr_fail(qp, key, UMR_ERR_FIELD);
         }
     }

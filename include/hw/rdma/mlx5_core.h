@@ -59,6 +59,7 @@ typedef struct Mlx5CoreConfig {
     uint8_t  log_max_mkey;
     uint8_t  log_max_pd;
     uint8_t  log_max_xrcd;
+    uint8_t  log_max_uctx;      /* DevX user contexts (0: no DevX) */
     uint8_t  log_max_eq;
     uint8_t  log_max_qp_sz;     /* WQEs per queue */
     uint8_t  log_max_srq_sz;

@@ -244,7 +244,15 @@ enum {
     MLX5_CMD_OP_DEALLOC_XRCD = 0x80f,
     MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN = 0x816,
     MLX5_CMD_OP_DEALLOC_TRANSPORT_DOMAIN = 0x817,
+    MLX5_CMD_OP_CREATE_UCTX = 0xa04,
+    MLX5_CMD_OP_DESTROY_UCTX = 0xa06,
 };
+
+/* DevX user contexts (CREATE_UCTX / DESTROY_UCTX) */
+#define MLX5_SHARED_RESOURCE_UID            0xffff  /* kernel objects every uid may use */
+#define CREATE_UCTX_IN_cap                  4, 31, 0    /* uctx.cap */
+#define CREATE_UCTX_OUT_uid                 2, 15, 0
+#define DESTROY_UCTX_IN_uid                 2, 15, 0
 
 /* ---- HCA bring-up commands ------------------------------------------------------------ */
 
@@ -333,6 +341,8 @@ enum {
 #define CAP_log_max_transport_domain        25, 28, 24
 #define CAP_log_max_pd                      25, 20, 16
 #define CAP_log_max_xrcd                    25, 4, 0
+#define CAP_log_max_uctx                    35, 28, 24
+#define CAP_uctx_cap                        53, 31, 0
 #define CAP_log_uar_page_sz                 36, 15, 0
 #define CAP_device_frequency_mhz            38, 31, 0
 #define CAP_device_frequency_khz            39, 31, 0

@@ -1,0 +1,215 @@
+/*
+ * Unit tests of DevX user contexts and uid isolation: CREATE_UCTX/DESTROY_UCTX, the commands a
+ * uid may issue, and which objects a uid may operate on or refer to.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "mlx5-test.h"
+#include "mlx5_internal.h"
+#include "mlx5_cmd.h"
+
+#define ST_PARAM MLX5_CMD_STAT_BAD_PARAM_ERR
+#define ST_RES MLX5_CMD_STAT_BAD_RES_ERR
+
+static TDrv *up(void)
+{
+    TDrv *d = tdrv_new();
+
+    tdrv_bringup(d);
+    return d;
+}
+
+/* A 16-byte command (opcode, op_mod, dw2, dw3) issued with header uid @uid. */
+static int cmd_uid(TDrv *d, uint16_t uid, uint16_t opcode, uint32_t dw2, uint8_t *out,
+                   uint32_t outlen)
+{
+    uint8_t in[0x20] = { 0 }, tmp[16];
+
+    MLX5_SET(in, CMD_IN_opcode, opcode);
+    MLX5_SET(in, CMD_IN_uid, uid);
+    mlx5_st32(in + 8, dw2);
+    if (!out) {
+        out = tmp;
+        outlen = sizeof(tmp);
+    }
+    return tdrv_exec(d, in, sizeof(in), out, outlen);
+}
+
+static uint16_t create_uctx(TDrv *d)
+{
+    uint8_t out[16];
+
+    g_assert_cmpint(cmd_uid(d, 0, MLX5_CMD_OP_CREATE_UCTX, 0, out, sizeof(out)), ==, 0);
+    return MLX5_GET(out, CREATE_UCTX_OUT_uid);
+}
+
+static uint32_t alloc_pd_uid(TDrv *d, uint16_t uid)
+{
+    uint8_t out[16];
+
+    g_assert_cmpint(cmd_uid(d, uid, MLX5_CMD_OP_ALLOC_PD, 0, out, sizeof(out)), ==, 0);
+    return mlx5_ld32(out + 8) & 0xffffff;
+}
+
+/* CREATE_MKEY of a free, UMR-enabled KLM mkey (what mlx5dv_create_mkey sends) */
+static int create_klm_mkey(TDrv *d, uint16_t uid, uint32_t pd, bool umem_valid, uint8_t mode,
+                           uint32_t *index)
+{
+    uint8_t in[MLX5_PAS_OFF] = { 0 }, out[16];
+    uint8_t *mkc = in + CREATE_MKEY_MKC_OFF;
+    int r;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_MKEY);
+    MLX5_SET(in, CMD_IN_uid, uid);
+    MLX5_SET(in, CREATE_MKEY_IN_mkey_umem_valid, umem_valid);
+    MLX5_SET(mkc, MKC_access_mode_1_0, mode);
+    MLX5_SET(mkc, MKC_free, 1);
+    MLX5_SET(mkc, MKC_umr_en, 1);
+    MLX5_SET(mkc, MKC_lr, 1);
+    MLX5_SET(mkc, MKC_pd, pd);
+    MLX5_SET(mkc, MKC_qpn, 0xffffff);
+    MLX5_SET(mkc, MKC_log_page_size, 12);
+    MLX5_SET(mkc, MKC_translations_octword_size, 4);
+    r = tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+    if (!r && index) {
+        *index = MLX5_GET(out, MKEY_IN_mkey_index);
+    }
+    return r;
+}
+
+static void test_uctx_lifetime(void)
+{
+    TDrv *d = up();
+    uint8_t in[0x20] = { 0 }, out[16];
+    uint16_t a = create_uctx(d), b = create_uctx(d);
+    uint32_t pd;
+
+    g_assert_cmpuint(a, !=, 0);
+    g_assert_cmpuint(b, !=, 0);
+    g_assert_cmpuint(a, !=, b);
+    /* the caps say DevX, and no special rights */
+    g_assert_cmpuint(MLX5_GET(d->c->cap_general_cur, CAP_log_max_uctx), ==, 8);
+    g_assert_cmpuint(MLX5_GET(d->c->cap_general_cur, CAP_uctx_cap), ==, 0);
+    /* a right the caps do not offer */
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_UCTX);
+    MLX5_SET(in, CREATE_UCTX_IN_cap, 1);
+    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, ST_PARAM);
+    /* only the kernel creates contexts */
+    g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_CREATE_UCTX, 0, out, sizeof(out)), ==, ST_PARAM);
+    g_assert_cmphex(tdrv_syndrome(out), ==, MLX5_SYND_BAD_UID);
+    /* a context owning a PD is busy */
+    pd = alloc_pd_uid(d, a);
+    g_assert_cmpint(cmd_uid(d, 0, MLX5_CMD_OP_DESTROY_UCTX, a, NULL, 0), ==,
+                    MLX5_CMD_STAT_RES_BUSY);
+    g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DEALLOC_PD, pd, NULL, 0), ==, 0);
+    g_assert_cmpint(cmd_uid(d, 0, MLX5_CMD_OP_DESTROY_UCTX, a, NULL, 0), ==, 0);
+    g_assert_cmpint(cmd_uid(d, 0, MLX5_CMD_OP_DESTROY_UCTX, a, NULL, 0), ==, ST_RES);
+    /* a uid that does not exist (any more) issues nothing */
+    g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_ALLOC_PD, 0, out, sizeof(out)), ==, ST_PARAM);
+    g_assert_cmphex(tdrv_syndrome(out), ==, MLX5_SYND_BAD_UID);
+    g_assert_cmpint(cmd_uid(d, 0x1234, MLX5_CMD_OP_ALLOC_PD, 0, NULL, 0), ==, ST_PARAM);
+    g_assert_cmpint(cmd_uid(d, 0, MLX5_CMD_OP_DESTROY_UCTX, b, NULL, 0), ==, 0);
+    tdrv_free(d);
+}
+
+static void test_uid_isolation(void)
+{
+    TDrv *d = up();
+    uint16_t a = create_uctx(d), b = create_uctx(d);
+    uint32_t pda = alloc_pd_uid(d, a), pdb = alloc_pd_uid(d, b), pdk = tdrv_alloc_pd(d);
+    uint32_t mk, cqn, qpn;
+    uint8_t out[QUERY_MKEY_OUT_SIZE];
+    uint64_t buf, dbr;
+
+    /* privileged commands are not for users */
+    g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_CREATE_EQ, 0, out, 16), ==, ST_PARAM);
+    g_assert_cmphex(tdrv_syndrome(out), ==, MLX5_SYND_BAD_UID);
+    g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_MAD_IFC, 0, out, 16), ==, ST_PARAM);
+    g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_MANAGE_PAGES, 0, out, 16), ==, ST_PARAM);
+    g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_INIT_HCA, 0, out, 16), ==, ST_PARAM);
+    /* the kernel's shared uid (0xffff, its completion EQs) is not a user context */
+    g_assert_cmpint(cmd_uid(d, MLX5_SHARED_RESOURCE_UID, MLX5_CMD_OP_ALLOC_PD, 0, out, 16), ==, 0);
+    g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DEALLOC_PD, mlx5_ld32(out + 8) & 0xffffff, NULL,
+                            0), ==, ST_RES);
+
+    /* mkeys: only in the uid's own PDs */
+    g_assert_cmpint(create_klm_mkey(d, a, pda, false, MLX5_MKC_ACCESS_MODE_KLMS, &mk), ==, 0);
+    g_assert_cmpint(create_klm_mkey(d, a, pdb, false, MLX5_MKC_ACCESS_MODE_KLMS, NULL), ==,
+                    ST_PARAM);
+    g_assert_cmpint(create_klm_mkey(d, a, pdk, false, MLX5_MKC_ACCESS_MODE_KLMS, NULL), ==,
+                    ST_PARAM);
+    /* DevX marks MTT mkeys umem-backed; there is no UMEM to take translations from */
+    g_assert_cmpint(create_klm_mkey(d, a, pda, true, MLX5_MKC_ACCESS_MODE_KLMS, NULL), ==, 0);
+    /* another uid can neither see nor destroy it; its owner and the kernel can */
+    g_assert_cmpint(cmd_uid(d, b, MLX5_CMD_OP_QUERY_MKEY, mk, out, sizeof(out)), ==, ST_RES);
+    g_assert_cmpint(cmd_uid(d, b, MLX5_CMD_OP_DESTROY_MKEY, mk, NULL, 0), ==, ST_RES);
+    g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_QUERY_MKEY, mk, out, sizeof(out)), ==, 0);
+    g_assert_cmpint(cmd_uid(d, 0, MLX5_CMD_OP_QUERY_MKEY, mk, out, sizeof(out)), ==, 0);
+    g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DESTROY_MKEY, mk, NULL, 0), ==, 0);
+    /* PDs: not another uid's, not the kernel's */
+    g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DEALLOC_PD, pdb, NULL, 0), ==, ST_RES);
+    g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DEALLOC_PD, pdk, NULL, 0), ==, ST_RES);
+
+    /* a CQ of uid a (on the kernel's EQ and UAR: shared objects a may refer to) */
+    {
+        uint8_t in[MLX5_PAS_OFF + 8] = { 0 }, o[16];
+        uint8_t *cqc = in + CREATE_CQ_CQC_OFF;
+
+        buf = fake_alloc(d->h, 4096, 4096);
+        dbr = fake_alloc(d->h, 64, 64);
+        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_CQ);
+        MLX5_SET(in, CMD_IN_uid, a);
+        MLX5_SET(cqc, CQC_log_cq_size, 6);
+        MLX5_SET(cqc, CQC_uar_page, d->uar);
+        MLX5_SET(cqc, CQC_c_eqn, 0);
+        MLX5_SET64(cqc, CQC_dbr_addr_OFF, dbr);
+        mlx5_st64(in + MLX5_PAS_OFF, buf);
+        g_assert_cmpint(tdrv_exec(d, in, sizeof(in), o, sizeof(o)), ==, 0);
+        cqn = mlx5_ld32(o + 8) & 0xffffff;
+    }
+    g_assert_cmpint(cmd_uid(d, b, MLX5_CMD_OP_DESTROY_CQ, cqn, NULL, 0), ==, ST_RES);
+    /* uid b cannot build a QP on a's CQ, nor a REG_UMR QP at all; a can build an RC QP */
+    {
+        uint8_t in[MLX5_PAS_OFF + 8] = { 0 }, o[16];
+        uint8_t *qpc = in + QP_QPC_OFF;
+
+        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_QP);
+        MLX5_SET(in, CMD_IN_uid, b);
+        MLX5_SET(qpc, QPC_st, MLX5_QP_ST_RC);
+        MLX5_SET(qpc, QPC_pd, pdb);
+        MLX5_SET(qpc, QPC_log_sq_size, 2);
+        MLX5_SET(qpc, QPC_rq_type, MLX5_RQ_TYPE_ZERO_SIZE_RQ);
+        MLX5_SET(qpc, QPC_uar_page, d->uar);
+        MLX5_SET(qpc, QPC_cqn_snd, cqn);
+        MLX5_SET(qpc, QPC_cqn_rcv, cqn);
+        MLX5_SET64(qpc, QPC_dbr_addr_OFF, dbr);
+        mlx5_st64(in + MLX5_PAS_OFF, fake_alloc(d->h, 4096, 4096));
+        g_assert_cmpint(tdrv_exec(d, in, sizeof(in), o, sizeof(o)), ==, ST_PARAM);
+        g_assert_cmphex(tdrv_syndrome(o), ==, MLX5_SYND_BAD_CQ);
+        MLX5_SET(in, CMD_IN_uid, a);
+        MLX5_SET(qpc, QPC_st, MLX5_QP_ST_REG_UMR);
+        g_assert_cmpint(tdrv_exec(d, in, sizeof(in), o, sizeof(o)), ==, ST_PARAM);
+        MLX5_SET(qpc, QPC_st, MLX5_QP_ST_RC);
+        g_assert_cmpint(tdrv_exec(d, in, sizeof(in), o, sizeof(o)), ==, ST_PARAM); /* pdb */
+        MLX5_SET(qpc, QPC_pd, pda);
+        g_assert_cmpint(tdrv_exec(d, in, sizeof(in), o, sizeof(o)), ==, 0);
+        qpn = mlx5_ld32(o + 8) & 0xffffff;
+    }
+    {
+        uint8_t o[QP_QPC_OFF + MLX5_QPC_SIZE];
+        g_assert_cmpint(cmd_uid(d, b, MLX5_CMD_OP_QUERY_QP, qpn, o, sizeof(o)), ==, ST_RES);
+        g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_QUERY_QP, qpn, o, sizeof(o)), ==, 0);
+    }
+    g_assert_cmpint(cmd_uid(d, b, MLX5_CMD_OP_DESTROY_QP, qpn, NULL, 0), ==, ST_RES);
+    g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DESTROY_QP, qpn, NULL, 0), ==, 0);
+    g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DESTROY_CQ, cqn, NULL, 0), ==, 0);
+    tdrv_free(d);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/mlx5/devx/uctx-lifetime", test_uctx_lifetime);
+    g_test_add_func("/mlx5/devx/uid-isolation", test_uid_isolation);
+    return g_test_run();
+}
