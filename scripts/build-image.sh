@@ -8,10 +8,11 @@
 #   vmlinuz        the guest kernel (Debian trixie linux-image-amd64 6.12, or $KERNEL)
 #   base.cpio      newc initramfs: busybox-static, kmod, iproute2, rdma-core user space
 #                  (ibverbs-utils, ibverbs-providers, rdmacm-utils, infiniband-diags),
-#                  perftest, /usr/bin/rdma-verify (guest-tests/src/rdma-verify.c, compiled
-#                  on the host against trixie's libibverbs), the shared-library closure of
-#                  all of them, and the kernel modules mlx5_core mlx5_ib ib_core ib_uverbs
-#                  ib_umad ib_cm iw_cm rdma_cm rdma_ucm ib_ipoib virtio_net virtio_pci + their
+#                  perftest, /usr/bin/rdma-verify and the other guest-tests/src/*.c programs
+#                  (compiled on the host against trixie's libibverbs/libmlx5), the
+#                  shared-library closure of all of them, and the kernel modules mlx5_core
+#                  mlx5_ib ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm rdma_ucm ib_ipoib
+#                  nvme_rdma nvmet_rdma brd virtio_net virtio_pci + their
 #                  modules.dep closure
 #                  (decompressed, depmod'ed for the image, so modprobe/rmmod work).
 #   manifest.txt   package versions, modules and sizes that went into the image
@@ -154,7 +155,7 @@ awk '$1=="Inst"{v=$3; sub(/^\(/,"",v); print $2"="v}' "$WORK/resolve.txt" | sort
 [ -s "$WORK/pkgs.txt" ] || die "empty package closure (see $WORK/resolve.txt)"
 
 # ---- 2. input hash: skip the build when nothing changed -------------------------------------
-RV_SRC=$SRC/guest-tests/src/rdma-verify.c   # built on the host in step 4b
+RV_SRCS=$(ls "$SRC"/guest-tests/src/*.c)   # built on the host in step 4b
 file_id() { # identity of a file or directory tree: names, sizes, mtimes
   if [ -d "$1" ]; then (cd "$1" && find . \( -type f -o -type l \) -printf '%P %s %T@\n' | sort | sha256sum)
   else stat -c '%n %s %Y' "$1"; fi
@@ -167,7 +168,7 @@ stamp=$(
     if [ -n "$KERNEL" ]; then echo "kernel=$KERNEL"; file_id "$KERNEL"; fi
     if [ -n "$MODULES" ]; then echo "modules=$MODULES"; [ "$MODULES" = none ] || file_id "$MODULES"; fi
     for f in "${override_files[@]}"; do echo "override=$f"; file_id "$f"; done
-    sha256sum "$RV_SRC"    # rdma-verify (step 4b)
+    sha256sum $RV_SRCS     # rdma-verify, mlx5dv-mkey, ... (step 4b)
   } | sha256sum | cut -d' ' -f1
 )
 if [ "$FORCE" != 1 ] && [ -f "$OUT/stamp" ] && [ "$(cat "$OUT/stamp")" = "$stamp" ] &&
@@ -233,8 +234,9 @@ mkdir -p "$ROOT/etc"
 done
 echo 'export PS1="\\h:\\w# "' >> "$ROOT/etc/profile"
 
-# ---- 4b. /usr/bin/rdma-verify (guest-tests/src/rdma-verify.c, used by guest-tests/integrity.sh)
-# The guest has no compiler: build the program with the host's gcc against trixie's
+# ---- 4b. /usr/bin/<name> for every guest-tests/src/<name>.c (rdma-verify: integrity.sh,
+# mlx5dv-mkey: mlx5dv.sh). The guest has no compiler: build the programs with the host's gcc
+# against trixie's
 # libibverbs-dev headers (+ the rdma/ UAPI headers of trixie's linux-libc-dev) and link it
 # against trixie's libibverbs.so. The host's glibc (2.36) is older than trixie's, so the binary
 # runs in the guest; --allow-shlib-undefined because trixie's libibverbs.so.1 needs newer glibc
@@ -247,7 +249,7 @@ rv_uapi=$(apt-cache -c "$conf" policy linux-libc-dev | awk '$1=="Candidate:"{pri
 [ -n "$rv_uapi" ] && [ "$rv_uapi" != "(none)" ] || die "trixie's linux-libc-dev not found"
 rv_pkgs="libibverbs-dev=$rv_ver libibverbs1=$rv_ver linux-libc-dev=$rv_uapi"
 rv_flags="-O2 -g -std=gnu11 -Wall -Wextra"
-rv_key=$( { sha256sum "$RV_SRC"; gcc --version | head -n1; echo "$rv_pkgs $rv_flags"; } |
+rv_key=$( { sha256sum $RV_SRCS; gcc --version | head -n1; echo "$rv_pkgs $rv_flags"; } |
          sha256sum | cut -d' ' -f1)
 if [ "$(cat "$RV_DIR/key" 2>/dev/null)" != "$rv_key" ] || [ ! -x "$RV_DIR/rdma-verify" ]; then
   rv_missing=()
@@ -261,15 +263,22 @@ if [ "$(cat "$RV_DIR/key" 2>/dev/null)" != "$rv_key" ] || [ ! -x "$RV_DIR/rdma-v
   dpkg -x "$(deb_of "libibverbs1=$rv_ver")" "$RV_SYSROOT"       # target of libibverbs.so
   dpkg -x "$(deb_of "linux-libc-dev=$rv_uapi")" "$RV_DIR/uapi"  # only its rdma/ headers
   mv "$RV_DIR/uapi/usr/include/rdma" "$RV_SYSROOT/usr/include/rdma" && rm -rf "$RV_DIR/uapi"
-  log "compiling rdma-verify against ${rv_pkgs}"
-  # shellcheck disable=SC2086
-  gcc $rv_flags -I"$RV_SYSROOT/usr/include" -o "$RV_DIR/rdma-verify" "$RV_SRC" \
-    -L"$RV_SYSROOT/usr/lib/x86_64-linux-gnu" -libverbs \
-    -Wl,-rpath-link,"$STAGE/usr/lib/x86_64-linux-gnu" -Wl,--allow-shlib-undefined ||
-    die "compiling $RV_SRC failed"
+  for f in $RV_SRCS; do
+    n=$(basename "$f" .c)
+    log "compiling $n against ${rv_pkgs}"
+    # libmlx5.so.1 (ibverbs-providers, in the staging tree) for the mlx5dv_* calls
+    # shellcheck disable=SC2086
+    gcc $rv_flags -I"$RV_SYSROOT/usr/include" -o "$RV_DIR/$n" "$f" \
+      -L"$RV_SYSROOT/usr/lib/x86_64-linux-gnu" -libverbs \
+      -Wl,--as-needed "$STAGE/usr/lib/x86_64-linux-gnu/libmlx5.so.1" -Wl,--no-as-needed \
+      -Wl,-rpath-link,"$STAGE/usr/lib/x86_64-linux-gnu" -Wl,--allow-shlib-undefined ||
+      die "compiling $f failed"
+  done
   echo "$rv_key" > "$RV_DIR/key"
 fi
-install -m 755 "$RV_DIR/rdma-verify" "$ROOT/usr/bin/rdma-verify"
+for f in $RV_SRCS; do
+  install -m 755 "$RV_DIR/$(basename "$f" .c)" "$ROOT/usr/bin/$(basename "$f" .c)"
+done
 # ---- end of 4b --------------------------------------------------------------------------------
 
 # ---- 5. shared-library closure (DT_NEEDED + program interpreter) -----------------------------

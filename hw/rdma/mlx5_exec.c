@@ -35,6 +35,7 @@ static uint8_t mlx5_syndrome(IbWcStatus st)
         [IB_WC_REM_OP_ERR] = MLX5_CQE_SYNDROME_REMOTE_OP_ERR,
         [IB_WC_RETRY_EXC_ERR] = MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR,
         [IB_WC_RNR_RETRY_EXC_ERR] = MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR,
+        [IB_WC_MW_BIND_ERR] = MLX5_CQE_SYNDROME_MW_BIND_ERR,
     };
     return st < G_N_ELEMENTS(map) && map[st] ? map[st] : MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
 }
@@ -655,9 +656,20 @@ static unsigned mlx5_remote_need(unsigned access)
            (access & IB_ACCESS_REMOTE_ATOMIC ? MLX5_MKEY_A : 0);
 }
 
+/* A type-2 memory window (mkey bound to a QP) grants remote access through that QP only. */
+static bool mlx5_rkey_qp_ok(IbQp *ib, uint32_t rkey)
+{
+    Mlx5Mkey *mk = mlx5_table_get(&core_of(ib)->mkeys, rkey >> 8);
+
+    return !mk || mk->qpn == 0xffffff || mk->qpn == qp_of(ib)->qpn;
+}
+
 static IbWcStatus mlx5_ib_rkey_check(IbQp *ib, uint32_t rkey, uint64_t va, uint64_t len,
                                      unsigned access)
 {
+    if (!mlx5_rkey_qp_ok(ib, rkey)) {
+        return IB_WC_REM_ACCESS_ERR;
+    }
     return mlx5_xlate_status(mlx5_mkey_check(core_of(ib), rkey, qp_of(ib)->pdn,
                                              mlx5_remote_need(access), va, len, NULL), true);
 }
@@ -665,6 +677,9 @@ static IbWcStatus mlx5_ib_rkey_check(IbQp *ib, uint32_t rkey, uint64_t va, uint6
 static IbWcStatus mlx5_ib_rkey_write(IbQp *ib, uint32_t rkey, uint64_t va, const void *buf,
                                      uint32_t len)
 {
+    if (!mlx5_rkey_qp_ok(ib, rkey)) {
+        return IB_WC_REM_ACCESS_ERR;
+    }
     return mlx5_xlate_status(mlx5_mkey_copy(core_of(ib), rkey, qp_of(ib)->pdn, MLX5_MKEY_RW,
                                             va, (void *)buf, len, true), true);
 }
@@ -672,6 +687,9 @@ static IbWcStatus mlx5_ib_rkey_write(IbQp *ib, uint32_t rkey, uint64_t va, const
 static IbWcStatus mlx5_ib_rkey_read(IbQp *ib, uint32_t rkey, uint64_t va, void *buf,
                                     uint32_t len)
 {
+    if (!mlx5_rkey_qp_ok(ib, rkey)) {
+        return IB_WC_REM_ACCESS_ERR;
+    }
     return mlx5_xlate_status(mlx5_mkey_copy(core_of(ib), rkey, qp_of(ib)->pdn, MLX5_MKEY_RR,
                                             va, buf, len, false), true);
 }
@@ -686,6 +704,9 @@ static IbWcStatus mlx5_ib_rkey_atomic(IbQp *ib, uint32_t rkey, uint64_t va, bool
     uint64_t v = 0, nv;
     int i, r;
 
+    if (!mlx5_rkey_qp_ok(ib, rkey)) {
+        return IB_WC_REM_ACCESS_ERR;
+    }
     r = mlx5_mkey_copy(c, rkey, pdn, MLX5_MKEY_A, va, b, 8, false);
     if (r) {
         return mlx5_xlate_status(r, true);

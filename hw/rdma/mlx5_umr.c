@@ -66,12 +66,14 @@ enum {
     UMR_ERR_STATE,          /* free/not-free/QPN check failed */
     UMR_ERR_XLT,            /* translation beyond the mkey's table, or unreadable */
     UMR_ERR_FIELD,          /* an mkey field value the device does not accept */
+    UMR_ERR_BIND,           /* a window bind on a window that is not free (type 2) */
 };
 
 static IbWcStatus umr_fail(Mlx5Qp *qp, uint32_t key, int why)
 {
     trace_mlx5_err_umr(qp->qpn, key, why);
-    return why == UMR_ERR_WQE ? IB_WC_LOC_QP_OP_ERR : IB_WC_LOC_PROT_ERR;
+    return why == UMR_ERR_WQE ? IB_WC_LOC_QP_OP_ERR :
+           why == UMR_ERR_BIND ? IB_WC_MW_BIND_ERR : IB_WC_LOC_PROT_ERR;
 }
 
 /* Store @n16 octowords of translation entries from @src at octoword @off16 of @mk. */
@@ -129,7 +131,10 @@ IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigne
     if (((flags & 0x60) == UMR_F_MUST_BE_FREE && !mk->free) ||
         ((flags & 0x60) == UMR_F_MUST_NOT_BE_FREE && mk->free) ||
         ((flags & UMR_F_CHECK_QPN) && mk->qpn != 0xffffff && mk->qpn != qp->qpn)) {
-        return umr_fail(qp, key, UMR_ERR_STATE);
+        /* a type-2 window bind (KLM, "must be free", binding to a QP) reports MW_BIND_ERR */
+        return umr_fail(qp, key, mk->access_mode == MLX5_MKC_ACCESS_MODE_KLMS &&
+                        (flags & 0x60) == UMR_F_MUST_BE_FREE && (mask & UMR_M_QPN) ?
+                        UMR_ERR_BIND : UMR_ERR_STATE);
     }
 
     /* the translation entries: inline after the mkey segment, or through a data segment */

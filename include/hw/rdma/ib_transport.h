@@ -65,6 +65,7 @@ typedef enum IbWcStatus {
     IB_WC_REM_OP_ERR,
     IB_WC_RETRY_EXC_ERR,
     IB_WC_RNR_RETRY_EXC_ERR,
+    IB_WC_MW_BIND_ERR,          /* a memory-window bind failed (local, device-specific) */
 } IbWcStatus;
 
 /* Receive completion opcodes */

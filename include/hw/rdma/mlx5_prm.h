@@ -324,6 +324,7 @@ enum {
 #define CAP_cq_oi                           17, 31, 31
 #define CAP_cq_resize                       17, 30, 30
 #define CAP_cq_moderation                   17, 29, 29
+#define CAP_imaicl                          17, 14, 14  /* memory windows */
 #define CAP_xrc                             17, 3, 3
 #define CAP_ud                              17, 2, 2
 #define CAP_uc                              17, 1, 1
