@@ -39,6 +39,9 @@
 #   EXTRA_MODULES="..."  more module names to include (with their dependencies), e.g. rdma_rxe
 #   EXTRA_PACKAGES="..." more trixie packages whose files (and library closure) go into the
 #                        image, e.g. "strace gdb"
+#   KEEP_PATHS="..."     paths (relative to the root) kept although PRUNE would remove them;
+#                        *.py.gz files below them are decompressed (rdma-core's pyverbs tests
+#                        ship in usr/share/doc/rdma-core/tests, partly gzipped)
 #   COMPRESS=none|gzip|zstd  initramfs compression (default gzip: 12 MB instead of 32 MB; boot
 #                        time under TCG was the same within noise for all three, ~5-8 s to
 #                        /init, because the kernel unpacks the initramfs asynchronously. lz4 is
@@ -75,6 +78,7 @@ MODULES=${MODULES:-}
 OVERRIDE_KO=${OVERRIDE_KO:-}
 EXTRA_MODULES=${EXTRA_MODULES:-}
 EXTRA_PACKAGES=${EXTRA_PACKAGES:-}
+KEEP_PATHS=${KEEP_PATHS:-}
 COMPRESS=${COMPRESS:-gzip}
 FORCE=${FORCE:-0}
 
@@ -164,7 +168,7 @@ stamp=$(
   {
     sha256sum "$0"
     cat "$WORK/pkgs.txt"
-    echo "compress=$COMPRESS modules=$EXTRA_MODULES packages=$EXTRA_PACKAGES"
+    echo "compress=$COMPRESS modules=$EXTRA_MODULES packages=$EXTRA_PACKAGES keep=$KEEP_PATHS"
     if [ -n "$KERNEL" ]; then echo "kernel=$KERNEL"; file_id "$KERNEL"; fi
     if [ -n "$MODULES" ]; then echo "modules=$MODULES"; [ "$MODULES" = none ] || file_id "$MODULES"; fi
     for f in "${override_files[@]}"; do echo "override=$f"; file_id "$f"; done
@@ -208,7 +212,17 @@ for p in $TOOL_PACKAGES; do
   nv=$(grep -m1 "^$p=" "$WORK/pkgs.txt") || die "package $p missing from the closure"
   dpkg -x "$(deb_of "$nv")" "$ROOT"
 done
+KEEP_TMP=$WORK/keep
+rm -rf "$KEEP_TMP" && mkdir -p "$KEEP_TMP"
+for k in $KEEP_PATHS; do
+  [ -e "$ROOT/$k" ] || die "KEEP_PATHS: $k is in none of the packages"
+  mkdir -p "$KEEP_TMP/$(dirname "$k")" && mv "$ROOT/$k" "$KEEP_TMP/$k"
+done
 (cd "$ROOT" && for p in $PRUNE; do rm -rf ./$p; done)
+for k in $KEEP_PATHS; do
+  mkdir -p "$ROOT/$(dirname "$k")" && mv "$KEEP_TMP/$k" "$ROOT/$k"
+  find "$ROOT/$k" -name '*.py.gz' -exec gzip -d -f {} +
+done
 # merged /usr: anything a package put in /bin, /sbin, /lib, /lib64 moves below /usr
 for d in bin sbin lib lib64; do
   mkdir -p "$ROOT/usr/$d"

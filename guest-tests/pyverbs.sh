@@ -1,0 +1,46 @@
+#!/bin/sh
+# rdma-core's own test suite (pyverbs, Debian's python3-pyverbs: /usr/share/doc/rdma-core/tests)
+# on the device, run by its run_tests.py, unmodified. Prints every test's outcome, then one line
+# per module: "@@PYVERBS module=M passed=P skipped=S failed=F errors=E", the skip reasons, and
+# the tracebacks of failures and errors. Passes when the modules named by
+# mlx5t.pyverbs_clean=... (comma separated; scripts/pyverbs.sh sets them) have no failures or
+# errors; the others are reported only.
+# mlx5t-instances: 1
+# mlx5t-timeout: 1500
+. /test/lib/common.sh
+MODULES=$(sed -n 's/.*mlx5t.pyverbs_modules=\([^ ]*\).*/\1/p' /proc/cmdline | tr ',' ' ')
+CLEAN=$(sed -n 's/.*mlx5t.pyverbs_clean=\([^ ]*\).*/\1/p' /proc/cmdline | tr ',' ' ')
+load_mlx5
+wait_ib_active mlx5_0 1 90
+T=/usr/share/doc/rdma-core/tests
+[ -f $T/run_tests.py ] || fail "no pyverbs tests in the image ($T)"
+args=
+for m in $MODULES; do args="$args tests.$m"; done
+echo "+ python3 run_tests.py --dev mlx5_0 -v$args"
+(cd $T && timeout 1300 python3 run_tests.py --dev mlx5_0 -v $args) > /tmp/pv.out 2>&1
+rc=$?
+cat /tmp/pv.out
+# Verbose unittest output: each test starts with "test_x (tests.MODULE.Class.test_x)" (its
+# docstring and " ... result" may follow on the next line, with other output in between); the
+# final report lists every failure and error as "FAIL: test_x (tests.MODULE...)" /
+# "ERROR: ...". Tests are counted by their id lines, skips by the "skipped '...'" result that
+# follows, failures and errors by the report; the rest passed.
+awk '
+  function modof(line) { match(line, /\(tests\.[a-z0-9_]+\./); return substr(line, RSTART + 7, RLENGTH - 8) }
+  /^(FAIL|ERROR): test[^ ]* \(tests\./ { m = modof($0); if ($1 == "FAIL:") f[m]++; else e[m]++; next }
+  /^test[^ ]* \(tests\.[a-z0-9_]+\.[^ ]*\)/ { cur = modof($0); n[cur]++; mods[cur] = 1; done = 0 }
+  / \.\.\. skipped / && cur != "" && !done { s[cur]++; done = 1; r = $0; sub(/.*\.\.\. skipped /, "", r); why[cur ": " r]++ }
+  END {
+    for (m in mods) printf "@@PYVERBS module=%s passed=%d skipped=%d failed=%d errors=%d\n", m, n[m] - s[m] - f[m] - e[m], s[m], f[m], e[m]
+    for (k in why) printf "@@PYVERBS-SKIP %s x%d\n", k, why[k]
+  }' /tmp/pv.out | sort > /tmp/pv.sum
+cat /tmp/pv.sum
+grep -E "^(Ran|OK|FAILED)" /tmp/pv.out
+grep -q "^@@PYVERBS module=" /tmp/pv.sum || fail "run_tests.py ran no test (exit $rc)"
+bad=
+for m in $CLEAN; do
+  line=$(grep "^@@PYVERBS module=$m " /tmp/pv.sum) || { bad="$bad $m(not run)"; continue; }
+  case $line in *" failed=0 errors=0") ;; *) bad="$bad $m" ;; esac
+done
+[ -z "$bad" ] || fail "pyverbs modules with failures or errors:$bad"
+echo "pyverbs: OK (clean:$CLEAN)"

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# pyverbs.sh - rdma-core's test suite (Debian's python3-pyverbs, run_tests.py) in a guest on the
+# device. Builds build/guest-pyverbs (the test image plus Python, pyverbs, scapy and the tests),
+# boots one guest, runs the modules and prints the per-module totals:
+#   module                 passed skipped failed errors
+# and the skip reasons. Exit status 0 when the modules of CLEAN have no failures or errors.
+#
+#   scripts/pyverbs.sh [MODULE...]      default: the modules of issue 8's acceptance list
+#
+# Logs: build/pyverbs/serial-0.log (every test's outcome and the tracebacks).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+export MLX5T_ACCEL=${MLX5T_ACCEL:-tcg}
+MODULES=${*:-test_mlx5_mkey test_mlx5_devx test_mlx5_dc test_qpex test_mr test_cq test_cqex test_atomic test_srq test_qp}
+# modules that must have no failures or errors (the others are reported only); grows as the
+# features they test land
+CLEAN=${PYVERBS_CLEAN-}
+
+qemu=$(scripts/build-qemu.sh | tail -n1)
+EXTRA_PACKAGES="python3-pyverbs python3-scapy python3 python3-minimal python3.13 python3.13-minimal
+  libpython3.13-minimal libpython3.13-stdlib libpython3.13" \
+KEEP_PATHS="usr/share/doc/rdma-core/tests" OUT=build/guest-pyverbs scripts/build-image.sh >&2
+logs=build/pyverbs
+rc=0
+python3 scripts/guest-run.py --test guest-tests/pyverbs.sh --qemu "$qemu" \
+  --kernel build/guest-pyverbs/vmlinuz --initrd build/guest-pyverbs/base.cpio --log-dir "$logs" \
+  --append "mlx5t.pyverbs_modules=$(echo $MODULES | tr ' ' ,) mlx5t.pyverbs_clean=$(echo $CLEAN | tr ' ' ,)" >&2 ||
+  rc=$?
+printf '%-22s %7s %7s %7s %7s\n' module passed skipped failed errors
+sed -n 's/^@@PYVERBS module=\(\S*\) passed=\([0-9]*\) skipped=\([0-9]*\) failed=\([0-9]*\) errors=\([0-9]*\).*/\1 \2 \3 \4 \5/p' \
+  "$logs/serial-0.log" | sort -u | awk '{printf "%-22s %7d %7d %7d %7d\n", $1, $2, $3, $4, $5;
+    P += $2; S += $3; F += $4; E += $5} END {printf "%-22s %7d %7d %7d %7d\n", "total", P, S, F, E}'
+echo "skip reasons:"
+sed -n 's/^@@PYVERBS-SKIP /  /p' "$logs/serial-0.log" | sort -u
+exit $rc
