@@ -416,7 +416,8 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
     qp->stat_rx++;
     switch (p.opcode & 0xe0) {
     case IB_TRANSPORT_RC:
-        if (qp->type == IB_QPT_RC) {
+    case IB_TRANSPORT_XRC:
+        if (qp->type == IB_QPT_RC && qp->xrc == ((p.opcode & 0xe0) == IB_TRANSPORT_XRC)) {
             ib_rc_rx(qp, &p);
         }
         break;

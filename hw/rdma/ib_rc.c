@@ -40,7 +40,7 @@ static uint32_t ib_wr_npsn(const IbQp *qp, const IbSendWr *wr)
 
 static uint8_t ib_transport_bits(const IbQp *qp)
 {
-    return qp->type == IB_QPT_UC ? IB_TRANSPORT_UC : IB_TRANSPORT_RC;
+    return qp->type == IB_QPT_UC ? IB_TRANSPORT_UC : qp->xrc ? IB_TRANSPORT_XRC : IB_TRANSPORT_RC;
 }
 
 void ib_qp_fill_hdr(const IbQp *qp, IbPacket *p, uint8_t opcode, uint32_t psn)
@@ -403,7 +403,8 @@ static IbWcStatus ib_req_send_packet(IbQp *qp, IbSendEntry *e)
     IbPacket p;
 
     if (wr->opcode == IB_WR_RDMA_READ) {
-        ib_qp_fill_hdr(qp, &p, IB_TRANSPORT_RC | OP(READ_REQUEST), psn);
+        ib_qp_fill_hdr(qp, &p, ib_transport_bits(qp) | OP(READ_REQUEST), psn);
+        p.xrc_srqn = wr->xrc_srqn;
         p.reth_va = wr->remote_addr + e->resp_off;
         p.reth_rkey = wr->rkey;
         p.reth_len = wr->length - e->resp_off;
@@ -414,8 +415,9 @@ static IbWcStatus ib_req_send_packet(IbQp *qp, IbSendEntry *e)
         return IB_WC_SUCCESS;
     }
     if (ib_wr_atomic(wr)) {
-        ib_qp_fill_hdr(qp, &p, IB_TRANSPORT_RC | (wr->opcode == IB_WR_ATOMIC_CMP_SWP ?
-                                                  OP(COMPARE_SWAP) : OP(FETCH_ADD)), psn);
+        ib_qp_fill_hdr(qp, &p, ib_transport_bits(qp) | (wr->opcode == IB_WR_ATOMIC_CMP_SWP ?
+                                                        OP(COMPARE_SWAP) : OP(FETCH_ADD)), psn);
+        p.xrc_srqn = wr->xrc_srqn;
         p.atomic_va = wr->remote_addr;
         p.atomic_rkey = wr->rkey;
         p.atomic_swap_add = wr->opcode == IB_WR_ATOMIC_CMP_SWP ? wr->swap : wr->compare_add;
@@ -436,6 +438,7 @@ static IbWcStatus ib_req_send_packet(IbQp *qp, IbSendEntry *e)
     {
         bool first = qp->cur_off == 0, last = qp->cur_off + chunk >= wr->length;
         ib_qp_fill_hdr(qp, &p, ib_transport_bits(qp) | ib_send_opcode(wr, first, last), psn);
+        p.xrc_srqn = wr->xrc_srqn;
         if (first && (wr->opcode == IB_WR_RDMA_WRITE || wr->opcode == IB_WR_RDMA_WRITE_IMM)) {
             p.reth_va = wr->remote_addr;
             p.reth_rkey = wr->rkey;
@@ -529,7 +532,7 @@ static void ib_resp_send_aeth(IbQp *qp, uint32_t psn, uint8_t syndrome)
 {
     IbPacket p;
 
-    ib_qp_fill_hdr(qp, &p, IB_TRANSPORT_RC | OP(ACKNOWLEDGE), psn);
+    ib_qp_fill_hdr(qp, &p, ib_transport_bits(qp) | OP(ACKNOWLEDGE), psn);
     p.aeth_syndrome = syndrome;
     p.aeth_msn = qp->msn & IB_PSN_MASK;
     ib_port_send(qp->port, &p, NULL, 0);
@@ -705,7 +708,7 @@ static void ib_resp_atomic_ack(IbQp *qp, const IbRespRes *r)
 {
     IbPacket p;
 
-    ib_qp_fill_hdr(qp, &p, IB_TRANSPORT_RC | OP(ATOMIC_ACKNOWLEDGE), r->psn);
+    ib_qp_fill_hdr(qp, &p, ib_transport_bits(qp) | OP(ATOMIC_ACKNOWLEDGE), r->psn);
     p.aeth_syndrome = IB_AETH_ACK | IB_AETH_CREDITS_INVALID;
     p.aeth_msn = qp->msn & IB_PSN_MASK;
     p.atomic_orig = r->orig;
@@ -919,7 +922,7 @@ static unsigned ib_resp_tx(IbQp *qp, unsigned budget)
             ib_resp_error(qp, IB_NAK_REMOTE_ACCESS_ERR, IB_EV_QP_ACCESS_ERR);
             break;
         }
-        ib_qp_fill_hdr(qp, &p, IB_TRANSPORT_RC | op, r->tx_psn);
+        ib_qp_fill_hdr(qp, &p, ib_transport_bits(qp) | op, r->tx_psn);
         p.aeth_syndrome = IB_AETH_ACK | IB_AETH_CREDITS_INVALID;
         p.aeth_msn = qp->msn & IB_PSN_MASK;
         ib_port_send(qp->port, &p, qp->port->payload, chunk);
@@ -969,6 +972,14 @@ void ib_rc_rx(IbQp *qp, const IbPacket *p)
             }
         }
         return;
+    }
+    if (qp->xrc) {
+        /* an XRC target: every request names an XRC SRQ of the target's XRC domain */
+        if (!qp->port->ops->xrc_srq_ok || !qp->port->ops->xrc_srq_ok(qp, p->xrc_srqn)) {
+            ib_resp_error(qp, IB_NAK_INVALID_REQUEST, IB_EV_QP_REQ_ERR);
+            return;
+        }
+        qp->xrc_srqn = p->xrc_srqn;
     }
     ib_resp_rx(qp, p);
 }

@@ -82,6 +82,15 @@ unsigned ib_opcode_headers(uint8_t opcode)
             return ib_op_hdrs[op] | IB_HDR_DETH;
         }
         return 0;
+    case IB_TRANSPORT_XRC:
+        /* RC's operations; every request names its XRC SRQ, responses do not */
+        if (!ib_op_hdrs[op]) {
+            return 0;
+        }
+        if ((op >= IB_OP_READ_RESPONSE_FIRST && op <= IB_OP_ATOMIC_ACKNOWLEDGE)) {
+            return ib_op_hdrs[op];
+        }
+        return ib_op_hdrs[op] | IB_HDR_XRCETH;
     default:
         return 0;
     }
@@ -104,7 +113,8 @@ void ib_wire_lid_mac(uint16_t lid, uint8_t sl, uint8_t mac[6])
 
 static size_t ib_ext_len(unsigned h)
 {
-    return (h & IB_HDR_DETH ? IB_DETH_LEN : 0) + (h & IB_HDR_RETH ? IB_RETH_LEN : 0) +
+    return (h & IB_HDR_XRCETH ? IB_XRCETH_LEN : 0) +
+           (h & IB_HDR_DETH ? IB_DETH_LEN : 0) + (h & IB_HDR_RETH ? IB_RETH_LEN : 0) +
            (h & IB_HDR_ATOMIC_ETH ? IB_ATOMIC_ETH_LEN : 0) + (h & IB_HDR_AETH ? IB_AETH_LEN : 0) +
            (h & IB_HDR_ATOMIC_ACK ? IB_ATOMIC_ACK_LEN : 0) +
            (h & IB_HDR_IMMDT ? IB_IMMDT_LEN : 0) + (h & IB_HDR_IETH ? IB_IETH_LEN : 0);
@@ -168,6 +178,10 @@ size_t ib_wire_encode_hdr(const IbPacket *p, uint8_t *hdr, size_t payload_len)
     bth[8] = p->ack_req ? 0x80 : 0;
     ib_st24(bth + 9, p->psn);
 
+    if (h & IB_HDR_XRCETH) {
+        ib_st32(x, p->xrc_srqn & 0xffffff);
+        x += IB_XRCETH_LEN;
+    }
     if (h & IB_HDR_DETH) {
         ib_st32(x, p->deth_qkey);
         ib_st32(x + 4, p->deth_src_qpn & 0xffffff);
@@ -307,6 +321,10 @@ int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
         return -5;
     }
     x = bth + IB_BTH_LEN;
+    if (h & IB_HDR_XRCETH) {
+        p->xrc_srqn = ib_ld24(x + 1);
+        x += IB_XRCETH_LEN;
+    }
     if (h & IB_HDR_DETH) {
         p->deth_qkey = ib_ld32(x);
         p->deth_src_qpn = ib_ld24(x + 5);

@@ -8,7 +8,7 @@
 #include "mlx5_cmd.h"
 #include "trace.h"
 
-#define MLX5_SUPPORTED_ISSI     0x1     /* ISSI 0 only: SRQs via CREATE_SRQ */
+#define MLX5_SUPPORTED_ISSI     0x3     /* ISSI 0 (SRQs via CREATE_SRQ) and 1 (RMPs, XRC SRQs) */
 
 void mlx5_cmd_enable_hca(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {

@@ -11,17 +11,7 @@
 
 #define MLX5_ERR_POLL_NS    1000000     /* RQ polling of QPs in error (no RQ doorbell) */
 
-static Mlx5Qp *qp_of(IbQp *ib)
-{
-    return container_of(ib, Mlx5Qp, ib);
-}
-
-static Mlx5Core *core_of(IbQp *ib)
-{
-    return ib->port->dev;
-}
-
-static uint8_t mlx5_syndrome(IbWcStatus st)
+uint8_t mlx5_syndrome(IbWcStatus st)
 {
     static const uint8_t map[] = {
         [IB_WC_LOC_LEN_ERR] = MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR,
@@ -40,7 +30,7 @@ static uint8_t mlx5_syndrome(IbWcStatus st)
     return st < G_N_ELEMENTS(map) && map[st] ? map[st] : MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
 }
 
-static bool mlx5_qp_is_ud(const Mlx5Qp *qp)
+bool mlx5_qp_is_ud(const Mlx5Qp *qp)
 {
     return qp->st == MLX5_QP_ST_UD || qp->st == MLX5_QP_ST_QP0 || qp->st == MLX5_QP_ST_QP1;
 }
@@ -65,7 +55,7 @@ void mlx5_exec_set_deadline(Mlx5Core *c)
 
 /* ---- completions ---------------------------------------------------------------------- */
 
-static void mlx5_cqe_post(Mlx5Core *c, uint32_t cqn, uint8_t *cqe, bool solicited)
+void mlx5_cqe_post(Mlx5Core *c, uint32_t cqn, uint8_t *cqe, bool solicited)
 {
     Mlx5Cq *cq = mlx5_table_get(&c->cqs, cqn);
 
@@ -104,45 +94,7 @@ static void mlx5_send_cqe(Mlx5Core *c, Mlx5Qp *qp, const Mlx5SendCtx *ctx, IbWcS
     mlx5_cqe_post(c, qp->cqn_snd, cqe, st != IB_WC_SUCCESS);
 }
 
-static void mlx5_recv_cqe(Mlx5Core *c, Mlx5Qp *qp, uint16_t wqe_counter,
-                          const IbRecvCompletion *rc)
-{
-    static const uint8_t opcode[] = {
-        [IB_RECV_SEND] = MLX5_CQE_RESP_SEND,
-        [IB_RECV_SEND_IMM] = MLX5_CQE_RESP_SEND_IMM,
-        [IB_RECV_SEND_INV] = MLX5_CQE_RESP_SEND_INV,
-        [IB_RECV_WRITE_IMM] = MLX5_CQE_RESP_WR_IMM,
-    };
-    uint8_t cqe[MLX5_CQE_SIZE] = { 0 };
-
-    mlx5_st32(cqe + MLX5_CQE_srqn_uidx, qp->user_index & 0xffffff);
-    mlx5_st32(cqe + MLX5_CQE_sop_drop_qpn, qp->qpn);
-    mlx5_st16(cqe + MLX5_CQE_wqe_counter, wqe_counter);
-    if (rc->status != IB_WC_SUCCESS) {
-        cqe[MLX5_CQE_syndrome] = mlx5_syndrome(rc->status);
-        cqe[MLX5_CQE_op_own] = MLX5_CQE_RESP_ERR << 4;
-        if (rc->status != IB_WC_WR_FLUSH_ERR) {
-            trace_mlx5_err_recv_cqe(qp->qpn, wqe_counter, cqe[MLX5_CQE_syndrome]);
-        }
-        mlx5_cqe_post(c, qp->cqn_rcv, cqe, true);
-        return;
-    }
-    cqe[MLX5_CQE_ml_path] = rc->dlid_path_bits & 0x7f;
-    mlx5_st16(cqe + MLX5_CQE_slid, rc->slid);
-    mlx5_st32(cqe + MLX5_CQE_flags_rqpn, (rc->src_qpn & 0xffffff) | ((rc->sl & 0xfu) << 24) |
-              (rc->grh ? 1u << 28 : 0));
-    if (rc->opcode == IB_RECV_SEND && mlx5_qp_is_ud(qp)) {
-        mlx5_st32(cqe + MLX5_CQE_imm_inval_pkey, IB_DEFAULT_PKEY);
-    } else if (rc->opcode != IB_RECV_SEND) {
-        memcpy(cqe + MLX5_CQE_imm_inval_pkey, &rc->imm, 4);    /* wire order */
-    }
-    mlx5_st32(cqe + MLX5_CQE_byte_cnt, rc->byte_len);
-    cqe[MLX5_CQE_op_own] = (opcode[rc->opcode] << 4) | (rc->solicited ? 2 : 0);
-    trace_mlx5_recv_done(qp->qpn, wqe_counter, rc->byte_len);
-    mlx5_cqe_post(c, qp->cqn_rcv, cqe, rc->solicited);
-}
-
-static void mlx5_qp_event(Mlx5Core *c, Mlx5Qp *qp, uint8_t type)
+void mlx5_qp_event(Mlx5Core *c, Mlx5Qp *qp, uint8_t type)
 {
     uint8_t data[28] = { 0 };
 
@@ -171,31 +123,6 @@ static void mlx5_qp_enter_error(Mlx5Core *c, Mlx5Qp *qp)
     if (c->poll_deadline == INT64_MAX) {
         c->poll_deadline = c->ops->now_ns(c->opaque) + MLX5_ERR_POLL_NS;
         mlx5_exec_set_deadline(c);
-    }
-}
-
-/* In error, every posted receive completes with a flush error (no RQ doorbell: polled). */
-static void mlx5_rq_flush(Mlx5Core *c, Mlx5Qp *qp)
-{
-    IbRecvCompletion rc = { .status = IB_WC_WR_FLUSH_ERR };
-    uint8_t dbr[4];
-    uint16_t pi;
-    unsigned n = 0;
-
-    if (qp->rq_type == MLX5_RQ_TYPE_SRQ) {
-        if (!qp->last_wqe_sent) {
-            qp->last_wqe_sent = true;
-            mlx5_qp_event(c, qp, MLX5_EVENT_TYPE_SRQ_LAST_WQE);
-        }
-        return;
-    }
-    if (!qp->rq_cnt || mlx5_dma_read(c, qp->dbr_addr, dbr, 4)) {
-        return;
-    }
-    pi = mlx5_ld32(dbr) & 0xffff;
-    while (qp->rq_ci != pi && n++ < qp->rq_cnt) {
-        mlx5_recv_cqe(c, qp, qp->rq_ci, &rc);
-        qp->rq_ci++;
     }
 }
 
@@ -285,6 +212,14 @@ static IbWcStatus mlx5_sq_decode(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, un
     case MLX5_OPCODE_ATOMIC_FA: wr->opcode = IB_WR_ATOMIC_FETCH_ADD; break;
     default:
         return IB_WC_LOC_QP_OP_ERR;
+    }
+    if (qp->st == MLX5_QP_ST_XRC) {
+        /* XRC initiator: the remote XRC SRQ (mlx5_wqe_xrc_seg) precedes the RC segments */
+        if (off + 16 > end) {
+            return IB_WC_LOC_QP_OP_ERR;
+        }
+        wr->xrc_srqn = mlx5_ld32(wqe + off) & 0xffffff;
+        off += 16;
     }
     if (ud) {
         if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_IMM) {
@@ -467,7 +402,7 @@ void mlx5_exec_sq_doorbell(Mlx5Core *c, uint64_t ctrl)
 
 /* ---- the transport's view of this device (IbDevOps) --------------------------------- */
 
-static IbWcStatus mlx5_xlate_status(int r, bool remote)
+IbWcStatus mlx5_xlate_status(int r, bool remote)
 {
     if (!r) {
         return IB_WC_SUCCESS;
@@ -479,7 +414,7 @@ static IbWcStatus mlx5_xlate_status(int r, bool remote)
 }
 
 /* Walk a scatter/gather list from byte @off, moving @len bytes. */
-static IbWcStatus mlx5_sgl_copy(Mlx5Core *c, uint32_t pdn, const Mlx5Sge *sge, unsigned n,
+IbWcStatus mlx5_sgl_copy(Mlx5Core *c, uint32_t pdn, const Mlx5Sge *sge, unsigned n,
                                 size_t stride, unsigned first, uint64_t off, void *buf,
                                 uint32_t len, bool to_mem)
 {
@@ -553,178 +488,6 @@ static void mlx5_ib_send_done(IbQp *ib, const IbSendWr *wr, IbWcStatus st)
         qp->sq_wait = false;            /* the waiting NOP/UMR can run now */
         mlx5_exec_queue(c, qp);
     }
-}
-
-/* Take the next receive WQE (RQ or SRQ) into qp->rcv. */
-static bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
-{
-    Mlx5Qp *qp = qp_of(ib);
-    Mlx5Core *c = core_of(ib);
-    uint8_t wqe[16 << 5], dbr[4];
-    unsigned stride, off = 0, i;
-    uint64_t cap = 0;
-    uint16_t counter;
-
-    if (qp->rq_type == MLX5_RQ_TYPE_SRQ) {
-        Mlx5Srq *srq = mlx5_table_get(&c->srqs, qp->srqn);
-        if (!srq || mlx5_dma_read(c, srq->dbr_addr, dbr, 4)) {
-            return false;
-        }
-        counter = mlx5_ld32(dbr) & 0xffff;
-        if (counter == srq->consumed) {
-            return false;
-        }
-        stride = 16u << srq->log_rq_stride;
-        if (mlx5_buf_read(c, &srq->buf, (uint64_t)(srq->head & ((1u << srq->log_srq_size) - 1)) *
-                          stride, wqe, stride)) {
-            return false;
-        }
-        qp->rcv.wqe_counter = srq->head & ((1u << srq->log_srq_size) - 1);
-        qp->rcv.pdn = srq->pdn;
-        srq->head = mlx5_ld16(wqe + 2);
-        srq->consumed++;
-        off = 16;                       /* next segment */
-        if (srq->armed && (uint16_t)(counter - srq->consumed) < srq->lwm) {
-            uint8_t data[28] = { 0 };
-            srq->armed = false;
-            mlx5_st32(data + MLX5_EQE_qp_srq_n - MLX5_EQE_data, srq->srqn);
-            mlx5_eq_post_async(c, MLX5_EVENT_TYPE_SRQ_RQ_LIMIT, 0, data, sizeof(data));
-        }
-    } else if (qp->rq_type == MLX5_RQ_TYPE_REGULAR && qp->rq_cnt) {
-        if (mlx5_dma_read(c, qp->dbr_addr, dbr, 4)) {
-            return false;
-        }
-        counter = mlx5_ld32(dbr) & 0xffff;
-        if (counter == qp->rq_ci) {
-            return false;
-        }
-        stride = qp->rq_stride;
-        if (mlx5_buf_read(c, &qp->buf, (uint64_t)(qp->rq_ci & (qp->rq_cnt - 1)) * stride, wqe,
-                          stride)) {
-            return false;
-        }
-        qp->rcv.wqe_counter = qp->rq_ci++;
-        qp->rcv.pdn = qp->pdn;
-    } else {
-        return false;
-    }
-    qp->rcv.nsge = 0;
-    for (i = off; i + 16 <= stride && qp->rcv.nsge < MLX5_MAX_RECV_SGE; i += 16) {
-        Mlx5Sge *s = &qp->rcv.sge[qp->rcv.nsge];
-        s->len = mlx5_ld32(wqe + i) & 0x7fffffff;
-        s->lkey = mlx5_ld32(wqe + i + 4);
-        s->addr = mlx5_ld64(wqe + i + 8);
-        if (s->lkey == MLX5_INVALID_LKEY) {
-            break;                      /* end of the scatter list */
-        }
-        if (s->len) {
-            cap += s->len;
-            qp->rcv.nsge++;
-        }
-    }
-    rwr->cookie = qp->rcv.wqe_counter;
-    rwr->capacity = cap;
-    trace_mlx5_recv_wqe(qp->qpn, qp->rcv.wqe_counter, qp->rcv.nsge, cap);
-    return true;
-}
-
-static IbWcStatus mlx5_ib_recv_scatter(IbQp *ib, const IbRecvWr *rwr, uint64_t off,
-                                       const void *buf, uint32_t len)
-{
-    Mlx5Qp *qp = qp_of(ib);
-
-    return mlx5_sgl_copy(core_of(ib), qp->rcv.pdn, qp->rcv.sge, qp->rcv.nsge,
-                         MLX5_MAX_RECV_SGE, 0, off, (void *)buf, len, true);
-}
-
-static void mlx5_ib_recv_done(IbQp *ib, const IbRecvWr *rwr, const IbRecvCompletion *rc)
-{
-    Mlx5Qp *qp = qp_of(ib);
-    Mlx5Core *c = core_of(ib);
-
-    mlx5_recv_cqe(c, qp, rwr->cookie, rc);
-    if (rc->status != IB_WC_SUCCESS && !mlx5_qp_is_ud(qp) && qp->state != MLX5_QP_STATE_ERR) {
-        qp->to_error = true;
-        mlx5_exec_queue(c, qp);
-    }
-}
-
-static unsigned mlx5_remote_need(unsigned access)
-{
-    return (access & IB_ACCESS_REMOTE_WRITE ? MLX5_MKEY_RW : 0) |
-           (access & IB_ACCESS_REMOTE_READ ? MLX5_MKEY_RR : 0) |
-           (access & IB_ACCESS_REMOTE_ATOMIC ? MLX5_MKEY_A : 0);
-}
-
-/* A type-2 memory window (mkey bound to a QP) grants remote access through that QP only. */
-static bool mlx5_rkey_qp_ok(IbQp *ib, uint32_t rkey)
-{
-    Mlx5Mkey *mk = mlx5_table_get(&core_of(ib)->mkeys, rkey >> 8);
-
-    return !mk || mk->qpn == 0xffffff || mk->qpn == qp_of(ib)->qpn;
-}
-
-static IbWcStatus mlx5_ib_rkey_check(IbQp *ib, uint32_t rkey, uint64_t va, uint64_t len,
-                                     unsigned access)
-{
-    if (!mlx5_rkey_qp_ok(ib, rkey)) {
-        return IB_WC_REM_ACCESS_ERR;
-    }
-    return mlx5_xlate_status(mlx5_mkey_check(core_of(ib), rkey, qp_of(ib)->pdn,
-                                             mlx5_remote_need(access), va, len, NULL), true);
-}
-
-static IbWcStatus mlx5_ib_rkey_write(IbQp *ib, uint32_t rkey, uint64_t va, const void *buf,
-                                     uint32_t len)
-{
-    if (!mlx5_rkey_qp_ok(ib, rkey)) {
-        return IB_WC_REM_ACCESS_ERR;
-    }
-    return mlx5_xlate_status(mlx5_mkey_copy(core_of(ib), rkey, qp_of(ib)->pdn, MLX5_MKEY_RW,
-                                            va, (void *)buf, len, true), true);
-}
-
-static IbWcStatus mlx5_ib_rkey_read(IbQp *ib, uint32_t rkey, uint64_t va, void *buf,
-                                    uint32_t len)
-{
-    if (!mlx5_rkey_qp_ok(ib, rkey)) {
-        return IB_WC_REM_ACCESS_ERR;
-    }
-    return mlx5_xlate_status(mlx5_mkey_copy(core_of(ib), rkey, qp_of(ib)->pdn, MLX5_MKEY_RR,
-                                            va, buf, len, false), true);
-}
-
-/* 8-byte atomics on responder memory in the host's (little-endian) order. */
-static IbWcStatus mlx5_ib_rkey_atomic(IbQp *ib, uint32_t rkey, uint64_t va, bool cmp_swp,
-                                      uint64_t compare_add, uint64_t swap, uint64_t *orig)
-{
-    Mlx5Core *c = core_of(ib);
-    uint32_t pdn = qp_of(ib)->pdn;
-    uint8_t b[8];
-    uint64_t v = 0, nv;
-    int i, r;
-
-    if (!mlx5_rkey_qp_ok(ib, rkey)) {
-        return IB_WC_REM_ACCESS_ERR;
-    }
-    r = mlx5_mkey_copy(c, rkey, pdn, MLX5_MKEY_A, va, b, 8, false);
-    if (r) {
-        return mlx5_xlate_status(r, true);
-    }
-    for (i = 7; i >= 0; i--) {
-        v = (v << 8) | b[i];
-    }
-    *orig = v;
-    nv = cmp_swp ? (v == compare_add ? swap : v) : v + compare_add;
-    for (i = 0; i < 8; i++) {
-        b[i] = nv >> (8 * i);
-    }
-    return mlx5_xlate_status(mlx5_mkey_copy(c, rkey, pdn, MLX5_MKEY_A, va, b, 8, true), true);
-}
-
-static IbWcStatus mlx5_ib_invalidate(IbQp *ib, uint32_t rkey)
-{
-    return mlx5_mkey_invalidate(core_of(ib), qp_of(ib), rkey);
 }
 
 static void mlx5_ib_qp_event(IbQp *ib, IbQpEvent ev)
@@ -821,6 +584,7 @@ const IbDevOps mlx5_ib_ops = {
     .rkey_read = mlx5_ib_rkey_read,
     .rkey_atomic = mlx5_ib_rkey_atomic,
     .invalidate = mlx5_ib_invalidate,
+    .xrc_srq_ok = mlx5_ib_xrc_srq_ok,
     .qp_event = mlx5_ib_qp_event,
     .link_tx = mlx5_ib_link_tx,
     .qp_lookup = mlx5_ib_qp_lookup,
@@ -866,6 +630,7 @@ int mlx5_exec_qp_init(Mlx5Core *c, Mlx5Qp *qp)
         qp->sinl = g_malloc0((size_t)qp->sq_cnt * MLX5_SEND_WQE_BB);
     }
     ib_qp_init(&qp->ib, &c->ib, wire_qpn, mlx5_ib_type(qp->st), MAX(qp->sq_cnt, 1));
+    qp->ib.xrc = qp->st == MLX5_QP_ST_XRC;
     return 0;
 }
 

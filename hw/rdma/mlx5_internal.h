@@ -129,6 +129,8 @@ typedef struct Mlx5Mkey {
 typedef struct Mlx5Srq {
     uint32_t srqn;
     uint32_t uid;
+    bool xrc;                   /* an XRC SRQ (CREATE_XRC_SRQ): targeted by XRC requests */
+    uint32_t user_index;        /* XRC SRQs: reported in their CQEs (cqe_version 1) */
     uint8_t log_srq_size;
     uint8_t log_rq_stride;
     uint32_t xrcd;
@@ -166,6 +168,8 @@ typedef struct Mlx5SendCtx {
 /* The receive WQE the transport is filling. */
 typedef struct Mlx5RecvCtx {
     uint16_t wqe_counter;       /* RQ counter, or SRQ WQE index */
+    uint32_t cqn;               /* where its completion goes (an XRC SRQ's own CQ) */
+    uint32_t uidx;              /* the user index its CQE carries */
     uint32_t pdn;               /* the PD its keys must belong to (the QP's or the SRQ's) */
     uint8_t nsge;
     Mlx5Sge sge[MLX5_MAX_RECV_SGE];
@@ -182,6 +186,7 @@ typedef struct Mlx5Qp {
     uint32_t cqn_snd;
     uint32_t cqn_rcv;
     uint32_t srqn;
+    uint32_t xrcd;              /* XRC QPs: the XRC domain (a target's XRC SRQs must be in it) */
     uint8_t rq_type;
     uint8_t log_rq_size;
     uint8_t log_rq_stride;
@@ -356,15 +361,51 @@ uint64_t mlx5_mkey_xlt_capacity(const Mlx5Mkey *mk);
 
 /* mlx5_umr.c: UMR WQEs and invalidation */
 IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigned nbb);
-IbWcStatus mlx5_mkey_invalidate(Mlx5Core *c, Mlx5Qp *qp, uint32_t rkey);
+IbWcStatus mlx5_mkey_invalidate(Mlx5Core *c, Mlx5Qp *qp, uint32_t pdn, uint32_t rkey);
 
 /* mlx5_qp.c, mlx5_srq.c, mlx5_mkey.c */
 void mlx5_qp_free(Mlx5Core *c, void *obj);
 void mlx5_srq_free(Mlx5Core *c, void *obj);
 void mlx5_mkey_free(Mlx5Core *c, void *obj);
 
-/* mlx5_exec.c: data path */
+/* the mlx5 QP behind a transport QP, and its device */
+static inline Mlx5Qp *qp_of(IbQp *ib)
+{
+    return container_of(ib, Mlx5Qp, ib);
+}
+
+static inline Mlx5Core *core_of(IbQp *ib)
+{
+    return ib->port->dev;
+}
+
+/* mlx5_exec.c: data path, send side and scheduling */
 extern const IbDevOps mlx5_ib_ops;
+uint8_t mlx5_syndrome(IbWcStatus st);
+bool mlx5_qp_is_ud(const Mlx5Qp *qp);
+void mlx5_cqe_post(Mlx5Core *c, uint32_t cqn, uint8_t *cqe, bool solicited);
+void mlx5_qp_event(Mlx5Core *c, Mlx5Qp *qp, uint8_t type);
+IbWcStatus mlx5_xlate_status(int r, bool remote);
+/* Walk a scatter/gather list from byte @off, moving @len bytes. */
+IbWcStatus mlx5_sgl_copy(Mlx5Core *c, uint32_t pdn, const Mlx5Sge *sge, unsigned n,
+                         size_t stride, unsigned first, uint64_t off, void *buf,
+                         uint32_t len, bool to_mem);
+
+/* mlx5_recv.c: data path, responder side (IbDevOps members) */
+void mlx5_rq_flush(Mlx5Core *c, Mlx5Qp *qp);
+bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr);
+IbWcStatus mlx5_ib_recv_scatter(IbQp *ib, const IbRecvWr *rwr, uint64_t off,
+                                const void *buf, uint32_t len);
+void mlx5_ib_recv_done(IbQp *ib, const IbRecvWr *rwr, const IbRecvCompletion *rc);
+bool mlx5_ib_xrc_srq_ok(IbQp *ib, uint32_t srqn);
+IbWcStatus mlx5_ib_rkey_check(IbQp *ib, uint32_t rkey, uint64_t va, uint64_t len,
+                              unsigned access);
+IbWcStatus mlx5_ib_rkey_write(IbQp *ib, uint32_t rkey, uint64_t va, const void *buf,
+                              uint32_t len);
+IbWcStatus mlx5_ib_rkey_read(IbQp *ib, uint32_t rkey, uint64_t va, void *buf, uint32_t len);
+IbWcStatus mlx5_ib_rkey_atomic(IbQp *ib, uint32_t rkey, uint64_t va, bool cmp_swp,
+                               uint64_t compare_add, uint64_t swap, uint64_t *orig);
+IbWcStatus mlx5_ib_invalidate(IbQp *ib, uint32_t rkey);
 void mlx5_exec_queue(Mlx5Core *c, Mlx5Qp *qp);
 bool mlx5_exec_run(Mlx5Core *c, unsigned budget);
 int mlx5_exec_qp_init(Mlx5Core *c, Mlx5Qp *qp);

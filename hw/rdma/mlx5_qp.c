@@ -166,8 +166,13 @@ static uint32_t mlx5_qp_check_create(Mlx5Core *c, Mlx5CmdCtx *cmd, const uint8_t
     if (qp->st != MLX5_QP_ST_REG_UMR && !mlx5_cmd_obj(cmd, &c->pds, qp->pdn)) {
         return MLX5_SYND_BAD_PD;
     }
-    if (!mlx5_cmd_ref(cmd, &c->uars, MLX5_GET(qpc, QPC_uar_page))) {
+    /* a QP without a send queue (an XRC target) rings no doorbells: no UAR */
+    if ((!qp->no_sq || MLX5_GET(qpc, QPC_uar_page)) &&
+        !mlx5_cmd_ref(cmd, &c->uars, MLX5_GET(qpc, QPC_uar_page))) {
         return MLX5_SYND_BAD_UAR;
+    }
+    if (qp->st == MLX5_QP_ST_XRC && !mlx5_cmd_ref(cmd, &c->xrcds, qp->xrcd)) {
+        return MLX5_SYND_BAD_XRCD;
     }
     if ((qp->cqn_snd && !mlx5_cmd_ref(cmd, &c->cqs, qp->cqn_snd)) ||
         (qp->cqn_rcv && !mlx5_cmd_ref(cmd, &c->cqs, qp->cqn_rcv))) {
@@ -208,6 +213,7 @@ void mlx5_cmd_create_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     qp->cqn_rcv = MLX5_GET(qpc, QPC_cqn_rcv);
     qp->rq_type = MLX5_GET(qpc, QPC_rq_type);
     qp->srqn = MLX5_GET(qpc, QPC_srqn_rmpn_xrqn);
+    qp->xrcd = MLX5_GET(qpc, QPC_xrcd);
     qp->log_rq_size = MLX5_GET(qpc, QPC_log_rq_size);
     qp->log_rq_stride = MLX5_GET(qpc, QPC_log_rq_stride);
     qp->log_sq_size = MLX5_GET(qpc, QPC_log_sq_size);

@@ -1,5 +1,7 @@
 /*
- * mlx5 HCA core: shared receive queues, ISSI 0 flavour (CREATE/DESTROY/QUERY_SRQ, ARM_RQ).
+ * mlx5 HCA core: shared receive queues: CREATE/DESTROY/QUERY_SRQ and ARM_RQ (ISSI 0), the
+ * receive memory pools mlx5_ib uses for them at ISSI 1 (CREATE/MODIFY/QUERY/DESTROY_RMP), and
+ * XRC SRQs (CREATE/DESTROY/QUERY/ARM_XRC_SRQ). All are one kind of object in one table.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -29,46 +31,46 @@ void mlx5_srq_free(Mlx5Core *c, void *obj)
     g_free(srq);
 }
 
-void mlx5_cmd_create_srq(Mlx5Core *c, Mlx5CmdCtx *cmd)
+/* What a create command asks for, from an srqc/xrc_srqc (ISSI 0, XRC) or an rmpc (ISSI 1). */
+typedef struct Mlx5SrqParams {
+    uint32_t log_srq_size, log_rq_stride;   /* stride relative to 16 bytes */
+    uint32_t cqn, xrcd, pdn;
+    uint32_t log_page_size, page_offset;    /* page size relative to 4 KiB */
+    uint32_t lwm;
+    uint64_t dbr_addr;
+    bool xrc;
+    uint32_t user_index;
+} Mlx5SrqParams;
+
+static void mlx5_srq_create(Mlx5Core *c, Mlx5CmdCtx *cmd, const Mlx5SrqParams *p)
 {
-    const uint8_t *srqc = cmd->in + CREATE_SRQ_SRQC_OFF;
-    uint32_t log_srq_size, log_rq_stride, cqn, xrcd, pdn, srqn, synd;
+    uint32_t srqn, synd;
     Mlx5Cq *cq = NULL;
     Mlx5Xrcd *x = NULL;
     Mlx5Pd *pd;
     Mlx5Srq *srq;
 
-    if (!mlx5_cmd_in_ok(cmd, MLX5_PAS_OFF + 8) || !mlx5_cmd_out_ok(cmd, 0x10)) {
-        return;
-    }
-    log_srq_size = MLX5_GET(srqc, SRQC_log_srq_size);
-    log_rq_stride = MLX5_GET(srqc, SRQC_log_rq_stride);
-    cqn = MLX5_GET(srqc, SRQC_cqn);
-    xrcd = MLX5_GET(srqc, SRQC_xrcd);
-    pdn = MLX5_GET(srqc, SRQC_pd);
-
-    if (log_srq_size > c->cfg.log_max_srq_sz || log_rq_stride > MLX5_MAX_LOG_RQ_STRIDE) {
+    if (p->log_srq_size > c->cfg.log_max_srq_sz || p->log_rq_stride > MLX5_MAX_LOG_RQ_STRIDE) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SIZE);
         return;
     }
-    pd = mlx5_cmd_obj(cmd, &c->pds, pdn);
+    pd = mlx5_cmd_obj(cmd, &c->pds, p->pdn);
     if (!pd) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PD);
         return;
     }
-    if (cqn && !(cq = mlx5_cmd_ref(cmd, &c->cqs, cqn))) {
+    if (p->cqn && !(cq = mlx5_cmd_ref(cmd, &c->cqs, p->cqn))) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_CQ);
         return;
     }
-    if (xrcd && !(x = mlx5_cmd_ref(cmd, &c->xrcds, xrcd))) {
+    if ((p->xrcd || p->xrc) && !(x = mlx5_cmd_ref(cmd, &c->xrcds, p->xrcd))) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_XRCD);
         return;
     }
     srq = g_new0(Mlx5Srq, 1);
     synd = mlx5_buf_init(&srq->buf, cmd->in + MLX5_PAS_OFF, (cmd->inlen - MLX5_PAS_OFF) / 8,
-                         MLX5_GET(srqc, SRQC_log_page_size) + 12,
-                         MLX5_GET(srqc, SRQC_page_offset),
-                         (16ull << log_rq_stride) << log_srq_size);
+                         p->log_page_size + 12, p->page_offset,
+                         (16ull << p->log_rq_stride) << p->log_srq_size);
     if (synd) {
         g_free(srq);
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
@@ -83,13 +85,15 @@ void mlx5_cmd_create_srq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     mlx5_cmd_own(cmd, &c->srqs, srqn);
     srq->srqn = srqn;
     srq->uid = cmd->uid;
-    srq->log_srq_size = log_srq_size;
-    srq->log_rq_stride = log_rq_stride;
-    srq->cqn = cqn;
-    srq->xrcd = xrcd;
-    srq->pdn = pdn;
-    srq->lwm = MLX5_GET(srqc, SRQC_lwm);
-    srq->dbr_addr = MLX5_GET64(srqc, SRQC_dbr_addr_OFF);
+    srq->xrc = p->xrc;
+    srq->user_index = p->user_index;
+    srq->log_srq_size = p->log_srq_size;
+    srq->log_rq_stride = p->log_rq_stride;
+    srq->cqn = p->cqn;
+    srq->xrcd = p->xrcd;
+    srq->pdn = p->pdn;
+    srq->lwm = p->lwm;
+    srq->dbr_addr = p->dbr_addr;
     pd->refcount++;
     if (cq) {
         cq->refcount++;
@@ -98,7 +102,109 @@ void mlx5_cmd_create_srq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         x->refcount++;
     }
     mlx5_cmd_handle_out(cmd, srqn);
-    trace_mlx5_srq_create(srqn, log_srq_size, log_rq_stride, cqn);
+    trace_mlx5_srq_create(srqn, p->log_srq_size, p->log_rq_stride, p->cqn);
+}
+
+/* CREATE_SRQ (ISSI 0) and CREATE_XRC_SRQ: an srqc (xrc_srqc adds the user index) */
+void mlx5_cmd_create_srq(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    const uint8_t *srqc = cmd->in + CREATE_SRQ_SRQC_OFF;
+    Mlx5SrqParams p = { 0 };
+
+    if (!mlx5_cmd_in_ok(cmd, MLX5_PAS_OFF + 8) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+        return;
+    }
+    p.log_srq_size = MLX5_GET(srqc, SRQC_log_srq_size);
+    p.log_rq_stride = MLX5_GET(srqc, SRQC_log_rq_stride);
+    p.cqn = MLX5_GET(srqc, SRQC_cqn);
+    p.xrcd = MLX5_GET(srqc, SRQC_xrcd);
+    p.pdn = MLX5_GET(srqc, SRQC_pd);
+    p.log_page_size = MLX5_GET(srqc, SRQC_log_page_size);
+    p.page_offset = MLX5_GET(srqc, SRQC_page_offset);
+    p.lwm = MLX5_GET(srqc, SRQC_lwm);
+    p.dbr_addr = MLX5_GET64(srqc, SRQC_dbr_addr_OFF);
+    if (cmd->opcode == MLX5_CMD_OP_CREATE_XRC_SRQ) {
+        p.xrc = true;
+        p.user_index = MLX5_GET(srqc, XRC_SRQC_user_index);
+    }
+    mlx5_srq_create(c, cmd, &p);
+}
+
+/*
+ * CREATE_RMP (ISSI 1: how mlx5_ib creates every SRQ that is not an XRC SRQ): an rmpc whose
+ * wq is a linked list; a receive memory pool has no CQ or XRC domain of its own.
+ */
+void mlx5_cmd_create_rmp(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    const uint8_t *wq = cmd->in + CREATE_RMP_WQ_OFF;
+    Mlx5SrqParams p = { 0 };
+    uint32_t log_stride;
+
+    if (!mlx5_cmd_in_ok(cmd, MLX5_PAS_OFF + 8) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+        return;
+    }
+    log_stride = MLX5_GET(wq, WQ_log_wq_stride);
+    if (MLX5_GET(wq, WQ_wq_type) != MLX5_WQ_TYPE_LINKED_LIST || log_stride < 4 ||
+        MLX5_GET(wq, WQ_wq_umem_valid) || MLX5_GET(wq, WQ_dbr_umem_valid)) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
+        return;
+    }
+    p.log_srq_size = MLX5_GET(wq, WQ_log_wq_sz);
+    p.log_rq_stride = log_stride - 4;
+    p.pdn = MLX5_GET(wq, WQ_pd);
+    p.log_page_size = MLX5_GET(wq, WQ_log_wq_pg_sz);
+    p.page_offset = MLX5_GET(wq, WQ_page_offset);
+    p.lwm = MLX5_GET(wq, WQ_lwm);
+    p.dbr_addr = MLX5_GET64(wq, WQ_dbr_addr_OFF);
+    mlx5_srq_create(c, cmd, &p);
+}
+
+/* QUERY_RMP: the rmpc back */
+void mlx5_cmd_query_rmp(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    uint8_t *rmpc = cmd->out + CREATE_RMP_RMPC_OFF, *wq = cmd->out + CREATE_RMP_WQ_OFF;
+    Mlx5Srq *srq;
+
+    if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, CREATE_RMP_WQ_OFF + 64)) {
+        return;
+    }
+    srq = mlx5_cmd_obj(cmd, &c->srqs, mlx5_cmd_handle_in(cmd));
+    if (!srq || srq->xrc) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
+        return;
+    }
+    MLX5_SET(rmpc, RMPC_state, MLX5_RMPC_STATE_RDY);
+    MLX5_SET(wq, WQ_wq_type, MLX5_WQ_TYPE_LINKED_LIST);
+    MLX5_SET(wq, WQ_lwm, srq->lwm);
+    MLX5_SET(wq, WQ_pd, srq->pdn);
+    MLX5_SET64(wq, WQ_dbr_addr_OFF, srq->dbr_addr);
+    MLX5_SET(wq, WQ_log_wq_stride, srq->log_rq_stride + 4);
+    MLX5_SET(wq, WQ_log_wq_pg_sz, srq->buf.log_page_size - 12);
+    MLX5_SET(wq, WQ_log_wq_sz, srq->log_srq_size);
+}
+
+/* MODIFY_RMP: only the limit (bitmask.lwm) of a ready RMP, which arms the limit event */
+void mlx5_cmd_modify_rmp(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5Srq *srq;
+
+    if (!mlx5_cmd_in_ok(cmd, CREATE_RMP_WQ_OFF + 64)) {
+        return;
+    }
+    srq = mlx5_cmd_obj(cmd, &c->srqs, MLX5_GET(cmd->in, MODIFY_RMP_IN_rmpn));
+    if (!srq || srq->xrc) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
+        return;
+    }
+    if (MLX5_GET(cmd->in, MODIFY_RMP_IN_rmp_state) != MLX5_RMPC_STATE_RDY) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_STATE);
+        return;
+    }
+    if (MLX5_GET(cmd->in, MODIFY_RMP_IN_bitmask_lwm)) {
+        srq->lwm = MLX5_GET(cmd->in + CREATE_RMP_WQ_OFF, WQ_lwm);
+        srq->armed = srq->lwm != 0;
+        trace_mlx5_srq_arm(srq->srqn, srq->lwm);
+    }
 }
 
 void mlx5_cmd_destroy_srq(Mlx5Core *c, Mlx5CmdCtx *cmd)
@@ -145,6 +251,9 @@ void mlx5_cmd_query_srq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     MLX5_SET(srqc, SRQC_log_page_size, srq->buf.log_page_size - 12);
     MLX5_SET(srqc, SRQC_pd, srq->pdn);
     MLX5_SET(srqc, SRQC_lwm, srq->lwm);
+    if (srq->xrc) {
+        MLX5_SET(srqc, XRC_SRQC_user_index, srq->user_index);
+    }
     MLX5_SET64(srqc, SRQC_dbr_addr_OFF, srq->dbr_addr);
 }
 

@@ -245,15 +245,15 @@ IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigne
 
 /*
  * Remote invalidation (SEND with Invalidate) of @rkey arriving on @qp: the key must be an
- * enabled mkey of the QP's PD that allows remote invalidation (FRWR and type-2 windows; not
+ * enabled mkey of PD @pdn (the QP's, or an XRC target's SRQ's) that allows remote invalidation (FRWR and type-2 windows; not
  * a plain MR) and, if bound to a QP, bound to this one.
  */
-IbWcStatus mlx5_mkey_invalidate(Mlx5Core *c, Mlx5Qp *qp, uint32_t rkey)
+IbWcStatus mlx5_mkey_invalidate(Mlx5Core *c, Mlx5Qp *qp, uint32_t pdn, uint32_t rkey)
 {
     Mlx5Mkey *mk = mlx5_table_get(&c->mkeys, rkey >> 8);
 
     if (!mk || (mk->key & 0xff) != (rkey & 0xff) || mk->free || !mk->en_rinval ||
-        mk->pdn != qp->pdn || (mk->qpn != 0xffffff && mk->qpn != qp->qpn)) {
+        mk->pdn != pdn || (mk->qpn != 0xffffff && mk->qpn != qp->qpn)) {
         trace_mlx5_err_mkey(rkey, 0, 0, MLX5_XLATE_BAD_KEY);
         return IB_WC_REM_INV_REQ_ERR;
     }

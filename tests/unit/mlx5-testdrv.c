@@ -233,7 +233,9 @@ void tdrv_bringup(TDrv *d)
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_ENABLE_HCA, 0, 0, 0, NULL, 0), ==, 0);
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_ISSI, 0, 0, 0, out, QUERY_ISSI_OUT_SIZE),
                     ==, 0);
-    g_assert_cmphex(MLX5_GET(out, QUERY_ISSI_OUT_supported_issi_dw0), ==, 1);
+    g_assert_cmphex(MLX5_GET(out, QUERY_ISSI_OUT_supported_issi_dw0), ==, 3);
+    /* like mlx5_core: the highest ISSI both know, 1 (SRQs become RMPs and XRC SRQs) */
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_SET_ISSI, 0, 1, 0, NULL, 0), ==, 0);
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_PAGES, 1, 0, 0, out, 16), ==, 0);
     g_assert_cmpint(MLX5_GET(out, QUERY_PAGES_OUT_num_pages), ==, 0);
     /* HOST_ENDIANNESS write */

@@ -118,7 +118,8 @@ static void test_issi_pages(void)
     uint8_t out[QUERY_ISSI_OUT_SIZE];
 
     tdrv_simple(d, MLX5_CMD_OP_ENABLE_HCA, 0, 0, 0, NULL, 0);
-    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_SET_ISSI, 0, 1, 0, out, 16), ==, ST_PARAM);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_SET_ISSI, 0, 2, 0, out, 16), ==, ST_PARAM);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_SET_ISSI, 0, 1, 0, out, 16), ==, 0);
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_SET_ISSI, 0, 0, 0, out, 16), ==, 0);
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_ISSI, 0, 0, 0, out, 16), ==,
                     MLX5_CMD_STAT_BAD_OUTP_LEN_ERR);

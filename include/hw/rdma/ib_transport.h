@@ -108,6 +108,7 @@ typedef struct IbSendWr {
     uint32_t rkey;
     uint64_t compare_add;       /* atomics: CmpSwap compare / FetchAdd add */
     uint64_t swap;              /* atomics: CmpSwap swap */
+    uint32_t xrc_srqn;          /* XRC requests: the remote XRC SRQ (XRCETH) */
     bool solicited;
     bool signaled;
     bool fence;                 /* wait for earlier READ/ATOMIC to complete */
@@ -174,6 +175,8 @@ typedef struct IbDevOps {
     IbWcStatus (*rkey_atomic)(IbQp *qp, uint32_t rkey, uint64_t va, bool cmp_swp,
                               uint64_t compare_add, uint64_t swap, uint64_t *orig);
     IbWcStatus (*invalidate)(IbQp *qp, uint32_t rkey);
+    /* XRC responder: may requests to this target QP name XRC SRQ @srqn? (optional) */
+    bool (*xrc_srq_ok)(IbQp *qp, uint32_t srqn);
     void (*qp_event)(IbQp *qp, IbQpEvent ev);
     /* the fabric */
     /* send a frame; false = taken, but send no more until ib_port_tx_ready() */
@@ -225,6 +228,8 @@ struct IbQp {
     uint32_t qpn;               /* wire QPN (0/1 for SMI/GSI) */
     IbQpType type;
     IbQpState state;
+    bool xrc;                   /* an RC QP of the XRC transport (initiator or target) */
+    uint32_t xrc_srqn;          /* XRC target: the XRC SRQ of the request being received */
 
     /* attributes, set by the device (ib_qp_modify applies state changes) */
     uint32_t dest_qpn;

@@ -28,13 +28,15 @@
 #define IB_ATOMIC_ACK_LEN   8
 #define IB_IMMDT_LEN        4
 #define IB_IETH_LEN         4
+#define IB_XRCETH_LEN       4
 #define IB_ICRC_LEN         4
 #define IB_GRH_LEN          40
 #define IB_ROCE_UDP_PORT    4791
 #define IB_ETHERTYPE_IPV4   0x0800
 #define IB_ETHERTYPE_IPV6   0x86dd
 #define IB_MAX_HDR_LEN      (IB_ETH_HLEN + IB_IPV6_HLEN + IB_UDP_HLEN + IB_BTH_LEN + \
-                             IB_DETH_LEN + IB_RETH_LEN + IB_ATOMIC_ETH_LEN + IB_IMMDT_LEN)
+                             IB_XRCETH_LEN + IB_DETH_LEN + IB_RETH_LEN + IB_ATOMIC_ETH_LEN + \
+                             IB_IMMDT_LEN)
 #define IB_MAC_OUI0         0x02
 #define IB_MAC_OUI1         0x49    /* 'I' */
 #define IB_MAC_OUI2         0x42    /* 'B' */
@@ -45,6 +47,7 @@ enum {
     IB_TRANSPORT_RC = 0x00,
     IB_TRANSPORT_UC = 0x20,
     IB_TRANSPORT_UD = 0x60,
+    IB_TRANSPORT_XRC = 0xa0,    /* RC's operations; requests carry an XRCETH */
 };
 
 enum {
@@ -98,6 +101,7 @@ enum {
     IB_HDR_PAYLOAD = 1 << 7,
     IB_HDR_FIRST = 1 << 8,      /* first (or only) packet of a message */
     IB_HDR_LAST = 1 << 9,       /* last (or only) packet of a message */
+    IB_HDR_XRCETH = 1 << 10,    /* XRC request: the target XRC SRQ */
     IB_HDR_VALID = 1 << 15,
 };
 
@@ -125,6 +129,7 @@ typedef struct IbPacket {
     uint64_t reth_va;
     uint32_t reth_rkey, reth_len;
     uint32_t deth_qkey, deth_src_qpn;
+    uint32_t xrc_srqn;          /* XRCETH */
     uint32_t imm;               /* ImmDt in wire order, or IETH rkey */
     uint8_t aeth_syndrome;
     uint32_t aeth_msn;

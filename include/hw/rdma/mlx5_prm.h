@@ -244,6 +244,14 @@ enum {
     MLX5_CMD_OP_DEALLOC_XRCD = 0x80f,
     MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN = 0x816,
     MLX5_CMD_OP_DEALLOC_TRANSPORT_DOMAIN = 0x817,
+    MLX5_CMD_OP_CREATE_XRC_SRQ = 0x705,
+    MLX5_CMD_OP_DESTROY_XRC_SRQ = 0x706,
+    MLX5_CMD_OP_QUERY_XRC_SRQ = 0x707,
+    MLX5_CMD_OP_ARM_XRC_SRQ = 0x708,
+    MLX5_CMD_OP_CREATE_RMP = 0x90c,
+    MLX5_CMD_OP_MODIFY_RMP = 0x90d,
+    MLX5_CMD_OP_DESTROY_RMP = 0x90e,
+    MLX5_CMD_OP_QUERY_RMP = 0x90f,
     MLX5_CMD_OP_CREATE_UCTX = 0xa04,
     MLX5_CMD_OP_DESTROY_UCTX = 0xa06,
 };
@@ -629,6 +637,27 @@ enum {
 #define SRQC_cqn                            2, 23, 0
 #define SRQC_log_page_size                  4, 29, 24
 #define SRQC_pd                             6, 23, 0
+#define XRC_SRQC_user_index                 4, 23, 0    /* xrc_srqc only */
+
+/* CREATE_RMP / MODIFY_RMP / QUERY_RMP (ISSI 1 SRQs): rmpc at 0x20, its wq at 0x50 */
+#define CREATE_RMP_RMPC_OFF                 0x20
+#define CREATE_RMP_WQ_OFF                   0x50
+#define RMPC_state                          0, 23, 20
+#define MLX5_RMPC_STATE_RDY                 1
+#define MODIFY_RMP_IN_rmp_state             2, 31, 28
+#define MODIFY_RMP_IN_rmpn                  2, 23, 0
+#define MODIFY_RMP_IN_bitmask_lwm           5, 0, 0
+#define WQ_wq_type                          0, 31, 28
+#define MLX5_WQ_TYPE_LINKED_LIST            0
+#define WQ_page_offset                      1, 20, 16
+#define WQ_lwm                              1, 15, 0
+#define WQ_pd                               2, 23, 0
+#define WQ_dbr_addr_OFF                     0x10
+#define WQ_log_wq_stride                    8, 19, 16
+#define WQ_log_wq_pg_sz                     8, 12, 8
+#define WQ_log_wq_sz                        8, 4, 0
+#define WQ_dbr_umem_valid                   9, 31, 31
+#define WQ_wq_umem_valid                    9, 30, 30
 #define SRQC_lwm                            7, 31, 16
 #define SRQC_wqe_cnt                        7, 15, 0
 #define SRQC_dbr_addr_OFF                   0x28
