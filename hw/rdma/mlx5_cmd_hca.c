@@ -118,12 +118,15 @@ void mlx5_cmd_query_hca_cap(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     unsigned type = cmd->op_mod >> 1;
     bool cur = cmd->op_mod & 1;
-    uint8_t *cap;
+    uint8_t cap[HCA_CAP_SIZE];
 
-    if (!mlx5_cmd_out_ok(cmd, QUERY_HCA_CAP_OUT_SIZE)) {
+    /*
+     * The page is cut to the output the caller gave: DevX users (pyverbs) ask with a
+     * structure that covers only the fields they read. The kernel always takes all of it.
+     */
+    if (!mlx5_cmd_out_ok(cmd, HCA_CAP_OFF)) {
         return;
     }
-    cap = cmd->out + HCA_CAP_OFF;
     if (cur && type == MLX5_CAP_GENERAL) {
         memcpy(cap, c->cap_general_cur, HCA_CAP_SIZE);
     } else if (cur && type == MLX5_CAP_ATOMIC) {
@@ -131,6 +134,7 @@ void mlx5_cmd_query_hca_cap(Mlx5Core *c, Mlx5CmdCtx *cmd)
     } else {
         mlx5_caps_build(&c->cfg, type, cap, cur);
     }
+    memcpy(cmd->out + HCA_CAP_OFF, cap, MIN((uint32_t)HCA_CAP_SIZE, cmd->outlen - HCA_CAP_OFF));
 }
 
 /* SET_HCA_CAP(GENERAL): apply the driver-writable fields, each checked against max. */

@@ -155,11 +155,17 @@ static void test_mbox_block_num(void)
 static void test_short_output(void)
 {
     TDrv *d = tdrv_new();
-    uint8_t out[16];
+    uint8_t out[16 + 64], full[QUERY_HCA_CAP_OUT_SIZE];
 
     tdrv_bringup(d);
-    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, out, 16), ==,
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, out, 12), ==,
                     MLX5_CMD_STAT_BAD_OUTP_LEN_ERR);
+    /* a caller asking for part of the page (DevX users) gets that part */
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, out, sizeof(out)), ==,
+                    0);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, full, sizeof(full)), ==,
+                    0);
+    g_assert_cmpmem(out + HCA_CAP_OFF, 64, full + HCA_CAP_OFF, 64);
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_MAD_IFC, 3, 1, 0, out, 16), ==,
                     MLX5_CMD_STAT_BAD_INP_LEN_ERR);
     tdrv_free(d);
