@@ -132,7 +132,7 @@ static void test_fuzz_wqes(void)
     GRand *rnd = g_rand_new_with_seed(0x3e5);
     unsigned iters = fuzz_iters(2000), i;
     TDrv *d = tdrv_new();
-    uint32_t pd, cqn, qpn[2], lkey;
+    uint32_t pd, cqn, qpn[2], lkey, keys[6];
     uint8_t qpc[MLX5_QPC_SIZE] = { 0 };
     Mlx5Qp *qp;
 
@@ -150,6 +150,22 @@ static void test_fuzz_wqes(void)
         g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
         lkey = MLX5_GET(out, MKEY_IN_mkey_index) << 8;
     }
+    /* UMR targets: free, UMR-enabled mkeys of every translation mode, and nested ones */
+    for (int k = 0; k < 6; k++) {
+        uint8_t in[MLX5_PAS_OFF] = { 0 }, out[16];
+        uint8_t *mkc = in + CREATE_MKEY_MKC_OFF;
+        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_MKEY);
+        MLX5_SET(mkc, MKC_free, 1);
+        MLX5_SET(mkc, MKC_umr_en, 1);
+        MLX5_SET(mkc, MKC_access_mode_1_0, 1 + k % 3);     /* MTT, KLMS, KSM */
+        MLX5_SET(mkc, MKC_lr, 1);
+        MLX5_SET(mkc, MKC_pd, pd);
+        MLX5_SET(mkc, MKC_qpn, 0xffffff);
+        MLX5_SET(mkc, MKC_log_page_size, 12);
+        MLX5_SET(mkc, MKC_translations_octword_size, 4 << (k / 3));
+        g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
+        keys[k] = MLX5_GET(out, MKEY_IN_mkey_index) << 8;
+    }
     cqn = tdrv_create_cq(d, d->async_eqn, 6, NULL, NULL);
     g_assert_cmpint(tdrv_create_qp(d, MLX5_QP_ST_RC, pd, cqn, 0, &qpn[0]), ==, 0);
     g_assert_cmpint(tdrv_create_qp(d, MLX5_QP_ST_UD, pd, cqn, 0, &qpn[1]), ==, 0);
@@ -163,7 +179,8 @@ static void test_fuzz_wqes(void)
         g_assert_cmpint(tdrv_modify_qp(d, MLX5_CMD_OP_RTR2RTS_QP, qpn[q], qpc, 0), ==, 0);
     }
     for (i = 0; i < iters; i++) {
-        uint8_t wqe[128], dbr[4];
+        uint8_t wqe[256], dbr[4];
+        unsigned nbb = 2;
         uint32_t n = qpn[g_rand_int_range(rnd, 0, 2)];
         uint64_t sq_pa;
         unsigned slot;
@@ -179,10 +196,10 @@ static void test_fuzz_wqes(void)
             tdrv_modify_qp(d, MLX5_CMD_OP_RTR2RTS_QP, n, qpc, 0);
             qp = mlx5_table_get(&d->c->qps, n);
         }
-        for (int k = 0; k < 128; k++) {
+        for (int k = 0; k < 256; k++) {
             wqe[k] = g_rand_int(rnd);
         }
-        switch (g_rand_int_range(rnd, 0, 3)) {
+        switch (g_rand_int_range(rnd, 0, 5)) {
         case 0:                                     /* a well-formed SEND */
             memset(wqe, 0, sizeof(wqe));
             mlx5_st16(wqe + 1, qp->sq_ci);
@@ -202,15 +219,64 @@ static void test_fuzz_wqes(void)
             wqe[3] = g_rand_int_range(rnd, 0, 0x13);
             wqe[7] = (wqe[7] & 0xc0) | g_rand_int_range(rnd, 1, 5);
             break;
+        case 2:                                     /* a UMR on one of the test mkeys */
+        case 3: {
+            /* random flags, mask, offset and inline entries naming these keys (nesting,
+             * repeat blocks, loops); or a pointer to random memory */
+            uint32_t target = keys[g_rand_int_range(rnd, 0, 6)] | (wqe[12] & 1 ? wqe[13] : 0);
+            unsigned n16 = g_rand_int_range(rnd, 0, 9);
+            mlx5_st16(wqe + 1, qp->sq_ci);
+            wqe[3] = MLX5_OPCODE_UMR;
+            mlx5_st32(wqe + 12, target);
+            wqe[16] &= 0xf8;
+            mlx5_st16(wqe + 20, n16);
+            mlx5_st16(wqe + 22, g_rand_int_range(rnd, 0, 4));
+            mlx5_st32(wqe + 32, g_rand_int_range(rnd, 0, 8) ? 0 : g_rand_int(rnd));
+            mlx5_st64(wqe + 24, g_rand_int_range(rnd, 0, 2) ? (0x203e20c3ull & g_rand_int(rnd))
+                                                            : ((uint64_t)g_rand_int(rnd) << 32 |
+                                                               g_rand_int(rnd)));
+            wqe[64] &= 0x40;                        /* free or not */
+            for (unsigned e = 0; e < 8; e++) {
+                uint8_t *x = wqe + 128 + 16 * e;
+                if (g_rand_int_range(rnd, 0, 2)) {
+                    mlx5_st32(x + 4, g_rand_int_range(rnd, 0, 8) ? keys[g_rand_int_range(rnd, 0, 6)]
+                                                                  : (e ? lkey : 0x400));
+                }
+            }
+            if (wqe[16] & 0x80) {
+                wqe[7] = 8 + MIN(n16, 8u);
+            } else {
+                wqe[7] = 9;
+                mlx5_st32(wqe + 128, n16 * 16);
+                mlx5_st32(wqe + 132, g_rand_int_range(rnd, 0, 2) ? lkey : g_rand_int(rnd));
+                mlx5_st64(wqe + 136, 0x100000 + g_rand_int_range(rnd, 0, 0x10000));
+            }
+            nbb = (wqe[7] + 3) / 4;
+            break;
+        }
         default:                                    /* noise */
             break;
         }
-        for (int b = 0; b < 2; b++) {           /* the WQE's first two basic blocks */
+        if (g_rand_int_range(rnd, 0, 6) == 0) {
+            /* an RDMA WRITE/READ through one of the test mkeys, to itself */
+            memset(wqe, 0, 64);
+            mlx5_st16(wqe + 1, qp->sq_ci);
+            wqe[3] = g_rand_int_range(rnd, 0, 2) ? MLX5_OPCODE_RDMA_WRITE : MLX5_OPCODE_RDMA_READ;
+            wqe[7] = 3;
+            wqe[11] = 0x08;
+            mlx5_st64(wqe + 16, g_rand_int_range(rnd, 0, 0x3000));
+            mlx5_st32(wqe + 24, keys[g_rand_int_range(rnd, 0, 6)]);
+            mlx5_st32(wqe + 32, g_rand_int_range(rnd, 1, 9000));
+            mlx5_st32(wqe + 36, lkey);
+            mlx5_st64(wqe + 40, 0x200000);
+            nbb = 1;
+        }
+        for (int b = 0; b < (int)nbb; b++) {    /* the WQE's basic blocks */
             slot = (qp->sq_ci + b) & (qp->sq_cnt - 1);
             sq_pa = mlx5_buf_addr(&qp->buf, qp->sq_off + slot * 64);
             fake_write(d->h, sq_pa, wqe + 64 * b, 64);
         }
-        mlx5_st32(dbr, g_rand_int_range(rnd, 0, 4) ? (uint16_t)(qp->sq_ci + 1 + (wqe[7] > 4))
+        mlx5_st32(dbr, g_rand_int_range(rnd, 0, 4) ? (uint16_t)(qp->sq_ci + MAX(nbb, 1u + (wqe[7] > 4)))
                                                    : g_rand_int(rnd));
         fake_write(d->h, qp->dbr_addr + 4, dbr, 4);
         mlx5_core_mmio_write(d->c, ((uint64_t)d->uar << 12) + 0x800,
@@ -236,6 +302,10 @@ static void test_fuzz_wqes(void)
                    trace_count("mlx5_err_sq_wqe"), trace_count("mlx5_send_done"));
     g_assert_cmpuint(trace_count("mlx5_sq_wqe"), >, 0);
     g_assert_cmpuint(trace_count("mlx5_err_sq_wqe"), >, 0);
+    g_test_message("%u UMRs, %u applied, %u refused", trace_count("mlx5_umr"),
+                   trace_count("mlx5_umr_done"), trace_count("mlx5_err_umr"));
+    g_assert_cmpuint(trace_count("mlx5_umr_done"), >, 0);
+    g_assert_cmpuint(trace_count("mlx5_err_umr"), >, 0);
     tdrv_free(d);
     g_rand_free(rnd);
 }
