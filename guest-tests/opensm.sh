@@ -11,6 +11,8 @@ load_mlx5
 wait_ib_active mlx5_0 1 90
 echo "sm_lid before: $(cat /sys/class/infiniband/mlx5_0/ports/1/sm_lid)"
 [ "$(cat /sys/class/infiniband/mlx5_0/ports/1/sm_lid)" = 0x0 ] || fail "an SM exists although every device has sm=off"
+# both have looked before opensm starts (it would set the other port's SM LID at once)
+barrier no-sm 6390
 if [ "$IDX" = 0 ]; then
   mkdir -p /var/log /var/cache/opensm /etc/opensm
   opensm -f /tmp/opensm.log > /tmp/opensm.out 2>&1 &

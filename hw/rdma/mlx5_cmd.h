@@ -92,7 +92,14 @@ enum {
 };
 
 /* mlx5_devx.c */
-Mlx5CmdHandler mlx5_cmd_create_uctx, mlx5_cmd_destroy_uctx;
+Mlx5CmdHandler mlx5_cmd_create_uctx, mlx5_cmd_destroy_uctx, mlx5_cmd_create_umem,
+    mlx5_cmd_destroy_umem;
+/* The bytes [off, off + len) of UMEM @id (visible to the command's uid) as a guest buffer. */
+uint32_t mlx5_umem_buf(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t id, uint64_t off, uint64_t len,
+                       Mlx5Buf *b);
+/* Bus address of the 8-byte doorbell record at @off of UMEM @id. Returns a syndrome or 0. */
+uint32_t mlx5_umem_addr(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t id, uint64_t off,
+                        uint64_t *pa);
 
 /* mlx5_cmd_hca.c */
 Mlx5CmdHandler mlx5_cmd_enable_hca, mlx5_cmd_disable_hca, mlx5_cmd_query_issi,

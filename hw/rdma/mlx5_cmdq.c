@@ -89,6 +89,8 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     UCMD(QUERY_RMP, mlx5_cmd_query_rmp),
     CMD(CREATE_UCTX, mlx5_cmd_create_uctx, false),
     CMD(DESTROY_UCTX, mlx5_cmd_destroy_uctx, false),
+    UCMD(CREATE_UMEM, mlx5_cmd_create_umem),
+    UCMD(DESTROY_UMEM, mlx5_cmd_destroy_umem),
 };
 
 static const Mlx5CmdDesc *mlx5_cmd_lookup(uint16_t opcode)

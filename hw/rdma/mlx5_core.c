@@ -137,6 +137,7 @@ Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops, void 
     mlx5_table_init(&c->xrcds, "xrcd", 1u << cfg->log_max_xrcd, 1);
     /* uid 0 is the kernel's: DevX uids start at 1 */
     mlx5_table_init(&c->uctxs, "uctx", cfg->log_max_uctx ? 1u << cfg->log_max_uctx : 1, 1);
+    mlx5_table_init(&c->umems, "umem", 1u << 16, 1);
     mlx5_table_init(&c->tds, "td", 1u << 16, 1);
     /* mkey index 0 and 1 are reserved (0x100 is the terminate-scatter-list lkey) */
     mlx5_table_init(&c->mkeys, "mkey", 1u << cfg->log_max_mkey, 0x10);

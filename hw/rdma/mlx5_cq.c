@@ -101,7 +101,9 @@ void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     Mlx5Eq *eq;
     Mlx5Cq *cq;
 
-    if (!mlx5_cmd_in_ok(cmd, MLX5_PAS_OFF + 8) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+    bool umem = cmd->inlen >= MLX5_PAS_OFF && MLX5_GET(cmd->in, CREATE_CQ_cq_umem_valid);
+
+    if (!mlx5_cmd_in_ok(cmd, MLX5_PAS_OFF + (umem ? 0 : 8)) || !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
     log_cq_size = MLX5_GET(cqc, CQC_log_cq_size);
@@ -110,7 +112,7 @@ void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     c_eqn = MLX5_GET(cqc, CQC_c_eqn);
     eq = mlx5_table_get(&c->eqs, c_eqn);
 
-    if (MLX5_GET(cmd->in, CREATE_CQ_cq_umem_valid) || MLX5_GET(cqc, CQC_cqe_comp_en)) {
+    if (MLX5_GET(cqc, CQC_cqe_comp_en)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
         return;
     }
@@ -127,11 +129,24 @@ void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     cq = g_new0(Mlx5Cq, 1);
-    synd = mlx5_buf_init(&cq->buf, cmd->in + MLX5_PAS_OFF, (cmd->inlen - MLX5_PAS_OFF) / 8,
-                         MLX5_GET(cqc, CQC_log_page_size) + 12,
-                         MLX5_GET(cqc, CQC_page_offset),
-                         (uint64_t)(cqe_sz ? 128 : 64) << log_cq_size);
+    cq->dbr_addr = MLX5_GET64(cqc, CQC_dbr_addr_OFF);
+    if (umem) {
+        /* DevX: the CQE buffer is a UMEM range (its own page list, not the command's) */
+        synd = mlx5_umem_buf(c, cmd, MLX5_GET(cmd->in, CREATE_CQ_cq_umem_id),
+                             mlx5_ld64(cmd->in + CREATE_CQ_cq_umem_offset_OFF),
+                             (uint64_t)(cqe_sz ? 128 : 64) << log_cq_size, &cq->buf);
+    } else {
+        synd = mlx5_buf_init(&cq->buf, cmd->in + MLX5_PAS_OFF, (cmd->inlen - MLX5_PAS_OFF) / 8,
+                             MLX5_GET(cqc, CQC_log_page_size) + 12,
+                             MLX5_GET(cqc, CQC_page_offset),
+                             (uint64_t)(cqe_sz ? 128 : 64) << log_cq_size);
+    }
+    if (!synd && MLX5_GET(cqc, CQC_dbr_umem_valid)) {
+        synd = mlx5_umem_addr(c, cmd, MLX5_GET(cqc, CQC_dbr_umem_id), cq->dbr_addr,
+                              &cq->dbr_addr);
+    }
     if (synd) {
+        mlx5_buf_free(&cq->buf);
         g_free(cq);
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
         return;
@@ -151,7 +166,6 @@ void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     cq->max_count = MLX5_GET(cqc, CQC_cq_max_count);
     cq->uar_page = uar_page;
     cq->c_eqn = c_eqn;
-    cq->dbr_addr = MLX5_GET64(cqc, CQC_dbr_addr_OFF);
     eq->refcount++;
     mlx5_cmd_handle_out(cmd, cqn);
     trace_mlx5_cq_create(cqn, log_cq_size, c_eqn, cqe_sz);

@@ -266,7 +266,7 @@ struct Mlx5Core {
     uint8_t cap_atomic_cur[HCA_CAP_SIZE];
     bool host_endianness_set;
 
-    Mlx5Table eqs, cqs, pds, uars, xrcds, tds, mkeys, srqs, qps, uctxs;
+    Mlx5Table eqs, cqs, pds, uars, xrcds, tds, mkeys, srqs, qps, uctxs, umems;
     Mlx5Port port;
     IbPort ib;                  /* the port's transport */
     Mlx5Qp *smi_qp, *gsi_qp;    /* owners of wire QPN 0 and 1 */
@@ -367,6 +367,7 @@ IbWcStatus mlx5_mkey_invalidate(Mlx5Core *c, Mlx5Qp *qp, uint32_t pdn, uint32_t 
 void mlx5_qp_free(Mlx5Core *c, void *obj);
 void mlx5_srq_free(Mlx5Core *c, void *obj);
 void mlx5_mkey_free(Mlx5Core *c, void *obj);
+void mlx5_umem_free(Mlx5Core *c, void *obj);
 
 /* the mlx5 QP behind a transport QP, and its device */
 static inline Mlx5Qp *qp_of(IbQp *ib)

@@ -198,10 +198,6 @@ void mlx5_cmd_create_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, MLX5_PAS_OFF) || !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
-    if (MLX5_GET(cmd->in, CREATE_QP_wq_umem_valid)) {
-        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
-        return;
-    }
     if (c->qps.count >= (1u << MLX5_GET(c->cap_general_cur, CAP_log_max_qp))) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
         return;
@@ -225,13 +221,23 @@ void mlx5_cmd_create_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     rq_bytes = qp->rq_type == MLX5_RQ_TYPE_REGULAR ?
                (16ull << qp->log_rq_stride) << qp->log_rq_size : 0;
     sq_bytes = qp->no_sq ? 0 : 64ull << qp->log_sq_size;
-    if (!synd && rq_bytes + sq_bytes) {
+    if (!synd && rq_bytes + sq_bytes && MLX5_GET(cmd->in, CREATE_QP_wq_umem_valid)) {
+        /* DevX: the work queues are a UMEM range */
+        synd = mlx5_umem_buf(c, cmd, MLX5_GET(cmd->in, CREATE_QP_wq_umem_id),
+                             mlx5_ld64(cmd->in + CREATE_QP_wq_umem_offset_OFF),
+                             rq_bytes + sq_bytes, &qp->buf);
+    } else if (!synd && rq_bytes + sq_bytes) {
         synd = mlx5_buf_init(&qp->buf, cmd->in + MLX5_PAS_OFF,
                              (cmd->inlen - MLX5_PAS_OFF) / 8,
                              MLX5_GET(qpc, QPC_log_page_size) + 12,
                              MLX5_GET(qpc, QPC_page_offset), rq_bytes + sq_bytes);
     }
+    if (!synd && MLX5_GET(qpc, QPC_dbr_umem_valid)) {
+        synd = mlx5_umem_addr(c, cmd, MLX5_GET(qpc, QPC_dbr_umem_id), qp->dbr_addr,
+                              &qp->dbr_addr);
+    }
     if (synd) {
+        mlx5_buf_free(&qp->buf);
         g_free(qp);
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
         return;

@@ -122,13 +122,14 @@ void mlx5_res_reset(Mlx5Core *c)
     mlx5_table_destroy(&c->xrcds, mlx5_plain_free, c);
     mlx5_table_destroy(&c->tds, mlx5_plain_free, c);
     mlx5_table_destroy(&c->uars, mlx5_plain_free, c);
+    mlx5_table_destroy(&c->umems, mlx5_umem_free, c);
     mlx5_table_destroy(&c->uctxs, mlx5_plain_free, c);
 }
 
 void mlx5_res_teardown(Mlx5Core *c)
 {
     Mlx5Table *all[] = { &c->qps, &c->srqs, &c->mkeys, &c->cqs, &c->eqs, &c->pds,
-                         &c->xrcds, &c->tds, &c->uars, &c->uctxs };
+                         &c->xrcds, &c->tds, &c->uars, &c->uctxs, &c->umems };
     size_t i;
 
     mlx5_res_reset(c);

@@ -206,10 +206,101 @@ static void test_uid_isolation(void)
     tdrv_free(d);
 }
 
+/* CREATE_UMEM of @n pages at @pa (4 KiB each), for uid @uid */
+static int create_umem(TDrv *d, uint16_t uid, uint64_t pa, unsigned n, uint32_t *id)
+{
+    uint8_t in[CREATE_UMEM_IN_MTT_OFF + 8 * 8] = { 0 }, out[16];
+    int r;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_UMEM);
+    MLX5_SET(in, CMD_IN_uid, uid);
+    mlx5_st64(in + CREATE_UMEM_IN_num_of_mtt_OFF, n);
+    for (unsigned i = 0; i < n; i++) {
+        mlx5_st64(in + CREATE_UMEM_IN_MTT_OFF + 8 * i, (pa + 4096ull * (n - 1 - i)) | 3);
+    }
+    r = tdrv_exec(d, in, CREATE_UMEM_IN_MTT_OFF + 8 * n, out, sizeof(out));
+    if (!r && id) {
+        *id = MLX5_GET(out, UMEM_OUT_umem_id);
+    }
+    return r;
+}
+
+/* A CQ whose CQE buffer and doorbell record live in UMEMs (what pyverbs' DevX tests build) */
+static int create_umem_cq(TDrv *d, uint16_t uid, uint32_t umem, uint64_t off, uint32_t dbr_umem,
+                          uint64_t dbr_off, uint32_t *cqn)
+{
+    uint8_t in[MLX5_PAS_OFF] = { 0 }, out[16];
+    uint8_t *cqc = in + CREATE_CQ_CQC_OFF;
+    int r;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_CQ);
+    MLX5_SET(in, CMD_IN_uid, uid);
+    MLX5_SET(in, CREATE_CQ_cq_umem_valid, 1);
+    MLX5_SET(in, CREATE_CQ_cq_umem_id, umem);
+    mlx5_st64(in + CREATE_CQ_cq_umem_offset_OFF, off);
+    MLX5_SET(cqc, CQC_log_cq_size, 6);          /* 64 x 64 B: one page */
+    MLX5_SET(cqc, CQC_uar_page, d->uar);
+    MLX5_SET(cqc, CQC_dbr_umem_valid, 1);
+    MLX5_SET(cqc, CQC_dbr_umem_id, dbr_umem);
+    MLX5_SET64(cqc, CQC_dbr_addr_OFF, dbr_off);
+    r = tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+    if (!r && cqn) {
+        *cqn = mlx5_ld32(out + 8) & 0xffffff;
+    }
+    return r;
+}
+
+static void test_umem(void)
+{
+    TDrv *d = up();
+    uint16_t a = create_uctx(d), b = create_uctx(d);
+    uint64_t pages = fake_alloc(d->h, 4 * 4096, 4096);
+    uint32_t um, dbr, cqn;
+    uint8_t out[16];
+    Mlx5Cq *cq;
+
+    /* two pages, listed in reverse; the doorbell record at offset 0x40 of a one-page UMEM */
+    g_assert_cmpint(create_umem(d, a, pages, 2, &um), ==, 0);
+    g_assert_cmpint(create_umem(d, a, pages + 2 * 4096, 1, &dbr), ==, 0);
+    g_assert_cmpint(create_umem_cq(d, a, um, 4096, dbr, 0x40, &cqn), ==, 0);
+    cq = mlx5_table_get(&d->c->cqs, cqn);
+    g_assert_cmphex(cq->buf.pas[0], ==, pages);            /* UMEM page 1 = pages + 0 */
+    g_assert_cmphex(cq->dbr_addr, ==, pages + 2 * 4096 + 0x40);
+    /* another uid's UMEM, an unknown one, a range past its end, a record crossing a page */
+    g_assert_cmpint(create_umem_cq(d, b, um, 0, dbr, 0, NULL), ==, ST_PARAM);
+    g_assert_cmpint(create_umem_cq(d, a, 0x777, 0, dbr, 0, NULL), ==, ST_PARAM);
+    g_assert_cmpint(create_umem_cq(d, a, um, 8192, dbr, 0, NULL), ==, ST_PARAM);
+    g_assert_cmpint(create_umem_cq(d, a, um, 0, dbr, 4092, NULL), ==, ST_PARAM);
+    /* bad UMEMs: no pages, an offset past the page, more entries than the input carries */
+    {
+        uint8_t in[CREATE_UMEM_IN_MTT_OFF + 8] = { 0 };
+        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_UMEM);
+        MLX5_SET(in, CMD_IN_uid, a);
+        g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, ST_PARAM);
+        mlx5_st64(in + CREATE_UMEM_IN_num_of_mtt_OFF, 1);
+        MLX5_SET(in, CREATE_UMEM_IN_page_offset, 4096);
+        g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, ST_PARAM);
+        MLX5_SET(in, CREATE_UMEM_IN_page_offset, 0);
+        mlx5_st64(in + CREATE_UMEM_IN_num_of_mtt_OFF, 5);
+        g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==,
+                        MLX5_CMD_STAT_BAD_INP_LEN_ERR);
+    }
+    /* only its owner destroys a UMEM; a context owning one is busy */
+    g_assert_cmpint(cmd_uid(d, b, MLX5_CMD_OP_DESTROY_UMEM, um, NULL, 0), ==, ST_RES);
+    g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DESTROY_CQ, cqn, NULL, 0), ==, 0);
+    g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DESTROY_UMEM, um, NULL, 0), ==, 0);
+    g_assert_cmpint(cmd_uid(d, 0, MLX5_CMD_OP_DESTROY_UCTX, a, NULL, 0), ==,
+                    MLX5_CMD_STAT_RES_BUSY);
+    g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DESTROY_UMEM, dbr, NULL, 0), ==, 0);
+    g_assert_cmpint(cmd_uid(d, 0, MLX5_CMD_OP_DESTROY_UCTX, a, NULL, 0), ==, 0);
+    tdrv_free(d);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/mlx5/devx/uctx-lifetime", test_uctx_lifetime);
     g_test_add_func("/mlx5/devx/uid-isolation", test_uid_isolation);
+    g_test_add_func("/mlx5/devx/umem", test_umem);
     return g_test_run();
 }

@@ -254,7 +254,25 @@ enum {
     MLX5_CMD_OP_QUERY_RMP = 0x90f,
     MLX5_CMD_OP_CREATE_UCTX = 0xa04,
     MLX5_CMD_OP_DESTROY_UCTX = 0xa06,
+    MLX5_CMD_OP_CREATE_UMEM = 0xa08,
+    MLX5_CMD_OP_DESTROY_UMEM = 0xa0a,
 };
+
+/* DevX UMEM (CREATE_UMEM): a user buffer as an MTT list, named by umem_id */
+#define CREATE_UMEM_IN_log_page_size        8, 4, 0     /* relative to 4 KiB */
+#define CREATE_UMEM_IN_page_offset          9, 31, 0    /* bytes into the first page */
+#define CREATE_UMEM_IN_num_of_mtt_OFF       0x28
+#define CREATE_UMEM_IN_MTT_OFF              0x30
+#define UMEM_OUT_umem_id                    2, 23, 0
+/* umem-backed CQ/QP buffers and doorbell records (DevX sets the *_umem_valid bits) */
+#define CREATE_CQ_cq_umem_offset_OFF        0x50
+#define CREATE_CQ_cq_umem_id                22, 31, 0
+#define CQC_dbr_umem_valid                  0, 25, 25
+#define CQC_dbr_umem_id                     1, 31, 0
+#define CREATE_QP_wq_umem_offset_OFF        0xe0
+#define CREATE_QP_wq_umem_id                58, 31, 0
+#define QPC_dbr_umem_valid                  44, 28, 28
+#define QPC_dbr_umem_id                     49, 31, 0
 
 /* DevX user contexts (CREATE_UCTX / DESTROY_UCTX) */
 #define MLX5_SHARED_RESOURCE_UID            0xffff  /* kernel objects every uid may use */
@@ -507,7 +525,7 @@ enum {
 #define QP_IN_opt_param_mask_OFF            0x10
 #define QP_QPC_OFF                          0x18
 #define MLX5_QPC_SIZE                       0xe8
-#define CREATE_QP_wq_umem_valid             67, 31, 31
+#define CREATE_QP_wq_umem_valid             59, 31, 31
 #define QUERY_QP_OUT_SIZE                   0x110
 #define QPC_state                           0, 31, 28
 #define QPC_st                              0, 23, 16
