@@ -172,20 +172,24 @@ uint32_t mlx5_umem_buf(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t id, uint64_t off, 
 
     memset(b, 0, sizeof(*b));
     if (!u) {
+        trace_mlx5_err_umem(id, off, len, 0);
         return MLX5_SYND_BAD_HANDLE;
     }
     ps = 1ull << u->log_page_size;
     start = u->page_offset + off;
     if (start < off || len == 0) {
+        trace_mlx5_err_umem(id, off, len, 1);
         return MLX5_SYND_BAD_PAS;
     }
     first = start >> u->log_page_size;
     in = start & (ps - 1);
     if (in % (ps / 64)) {
+        trace_mlx5_err_umem(id, off, len, 2);
         return MLX5_SYND_BAD_PAS;           /* not expressible as a quantized page offset */
     }
     npages = (in + len + ps - 1) >> u->log_page_size;
     if (first >= u->nmtt || npages > u->nmtt - first) {
+        trace_mlx5_err_umem(id, off, len, 3);
         return MLX5_SYND_BAD_PAS;
     }
     b->pas = g_new(uint64_t, npages);
@@ -205,12 +209,14 @@ uint32_t mlx5_umem_addr(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t id, uint64_t off,
     uint64_t ps, start, idx;
 
     if (!u) {
+        trace_mlx5_err_umem(id, off, 8, 4);
         return MLX5_SYND_BAD_HANDLE;
     }
     ps = 1ull << u->log_page_size;
     start = u->page_offset + off;
     idx = start >> u->log_page_size;
     if (start < off || idx >= u->nmtt || (start & (ps - 1)) + 8 > ps || (start & 7)) {
+        trace_mlx5_err_umem(id, off, 8, 5);
         return MLX5_SYND_BAD_PAS;
     }
     *pa = u->mtt[idx] + (start & (ps - 1));

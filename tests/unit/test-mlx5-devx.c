@@ -259,6 +259,41 @@ static void test_umem(void)
     uint8_t out[16];
     Mlx5Cq *cq;
 
+    /* a QP on UMEMs (the command's page list is empty) */
+    {
+        uint32_t qum, qdbr, qcq, pd = alloc_pd_uid(d, a);
+        uint8_t in[MLX5_PAS_OFF] = { 0 }, o[16];
+        uint8_t *qpc = in + QP_QPC_OFF;
+        Mlx5Qp *qp;
+
+        g_assert_cmpint(create_umem(d, a, pages, 2, &qum), ==, 0);
+        g_assert_cmpint(create_umem(d, a, pages + 3 * 4096, 1, &qdbr), ==, 0);
+        g_assert_cmpint(create_umem_cq(d, a, qum, 0, qdbr, 0, &qcq), ==, 0);
+        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_QP);
+        MLX5_SET(in, CMD_IN_uid, a);
+        MLX5_SET(qpc, QPC_st, MLX5_QP_ST_RC);
+        MLX5_SET(qpc, QPC_pd, pd);
+        MLX5_SET(qpc, QPC_log_sq_size, 5);          /* 32 x 64 B */
+        MLX5_SET(qpc, QPC_log_rq_size, 4);
+        MLX5_SET(qpc, QPC_log_rq_stride, 2);        /* 16 x 64 B */
+        MLX5_SET(qpc, QPC_uar_page, d->uar);
+        MLX5_SET(qpc, QPC_cqn_snd, qcq);
+        MLX5_SET(qpc, QPC_cqn_rcv, qcq);
+        MLX5_SET(qpc, QPC_dbr_umem_valid, 1);
+        MLX5_SET(qpc, QPC_dbr_umem_id, qdbr);
+        MLX5_SET64(qpc, QPC_dbr_addr_OFF, 8);
+        MLX5_SET(in, CREATE_QP_wq_umem_valid, 1);
+        MLX5_SET(in, CREATE_QP_wq_umem_id, qum);
+        g_assert_cmpint(tdrv_exec(d, in, sizeof(in), o, sizeof(o)), ==, 0);
+        qp = mlx5_table_get(&d->c->qps, mlx5_ld32(o + 8) & 0xffffff);
+        g_assert_cmphex(qp->buf.pas[0], ==, pages + 4096);  /* UMEM page 0 */
+        g_assert_cmphex(qp->dbr_addr, ==, pages + 3 * 4096 + 8);
+        g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DESTROY_QP, qp->qpn, NULL, 0), ==, 0);
+        g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DESTROY_CQ, qcq, NULL, 0), ==, 0);
+        g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DESTROY_UMEM, qum, NULL, 0), ==, 0);
+        g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DESTROY_UMEM, qdbr, NULL, 0), ==, 0);
+        g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DEALLOC_PD, pd, NULL, 0), ==, 0);
+    }
     /* two pages, listed in reverse; the doorbell record at offset 0x40 of a one-page UMEM */
     g_assert_cmpint(create_umem(d, a, pages, 2, &um), ==, 0);
     g_assert_cmpint(create_umem(d, a, pages + 2 * 4096, 1, &dbr), ==, 0);

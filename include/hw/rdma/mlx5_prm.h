@@ -269,10 +269,10 @@ enum {
 #define CREATE_CQ_cq_umem_id                22, 31, 0
 #define CQC_dbr_umem_valid                  0, 25, 25
 #define CQC_dbr_umem_id                     1, 31, 0
-#define CREATE_QP_wq_umem_offset_OFF        0xe0
-#define CREATE_QP_wq_umem_id                58, 31, 0
-#define QPC_dbr_umem_valid                  44, 28, 28
-#define QPC_dbr_umem_id                     49, 31, 0
+#define CREATE_QP_wq_umem_offset_OFF        0x100
+#define CREATE_QP_wq_umem_id                66, 31, 0
+#define QPC_dbr_umem_valid                  52, 28, 28
+#define QPC_dbr_umem_id                     57, 31, 0
 
 /* DevX user contexts (CREATE_UCTX / DESTROY_UCTX) */
 #define MLX5_SHARED_RESOURCE_UID            0xffff  /* kernel objects every uid may use */
@@ -525,7 +525,7 @@ enum {
 #define QP_IN_opt_param_mask_OFF            0x10
 #define QP_QPC_OFF                          0x18
 #define MLX5_QPC_SIZE                       0xe8
-#define CREATE_QP_wq_umem_valid             59, 31, 31
+#define CREATE_QP_wq_umem_valid             67, 31, 31
 #define QUERY_QP_OUT_SIZE                   0x110
 #define QPC_state                           0, 31, 28
 #define QPC_st                              0, 23, 16
