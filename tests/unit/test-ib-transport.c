@@ -51,7 +51,10 @@ struct FakeNode {
     unsigned nrecv;
     unsigned events[8];
     int64_t deadline;
+    uint32_t xrc_srqn_seen[MAX_DONE];   /* XRC target: the SRQ each receive was taken for */
 };
+
+#define XRC_SRQN 0x77       /* the only XRC SRQ of the fake target's domain */
 
 #define RKEY 0x1234
 
@@ -98,8 +101,14 @@ static bool fk_recv_get(IbQp *qp, IbRecvWr *rwr)
     }
     rwr->cookie = n->rq_head;
     rwr->capacity = n->rq[n->rq_head % MAX_RECV].len;
+    n->xrc_srqn_seen[n->rq_head % MAX_DONE] = qp->xrc_srqn;
     n->rq_head++;
     return true;
+}
+
+static bool fk_xrc_srq_ok(IbQp *qp, uint32_t srqn)
+{
+    return srqn == XRC_SRQN;
 }
 
 static IbWcStatus fk_recv_scatter(IbQp *qp, const IbRecvWr *rwr, uint64_t off, const void *buf,
@@ -256,6 +265,7 @@ static const IbDevOps fk_ops = {
     .rkey_read = fk_rkey_read,
     .rkey_atomic = fk_rkey_atomic,
     .invalidate = fk_invalidate,
+    .xrc_srq_ok = fk_xrc_srq_ok,
     .qp_event = fk_qp_event,
     .link_tx = fk_link_tx,
     .qp_lookup = fk_qp_lookup,
@@ -676,6 +686,69 @@ static void test_wire_roundtrip(void)
     g_assert_cmpint(ib_psn_diff(0xffffff, 0x000001), ==, -2);
 }
 
+/*
+ * XRC: the initiator's requests carry the XRC transport opcodes and an XRCETH naming the
+ * target's XRC SRQ; the target takes each receive for that SRQ, answers with XRC ACKs, and
+ * refuses a request naming an SRQ outside its domain with NAK invalid request.
+ */
+static void test_xrc(void)
+{
+    Wire *w = wire_new(IB_QPT_RC, 3);
+    FakeNode *a = w->node[0], *b = w->node[1];
+    IbSendWr wr = { .opcode = IB_WR_SEND, .length = 3000, .signaled = true,
+                    .xrc_srqn = XRC_SRQN };
+    IbPacket p = { 0 }, q;
+    uint8_t frame[IB_MAX_HDR_LEN + 8];
+    size_t hlen;
+    uint32_t crc;
+
+    /* XRCETH on the wire: after the BTH, before the RETH */
+    p.opcode = IB_TRANSPORT_XRC | IB_OP_WRITE_ONLY;
+    p.dest_qpn = 0x123;
+    p.xrc_srqn = 0xabcdef;
+    p.reth_rkey = 0x55;
+    p.pkey = 0xffff;
+    hlen = ib_wire_encode_hdr(&p, frame, 0);
+    g_assert_cmphex(ib_ld32(frame + hlen - IB_RETH_LEN - IB_XRCETH_LEN), ==, 0xabcdef);
+    crc = ib_wire_icrc(frame, hlen, NULL, 0, 0);
+    for (int i = 0; i < 4; i++) {
+        frame[hlen + i] = crc >> (8 * i);
+    }
+    g_assert_cmpint(ib_wire_decode(frame, hlen + 4, &q), ==, 0);
+    g_assert_cmphex(q.xrc_srqn, ==, 0xabcdef);
+    g_assert_cmphex(q.reth_rkey, ==, 0x55);
+    /* responses carry no XRCETH */
+    g_assert_false(ib_opcode_headers(IB_TRANSPORT_XRC | IB_OP_ACKNOWLEDGE) & IB_HDR_XRCETH);
+    g_assert_true(ib_opcode_headers(IB_TRANSPORT_XRC | IB_OP_READ_REQUEST) & IB_HDR_XRCETH);
+
+    a->qp.xrc = b->qp.xrc = true;
+    fill(a->mem, 3000, 9);
+    post_recv(b, 0x10000, 4096);
+    post_recv(b, 0x20000, 4096);
+    g_assert_true(ib_qp_post_send(&a->qp, &wr));
+    wr.opcode = IB_WR_RDMA_WRITE;
+    wr.remote_addr = 0x30000;
+    wr.rkey = RKEY;
+    g_assert_true(ib_qp_post_send(&a->qp, &wr));
+    wire_run(w, 10000);
+    g_assert_cmpuint(a->nsend, ==, 2);
+    g_assert_cmpint(a->send_status[0], ==, IB_WC_SUCCESS);
+    g_assert_cmpint(a->send_status[1], ==, IB_WC_SUCCESS);
+    g_assert_cmpuint(b->nrecv, ==, 1);
+    g_assert_cmphex(b->xrc_srqn_seen[0], ==, XRC_SRQN);
+    g_assert_cmpint(memcmp(b->mem + 0x10000, a->mem, 3000), ==, 0);
+    g_assert_cmpint(memcmp(b->mem + 0x30000, a->mem, 3000), ==, 0);
+    /* an SRQ outside the target's domain: NAK invalid request, the initiator fails */
+    wr.opcode = IB_WR_SEND;
+    wr.xrc_srqn = XRC_SRQN + 1;
+    g_assert_true(ib_qp_post_send(&a->qp, &wr));
+    wire_run(w, 10000);
+    g_assert_cmpuint(a->nsend, ==, 3);
+    g_assert_cmpint(a->send_status[2], ==, IB_WC_REM_INV_REQ_ERR);
+    g_assert_cmpuint(b->nrecv, ==, 1);
+    wire_free(w);
+}
+
 /* Long transfer across the PSN wrap point */
 static void test_rc_psn_wrap(void)
 {
@@ -704,6 +777,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/ib/wire/roundtrip", test_wire_roundtrip);
+    g_test_add_func("/ib/xrc", test_xrc);
     g_test_add_func("/ib/rc/send-clean", test_rc_send_clean);
     g_test_add_func("/ib/rc/send-lossy", test_rc_send_lossy);
     g_test_add_func("/ib/rc/write-read-atomic", test_rc_write_read_atomic);
