@@ -19,6 +19,16 @@ void ib_rc_rx(IbQp *qp, const IbPacket *p);
 void ib_uc_rx(IbQp *qp, const IbPacket *p);
 void ib_rc_ack_timeout(IbQp *qp);
 void ib_rc_rnr_expired(IbQp *qp);
+/* READ responses still to send (a responder context that is not idle) */
+bool ib_resp_tx_busy(const IbQp *qp);
+
+/* ib_dc.c: dynamically connected transport */
+bool ib_dc_same_target(const IbQp *dci, const IbSendWr *wr);
+void ib_dc_connect(IbQp *dci, const IbSendWr *wr);
+void ib_dct_rx(IbQp *dct, const IbPacket *p);
+void ib_dct_cleanup(IbQp *dct);
+void ib_qp_link(IbQp *qp);
+void ib_qp_unlink(IbQp *qp);
 
 /* ib_ud.c */
 void ib_ud_rx(IbQp *qp, const IbPacket *p);

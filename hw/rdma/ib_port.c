@@ -81,9 +81,10 @@ void ib_qp_init(IbQp *qp, IbPort *port, uint32_t qpn, IbQpType type, uint32_t sq
     qp->pkey = IB_DEFAULT_PKEY;
     qp->swq_size = size;
     qp->swq = g_new0(IbSendEntry, size);
+    qp->dc_conn_id = g_random_int();    /* a DCI's connections differ from its namesakes' */
 }
 
-static void ib_qp_unlink(IbQp *qp)
+void ib_qp_unlink(IbQp *qp)
 {
     IbPort *port = qp->port;
 
@@ -98,7 +99,7 @@ static void ib_qp_unlink(IbQp *qp)
     qp->next = qp->prev = NULL;
 }
 
-static void ib_qp_link(IbQp *qp)
+void ib_qp_link(IbQp *qp)
 {
     IbPort *port = qp->port;
 
@@ -114,6 +115,9 @@ static void ib_qp_link(IbQp *qp)
 
 void ib_qp_cleanup(IbQp *qp)
 {
+    if (qp->type == IB_QPT_DCT) {
+        ib_dct_cleanup(qp);
+    }
     ib_qp_unlink(qp);
     g_free(qp->swq);
     qp->swq = NULL;
@@ -126,6 +130,7 @@ static void ib_qp_reset_state(IbQp *qp)
     qp->ack_deadline = qp->rnr_deadline = 0;
     qp->in_send = qp->in_write = qp->have_rwr = false;
     qp->nak_sent = qp->comm_est = false;
+    qp->dc_connected = false;
     qp->msn = 0;
     qp->tx_pending = false;
     memset(qp->res, 0, sizeof(qp->res));
@@ -417,8 +422,16 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
     switch (p.opcode & 0xe0) {
     case IB_TRANSPORT_RC:
     case IB_TRANSPORT_XRC:
-        if (qp->type == IB_QPT_RC && qp->xrc == ((p.opcode & 0xe0) == IB_TRANSPORT_XRC)) {
+        if (qp->type == IB_QPT_RC && !qp->dci &&
+            qp->xrc == ((p.opcode & 0xe0) == IB_TRANSPORT_XRC)) {
             ib_rc_rx(qp, &p);
+        }
+        break;
+    case IB_TRANSPORT_DC:
+        if (qp->type == IB_QPT_DCT) {
+            ib_dct_rx(qp, &p);
+        } else if (qp->dci && !(ib_opcode_headers(p.opcode) & IB_HDR_DCETH)) {
+            ib_rc_rx(qp, &p);           /* responses to a DC initiator */
         }
         break;
     case IB_TRANSPORT_UC:

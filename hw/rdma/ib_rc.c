@@ -40,6 +40,9 @@ static uint32_t ib_wr_npsn(const IbQp *qp, const IbSendWr *wr)
 
 static uint8_t ib_transport_bits(const IbQp *qp)
 {
+    if (qp->dci || qp->dc_parent) {
+        return IB_TRANSPORT_DC;
+    }
     return qp->type == IB_QPT_UC ? IB_TRANSPORT_UC : qp->xrc ? IB_TRANSPORT_XRC : IB_TRANSPORT_RC;
 }
 
@@ -54,6 +57,12 @@ void ib_qp_fill_hdr(const IbQp *qp, IbPacket *p, uint8_t opcode, uint32_t psn)
     p->dest_qpn = qp->dest_qpn;
     p->psn = psn & IB_PSN_MASK;
     p->udp_sport = qp->qpn & 0x3fff;
+    if (qp->dci) {
+        p->dc_key = qp->dc_key;
+        p->dc_conn_id = qp->dc_conn_id;
+        p->dc_conn_psn = qp->dc_conn_psn;
+        p->dc_src_qpn = qp->qpn;
+    }
 }
 
 static void ib_arm_ack_timer(IbQp *qp)
@@ -473,6 +482,22 @@ static unsigned ib_req_outstanding_rdatomic(IbQp *qp)
     return n;
 }
 
+/* Must WR @e wait for earlier ones to complete before it starts? */
+static bool ib_req_must_wait(IbQp *qp, const IbSendEntry *e)
+{
+    if (e->started) {
+        return false;
+    }
+    if ((e->wr.fence && ib_req_outstanding_rdatomic(qp)) ||
+        (ib_wr_rdatomic(&e->wr) &&
+         ib_req_outstanding_rdatomic(qp) >= MAX(1, qp->max_rd_atomic))) {
+        return true;
+    }
+    /* a DCI talks to one target at a time: it moves on once everything is acknowledged */
+    return qp->dci && qp->dc_connected && !ib_dc_same_target(qp, &e->wr) &&
+           qp->tail != qp->cur;
+}
+
 static unsigned ib_req_tx(IbQp *qp, unsigned budget)
 {
     unsigned used = 0;
@@ -485,10 +510,11 @@ static unsigned ib_req_tx(IbQp *qp, unsigned budget)
         IbWcStatus st;
 
         if (!e->started) {
-            if ((e->wr.fence && ib_req_outstanding_rdatomic(qp)) ||
-                (ib_wr_rdatomic(&e->wr) &&
-                 ib_req_outstanding_rdatomic(qp) >= MAX(1, qp->max_rd_atomic))) {
+            if (ib_req_must_wait(qp, e)) {
                 break;
+            }
+            if (qp->dci && (!qp->dc_connected || !ib_dc_same_target(qp, &e->wr))) {
+                ib_dc_connect(qp, &e->wr);
             }
             if (qp->type == IB_QPT_RC && ib_wr_atomic(&e->wr) && (e->wr.remote_addr & 7)) {
                 ib_req_fail(qp, qp->cur, IB_WC_LOC_QP_OP_ERR);
@@ -546,6 +572,9 @@ static void ib_resp_error(IbQp *qp, uint8_t nak, IbQpEvent ev)
     }
     qp->in_send = qp->in_write = false;
     qp->state = IB_QPS_ERR;
+    if (qp->dc_parent) {
+        return;     /* one initiator's connection failed; the DCT serves the others */
+    }
     qp->port->ops->qp_event(qp, ev);
 }
 
@@ -816,7 +845,7 @@ static bool ib_resp_sequence_ok(const IbQp *qp, uint8_t op, unsigned h)
 
 static unsigned ib_resp_tx(IbQp *qp, unsigned budget);
 
-static bool ib_resp_tx_busy(const IbQp *qp)
+bool ib_resp_tx_busy(const IbQp *qp)
 {
     for (unsigned i = 0; i < IB_MAX_RD_ATOMIC; i++) {
         if (qp->res[i].valid && qp->res[i].tx_pending) {
@@ -950,10 +979,12 @@ unsigned ib_qp_tx(IbQp *qp, unsigned budget)
     for (unsigned i = 0; i < IB_MAX_RD_ATOMIC; i++) {
         resp_left |= qp->res[i].valid && qp->res[i].tx_pending;
     }
+    /* a WR that waits for completions is woken by them (ib_req_rearm) */
     qp->tx_pending = resp_left ||
                      (qp->cur != qp->head && qp->state == IB_QPS_RTS && !qp->rnr_deadline &&
                       !(qp->type == IB_QPT_RC &&
-                        ib_psn_diff(qp->next_psn, qp->una) >= IB_TX_WINDOW));
+                        ib_psn_diff(qp->next_psn, qp->una) >= IB_TX_WINDOW) &&
+                      !ib_req_must_wait(qp, ib_entry(qp, qp->cur)));
     return used;
 }
 

@@ -91,6 +91,15 @@ unsigned ib_opcode_headers(uint8_t opcode)
             return ib_op_hdrs[op];
         }
         return ib_op_hdrs[op] | IB_HDR_XRCETH;
+    case IB_TRANSPORT_DC:
+        /* RC's operations; every request says who connects with which key */
+        if (!ib_op_hdrs[op]) {
+            return 0;
+        }
+        if ((op >= IB_OP_READ_RESPONSE_FIRST && op <= IB_OP_ATOMIC_ACKNOWLEDGE)) {
+            return ib_op_hdrs[op];
+        }
+        return ib_op_hdrs[op] | IB_HDR_DCETH;
     default:
         return 0;
     }
@@ -113,7 +122,7 @@ void ib_wire_lid_mac(uint16_t lid, uint8_t sl, uint8_t mac[6])
 
 static size_t ib_ext_len(unsigned h)
 {
-    return (h & IB_HDR_XRCETH ? IB_XRCETH_LEN : 0) +
+    return (h & IB_HDR_XRCETH ? IB_XRCETH_LEN : 0) + (h & IB_HDR_DCETH ? IB_DCETH_LEN : 0) +
            (h & IB_HDR_DETH ? IB_DETH_LEN : 0) + (h & IB_HDR_RETH ? IB_RETH_LEN : 0) +
            (h & IB_HDR_ATOMIC_ETH ? IB_ATOMIC_ETH_LEN : 0) + (h & IB_HDR_AETH ? IB_AETH_LEN : 0) +
            (h & IB_HDR_ATOMIC_ACK ? IB_ATOMIC_ACK_LEN : 0) +
@@ -181,6 +190,13 @@ size_t ib_wire_encode_hdr(const IbPacket *p, uint8_t *hdr, size_t payload_len)
     if (h & IB_HDR_XRCETH) {
         ib_st32(x, p->xrc_srqn & 0xffffff);
         x += IB_XRCETH_LEN;
+    }
+    if (h & IB_HDR_DCETH) {
+        ib_st64(x, p->dc_key);
+        ib_st32(x + 8, p->dc_conn_id);
+        ib_st32(x + 12, p->dc_conn_psn & 0xffffff);
+        ib_st32(x + 16, p->dc_src_qpn & 0xffffff);
+        x += IB_DCETH_LEN;
     }
     if (h & IB_HDR_DETH) {
         ib_st32(x, p->deth_qkey);
@@ -324,6 +340,13 @@ int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
     if (h & IB_HDR_XRCETH) {
         p->xrc_srqn = ib_ld24(x + 1);
         x += IB_XRCETH_LEN;
+    }
+    if (h & IB_HDR_DCETH) {
+        p->dc_key = ib_ld64(x);
+        p->dc_conn_id = ib_ld32(x + 8);
+        p->dc_conn_psn = ib_ld24(x + 13);
+        p->dc_src_qpn = ib_ld24(x + 17);
+        x += IB_DCETH_LEN;
     }
     if (h & IB_HDR_DETH) {
         p->deth_qkey = ib_ld32(x);

@@ -25,6 +25,11 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_log_max_klm_list_size, 16);
     MLX5_SET(cap, CAP_log_max_ra_req_qp, 4);
     MLX5_SET(cap, CAP_log_max_ra_res_qp, 4);
+    /* DC (ib_dc.c, mlx5_dct.c): DCIs are QPs; DCTs share their number space */
+    MLX5_SET(cap, CAP_dct, 1);
+    MLX5_SET(cap, CAP_log_max_ra_req_dc, 4);
+    MLX5_SET(cap, CAP_log_max_ra_res_dc, 4);
+    MLX5_SET(cap, CAP_max_wqe_sz_sq_dc, 1024);
     MLX5_SET(cap, CAP_pkey_table_size, 0);          /* 128 entries (encoding 0) */
     MLX5_SET(cap, CAP_ib_virt, 0);                  /* native PF: port data via MAD_IFC */
     MLX5_SET(cap, CAP_local_ca_ack_delay, 16);

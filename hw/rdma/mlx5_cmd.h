@@ -119,6 +119,9 @@ Mlx5CmdHandler mlx5_cmd_create_mkey, mlx5_cmd_destroy_mkey, mlx5_cmd_query_mkey;
 /* mlx5_srq.c */
 Mlx5CmdHandler mlx5_cmd_create_srq, mlx5_cmd_destroy_srq, mlx5_cmd_query_srq, mlx5_cmd_arm_rq,
     mlx5_cmd_create_rmp, mlx5_cmd_modify_rmp, mlx5_cmd_query_rmp;
+/* mlx5_dct.c */
+Mlx5CmdHandler mlx5_cmd_create_dct, mlx5_cmd_destroy_dct, mlx5_cmd_drain_dct,
+    mlx5_cmd_query_dct;
 /* mlx5_qp.c */
 Mlx5CmdHandler mlx5_cmd_create_qp, mlx5_cmd_destroy_qp, mlx5_cmd_modify_qp, mlx5_cmd_query_qp;
 /* mlx5_mad.c */

@@ -145,13 +145,14 @@ static void mlx5_set_cap_general(Mlx5Core *c, Mlx5CmdCtx *cmd, const uint8_t *in
     uint32_t log_uar_page_sz = MLX5_GET(in, CAP_log_uar_page_sz);
 
     if (log_max_qp > c->cfg.log_max_qp || log_max_qp < 1 ||
-        MLX5_GET(in, CAP_uar_4k) || MLX5_GET(in, CAP_dct) || log_uar_page_sz > 4 ||
+        MLX5_GET(in, CAP_uar_4k) || log_uar_page_sz > 4 ||
         MLX5_GET(in, CAP_pkey_table_size) != MLX5_GET(cur, CAP_pkey_table_size)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
         return;
     }
     MLX5_SET(cur, CAP_log_max_qp, log_max_qp);
     MLX5_SET(cur, CAP_log_uar_page_sz, log_uar_page_sz);
+    MLX5_SET(cur, CAP_dct, MLX5_GET(in, CAP_dct));     /* supported: the max image has it */
     MLX5_SET(cur, CAP_cmdif_checksum, MLX5_GET(in, CAP_cmdif_checksum));
     MLX5_SET(cur, CAP_cache_line_128byte, MLX5_GET(in, CAP_cache_line_128byte));
 }

@@ -221,6 +221,17 @@ static IbWcStatus mlx5_sq_decode(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, un
         wr->xrc_srqn = mlx5_ld32(wqe + off) & 0xffffff;
         off += 16;
     }
+    if (qp->st == MLX5_QP_ST_DCI) {
+        /* DC initiator: the target (address vector, DCT number, DC access key) precedes the
+         * RC segments */
+        if (off + MLX5_WQE_DATAGRAM_SEG_SIZE > end) {
+            return IB_WC_LOC_QP_OP_ERR;
+        }
+        mlx5_decode_av(wqe + off, wr);
+        wr->dc_key = mlx5_ld64(wqe + off);
+        wr->qkey = 0;
+        off += MLX5_WQE_DATAGRAM_SEG_SIZE;
+    }
     if (ud) {
         if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_IMM) {
             return IB_WC_LOC_QP_OP_ERR;
@@ -604,7 +615,8 @@ static IbQpType mlx5_ib_type(uint8_t st)
     case MLX5_QP_ST_UD: return IB_QPT_UD;
     case MLX5_QP_ST_QP0: return IB_QPT_SMI;
     case MLX5_QP_ST_QP1: return IB_QPT_GSI;
-    default: return IB_QPT_RC;
+    case MLX5_QP_ST_DCT: return IB_QPT_DCT;
+    default: return IB_QPT_RC;          /* RC, XRC, DCI (and the REG_UMR QP) */
     }
 }
 
@@ -631,6 +643,11 @@ int mlx5_exec_qp_init(Mlx5Core *c, Mlx5Qp *qp)
     }
     ib_qp_init(&qp->ib, &c->ib, wire_qpn, mlx5_ib_type(qp->st), MAX(qp->sq_cnt, 1));
     qp->ib.xrc = qp->st == MLX5_QP_ST_XRC;
+    qp->ib.dci = qp->st == MLX5_QP_ST_DCI;
+    if (qp->st == MLX5_QP_ST_DCT) {
+        ib_dct_init(&qp->ib, IB_DCT_MAX_CTX);
+        qp->dc_rcv = g_new0(Mlx5RecvCtx, qp->ib.dc_nctx);
+    }
     return 0;
 }
 
@@ -644,6 +661,8 @@ void mlx5_exec_qp_fini(Mlx5Core *c, Mlx5Qp *qp)
     }
     ib_mcast_detach_qp(&c->ib, qp->qpn);
     ib_qp_cleanup(&qp->ib);
+    g_free(qp->dc_rcv);
+    qp->dc_rcv = NULL;
     g_free(qp->sctx);
     g_free(qp->ssge);
     g_free(qp->sinl);
@@ -659,16 +678,18 @@ static void mlx5_exec_sync_attrs(Mlx5Core *c, Mlx5Qp *qp)
     IbQp *ib = &qp->ib;
 
     ib->mtu = mlx5_qp_is_ud(qp) ? IB_MAX_PAYLOAD : ib_mtu_bytes(MLX5_GET(qpc, QPC_mtu));
-    ib->dest_qpn = MLX5_GET(qpc, QPC_remote_qpn);
-    ib->av.dlid = MLX5_GET(ads, ADS_rlid);
-    ib->av.sl = MLX5_GET(ads, ADS_sl);
-    ib->av.src_path_bits = MLX5_GET(ads, ADS_mlid);
-    ib->av.grh = MLX5_GET(ads, ADS_grh);
-    ib->av.sgid_index = MLX5_GET(ads, ADS_src_addr_index);
-    ib->av.hop_limit = MLX5_GET(ads, ADS_hop_limit);
-    ib->av.tclass = MLX5_GET(ads, ADS_tclass);
-    ib->av.flow_label = MLX5_GET(ads, ADS_flow_label);
-    memcpy(ib->av.dgid, ads + ADS_rgid_OFF, 16);
+    if (!ib->dci) {                     /* a DCI's path is its current target's (per WQE) */
+        ib->dest_qpn = MLX5_GET(qpc, QPC_remote_qpn);
+        ib->av.dlid = MLX5_GET(ads, ADS_rlid);
+        ib->av.sl = MLX5_GET(ads, ADS_sl);
+        ib->av.src_path_bits = MLX5_GET(ads, ADS_mlid);
+        ib->av.grh = MLX5_GET(ads, ADS_grh);
+        ib->av.sgid_index = MLX5_GET(ads, ADS_src_addr_index);
+        ib->av.hop_limit = MLX5_GET(ads, ADS_hop_limit);
+        ib->av.tclass = MLX5_GET(ads, ADS_tclass);
+        ib->av.flow_label = MLX5_GET(ads, ADS_flow_label);
+        memcpy(ib->av.dgid, ads + ADS_rgid_OFF, 16);
+    }
     ib->qkey = qp->st == MLX5_QP_ST_QP1 ? IB_GSI_QKEY : MLX5_GET(qpc, QPC_q_key);
     ib->pkey = c->port.pkeys[0];
     ib->retry_cnt = MLX5_GET(qpc, QPC_retry_count);

@@ -208,6 +208,7 @@ typedef struct Mlx5Qp {
     Mlx5Sge *ssge;              /* [sq_cnt * 4] */
     uint8_t *sinl;              /* [sq_cnt * 64] inline payload copies */
     Mlx5RecvCtx rcv;
+    Mlx5RecvCtx *dc_rcv;        /* DCT: the receive WQE of each responder context */
     bool queued;                /* on the core's work list */
     bool to_error;              /* the transport failed it: move to ERR when safe */
     bool last_wqe_sent;
@@ -369,10 +370,18 @@ void mlx5_srq_free(Mlx5Core *c, void *obj);
 void mlx5_mkey_free(Mlx5Core *c, void *obj);
 void mlx5_umem_free(Mlx5Core *c, void *obj);
 
-/* the mlx5 QP behind a transport QP, and its device */
+/* the mlx5 QP behind a transport QP (a DCT behind its responder contexts), and its device */
 static inline Mlx5Qp *qp_of(IbQp *ib)
 {
-    return container_of(ib, Mlx5Qp, ib);
+    return container_of(ib->dc_parent ? ib->dc_parent : ib, Mlx5Qp, ib);
+}
+
+/* the receive WQE a transport QP is filling */
+static inline Mlx5RecvCtx *mlx5_rcv_of(IbQp *ib)
+{
+    Mlx5Qp *qp = qp_of(ib);
+
+    return ib->dc_parent && qp->dc_rcv ? &qp->dc_rcv[ib->dc_index] : &qp->rcv;
 }
 
 static inline Mlx5Core *core_of(IbQp *ib)

@@ -103,7 +103,16 @@ static void mlx5_qpc_copy(uint8_t *dst, const uint8_t *src, const Mlx5QpcField *
 
 static bool mlx5_qp_connected(const Mlx5Qp *qp)
 {
-    return qp->st == MLX5_QP_ST_RC || qp->st == MLX5_QP_ST_UC || qp->st == MLX5_QP_ST_XRC;
+    return qp->st == MLX5_QP_ST_RC || qp->st == MLX5_QP_ST_UC || qp->st == MLX5_QP_ST_XRC ||
+           qp->st == MLX5_QP_ST_DCI;
+}
+
+/* The QP a QP command names (DCTs share the number space but have their own commands). */
+static Mlx5Qp *mlx5_qp_obj(Mlx5CmdCtx *cmd, Mlx5Core *c, uint32_t qpn)
+{
+    Mlx5Qp *qp = mlx5_cmd_obj(cmd, &c->qps, qpn);
+
+    return qp && qp->st != MLX5_QP_ST_DCT ? qp : NULL;
 }
 
 void mlx5_qp_free(Mlx5Core *c, void *obj)
@@ -138,6 +147,7 @@ static bool mlx5_qp_st_supported(uint8_t st)
     case MLX5_QP_ST_UC:
     case MLX5_QP_ST_UD:
     case MLX5_QP_ST_XRC:
+    case MLX5_QP_ST_DCI:
     case MLX5_QP_ST_QP0:
     case MLX5_QP_ST_QP1:
     case MLX5_QP_ST_REG_UMR:
@@ -292,7 +302,7 @@ void mlx5_cmd_destroy_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     qpn = MLX5_GET(cmd->in, QP_IN_qpn);
-    qp = mlx5_cmd_obj(cmd, &c->qps, qpn);
+    qp = mlx5_qp_obj(cmd, c, qpn);
     if (!qp) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
@@ -346,7 +356,7 @@ void mlx5_cmd_modify_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!t || !mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
-    qp = mlx5_cmd_obj(cmd, &c->qps, MLX5_GET(cmd->in, QP_IN_qpn));
+    qp = mlx5_qp_obj(cmd, c, MLX5_GET(cmd->in, QP_IN_qpn));
     if (!qp) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
@@ -404,7 +414,7 @@ void mlx5_cmd_query_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, QP_QPC_OFF + MLX5_QPC_SIZE)) {
         return;
     }
-    qp = mlx5_cmd_obj(cmd, &c->qps, MLX5_GET(cmd->in, QP_IN_qpn));
+    qp = mlx5_qp_obj(cmd, c, MLX5_GET(cmd->in, QP_IN_qpn));
     if (!qp) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;

@@ -76,18 +76,19 @@ void mlx5_rq_flush(Mlx5Core *c, Mlx5Qp *qp)
     }
 }
 
-/* Take the next receive WQE (RQ or SRQ) into qp->rcv. */
+/* Take the next receive WQE (RQ or SRQ) into the transport QP's receive context. */
 bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
 {
     Mlx5Qp *qp = qp_of(ib);
+    Mlx5RecvCtx *rcv = mlx5_rcv_of(ib);
     Mlx5Core *c = core_of(ib);
     uint8_t wqe[16 << 5], dbr[4];
     unsigned stride, off = 0, i;
     uint64_t cap = 0;
     uint16_t counter;
 
-    qp->rcv.cqn = qp->cqn_rcv;
-    qp->rcv.uidx = qp->user_index;
+    rcv->cqn = qp->cqn_rcv;
+    rcv->uidx = qp->user_index;
     if (qp->rq_type == MLX5_RQ_TYPE_SRQ) {
         /* an XRC target takes from the XRC SRQ the request names (checked by xrc_srq_ok) */
         Mlx5Srq *srq = mlx5_table_get(&c->srqs, qp->st == MLX5_QP_ST_XRC ? ib->xrc_srqn
@@ -96,8 +97,8 @@ bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
             return false;
         }
         if (srq->xrc) {
-            qp->rcv.cqn = srq->cqn;
-            qp->rcv.uidx = srq->user_index;
+            rcv->cqn = srq->cqn;
+            rcv->uidx = srq->user_index;
         }
         counter = mlx5_ld32(dbr) & 0xffff;
         if (counter == srq->consumed) {
@@ -108,8 +109,8 @@ bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
                           stride, wqe, stride)) {
             return false;
         }
-        qp->rcv.wqe_counter = srq->head & ((1u << srq->log_srq_size) - 1);
-        qp->rcv.pdn = srq->pdn;
+        rcv->wqe_counter = srq->head & ((1u << srq->log_srq_size) - 1);
+        rcv->pdn = srq->pdn;
         srq->head = mlx5_ld16(wqe + 2);
         srq->consumed++;
         off = 16;                       /* next segment */
@@ -132,14 +133,14 @@ bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
                           stride)) {
             return false;
         }
-        qp->rcv.wqe_counter = qp->rq_ci++;
-        qp->rcv.pdn = qp->pdn;
+        rcv->wqe_counter = qp->rq_ci++;
+        rcv->pdn = qp->pdn;
     } else {
         return false;
     }
-    qp->rcv.nsge = 0;
-    for (i = off; i + 16 <= stride && qp->rcv.nsge < MLX5_MAX_RECV_SGE; i += 16) {
-        Mlx5Sge *s = &qp->rcv.sge[qp->rcv.nsge];
+    rcv->nsge = 0;
+    for (i = off; i + 16 <= stride && rcv->nsge < MLX5_MAX_RECV_SGE; i += 16) {
+        Mlx5Sge *s = &rcv->sge[rcv->nsge];
         s->len = mlx5_ld32(wqe + i) & 0x7fffffff;
         s->lkey = mlx5_ld32(wqe + i + 4);
         s->addr = mlx5_ld64(wqe + i + 8);
@@ -148,31 +149,34 @@ bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
         }
         if (s->len) {
             cap += s->len;
-            qp->rcv.nsge++;
+            rcv->nsge++;
         }
     }
-    rwr->cookie = qp->rcv.wqe_counter;
+    rwr->cookie = rcv->wqe_counter;
     rwr->capacity = cap;
-    trace_mlx5_recv_wqe(qp->qpn, qp->rcv.wqe_counter, qp->rcv.nsge, cap);
+    trace_mlx5_recv_wqe(qp->qpn, rcv->wqe_counter, rcv->nsge, cap);
     return true;
 }
 
 IbWcStatus mlx5_ib_recv_scatter(IbQp *ib, const IbRecvWr *rwr, uint64_t off,
                                        const void *buf, uint32_t len)
 {
-    Mlx5Qp *qp = qp_of(ib);
+    Mlx5RecvCtx *rcv = mlx5_rcv_of(ib);
 
-    return mlx5_sgl_copy(core_of(ib), qp->rcv.pdn, qp->rcv.sge, qp->rcv.nsge,
+    return mlx5_sgl_copy(core_of(ib), rcv->pdn, rcv->sge, rcv->nsge,
                          MLX5_MAX_RECV_SGE, 0, off, (void *)buf, len, true);
 }
 
 void mlx5_ib_recv_done(IbQp *ib, const IbRecvWr *rwr, const IbRecvCompletion *rc)
 {
     Mlx5Qp *qp = qp_of(ib);
+    Mlx5RecvCtx *rcv = mlx5_rcv_of(ib);
     Mlx5Core *c = core_of(ib);
 
-    mlx5_recv_cqe(c, qp, qp->rcv.cqn, qp->rcv.uidx, rwr->cookie, rc);
-    if (rc->status != IB_WC_SUCCESS && !mlx5_qp_is_ud(qp) && qp->state != MLX5_QP_STATE_ERR) {
+    mlx5_recv_cqe(c, qp, rcv->cqn, rcv->uidx, rwr->cookie, rc);
+    /* a failed receive puts a connected QP in error (a DCT: only the initiator's context) */
+    if (rc->status != IB_WC_SUCCESS && !mlx5_qp_is_ud(qp) && qp->st != MLX5_QP_ST_DCT &&
+        qp->state != MLX5_QP_STATE_ERR) {
         qp->to_error = true;
         mlx5_exec_queue(c, qp);
     }

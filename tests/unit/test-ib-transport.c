@@ -60,7 +60,7 @@ struct FakeNode {
 
 static FakeNode *node_of(IbQp *qp)
 {
-    return container_of(qp, FakeNode, qp);
+    return qp->port->dev;           /* also for a DCT's responder contexts */
 }
 
 static IbWcStatus fk_gather(IbQp *qp, const IbSendWr *wr, uint64_t off, void *buf,
@@ -749,6 +749,142 @@ static void test_xrc(void)
     wire_free(w);
 }
 
+#define DC_KEY 0x0123456789abcdefull
+
+/* Node b's QP becomes a DCT with @nctx contexts, node a's a DCI. */
+static void dc_setup(Wire *w, unsigned nctx)
+{
+    FakeNode *a = w->node[0], *b = w->node[1];
+
+    ib_qp_cleanup(&b->qp);
+    ib_qp_init(&b->qp, &b->port, 0x20, IB_QPT_DCT, 1);
+    b->qp.mtu = a->qp.mtu;
+    b->qp.rre = b->qp.rwe = b->qp.rae = true;
+    b->qp.min_rnr_timer = 1;
+    b->qp.max_dest_rd_atomic = 4;
+    b->qp.dc_key = DC_KEY;
+    ib_dct_init(&b->qp, nctx);
+    ib_qp_set_state(&b->qp, IB_QPS_INIT);
+    ib_qp_set_state(&b->qp, IB_QPS_RTR);
+    a->qp.dci = true;
+}
+
+static IbSendWr dc_wr(IbWrOpcode op, uint64_t va, uint32_t len, uint64_t remote, unsigned sl)
+{
+    IbSendWr wr = {
+        .cookie = (va << 32) | op,
+        .opcode = op,
+        .length = len,
+        .remote_addr = remote,
+        .rkey = RKEY,
+        .compare_add = 5,
+        .signaled = true,
+        .dest_qpn = 0x20,
+        .dc_key = DC_KEY,
+    };
+    wr.av.dlid = 2;
+    wr.av.sl = sl;
+    return wr;
+}
+
+/* DC: DCETH on the wire, every operation through a DCT, new connections, loss, a wrong key */
+static void test_dc(void)
+{
+    Wire *w = wire_new(IB_QPT_RC, 3);
+    FakeNode *a = w->node[0], *b = w->node[1];
+    IbPacket p = { 0 }, q;
+    uint8_t frame[IB_MAX_HDR_LEN + 8];
+    IbSendWr wr;
+    size_t hlen;
+    uint32_t crc, conn0;
+    unsigned i;
+
+    p.opcode = IB_TRANSPORT_DC | IB_OP_COMPARE_SWAP;
+    p.dest_qpn = 0x123;
+    p.dc_key = DC_KEY;
+    p.dc_conn_id = 0xfeedf00d;
+    p.dc_conn_psn = 0xabcdef;
+    p.dc_src_qpn = 0x456;
+    p.atomic_rkey = 0x55;
+    p.pkey = 0xffff;
+    hlen = ib_wire_encode_hdr(&p, frame, 0);
+    crc = ib_wire_icrc(frame, hlen, NULL, 0, 0);
+    for (i = 0; i < 4; i++) {
+        frame[hlen + i] = crc >> (8 * i);
+    }
+    g_assert_cmpint(ib_wire_decode(frame, hlen + 4, &q), ==, 0);
+    g_assert_cmphex(q.dc_key, ==, DC_KEY);
+    g_assert_cmphex(q.dc_conn_id, ==, 0xfeedf00d);
+    g_assert_cmphex(q.dc_conn_psn, ==, 0xabcdef);
+    g_assert_cmphex(q.dc_src_qpn, ==, 0x456);
+    g_assert_cmphex(q.atomic_rkey, ==, 0x55);
+    g_assert_false(ib_opcode_headers(IB_TRANSPORT_DC | IB_OP_ACKNOWLEDGE) & IB_HDR_DCETH);
+
+    dc_setup(w, 2);
+    conn0 = a->qp.dc_conn_id;
+    w->drop_every = 9;
+    /* SENDs alternating between two paths (a new connection each time), WRITE, READ, atomic */
+    for (i = 0; i < 12; i++) {
+        fill(a->mem + i * 0x4000, 3000 + i, i);
+        post_recv(b, i * 0x4000, 0x4000);
+        wr = dc_wr(IB_WR_SEND, i * 0x4000, 3000 + i, 0, (i / 3) & 1);
+        g_assert_true(ib_qp_post_send(&a->qp, &wr));
+    }
+    fill(a->mem + 0x100000, 9000, 77);
+    wr = dc_wr(IB_WR_RDMA_WRITE, 0x100000, 9000, 0x110000, 0);
+    g_assert_true(ib_qp_post_send(&a->qp, &wr));
+    fill(b->mem + 0x120000, 5000, 78);
+    wr = dc_wr(IB_WR_RDMA_READ, 0x130000, 5000, 0x120000, 1);
+    g_assert_true(ib_qp_post_send(&a->qp, &wr));
+    memset(b->mem + 0x140000, 0, 8);
+    b->mem[0x140000] = 37;
+    wr = dc_wr(IB_WR_ATOMIC_FETCH_ADD, 0x150000, 8, 0x140000, 0);
+    g_assert_true(ib_qp_post_send(&a->qp, &wr));
+    wire_run(w, 100000);
+    g_assert_cmpuint(a->nsend, ==, 15);
+    for (i = 0; i < 15; i++) {
+        g_assert_cmpint(a->send_status[i], ==, IB_WC_SUCCESS);
+    }
+    g_assert_cmpuint(b->nrecv, ==, 12);
+    for (i = 0; i < 12; i++) {
+        g_assert_cmpint(b->recv[i].status, ==, IB_WC_SUCCESS);
+        g_assert_cmpuint(b->recv[i].byte_len, ==, 3000 + i);
+        g_assert_cmpuint(b->recv[i].src_qpn, ==, a->qp.qpn);
+        g_assert_cmpint(memcmp(a->mem + i * 0x4000, b->mem + i * 0x4000, 3000 + i), ==, 0);
+    }
+    g_assert_cmpint(memcmp(a->mem + 0x100000, b->mem + 0x110000, 9000), ==, 0);
+    g_assert_cmpint(memcmp(a->mem + 0x130000, b->mem + 0x120000, 5000), ==, 0);
+    g_assert_cmpuint(a->mem[0x150000], ==, 37);
+    g_assert_cmpuint(b->mem[0x140000], ==, 42);
+    /* seven connections (each change of path), all served by one context */
+    g_assert_cmpuint(a->qp.dc_conn_id - conn0, ==, 7);
+    g_assert_true(b->qp.dc_ctx[0].dc_bound);
+    g_assert_cmphex(b->qp.dc_ctx[0].dc_conn_id, ==, a->qp.dc_conn_id);
+    g_assert_false(b->qp.dc_ctx[1].dc_bound);
+    g_assert_cmpuint(b->events[IB_EV_COMM_EST], ==, 0);
+
+    /* a wrong access key: the DCT drops the request, the DCI runs out of retries */
+    w->drop_every = 0;
+    a->qp.retry_cnt = 2;
+    a->qp.retries_left = 2;
+    post_recv(b, 0x160000, 0x1000);
+    wr = dc_wr(IB_WR_SEND, 0, 16, 0, 0);
+    wr.dc_key = DC_KEY + 1;
+    g_assert_true(ib_qp_post_send(&a->qp, &wr));
+    wire_run(w, 100000);
+    g_assert_cmpuint(a->nsend, ==, 16);
+    g_assert_cmpint(a->send_status[15], ==, IB_WC_RETRY_EXC_ERR);
+    g_assert_cmpuint(b->nrecv, ==, 12);
+    g_assert_cmpuint(b->qp.stat_dc_key_violations, ==, 3);
+
+    /* draining forgets the initiators and takes nothing more */
+    ib_dct_drain(&b->qp);
+    for (i = 0; i < b->qp.dc_nctx; i++) {
+        g_assert_false(b->qp.dc_ctx[i].dc_bound);
+    }
+    wire_free(w);
+}
+
 /* Long transfer across the PSN wrap point */
 static void test_rc_psn_wrap(void)
 {
@@ -778,6 +914,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/ib/wire/roundtrip", test_wire_roundtrip);
     g_test_add_func("/ib/xrc", test_xrc);
+    g_test_add_func("/ib/dc", test_dc);
     g_test_add_func("/ib/rc/send-clean", test_rc_send_clean);
     g_test_add_func("/ib/rc/send-lossy", test_rc_send_lossy);
     g_test_add_func("/ib/rc/write-read-atomic", test_rc_write_read_atomic);

@@ -28,6 +28,7 @@ typedef enum IbQpType {
     IB_QPT_UD,
     IB_QPT_SMI,             /* QP0 */
     IB_QPT_GSI,             /* QP1 */
+    IB_QPT_DCT,             /* DC target: answers many DC initiators (ib_dc.c) */
 } IbQpType;
 
 typedef enum IbQpState {
@@ -109,10 +110,11 @@ typedef struct IbSendWr {
     uint64_t compare_add;       /* atomics: CmpSwap compare / FetchAdd add */
     uint64_t swap;              /* atomics: CmpSwap swap */
     uint32_t xrc_srqn;          /* XRC requests: the remote XRC SRQ (XRCETH) */
+    uint64_t dc_key;            /* DC requests: the DCT's access key (target: av, dest_qpn) */
     bool solicited;
     bool signaled;
     bool fence;                 /* wait for earlier READ/ATOMIC to complete */
-    /* UD only */
+    /* UD and DC */
     IbAv av;
     uint32_t dest_qpn;
     uint32_t qkey;
@@ -230,6 +232,28 @@ struct IbQp {
     IbQpState state;
     bool xrc;                   /* an RC QP of the XRC transport (initiator or target) */
     uint32_t xrc_srqn;          /* XRC target: the XRC SRQ of the request being received */
+    /*
+     * Dynamically connected transport (ib_dc.c). A DCI is an RC requester whose WRs name
+     * their target; it connects to one target at a time. A DCT answers through responder
+     * contexts, one per initiator it is talking to; each context is an RC responder whose
+     * dc_parent is the DCT (the device sees the DCT's resources behind it).
+     */
+    bool dci;
+    bool dc_connected;          /* DCI: av/dest_qpn/dc_key hold the current target */
+    uint32_t dc_conn_id;        /* DCI: current connection (a new one per connect); context */
+    uint32_t dc_conn_psn;       /* DCI: first PSN of the current connection */
+    uint64_t dc_key;            /* DCI: current target's key; DCT: its access key */
+    IbQp *dc_parent;            /* context: the DCT */
+    IbQp *dc_ctx;               /* DCT: its responder contexts */
+    unsigned dc_nctx;
+    unsigned dc_index;          /* context: index in the DCT's dc_ctx */
+    bool dc_bound;              /* context: serving an initiator */
+    bool dc_draining;           /* DCT: accepts no more requests */
+    uint16_t dc_slid;           /* context: the initiator's LID and DCI */
+    uint32_t dc_src_qpn;
+    uint64_t dc_last_use;       /* context: LRU stamp */
+    uint64_t dc_clock;          /* DCT: LRU clock */
+    uint64_t stat_dc_key_violations;
 
     /* attributes, set by the device (ib_qp_modify applies state changes) */
     uint32_t dest_qpn;
@@ -391,6 +415,11 @@ IbMcastStatus ib_mcast_detach(IbPort *port, const uint8_t mgid[16], uint32_t qpn
 void ib_mcast_detach_qp(IbPort *port, uint32_t qpn);
 
 void ib_qp_init(IbQp *qp, IbPort *port, uint32_t qpn, IbQpType type, uint32_t sq_entries);
+/* DC target (after ib_qp_init with IB_QPT_DCT): its @nctx responder contexts. */
+#define IB_DCT_MAX_CTX      64      /* initiators one DCT talks to at once */
+void ib_dct_init(IbQp *dct, unsigned nctx);
+/* Stop taking requests and forget every initiator (DRAIN_DCT). */
+void ib_dct_drain(IbQp *dct);
 void ib_qp_cleanup(IbQp *qp);
 /* Apply a state change (attributes already written into @qp). */
 void ib_qp_set_state(IbQp *qp, IbQpState state);

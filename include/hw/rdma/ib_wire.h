@@ -29,13 +29,14 @@
 #define IB_IMMDT_LEN        4
 #define IB_IETH_LEN         4
 #define IB_XRCETH_LEN       4
+#define IB_DCETH_LEN        20  /* DC requests: access key, connection, DCI */
 #define IB_ICRC_LEN         4
 #define IB_GRH_LEN          40
 #define IB_ROCE_UDP_PORT    4791
 #define IB_ETHERTYPE_IPV4   0x0800
 #define IB_ETHERTYPE_IPV6   0x86dd
 #define IB_MAX_HDR_LEN      (IB_ETH_HLEN + IB_IPV6_HLEN + IB_UDP_HLEN + IB_BTH_LEN + \
-                             IB_XRCETH_LEN + IB_DETH_LEN + IB_RETH_LEN + IB_ATOMIC_ETH_LEN + \
+                             IB_XRCETH_LEN + IB_DCETH_LEN + IB_DETH_LEN + IB_RETH_LEN + IB_ATOMIC_ETH_LEN + \
                              IB_IMMDT_LEN)
 #define IB_MAC_OUI0         0x02
 #define IB_MAC_OUI1         0x49    /* 'I' */
@@ -48,6 +49,11 @@ enum {
     IB_TRANSPORT_UC = 0x20,
     IB_TRANSPORT_UD = 0x60,
     IB_TRANSPORT_XRC = 0xa0,    /* RC's operations; requests carry an XRCETH */
+    /*
+     * Dynamically connected (mlx5 DC): RC's operations in the manufacturer-specific opcode
+     * space; requests carry a DCETH (docs/fabric.md, "Dynamically connected transport").
+     */
+    IB_TRANSPORT_DC = 0xc0,
 };
 
 enum {
@@ -102,6 +108,7 @@ enum {
     IB_HDR_FIRST = 1 << 8,      /* first (or only) packet of a message */
     IB_HDR_LAST = 1 << 9,       /* last (or only) packet of a message */
     IB_HDR_XRCETH = 1 << 10,    /* XRC request: the target XRC SRQ */
+    IB_HDR_DCETH = 1 << 11,     /* DC request: access key, connection, initiator */
     IB_HDR_VALID = 1 << 15,
 };
 
@@ -130,6 +137,10 @@ typedef struct IbPacket {
     uint32_t reth_rkey, reth_len;
     uint32_t deth_qkey, deth_src_qpn;
     uint32_t xrc_srqn;          /* XRCETH */
+    uint64_t dc_key;            /* DCETH: the DCT's access key */
+    uint32_t dc_conn_id;        /* DCETH: the initiator's current connection */
+    uint32_t dc_conn_psn;       /* DCETH: first PSN of that connection */
+    uint32_t dc_src_qpn;        /* DCETH: the initiating DCI */
     uint32_t imm;               /* ImmDt in wire order, or IETH rkey */
     uint8_t aeth_syndrome;
     uint32_t aeth_msn;

@@ -248,6 +248,10 @@ enum {
     MLX5_CMD_OP_DESTROY_XRC_SRQ = 0x706,
     MLX5_CMD_OP_QUERY_XRC_SRQ = 0x707,
     MLX5_CMD_OP_ARM_XRC_SRQ = 0x708,
+    MLX5_CMD_OP_CREATE_DCT = 0x710,
+    MLX5_CMD_OP_DESTROY_DCT = 0x711,
+    MLX5_CMD_OP_DRAIN_DCT = 0x712,
+    MLX5_CMD_OP_QUERY_DCT = 0x713,
     MLX5_CMD_OP_CREATE_RMP = 0x90c,
     MLX5_CMD_OP_MODIFY_RMP = 0x90d,
     MLX5_CMD_OP_DESTROY_RMP = 0x90e,
@@ -256,6 +260,37 @@ enum {
     MLX5_CMD_OP_DESTROY_UCTX = 0xa06,
     MLX5_CMD_OP_CREATE_UMEM = 0xa08,
     MLX5_CMD_OP_DESTROY_UMEM = 0xa0a,
+};
+
+/* DC targets (CREATE/DESTROY/DRAIN/QUERY_DCT): the DCT context (dctc) at 0x10 */
+#define DCT_DCTC_OFF                        0x10
+#define MLX5_DCTC_SIZE                      0x40
+#define DCT_IN_dctn                         2, 23, 0    /* DESTROY/DRAIN/QUERY */
+#define CREATE_DCT_OUT_dctn                 2, 23, 0
+#define DCTC_state                          0, 27, 24
+#define DCTC_user_index                     1, 23, 0
+#define DCTC_cqn                            2, 23, 0
+#define DCTC_atomic_mode                    3, 23, 20
+#define DCTC_rre                            3, 19, 19
+#define DCTC_rwe                            3, 18, 18
+#define DCTC_rae                            3, 17, 17
+#define DCTC_cs_res                         4, 23, 16
+#define DCTC_min_rnr_nak                    4, 12, 8
+#define DCTC_srqn_xrqn                      5, 23, 0
+#define DCTC_pd                             6, 23, 0
+#define DCTC_tclass                         7, 31, 24
+#define DCTC_flow_label                     7, 19, 0
+#define DCTC_dc_access_key_OFF              0x20
+#define DCTC_mtu                            10, 26, 24
+#define DCTC_port                           10, 23, 16
+#define DCTC_pkey_index                     10, 15, 0
+#define DCTC_my_addr_index                  11, 23, 16
+#define DCTC_hop_limit                      11, 7, 0
+#define DCTC_dc_access_key_violation_count  12, 31, 0
+enum {
+    MLX5_DCTC_STATE_ACTIVE = 0,
+    MLX5_DCTC_STATE_DRAINING = 1,
+    MLX5_DCTC_STATE_DRAINED = 2,
 };
 
 /* DevX UMEM (CREATE_UMEM): a user buffer as an MTT list, named by umem_id */
@@ -449,6 +484,7 @@ enum {
     MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR = 0x10,
     MLX5_EVENT_TYPE_WQ_ACCESS_ERROR = 0x11,
     MLX5_EVENT_TYPE_SRQ_CATAS_ERROR = 0x12,
+    MLX5_EVENT_TYPE_DCT_DRAINED = 0x1c,
 };
 
 enum {
