@@ -449,6 +449,78 @@ static int create_srq(TDrv *d, uint32_t pd, uint32_t cqn, unsigned log_size, uns
     return r;
 }
 
+static int create_dct(TDrv *d, uint32_t pd, uint32_t cqn, uint32_t srqn, unsigned mtu,
+                      unsigned port, uint32_t *dctn)
+{
+    uint8_t in[0x80] = { 0 }, out[16];
+    uint8_t *dctc = in + DCT_DCTC_OFF;
+    int r;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_DCT);
+    MLX5_SET(dctc, DCTC_pd, pd);
+    MLX5_SET(dctc, DCTC_cqn, cqn);
+    MLX5_SET(dctc, DCTC_srqn_xrqn, srqn);
+    MLX5_SET(dctc, DCTC_mtu, mtu);
+    MLX5_SET(dctc, DCTC_port, port);
+    MLX5_SET(dctc, DCTC_rwe, 1);
+    MLX5_SET(dctc, DCTC_user_index, 0x1234);
+    mlx5_st64(dctc + DCTC_dc_access_key_OFF, 0xfeedfacecafebeefull);
+    r = tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+    if (r == 0 && dctn) {
+        *dctn = MLX5_GET(out, CREATE_DCT_OUT_dctn);
+    }
+    return r;
+}
+
+/* DCTs: checked create, QP number space shared with QPs, QUERY, DRAIN with its event, DESTROY */
+static void test_dct(void)
+{
+    TDrv *d = up();
+    uint32_t pd = tdrv_alloc_pd(d), cqn = tdrv_create_cq(d, d->async_eqn, 4, NULL, NULL);
+    uint32_t srqn, dctn, qpn;
+    uint64_t eq_pa;
+    uint8_t out[0x400], in[16] = { 0 }, eqe[64];
+
+    tdrv_create_eq(d, 1ull << MLX5_EVENT_TYPE_DCT_DRAINED, 4, 0, &eq_pa);
+    g_assert_cmpint(create_srq(d, pd, cqn, 4, 2, &srqn), ==, 0);
+    g_assert_cmpint(create_dct(d, pd + 1, cqn, srqn, 3, 1, NULL), ==, ST_PARAM);   /* PD */
+    g_assert_cmpint(create_dct(d, pd, cqn + 1, srqn, 3, 1, NULL), ==, ST_PARAM);   /* CQ */
+    g_assert_cmpint(create_dct(d, pd, cqn, srqn + 1, 3, 1, NULL), ==, ST_PARAM);   /* SRQ */
+    g_assert_cmpint(create_dct(d, pd, cqn, srqn, 0, 1, NULL), ==, ST_PARAM);       /* MTU */
+    g_assert_cmpint(create_dct(d, pd, cqn, srqn, 3, 2, NULL), ==, ST_PARAM);       /* port */
+    g_assert_cmpint(create_dct(d, pd, cqn, srqn, 3, 1, &dctn), ==, 0);
+    g_assert_cmpint(tdrv_create_qp(d, MLX5_QP_ST_DCI, pd, cqn, srqn, &qpn), ==, 0);
+    g_assert_cmpuint(qpn, !=, dctn);
+    /* QP commands do not take a DCT, DCT commands do not take a QP */
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_QP, 0, dctn, 0, out, sizeof(out)), ==,
+                    ST_RES);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_DCT, 0, qpn, 0, out, sizeof(out)), ==,
+                    ST_RES);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_DCT, 0, dctn, 0, out, sizeof(out)), ==, 0);
+    g_assert_cmpuint(MLX5_GET(out + DCT_DCTC_OFF, DCTC_state), ==, MLX5_DCTC_STATE_ACTIVE);
+    g_assert_cmphex(mlx5_ld64(out + DCT_DCTC_OFF + DCTC_dc_access_key_OFF), ==,
+                    0xfeedfacecafebeefull);
+    g_assert_cmphex(MLX5_GET(out + DCT_DCTC_OFF, DCTC_user_index), ==, 0x1234);
+    /* its SRQ, CQ and PD are in use */
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DESTROY_SRQ, 0, srqn, 0, out, 16), ==, ST_BUSY);
+    /* drain: the DCT_DRAINED event names it; draining twice is a state error */
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DRAIN_DCT, 0, dctn, 0, out, 16), ==, 0);
+    tdrv_eqe(d, eq_pa, 0, eqe);
+    g_assert_cmpuint(eqe[MLX5_EQE_type], ==, MLX5_EVENT_TYPE_DCT_DRAINED);
+    g_assert_cmphex(mlx5_ld32(eqe + 0x38) & 0xffffff, ==, dctn);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DRAIN_DCT, 0, dctn, 0, out, 16), ==,
+                    MLX5_CMD_STAT_BAD_RES_STATE_ERR);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_DCT, 0, dctn, 0, out, sizeof(out)), ==, 0);
+    g_assert_cmpuint(MLX5_GET(out + DCT_DCTC_OFF, DCTC_state), ==, MLX5_DCTC_STATE_DRAINED);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DESTROY_QP, 0, dctn, 0, out, 16), ==, ST_RES);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DESTROY_DCT, 0, dctn, 0, out, 16), ==, 0);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DESTROY_DCT, 0, dctn, 0, out, 16), ==, ST_RES);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DESTROY_QP, 0, qpn, 0, out, 16), ==, 0);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DESTROY_SRQ, 0, srqn, 0, out, 16), ==, 0);
+    (void)in;
+    tdrv_free(d);
+}
+
 static void test_srq(void)
 {
     TDrv *d = up();
@@ -756,6 +828,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/srq/create", test_srq);
     g_test_add_func("/mlx5/qp/state-machine", test_qp_state_machine);
     g_test_add_func("/mlx5/qp/bad-create", test_qp_bad_create);
+    g_test_add_func("/mlx5/dct", test_dct);
     g_test_add_func("/mlx5/port/mad-ifc", test_mad_ifc);
     g_test_add_func("/mlx5/port/vport-and-link", test_vport_and_link);
     g_test_add_func("/mlx5/reset/anywhere", test_reset_anywhere);

@@ -132,7 +132,7 @@ static void test_fuzz_wqes(void)
     GRand *rnd = g_rand_new_with_seed(0x3e5);
     unsigned iters = fuzz_iters(2000), i;
     TDrv *d = tdrv_new();
-    uint32_t pd, cqn, qpn[2], lkey, keys[6];
+    uint32_t pd, cqn, qpn[3], lkey, keys[6], srqn, dctn;
     uint8_t qpc[MLX5_QPC_SIZE] = { 0 };
     Mlx5Qp *qp;
 
@@ -169,10 +169,36 @@ static void test_fuzz_wqes(void)
     cqn = tdrv_create_cq(d, d->async_eqn, 6, NULL, NULL);
     g_assert_cmpint(tdrv_create_qp(d, MLX5_QP_ST_RC, pd, cqn, 0, &qpn[0]), ==, 0);
     g_assert_cmpint(tdrv_create_qp(d, MLX5_QP_ST_UD, pd, cqn, 0, &qpn[1]), ==, 0);
+    /* DC: a DCI, and a DCT on an SRQ that its WQEs name (with the right key or not) */
+    {
+        uint8_t in[0x80] = { 0 }, sin[MLX5_PAS_OFF + 8] = { 0 }, out[16];
+        uint8_t *srqc = sin + CREATE_SRQ_SRQC_OFF, *dctc = in + DCT_DCTC_OFF;
+        MLX5_SET(sin, CMD_IN_opcode, MLX5_CMD_OP_CREATE_SRQ);
+        MLX5_SET(srqc, SRQC_log_srq_size, 4);
+        MLX5_SET(srqc, SRQC_log_rq_stride, 2);
+        MLX5_SET(srqc, SRQC_pd, pd);
+        MLX5_SET(srqc, SRQC_cqn, cqn);
+        MLX5_SET64(srqc, SRQC_dbr_addr_OFF, fake_alloc(d->h, 64, 64));
+        mlx5_st64(sin + MLX5_PAS_OFF, fake_alloc(d->h, 4096, 4096));
+        g_assert_cmpint(tdrv_exec(d, sin, sizeof(sin), out, sizeof(out)), ==, 0);
+        srqn = MLX5_GET(out, ALLOC_OUT_handle);
+        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_DCT);
+        MLX5_SET(dctc, DCTC_pd, pd);
+        MLX5_SET(dctc, DCTC_cqn, cqn);
+        MLX5_SET(dctc, DCTC_srqn_xrqn, srqn);
+        MLX5_SET(dctc, DCTC_mtu, 3);
+        MLX5_SET(dctc, DCTC_port, 1);
+        MLX5_SET(dctc, DCTC_rwe, 1);
+        MLX5_SET(dctc, DCTC_rre, 1);
+        mlx5_st64(dctc + DCTC_dc_access_key_OFF, 0x1234);
+        g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
+        dctn = MLX5_GET(out, CREATE_DCT_OUT_dctn);
+        g_assert_cmpint(tdrv_create_qp(d, MLX5_QP_ST_DCI, pd, cqn, srqn, &qpn[2]), ==, 0);
+    }
     MLX5_SET(qpc + QPC_ADS_OFF, ADS_vhca_port_num, 1);
     MLX5_SET(qpc, QPC_mtu, 3);
     MLX5_SET(qpc + QPC_ADS_OFF, ADS_rlid, d->c->port.lid);
-    for (int q = 0; q < 2; q++) {
+    for (int q = 0; q < 3; q++) {
         MLX5_SET(qpc, QPC_remote_qpn, qpn[q]);
         g_assert_cmpint(tdrv_modify_qp(d, MLX5_CMD_OP_RST2INIT_QP, qpn[q], qpc, 0), ==, 0);
         g_assert_cmpint(tdrv_modify_qp(d, MLX5_CMD_OP_INIT2RTR_QP, qpn[q], qpc, 0), ==, 0);
@@ -181,7 +207,7 @@ static void test_fuzz_wqes(void)
     for (i = 0; i < iters; i++) {
         uint8_t wqe[256], dbr[4];
         unsigned nbb = 2;
-        uint32_t n = qpn[g_rand_int_range(rnd, 0, 2)];
+        uint32_t n = qpn[g_rand_int_range(rnd, 0, 3)];
         uint64_t sq_pa;
         unsigned slot;
 
@@ -204,11 +230,18 @@ static void test_fuzz_wqes(void)
             memset(wqe, 0, sizeof(wqe));
             mlx5_st16(wqe + 1, qp->sq_ci);
             wqe[3] = MLX5_OPCODE_SEND;
-            wqe[7] = 2 + (qp->st == MLX5_QP_ST_UD ? 3 : 0);
+            wqe[7] = 2 + (qp->st == MLX5_QP_ST_UD || qp->st == MLX5_QP_ST_DCI ? 3 : 0);
             wqe[11] = 0x08;
             if (qp->st == MLX5_QP_ST_UD) {
                 mlx5_st32(wqe + 16 + 8, n);
                 mlx5_st16(wqe + 16 + 14, d->c->port.lid);
+            }
+            if (qp->st == MLX5_QP_ST_DCI) {         /* the DCT (or another), right key or not */
+                mlx5_st64(wqe + 16, g_rand_int_range(rnd, 0, 4) ? 0x1234 : g_rand_int(rnd));
+                mlx5_st32(wqe + 16 + 8, 0x80000000u |
+                          (g_rand_int_range(rnd, 0, 4) ? dctn : g_rand_int_range(rnd, 0, 40)));
+                mlx5_st16(wqe + 16 + 14, d->c->port.lid);
+                wqe[16 + 12] = g_rand_int_range(rnd, 0, 2);     /* SL: a new connection */
             }
             mlx5_st32(wqe + 16 * (wqe[7] - 1), g_rand_int_range(rnd, 0, 2000));
             mlx5_st32(wqe + 16 * (wqe[7] - 1) + 4, lkey);
@@ -306,6 +339,10 @@ static void test_fuzz_wqes(void)
                    trace_count("mlx5_umr_done"), trace_count("mlx5_err_umr"));
     g_assert_cmpuint(trace_count("mlx5_umr_done"), >, 0);
     g_assert_cmpuint(trace_count("mlx5_err_umr"), >, 0);
+    g_test_message("DC: %u connections, %u bound at the DCT, %u wrong keys",
+                   trace_count("ib_dc_connect"), trace_count("ib_dct_bind"),
+                   trace_count("ib_dct_key_violation"));
+    g_assert_cmpuint(trace_count("ib_dct_bind"), >, 0);
     tdrv_free(d);
     g_rand_free(rnd);
 }
