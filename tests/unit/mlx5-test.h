@@ -92,6 +92,8 @@ uint32_t tdrv_create_eq(TDrv *d, uint64_t mask, unsigned log_size, unsigned intr
 uint32_t tdrv_create_cq(TDrv *d, uint32_t eqn, unsigned log_size, uint64_t *buf_pa,
                         uint64_t *dbr_pa);
 /* Returns the command status; *handle receives the created handle on success. */
+int tdrv_create_srq(TDrv *d, uint32_t pd, uint32_t cqn, unsigned log_size, unsigned stride,
+                    uint32_t *srqn);
 int tdrv_create_qp(TDrv *d, uint8_t st, uint32_t pd, uint32_t cqn, uint32_t srqn,
                    uint32_t *qpn);
 int tdrv_modify_qp(TDrv *d, uint16_t opcode, uint32_t qpn, const uint8_t *qpc,

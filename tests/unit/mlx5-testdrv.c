@@ -338,6 +338,28 @@ uint32_t tdrv_create_cq(TDrv *d, uint32_t eqn, unsigned log_size, uint64_t *buf_
     return MLX5_GET(out, ALLOC_OUT_handle);
 }
 
+/* A basic SRQ of 2^@log_size WQEs of 16 << @stride bytes. */
+int tdrv_create_srq(TDrv *d, uint32_t pd, uint32_t cqn, unsigned log_size, unsigned stride,
+                    uint32_t *srqn)
+{
+    uint8_t in[MLX5_PAS_OFF + 8] = { 0 }, out[16];
+    uint8_t *srqc = in + CREATE_SRQ_SRQC_OFF;
+    int r;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_SRQ);
+    MLX5_SET(srqc, SRQC_log_srq_size, log_size);
+    MLX5_SET(srqc, SRQC_log_rq_stride, stride);
+    MLX5_SET(srqc, SRQC_pd, pd);
+    MLX5_SET(srqc, SRQC_cqn, cqn);
+    MLX5_SET64(srqc, SRQC_dbr_addr_OFF, fake_alloc(d->h, 64, 64));
+    mlx5_st64(in + MLX5_PAS_OFF, fake_alloc(d->h, 4096, 4096));
+    r = tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+    if (r == 0 && srqn) {
+        *srqn = MLX5_GET(out, ALLOC_OUT_handle);
+    }
+    return r;
+}
+
 int tdrv_create_qp(TDrv *d, uint8_t st, uint32_t pd, uint32_t cqn, uint32_t srqn,
                    uint32_t *qpn)
 {

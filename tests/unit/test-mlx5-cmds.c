@@ -428,27 +428,6 @@ static void test_mkey(void)
     tdrv_free(d);
 }
 
-static int create_srq(TDrv *d, uint32_t pd, uint32_t cqn, unsigned log_size, unsigned stride,
-                      uint32_t *srqn)
-{
-    uint8_t in[MLX5_PAS_OFF + 8] = { 0 }, out[16];
-    uint8_t *srqc = in + CREATE_SRQ_SRQC_OFF;
-    int r;
-
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_SRQ);
-    MLX5_SET(srqc, SRQC_log_srq_size, log_size);
-    MLX5_SET(srqc, SRQC_log_rq_stride, stride);
-    MLX5_SET(srqc, SRQC_pd, pd);
-    MLX5_SET(srqc, SRQC_cqn, cqn);
-    MLX5_SET64(srqc, SRQC_dbr_addr_OFF, fake_alloc(d->h, 64, 64));
-    mlx5_st64(in + MLX5_PAS_OFF, fake_alloc(d->h, 4096, 4096));
-    r = tdrv_exec(d, in, sizeof(in), out, sizeof(out));
-    if (r == 0 && srqn) {
-        *srqn = MLX5_GET(out, ALLOC_OUT_handle);
-    }
-    return r;
-}
-
 static int create_dct(TDrv *d, uint32_t pd, uint32_t cqn, uint32_t srqn, unsigned mtu,
                       unsigned port, uint32_t *dctn)
 {
@@ -479,10 +458,10 @@ static void test_dct(void)
     uint32_t pd = tdrv_alloc_pd(d), cqn = tdrv_create_cq(d, d->async_eqn, 4, NULL, NULL);
     uint32_t srqn, dctn, qpn;
     uint64_t eq_pa;
-    uint8_t out[0x400], in[16] = { 0 }, eqe[64];
+    uint8_t out[0x400], eqe[64];
 
     tdrv_create_eq(d, 1ull << MLX5_EVENT_TYPE_DCT_DRAINED, 4, 0, &eq_pa);
-    g_assert_cmpint(create_srq(d, pd, cqn, 4, 2, &srqn), ==, 0);
+    g_assert_cmpint(tdrv_create_srq(d, pd, cqn, 4, 2, &srqn), ==, 0);
     g_assert_cmpint(create_dct(d, pd + 1, cqn, srqn, 3, 1, NULL), ==, ST_PARAM);   /* PD */
     g_assert_cmpint(create_dct(d, pd, cqn + 1, srqn, 3, 1, NULL), ==, ST_PARAM);   /* CQ */
     g_assert_cmpint(create_dct(d, pd, cqn, srqn + 1, 3, 1, NULL), ==, ST_PARAM);   /* SRQ */
@@ -517,7 +496,6 @@ static void test_dct(void)
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DESTROY_DCT, 0, dctn, 0, out, 16), ==, ST_RES);
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DESTROY_QP, 0, qpn, 0, out, 16), ==, 0);
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DESTROY_SRQ, 0, srqn, 0, out, 16), ==, 0);
-    (void)in;
     tdrv_free(d);
 }
 
@@ -528,11 +506,11 @@ static void test_srq(void)
     uint32_t srqn, qpn;
     uint8_t out[QUERY_SRQ_OUT_SIZE];
 
-    g_assert_cmpint(create_srq(d, pd, cqn, 4, 2, &srqn), ==, 0);
-    g_assert_cmpint(create_srq(d, pd, cqn, 4, 6, NULL), ==, ST_PARAM);        /* stride */
-    g_assert_cmpint(create_srq(d, pd, cqn, 8, 2, NULL), ==, ST_PARAM);        /* > 4 KiB */
-    g_assert_cmpint(create_srq(d, 0x555, cqn, 4, 2, NULL), ==, ST_PARAM);     /* PD */
-    g_assert_cmpint(create_srq(d, pd, 0x555, 4, 2, NULL), ==, ST_PARAM);      /* CQ */
+    g_assert_cmpint(tdrv_create_srq(d, pd, cqn, 4, 2, &srqn), ==, 0);
+    g_assert_cmpint(tdrv_create_srq(d, pd, cqn, 4, 6, NULL), ==, ST_PARAM);        /* stride */
+    g_assert_cmpint(tdrv_create_srq(d, pd, cqn, 8, 2, NULL), ==, ST_PARAM);        /* > 4 KiB */
+    g_assert_cmpint(tdrv_create_srq(d, 0x555, cqn, 4, 2, NULL), ==, ST_PARAM);     /* PD */
+    g_assert_cmpint(tdrv_create_srq(d, pd, 0x555, 4, 2, NULL), ==, ST_PARAM);      /* CQ */
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_SRQ, 0, srqn, 0, out, sizeof(out)), ==, 0);
     g_assert_cmpuint(MLX5_GET(out + CREATE_SRQ_SRQC_OFF, SRQC_log_srq_size), ==, 4);
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_ARM_RQ, 1, srqn, 4, out, 16), ==, 0);

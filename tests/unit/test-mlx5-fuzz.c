@@ -171,17 +171,9 @@ static void test_fuzz_wqes(void)
     g_assert_cmpint(tdrv_create_qp(d, MLX5_QP_ST_UD, pd, cqn, 0, &qpn[1]), ==, 0);
     /* DC: a DCI, and a DCT on an SRQ that its WQEs name (with the right key or not) */
     {
-        uint8_t in[0x80] = { 0 }, sin[MLX5_PAS_OFF + 8] = { 0 }, out[16];
-        uint8_t *srqc = sin + CREATE_SRQ_SRQC_OFF, *dctc = in + DCT_DCTC_OFF;
-        MLX5_SET(sin, CMD_IN_opcode, MLX5_CMD_OP_CREATE_SRQ);
-        MLX5_SET(srqc, SRQC_log_srq_size, 4);
-        MLX5_SET(srqc, SRQC_log_rq_stride, 2);
-        MLX5_SET(srqc, SRQC_pd, pd);
-        MLX5_SET(srqc, SRQC_cqn, cqn);
-        MLX5_SET64(srqc, SRQC_dbr_addr_OFF, fake_alloc(d->h, 64, 64));
-        mlx5_st64(sin + MLX5_PAS_OFF, fake_alloc(d->h, 4096, 4096));
-        g_assert_cmpint(tdrv_exec(d, sin, sizeof(sin), out, sizeof(out)), ==, 0);
-        srqn = MLX5_GET(out, ALLOC_OUT_handle);
+        uint8_t in[0x80] = { 0 }, out[16];
+        uint8_t *dctc = in + DCT_DCTC_OFF;
+        g_assert_cmpint(tdrv_create_srq(d, pd, cqn, 4, 2, &srqn), ==, 0);
         MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_DCT);
         MLX5_SET(dctc, DCTC_pd, pd);
         MLX5_SET(dctc, DCTC_cqn, cqn);
