@@ -10,8 +10,6 @@
 #include "mlx5_cmd.h"
 #include "trace.h"
 
-#define MLX5_MAX_PKEY_INDEX     128
-
 /* The DCT a DCT command names. */
 static Mlx5Qp *mlx5_dct_obj(Mlx5CmdCtx *cmd, Mlx5Core *c)
 {

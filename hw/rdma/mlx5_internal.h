@@ -17,6 +17,7 @@
 #define MLX5_MAX_CMD_LEN        (MLX5_CMD_INLINE_BYTES + MLX5_MAX_MBOX_BLOCKS * MLX5_CMD_MBOX_DATA)
 #define MLX5_MAX_PAGES          (1u << 20)   /* host pages the driver may give (we ask none) */
 #define MLX5_MAX_PKEYS          16
+#define MLX5_MAX_PKEY_INDEX     128         /* pkey_table_size 0 = 128 entries (QPs, DCTs) */
 #define MLX5_GUID_CAP           1
 #define MLX5_LOG_EQE_STRIDE     6
 

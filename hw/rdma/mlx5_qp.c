@@ -10,7 +10,6 @@
 
 #define MLX5_MAX_LOG_RQ_STRIDE  5       /* 16 << 5 = 512 bytes = max_wqe_sz_rq */
 #define MLX5_QP_ADS_DW          (QPC_ADS_OFF / 4)
-#define MLX5_MAX_PKEY_INDEX     128     /* pkey_table_size 0 = 128 entries */
 
 typedef struct Mlx5QpcField {
     uint8_t dw, hi, lo;
