@@ -30,6 +30,27 @@ void ib_dct_cleanup(IbQp *dct);
 void ib_qp_link(IbQp *qp);
 void ib_qp_unlink(IbQp *qp);
 
+/* ib_apm.c: automatic path migration of RC/UC QPs */
+/* a packet for @qp arrived: false = drop it (MigReq from a path that is not the alternate) */
+bool ib_apm_rx(IbQp *qp, const IbPacket *p);
+/* the requester's retries ran out: true if the QP migrated instead (retries renewed) */
+bool ib_apm_retry_exhausted(IbQp *qp);
+
+/* Is @lid one of the port's 2^LMC LIDs (its LID with the low LMC bits free, IBA 7.11.1)? */
+static inline bool ib_port_owns_lid(const IbPort *port, uint16_t lid)
+{
+    uint16_t mask = (1u << port->lmc) - 1;
+
+    return port->lid && !IB_LID_IS_MCAST(lid) && lid != IB_LID_PERMISSIVE &&
+           (lid & ~mask) == (port->lid & ~mask);
+}
+
+/* The path bits of a packet's DLID under the port's LMC (0 for multicast). */
+static inline uint8_t ib_port_path_bits(const IbPort *port, uint16_t dlid)
+{
+    return IB_LID_IS_MCAST(dlid) ? 0 : dlid & ((1u << port->lmc) - 1);
+}
+
 /* ib_ud.c */
 void ib_ud_rx(IbQp *qp, const IbPacket *p);
 unsigned ib_ud_tx(IbQp *qp, unsigned budget);

@@ -131,6 +131,7 @@ static void ib_qp_reset_state(IbQp *qp)
     qp->in_send = qp->in_write = qp->have_rwr = false;
     qp->nak_sent = qp->comm_est = false;
     qp->dc_connected = false;
+    qp->mig_state = IB_MIG_MIGRATED;
     qp->msn = 0;
     qp->tx_pending = false;
     memset(qp->res, 0, sizeof(qp->res));
@@ -213,6 +214,7 @@ void ib_port_fill_av(const IbPort *port, const IbAv *av, IbPacket *p)
 
     p->dlid = av->dlid;
     p->sl = av->sl;
+    p->src_path_bits = av->src_path_bits;
     if (av->grh) {
         p->grh = true;
         p->tclass = av->tclass;
@@ -264,7 +266,12 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t paylo
     if (!port->link_up) {
         return;                     /* a dead link eats frames; timeouts recover */
     }
-    p->slid = port->lid;
+    if (port->lmc) {
+        uint16_t mask = (1u << port->lmc) - 1;
+        p->slid = (port->lid & ~mask) | (p->src_path_bits & mask);
+    } else {
+        p->slid = port->lid;
+    }
     p->pad = (4 - (payload_len & 3)) & 3;
     hlen = ib_wire_encode_hdr(p, port->hdr, payload_len);
     crc = ib_wire_icrc(port->hdr, hlen, payload, payload_len, p->pad);
@@ -282,7 +289,7 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t paylo
     port->stat_tx_bytes += ib_packet_octets(hlen + payload_len + p->pad + IB_ICRC_LEN, p->grh);
     port->stat_tx_mcast += IB_LID_IS_MCAST(p->dlid);
     trace_ib_tx(ib_opcode_name(p->opcode), p->dest_qpn, p->psn, p->dlid, payload_len);
-    if (p->dlid == port->lid) {
+    if (ib_port_owns_lid(port, p->dlid)) {
         ib_port_loopback(port, iov, 3);
         return;
     }
@@ -389,7 +396,8 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
          * sweeping a back-to-back link reaches its neighbour this way); nothing else */
         return;
     }
-    if (!IB_LID_IS_MCAST(p.dlid) && p.dlid != port->lid && p.dlid != IB_LID_PERMISSIVE) {
+    if (!IB_LID_IS_MCAST(p.dlid) && !ib_port_owns_lid(port, p.dlid) &&
+        p.dlid != IB_LID_PERMISSIVE) {
         return;                     /* another node's frame on a shared segment */
     }
     if ((IB_LID_IS_MCAST(p.dlid) || p.dest_qpn != 0) && !ib_pkey_match(p.pkey, IB_DEFAULT_PKEY)) {

@@ -57,6 +57,7 @@ void ib_qp_fill_hdr(const IbQp *qp, IbPacket *p, uint8_t opcode, uint32_t psn)
     p->dest_qpn = qp->dest_qpn;
     p->psn = psn & IB_PSN_MASK;
     p->udp_sport = qp->qpn & 0x3fff;
+    p->migreq = qp->mig_state == IB_MIG_MIGRATED;     /* IBA 9.2: 0 while armed/rearming */
     if (qp->dci) {
         p->dc_key = qp->dc_key;
         p->dc_conn_id = qp->dc_conn_id;
@@ -366,6 +367,10 @@ void ib_rc_ack_timeout(IbQp *qp)
         return;                         /* nothing outstanding */
     }
     trace_ib_req_timeout(qp->qpn, qp->una, qp->retries_left);
+    if (qp->retries_left == 0 && ib_apm_retry_exhausted(qp)) {
+        ib_req_rewind(qp, qp->una);     /* again, over the alternate path */
+        return;
+    }
     if (qp->retries_left == 0) {
         idx = ib_req_entry_at(qp, qp->una);
         ib_req_fail(qp, idx, IB_WC_RETRY_EXC_ERR);
@@ -599,6 +604,7 @@ static void ib_recv_complete(IbQp *qp, const IbPacket *p, IbRecvOpcode opcode, u
         .src_qpn = qp->dest_qpn,
         .slid = p->slid,
         .sl = p->sl,
+        .dlid_path_bits = ib_port_path_bits(qp->port, p->dlid),
         .solicited = p->se,
     };
 
@@ -994,6 +1000,9 @@ void ib_rc_rx(IbQp *qp, const IbPacket *p)
 {
     uint8_t op = p->opcode & 0x1f;
 
+    if (!ib_apm_rx(qp, p)) {
+        return;
+    }
     if (op >= OP(READ_RESPONSE_FIRST) && op <= OP(ATOMIC_ACKNOWLEDGE)) {
         if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD) {
             if (op == OP(ACKNOWLEDGE)) {
@@ -1021,6 +1030,9 @@ void ib_uc_rx(IbQp *qp, const IbPacket *p)
     uint8_t op = p->opcode & 0x1f;
     unsigned h = ib_opcode_headers(p->opcode);
 
+    if (!ib_apm_rx(qp, p)) {
+        return;
+    }
     if (p->psn != qp->epsn || !ib_resp_sequence_ok(qp, op, h)) {
         qp->in_send = qp->in_write = false;     /* keep the receive WQE for the next one */
         if (!(h & IB_HDR_FIRST)) {

@@ -67,12 +67,13 @@ const IbPeer *ib_sm_find_lid(const IbPort *port, uint16_t lid, IbPeer *self)
     unsigned i;
 
     ib_sm_self(port, self);
-    if (lid && (lid & ~((1u << port->lmc) - 1)) == port->lid) {
+    if (ib_port_owns_lid(port, lid)) {
         return self;
     }
     for (i = 0; i < IB_FABRIC_MAX_PEERS; i++) {
         const IbPeer *e = &port->peers[i];
-        if (e->guid && e->lid && (lid & ~((1u << e->lmc) - 1)) == e->lid) {
+        uint16_t mask = (1u << e->lmc) - 1;
+        if (e->guid && e->lid && (lid & ~mask) == (e->lid & ~mask)) {
             return e;
         }
     }

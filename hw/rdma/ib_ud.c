@@ -111,6 +111,7 @@ void ib_ud_rx(IbQp *qp, const IbPacket *p)
     rc.src_qpn = p->deth_src_qpn;
     rc.slid = p->slid;
     rc.sl = p->sl;
+    rc.dlid_path_bits = ib_port_path_bits(port, p->dlid);
     rc.grh = p->grh;
     rc.solicited = p->se;
     rc.pkey_index = 0;

@@ -89,6 +89,7 @@ enum {
     MLX5_SYND_BAD_USER_INDEX = 0x20000018,
     MLX5_SYND_BAD_GID = 0x20000019,         /* not a multicast GID, or not attached */
     MLX5_SYND_BAD_UID = 0x2000001a,         /* no such DevX context, or not a user command */
+    MLX5_SYND_BAD_PM_STATE = 0x2000001b,    /* a path migration state software may not set */
 };
 
 /* mlx5_devx.c */

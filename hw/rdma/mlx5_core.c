@@ -104,8 +104,14 @@ const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg)
     if (cfg->msix_vectors < 2 || cfg->msix_vectors > 2048) {
         return "msix-vectors must be in 2..2048";
     }
-    if (cfg->lid == 0 || cfg->lid >= 0xc000) {
-        return "lid must be a unicast LID (1..0xbfff)";
+    if (cfg->lmc > 7) {
+        return "lmc must be in 0..7";
+    }
+    if (cfg->lid == 0 || cfg->lid + (1u << cfg->lmc) - 1 >= 0xc000) {
+        return "lid must be a unicast LID (1..0xbfff), with its 2^lmc LIDs below 0xc000";
+    }
+    if (cfg->lid & ((1u << cfg->lmc) - 1)) {
+        return "lid must be a multiple of 2^lmc";
     }
     if (cfg->sm_lid >= 0xc000) {
         return "sm-lid must be 0 or a unicast LID";

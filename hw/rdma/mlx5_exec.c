@@ -510,6 +510,11 @@ static void mlx5_ib_qp_event(IbQp *ib, IbQpEvent ev)
     case IB_EV_COMM_EST:
         mlx5_qp_event(c, qp, MLX5_EVENT_TYPE_COMM_EST);
         return;
+    case IB_EV_PATH_MIG:
+        /* the secondary address path is the primary one now (QUERY_QP shows it) */
+        memcpy(qp->qpc + QPC_ADS_OFF, qp->qpc + QPC_ADS2_OFF, MLX5_ADS_SIZE);
+        mlx5_qp_event(c, qp, MLX5_EVENT_TYPE_PATH_MIG);
+        return;
     case IB_EV_QP_FATAL:
         mlx5_qp_event(c, qp, MLX5_EVENT_TYPE_WQ_CATAS_ERROR);
         break;
@@ -671,6 +676,19 @@ void mlx5_exec_qp_fini(Mlx5Core *c, Mlx5Qp *qp)
     qp->sinl = NULL;
 }
 
+static void mlx5_ads_to_av(const uint8_t *ads, IbAv *av)
+{
+    av->dlid = MLX5_GET(ads, ADS_rlid);
+    av->sl = MLX5_GET(ads, ADS_sl);
+    av->src_path_bits = MLX5_GET(ads, ADS_mlid);
+    av->grh = MLX5_GET(ads, ADS_grh);
+    av->sgid_index = MLX5_GET(ads, ADS_src_addr_index);
+    av->hop_limit = MLX5_GET(ads, ADS_hop_limit);
+    av->tclass = MLX5_GET(ads, ADS_tclass);
+    av->flow_label = MLX5_GET(ads, ADS_flow_label);
+    memcpy(av->dgid, ads + ADS_rgid_OFF, 16);
+}
+
 /* Copy the transport-relevant context fields into the transport's QP. */
 static void mlx5_exec_sync_attrs(Mlx5Core *c, Mlx5Qp *qp)
 {
@@ -680,16 +698,10 @@ static void mlx5_exec_sync_attrs(Mlx5Core *c, Mlx5Qp *qp)
     ib->mtu = mlx5_qp_is_ud(qp) ? IB_MAX_PAYLOAD : ib_mtu_bytes(MLX5_GET(qpc, QPC_mtu));
     if (!ib->dci) {                     /* a DCI's path is its current target's (per WQE) */
         ib->dest_qpn = MLX5_GET(qpc, QPC_remote_qpn);
-        ib->av.dlid = MLX5_GET(ads, ADS_rlid);
-        ib->av.sl = MLX5_GET(ads, ADS_sl);
-        ib->av.src_path_bits = MLX5_GET(ads, ADS_mlid);
-        ib->av.grh = MLX5_GET(ads, ADS_grh);
-        ib->av.sgid_index = MLX5_GET(ads, ADS_src_addr_index);
-        ib->av.hop_limit = MLX5_GET(ads, ADS_hop_limit);
-        ib->av.tclass = MLX5_GET(ads, ADS_tclass);
-        ib->av.flow_label = MLX5_GET(ads, ADS_flow_label);
-        memcpy(ib->av.dgid, ads + ADS_rgid_OFF, 16);
+        mlx5_ads_to_av(ads, &ib->av);
     }
+    mlx5_ads_to_av(qpc + QPC_ADS2_OFF, &ib->alt_av);
+    ib->alt_timeout = MLX5_GET(qpc + QPC_ADS2_OFF, ADS_ack_timeout);
     ib->qkey = qp->st == MLX5_QP_ST_QP1 ? IB_GSI_QKEY : MLX5_GET(qpc, QPC_q_key);
     ib->pkey = c->port.pkeys[0];
     ib->retry_cnt = MLX5_GET(qpc, QPC_retry_count);

@@ -108,6 +108,7 @@ void mlx5_port_reset(Mlx5Core *c)
     p->clash_until = clash_until;
     p->state = mlx5_port_wanted_state(p);
     p->lid = c->cfg.lid;
+    p->lmc = c->cfg.lmc;
     p->sm_lid = c->cfg.sm_lid ? c->cfg.sm_lid : c->ib.sm_lid;
     p->cap_mask = MLX5_DEFAULT_CAP_MASK;
     p->pkeys[0] = 0xffff;
@@ -117,8 +118,9 @@ void mlx5_port_reset(Mlx5Core *c)
     p->pkey_violations_base = c->ib.stat_pkey_violations;
     p->qkey_violations_base = c->ib.stat_qkey_violations;
     c->ib.link_up = link_up;
-    if (c->ib.lid != p->lid) {
+    if (c->ib.lid != p->lid || c->ib.lmc != p->lmc) {
         c->ib.lid = p->lid;
+        c->ib.lmc = p->lmc;
         ib_port_announce_soon(&c->ib);
     }
 }
@@ -251,7 +253,11 @@ static void mlx5_sma_set_port_info(Mlx5Core *c, const uint8_t *d)
     p->gid_prefix = mlx5_ld64(d + 8);
     p->sm_lid = sm_lid;
     p->sm_sl = d[36] & 0xf;
-    p->lmc = d[34] & 7;
+    if (p->lmc != (d[34] & 7)) {
+        p->lmc = d[34] & 7;
+        c->ib.lmc = p->lmc;             /* the port answers 2^LMC LIDs from its LID */
+        ib_port_announce_soon(&c->ib);
+    }
     p->subnet_timeout = d[51] & 0x1f;
     trace_mlx5_port_set(p->lid, p->sm_lid);
     if (lid_changed) {

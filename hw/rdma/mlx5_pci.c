@@ -40,6 +40,7 @@ struct Mlx5Hca {
     uint64_t node_guid;
     uint64_t sys_image_guid;
     uint32_t lid;
+    uint8_t lmc;
     uint32_t sm_lid;
     bool sm;
     uint8_t sm_priority;
@@ -317,8 +318,11 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
     if (s->sys_image_guid) {
         cfg.sys_image_guid = s->sys_image_guid;
     }
+    cfg.lmc = s->lmc;
     if (s->lid) {
         cfg.lid = s->lid;
+    } else if (s->lmc <= 7) {
+        cfg.lid <<= s->lmc;             /* the MAC's LID, spaced for 2^lmc LIDs per port */
     }
     cfg.sm_lid = s->sm_lid;
     cfg.sm = s->sm;
@@ -413,6 +417,7 @@ static const Property mlx5_hca_props[] = {
     DEFINE_PROP_UINT64("node-guid", Mlx5Hca, node_guid, 0),
     DEFINE_PROP_UINT64("sys-image-guid", Mlx5Hca, sys_image_guid, 0),
     DEFINE_PROP_UINT32("lid", Mlx5Hca, lid, 0),
+    DEFINE_PROP_UINT8("lmc", Mlx5Hca, lmc, 0),
     DEFINE_PROP_UINT32("sm-lid", Mlx5Hca, sm_lid, 0),
     DEFINE_PROP_BOOL("sm", Mlx5Hca, sm, true),
     DEFINE_PROP_UINT8("sm-priority", Mlx5Hca, sm_priority, 0),

@@ -342,6 +342,60 @@ static uint32_t mlx5_qp_check_ctx(Mlx5Core *c, const Mlx5Qp *qp, const uint8_t *
     return 0;
 }
 
+/* A secondary (alternate) address path being loaded. */
+static uint32_t mlx5_qp_check_alt_path(const Mlx5Qp *qp, const uint8_t *ads)
+{
+    if (qp->st != MLX5_QP_ST_RC && qp->st != MLX5_QP_ST_UC && qp->st != MLX5_QP_ST_XRC) {
+        return MLX5_SYND_BAD_ST;        /* only connected QPs migrate */
+    }
+    if (MLX5_GET(ads, ADS_vhca_port_num) != 1) {
+        return MLX5_SYND_BAD_PORT;
+    }
+    if (MLX5_GET(ads, ADS_pkey_index) >= MLX5_MAX_PKEY_INDEX) {
+        return MLX5_SYND_BAD_PKEY_INDEX;
+    }
+    return 0;
+}
+
+/*
+ * A path migration state asked of transition @t (IBA 17.2.8, as rdmavt enforces it): REARM
+ * loads the alternate path for arming unless the QP is armed already; MIGRATED migrates an
+ * armed QP now (a no-op when already migrated, refused while rearming); ARMED is reached only
+ * through the peer, never by command. Both only on the way to RTS.
+ */
+static uint32_t mlx5_qp_check_pm(const Mlx5Qp *qp, const Mlx5QpTransition *t, int pm)
+{
+    IbMigState cur = qp->ib.mig_state;
+
+    if (t->to != MLX5_QP_STATE_RTS) {
+        return MLX5_SYND_BAD_PM_STATE;
+    }
+    switch (pm) {
+    case MLX5_QP_PM_REARM:
+        if (qp->st != MLX5_QP_ST_RC && qp->st != MLX5_QP_ST_UC && qp->st != MLX5_QP_ST_XRC) {
+            return MLX5_SYND_BAD_ST;
+        }
+        return cur == IB_MIG_ARMED ? MLX5_SYND_BAD_PM_STATE : 0;
+    case MLX5_QP_PM_MIGRATED:
+        return cur == IB_MIG_REARM ? MLX5_SYND_BAD_PM_STATE : 0;
+    default:
+        return MLX5_SYND_BAD_PM_STATE;
+    }
+}
+
+/* qpc.pm_state of a QP's current migration state */
+static uint8_t mlx5_qp_pm_state(const Mlx5Qp *qp)
+{
+    switch (qp->ib.mig_state) {
+    case IB_MIG_ARMED:
+        return MLX5_QP_PM_ARMED;
+    case IB_MIG_REARM:
+        return MLX5_QP_PM_REARM;
+    default:
+        return MLX5_QP_PM_MIGRATED;
+    }
+}
+
 void mlx5_cmd_modify_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     const Mlx5QpTransition *t = mlx5_qp_transition(cmd->opcode);
@@ -349,6 +403,7 @@ void mlx5_cmd_modify_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     uint8_t qpc[MLX5_QPC_SIZE];
     uint32_t optpar, synd;
     uint8_t old_state;
+    int pm = -1;                /* the path migration state software asks for, if any */
     Mlx5Qp *qp;
     size_t i;
 
@@ -391,8 +446,18 @@ void mlx5_cmd_modify_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
                 mlx5_qpc_copy(qpc, keep, &f_pkey_index);
             }
         }
+        if (optpar & MLX5_QP_OPTPAR_ALT_ADDR_PATH) {
+            memcpy(qpc + QPC_ADS2_OFF, in_qpc + QPC_ADS2_OFF, MLX5_ADS_SIZE);
+        }
         qp->state = t->to;
         synd = mlx5_qp_check_ctx(c, qp, qpc);
+        if (!synd && (optpar & MLX5_QP_OPTPAR_ALT_ADDR_PATH)) {
+            synd = mlx5_qp_check_alt_path(qp, qpc + QPC_ADS2_OFF);
+        }
+        if (!synd && (optpar & MLX5_QP_OPTPAR_PM_STATE)) {
+            pm = MLX5_GET(in_qpc, QPC_pm_state);
+            synd = mlx5_qp_check_pm(qp, t, pm);
+        }
         if (synd) {
             qp->state = old_state;
             mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
@@ -404,6 +469,11 @@ void mlx5_cmd_modify_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     memcpy(qp->qpc, qpc, sizeof(qpc));
     trace_mlx5_qp_modify(qp->qpn, mlx5_cmd_name(cmd->opcode), old_state, t->to);
     mlx5_exec_modify(c, qp, old_state);
+    if (pm == MLX5_QP_PM_REARM) {
+        qp->ib.mig_state = IB_MIG_REARM;
+    } else if (pm == MLX5_QP_PM_MIGRATED) {
+        ib_apm_migrate(&qp->ib);        /* if armed: the alternate path becomes the primary */
+    }
 }
 
 void mlx5_cmd_query_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
@@ -420,6 +490,7 @@ void mlx5_cmd_query_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     memcpy(cmd->out + QP_QPC_OFF, qp->qpc, MLX5_QPC_SIZE);
     MLX5_SET(cmd->out + QP_QPC_OFF, QPC_state, qp->state);
+    MLX5_SET(cmd->out + QP_QPC_OFF, QPC_pm_state, mlx5_qp_pm_state(qp));
     if (qp->state >= MLX5_QP_STATE_RTS && qp->state != MLX5_QP_STATE_ERR) {
         MLX5_SET(cmd->out + QP_QPC_OFF, QPC_next_send_psn, qp->ib.next_psn);
     }

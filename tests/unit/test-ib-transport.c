@@ -26,6 +26,7 @@ typedef struct Wire {
     unsigned seq;
     uint32_t rng;               /* faults hit pseudo-random frames, about 1 in N */
     unsigned dropped;
+    uint16_t dead_dlid;         /* frames to this LID are lost (a path that broke) */
     int64_t now;
     FakeNode *node[2];
 } Wire;
@@ -207,6 +208,11 @@ static bool fk_link_tx(IbPort *port, const struct iovec *iov, int iovcnt, bool b
         len += iov[i].iov_len;
     }
     w->seq++;
+    if (w->dead_dlid && ((f[4] << 8) | f[5]) == w->dead_dlid) {   /* DLID: dst MAC 4-5 */
+        w->dropped++;
+        g_free(f);
+        return true;
+    }
     w->rng = w->rng * 1103515245u + 12345u;
     if (w->drop_every && (w->rng >> 8) % w->drop_every == 0) {
         w->dropped++;
@@ -886,6 +892,144 @@ static void test_dc(void)
 }
 
 /* Long transfer across the PSN wrap point */
+/*
+ * Automatic path migration with LMC 1: node A has LIDs 2-3, node B 4-5. Primary paths use the
+ * base LIDs, alternate paths the second LID of each port (source path bits 1).
+ */
+static Wire *apm_wire(void)
+{
+    Wire *w = wire_new(IB_QPT_RC, 3);
+    FakeNode *a = w->node[0], *b = w->node[1];
+
+    a->port.lid = 2;
+    b->port.lid = 4;
+    a->port.lmc = b->port.lmc = 1;
+    a->qp.av.dlid = 4;
+    b->qp.av.dlid = 2;
+    a->qp.alt_av.dlid = 5;
+    a->qp.alt_av.src_path_bits = 1;
+    b->qp.alt_av.dlid = 3;
+    b->qp.alt_av.src_path_bits = 1;
+    a->qp.alt_timeout = b->qp.alt_timeout = 12;
+    a->qp.mig_state = b->qp.mig_state = IB_MIG_REARM;
+    return w;
+}
+
+/* One SEND from @from to @to, checked; returns the receive completion. */
+static IbRecvCompletion apm_send(Wire *w, FakeNode *from, FakeNode *to, unsigned id)
+{
+    unsigned ns = from->nsend, nr = to->nrecv;
+
+    fill(from->mem + 0x1000, 300, id);
+    post_recv(to, 0x8000 + id * 0x400, 0x400);
+    post_send(from, IB_WR_SEND, 0x1000, 300, 0, id);
+    wire_run(w, 10000);
+    g_assert_cmpuint(from->nsend, ==, ns + 1);
+    g_assert_cmpint(from->send_status[ns], ==, IB_WC_SUCCESS);
+    g_assert_cmpuint(to->nrecv, ==, nr + 1);
+    g_assert_cmpint(to->recv[nr].status, ==, IB_WC_SUCCESS);
+    g_assert_cmpint(memcmp(from->mem + 0x1000, to->mem + 0x8000 + id * 0x400, 300), ==, 0);
+    return to->recv[nr];
+}
+
+static void test_apm(void)
+{
+    Wire *w = apm_wire();
+    FakeNode *a = w->node[0], *b = w->node[1];
+    IbRecvCompletion rc;
+
+    /* arming: each side arms on the other's first packet with MigReq clear */
+    rc = apm_send(w, a, b, 1);
+    g_assert_cmpuint(rc.slid, ==, 2);
+    g_assert_cmpuint(rc.dlid_path_bits, ==, 0);
+    g_assert_cmpint(a->qp.mig_state, ==, IB_MIG_ARMED);
+    g_assert_cmpint(b->qp.mig_state, ==, IB_MIG_ARMED);
+
+    /* software migrates A; B follows on A's first packet over the alternate path */
+    ib_apm_migrate(&a->qp);
+    g_assert_cmpint(a->qp.mig_state, ==, IB_MIG_MIGRATED);
+    g_assert_cmpuint(a->qp.av.dlid, ==, 5);
+    g_assert_cmpuint(a->qp.timeout, ==, 12);
+    g_assert_cmpuint(a->events[IB_EV_PATH_MIG], ==, 1);
+    rc = apm_send(w, a, b, 2);
+    g_assert_cmpuint(rc.slid, ==, 3);               /* A's second LID */
+    g_assert_cmpuint(rc.dlid_path_bits, ==, 1);     /* to B's second LID */
+    g_assert_cmpint(b->qp.mig_state, ==, IB_MIG_MIGRATED);
+    g_assert_cmpuint(b->qp.av.dlid, ==, 3);
+    g_assert_cmpuint(b->events[IB_EV_PATH_MIG], ==, 1);
+    rc = apm_send(w, b, a, 3);
+    g_assert_cmpuint(rc.slid, ==, 5);
+    g_assert_cmpuint(rc.dlid_path_bits, ==, 1);
+    /* migrated QPs send MigReq set: a migrated QP does not migrate again */
+    ib_apm_migrate(&a->qp);
+    g_assert_cmpuint(a->events[IB_EV_PATH_MIG], ==, 1);
+    wire_free(w);
+
+    /* a rearming QP ignores MigReq set (the peer has not rearmed) and stays unarmed */
+    w = apm_wire();
+    a = w->node[0];
+    b = w->node[1];
+    b->qp.mig_state = IB_MIG_MIGRATED;
+    apm_send(w, b, a, 1);
+    g_assert_cmpint(a->qp.mig_state, ==, IB_MIG_REARM);
+    ib_apm_migrate(&a->qp);                         /* not armed: nothing happens */
+    g_assert_cmpuint(a->qp.av.dlid, ==, 4);
+    g_assert_cmpuint(a->events[IB_EV_PATH_MIG], ==, 0);
+    wire_free(w);
+
+    /* MigReq set from a LID that is not the alternate path's: dropped, no migration */
+    w = apm_wire();
+    a = w->node[0];
+    b = w->node[1];
+    apm_send(w, a, b, 1);
+    a->qp.alt_av.src_path_bits = 0;                 /* A's alternate path leaves from LID 2 */
+    ib_apm_migrate(&a->qp);
+    a->qp.retry_cnt = a->qp.retries_left = 1;
+    post_recv(b, 0x8000, 0x400);
+    post_send(a, IB_WR_SEND, 0x1000, 300, 0, 9);
+    wire_run(w, 10000);
+    g_assert_cmpint(a->send_status[a->nsend - 1], ==, IB_WC_RETRY_EXC_ERR);
+    g_assert_cmpint(b->qp.mig_state, ==, IB_MIG_ARMED);
+    g_assert_cmpuint(b->events[IB_EV_PATH_MIG], ==, 0);
+    g_assert_cmpuint(b->port.stat_rx_drop, >=, 2);
+    wire_free(w);
+}
+
+/* The primary path breaks: retries run out, the QP migrates and the transfer completes */
+static void test_apm_failover(void)
+{
+    Wire *w = apm_wire();
+    FakeNode *a = w->node[0], *b = w->node[1];
+    IbRecvCompletion rc;
+
+    apm_send(w, a, b, 1);
+    a->qp.retry_cnt = a->qp.retries_left = 2;
+    w->dead_dlid = 4;                               /* B's base LID is unreachable */
+    fill(a->mem, 20000, 5);
+    post_send(a, IB_WR_RDMA_WRITE, 0, 20000, 0x40000, 2);
+    wire_run(w, 10000);
+    g_assert_cmpuint(a->nsend, ==, 2);
+    g_assert_cmpint(a->send_status[1], ==, IB_WC_SUCCESS);
+    g_assert_cmpint(memcmp(a->mem, b->mem + 0x40000, 20000), ==, 0);
+    g_assert_cmpuint(w->dropped, >=, 3);            /* the first try and two retries */
+    g_assert_cmpint(a->qp.mig_state, ==, IB_MIG_MIGRATED);
+    g_assert_cmpuint(a->qp.av.dlid, ==, 5);
+    g_assert_cmpuint(a->events[IB_EV_PATH_MIG], ==, 1);
+    g_assert_cmpint(b->qp.mig_state, ==, IB_MIG_MIGRATED);   /* followed A */
+    g_assert_cmpuint(b->events[IB_EV_PATH_MIG], ==, 1);
+    rc = apm_send(w, b, a, 3);                      /* and B answers over its new path */
+    g_assert_cmpuint(rc.dlid_path_bits, ==, 1);
+    g_assert_cmpuint(a->events[IB_EV_QP_FATAL], ==, 0);
+
+    /* no alternate path left: when that one breaks too, the WR ends in RETRY_EXC */
+    w->dead_dlid = 5;
+    post_send(a, IB_WR_RDMA_WRITE, 0, 100, 0x40000, 4);
+    wire_run(w, 10000);
+    g_assert_cmpint(a->send_status[a->nsend - 1], ==, IB_WC_RETRY_EXC_ERR);
+    g_assert_cmpuint(a->events[IB_EV_PATH_MIG], ==, 1);
+    wire_free(w);
+}
+
 static void test_rc_psn_wrap(void)
 {
     Wire *w = wire_new(IB_QPT_RC, 1);
@@ -915,6 +1059,8 @@ int main(int argc, char **argv)
     g_test_add_func("/ib/wire/roundtrip", test_wire_roundtrip);
     g_test_add_func("/ib/xrc", test_xrc);
     g_test_add_func("/ib/dc", test_dc);
+    g_test_add_func("/ib/apm", test_apm);
+    g_test_add_func("/ib/apm/failover", test_apm_failover);
     g_test_add_func("/ib/rc/send-clean", test_rc_send_clean);
     g_test_add_func("/ib/rc/send-lossy", test_rc_send_lossy);
     g_test_add_func("/ib/rc/write-read-atomic", test_rc_write_read_atomic);

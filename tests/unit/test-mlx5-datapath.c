@@ -507,6 +507,150 @@ static void test_mcg_and_pma(void)
     tdrv_free(b);
 }
 
+/* A node whose port has LMC 1: LIDs 2*last and 2*last + 1. */
+static TDrv *new_lmc_node(uint8_t last)
+{
+    const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, last };
+    Mlx5CoreConfig cfg;
+    TDrv *d;
+
+    mlx5_core_config_default(&cfg, mac);
+    cfg.sm = false;
+    cfg.lmc = 1;
+    cfg.lid = 2 * last;
+    g_assert_null(mlx5_core_config_check(&cfg));
+    d = tdrv_new_cfg(&cfg);
+    tdrv_bringup(d);
+    return d;
+}
+
+/* PATH_MIG events for @qpn on the node's async EQ */
+static unsigned path_mig_events(TDrv *d, uint32_t qpn)
+{
+    unsigned n = 0;
+    uint8_t eqe[64];
+
+    for (unsigned i = 0; i < (1u << 13); i++) {
+        tdrv_eqe(d, d->async_eq_pa, i, eqe);
+        n += eqe[MLX5_EQE_type] == MLX5_EVENT_TYPE_PATH_MIG &&
+             (mlx5_ld32(eqe + MLX5_EQE_qp_srq_n) & 0xffffff) == qpn;
+    }
+    return n;
+}
+
+static uint8_t *query_qpc(TQp *q, uint8_t *out)
+{
+    g_assert_cmpint(tdrv_simple(q->d, MLX5_CMD_OP_QUERY_QP, 0, q->qpn, 0, out,
+                                QP_QPC_OFF + MLX5_QPC_SIZE), ==, 0);
+    return out + QP_QPC_OFF;
+}
+
+/* RTS2RTS loading an alternate path to @dlid (source path bits 1) and/or a PM state */
+static int load_alt(TQp *q, uint16_t dlid, uint8_t port, int pm)
+{
+    uint8_t qpc[MLX5_QPC_SIZE] = { 0 };
+    uint8_t *ads2 = qpc + QPC_ADS2_OFF;
+    uint32_t optpar = 0;
+
+    if (dlid) {
+        MLX5_SET(ads2, ADS_rlid, dlid);
+        MLX5_SET(ads2, ADS_mlid, 1);
+        MLX5_SET(ads2, ADS_vhca_port_num, port);
+        MLX5_SET(ads2, ADS_ack_timeout, 12);
+        optpar |= MLX5_QP_OPTPAR_ALT_ADDR_PATH;
+    }
+    if (pm >= 0) {
+        MLX5_SET(qpc, QPC_pm_state, pm);
+        optpar |= MLX5_QP_OPTPAR_PM_STATE;
+    }
+    return tdrv_modify_qp(q->d, MLX5_CMD_OP_RTS2RTS_QP, q->qpn, qpc, optpar);
+}
+
+/* SEND @from -> @to; returns the responder CQE */
+static void apm_send(TQp *from, TQp *to, uint8_t *cqe)
+{
+    uint8_t segs[16];
+
+    tqp_post_recv(to, 4096, to->mem);
+    data_seg(segs, 100, from->key, from->mem);
+    tqp_post_send(from, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    run_pair(from->d, to->d, 1000);
+    g_assert_true(tqp_poll(from, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_true(tqp_poll(to, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
+}
+
+/* Alternate paths and path migration through the QP commands (apm cap, LMC 1 ports) */
+static void test_apm(void)
+{
+    TDrv *a = new_lmc_node(1), *b = new_lmc_node(2);
+    uint8_t out[QP_QPC_OFF + MLX5_QPC_SIZE], cqe[64], *qpc;
+    TQp qa, qb;
+
+    g_assert_cmpuint(MLX5_GET(a->c->cap_general_cur, CAP_apm), ==, 1);
+    tqp_create(&qa, a, MLX5_QP_ST_RC, 1);
+    tqp_create(&qb, b, MLX5_QP_ST_RC, 2);
+    tqp_connect(&qa, 4, qb.qpn, 0);
+    tqp_connect(&qb, 2, qa.qpn, 0);
+    g_assert_cmpuint(MLX5_GET(query_qpc(&qa, out), QPC_pm_state), ==, MLX5_QP_PM_MIGRATED);
+
+    /* what software may not do: arm directly, migrate before arming, a second port */
+    g_assert_cmpint(load_alt(&qa, 5, 1, MLX5_QP_PM_ARMED), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(load_alt(&qa, 5, 2, MLX5_QP_PM_REARM), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(load_alt(&qa, 5, 1, MLX5_QP_PM_REARM), ==, 0);
+    g_assert_cmpint(load_alt(&qa, 0, 0, MLX5_QP_PM_MIGRATED), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    qpc = query_qpc(&qa, out);
+    g_assert_cmpuint(MLX5_GET(qpc, QPC_pm_state), ==, MLX5_QP_PM_REARM);
+    g_assert_cmpuint(MLX5_GET(qpc + QPC_ADS2_OFF, ADS_rlid), ==, 5);
+    g_assert_cmpuint(MLX5_GET(qpc + QPC_ADS_OFF, ADS_rlid), ==, 4);
+    g_assert_cmpint(load_alt(&qb, 3, 1, MLX5_QP_PM_REARM), ==, 0);
+
+    /* traffic arms both; rearming an armed QP is refused */
+    apm_send(&qa, &qb, cqe);
+    g_assert_cmpuint(MLX5_GET(query_qpc(&qa, out), QPC_pm_state), ==, MLX5_QP_PM_ARMED);
+    g_assert_cmpuint(MLX5_GET(query_qpc(&qb, out), QPC_pm_state), ==, MLX5_QP_PM_ARMED);
+    g_assert_cmpint(load_alt(&qa, 0, 0, MLX5_QP_PM_REARM), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    /* software migrates A: its primary path is the old alternate, PATH_MIG on A's EQ */
+    g_assert_cmpuint(path_mig_events(a, qa.qpn), ==, 0);
+    g_assert_cmpint(load_alt(&qa, 0, 0, MLX5_QP_PM_MIGRATED), ==, 0);
+    qpc = query_qpc(&qa, out);
+    g_assert_cmpuint(MLX5_GET(qpc, QPC_pm_state), ==, MLX5_QP_PM_MIGRATED);
+    g_assert_cmpuint(MLX5_GET(qpc + QPC_ADS_OFF, ADS_rlid), ==, 5);
+    g_assert_cmpuint(MLX5_GET(qpc + QPC_ADS_OFF, ADS_ack_timeout), ==, 12);
+    g_assert_cmpuint(path_mig_events(a, qa.qpn), ==, 1);
+
+    /* B follows when A's packets arrive over the alternate path */
+    apm_send(&qa, &qb, cqe);
+    g_assert_cmphex(mlx5_ld16(cqe + MLX5_CQE_slid), ==, 3);
+    g_assert_cmpuint(cqe[MLX5_CQE_ml_path], ==, 1);
+    qpc = query_qpc(&qb, out);
+    g_assert_cmpuint(MLX5_GET(qpc, QPC_pm_state), ==, MLX5_QP_PM_MIGRATED);
+    g_assert_cmpuint(MLX5_GET(qpc + QPC_ADS_OFF, ADS_rlid), ==, 3);
+    g_assert_cmpuint(path_mig_events(b, qb.qpn), ==, 1);
+    apm_send(&qb, &qa, cqe);
+    g_assert_cmphex(mlx5_ld16(cqe + MLX5_CQE_slid), ==, 5);
+    g_assert_cmpuint(cqe[MLX5_CQE_ml_path], ==, 1);
+
+    /* migrated: migrating again is a no-op, rearming is allowed */
+    g_assert_cmpint(load_alt(&qa, 0, 0, MLX5_QP_PM_MIGRATED), ==, 0);
+    g_assert_cmpuint(path_mig_events(a, qa.qpn), ==, 1);
+    g_assert_cmpint(load_alt(&qa, 4, 1, MLX5_QP_PM_REARM), ==, 0);
+    /* a UD QP has no alternate path */
+    {
+        TQp qu;
+        uint8_t qpcu[MLX5_QPC_SIZE] = { 0 };
+        tqp_create(&qu, a, MLX5_QP_ST_UD, 3);
+        tqp_connect(&qu, 0, 0, 0x1111);
+        MLX5_SET(qpcu + QPC_ADS2_OFF, ADS_vhca_port_num, 1);
+        g_assert_cmpint(tdrv_modify_qp(a, MLX5_CMD_OP_RTS2RTS_QP, qu.qpn, qpcu,
+                                       MLX5_QP_OPTPAR_ALT_ADDR_PATH), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    }
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -521,5 +665,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/datapath/cq-resize", test_cq_resize);
     g_test_add_func("/mlx5/datapath/mcg-and-pma", test_mcg_and_pma);
     g_test_add_func("/mlx5/datapath/srq-limit-last-wqe", test_srq_limit_and_last_wqe);
+    g_test_add_func("/mlx5/datapath/apm", test_apm);
     return g_test_run();
 }

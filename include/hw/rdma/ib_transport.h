@@ -85,6 +85,13 @@ enum {
     IB_ACCESS_REMOTE_ATOMIC = 1 << 3,
 };
 
+/* Automatic path migration state (IBA 17.2.8); MIGRATED is the initial state. */
+typedef enum IbMigState {
+    IB_MIG_MIGRATED,
+    IB_MIG_REARM,
+    IB_MIG_ARMED,
+} IbMigState;
+
 /* Address vector: where a packet goes (the QP's path, or a UD WR's AV). */
 typedef struct IbAv {
     uint16_t dlid;
@@ -142,6 +149,7 @@ typedef struct IbRecvCompletion {
 
 typedef enum IbQpEvent {
     IB_EV_COMM_EST,
+    IB_EV_PATH_MIG,             /* the QP now uses its alternate path (ib_apm.c) */
     IB_EV_QP_FATAL,
     IB_EV_QP_REQ_ERR,           /* invalid request (responder) */
     IB_EV_QP_ACCESS_ERR,        /* remote access error (responder) */
@@ -269,6 +277,10 @@ struct IbQp {
     uint8_t max_dest_rd_atomic;
     bool rre, rwe, rae;
     uint32_t sq_psn;            /* next_send_psn at RTR2RTS */
+    /* automatic path migration (ib_apm.c): the alternate path and where migration stands */
+    IbMigState mig_state;
+    IbAv alt_av;
+    uint8_t alt_timeout;
     uint32_t rq_psn;            /* next_rcv_psn at INIT2RTR */
 
     /* requester */
@@ -429,6 +441,13 @@ bool ib_qp_post_send(IbQp *qp, const IbSendWr *wr);
 uint32_t ib_qp_outstanding(const IbQp *qp);
 /* Error state: complete every WR still held with IB_WC_WR_FLUSH_ERR, in order. */
 void ib_qp_flush(IbQp *qp);
+
+/*
+ * Automatic path migration (ib_apm.c). The device loads alt_av/alt_timeout and sets mig_state
+ * to REARM (a packet from the peer with MigReq clear then arms the QP); a migration swaps in
+ * the alternate path and raises IB_EV_PATH_MIG. Software-commanded migration (ARMED only):
+ */
+void ib_apm_migrate(IbQp *qp);
 
 uint32_t ib_mtu_bytes(unsigned ib_mtu_enum);
 bool ib_pkey_match(uint16_t a, uint16_t b);

@@ -117,6 +117,7 @@ typedef struct IbPacket {
     /* LRH, carried in the Ethernet addresses */
     uint16_t dlid, slid;
     uint8_t sl;
+    uint8_t src_path_bits;      /* sending: low SLID bits under the port's LMC (ib_port_send) */
     /* GRH (IPv6 header) when grh is set */
     bool grh;
     uint8_t tclass;

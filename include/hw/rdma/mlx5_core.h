@@ -50,6 +50,7 @@ typedef struct Mlx5CoreConfig {
     uint64_t sys_image_guid;
     uint64_t port_guid;
     uint16_t lid;
+    uint8_t  lmc;               /* 0..7: the port has the 2^lmc LIDs from lid (IBA LMC) */
     uint16_t sm_lid;            /* fixed SM LID, or 0: the fabric's elected master SM */
     bool     sm;                /* offer to be the fabric's subnet manager (and SA) */
     uint8_t  sm_priority;       /* 0..15, IBA SM election priority */

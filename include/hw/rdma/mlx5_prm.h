@@ -385,6 +385,7 @@ enum {
 #define CAP_cq_oi                           17, 31, 31
 #define CAP_cq_resize                       17, 30, 30
 #define CAP_cq_moderation                   17, 29, 29
+#define CAP_apm                             17, 17, 17  /* automatic path migration */
 #define CAP_imaicl                          17, 14, 14  /* memory windows */
 #define CAP_xrc                             17, 3, 3
 #define CAP_ud                              17, 2, 2
@@ -595,6 +596,7 @@ enum {
 #define ADS_sl                              9, 27, 24
 #define ADS_vhca_port_num                   9, 23, 16
 #define MLX5_ADS_SIZE                       44
+#define QPC_ADS2_OFF                        0x44        /* secondary_address_path */
 #define QPC_log_ack_req_freq                28, 31, 28
 #define QPC_log_sra_max                     28, 23, 21
 #define QPC_retry_count                     28, 18, 16
@@ -653,6 +655,13 @@ enum {
     MLX5_RQ_TYPE_REGULAR = 0,
     MLX5_RQ_TYPE_SRQ = 1,
     MLX5_RQ_TYPE_ZERO_SIZE_RQ = 3,
+};
+
+/* qpc.pm_state: path migration state */
+enum {
+    MLX5_QP_PM_ARMED = 0x0,
+    MLX5_QP_PM_REARM = 0x1,
+    MLX5_QP_PM_MIGRATED = 0x3,
 };
 
 /* MLX5_QP_OPTPAR_* */
