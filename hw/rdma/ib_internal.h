@@ -13,12 +13,21 @@
 uint32_t ib_packet_octets(size_t frame_len, bool grh);
 void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t payload_len);
 
-/* ib_rc.c: requester transmit (RC, UC, UD), RC/UC responder, RC timers */
+/* ib_rc.c: requester (RC, UC; transmit of every QP type), RC timers, RC receive entry */
 unsigned ib_qp_tx(IbQp *qp, unsigned budget);
 void ib_rc_rx(IbQp *qp, const IbPacket *p);
-void ib_uc_rx(IbQp *qp, const IbPacket *p);
 void ib_rc_ack_timeout(IbQp *qp);
 void ib_rc_rnr_expired(IbQp *qp);
+/* BTH transport bits of a connected QP's packets (RC, UC, XRC or DC) */
+uint8_t ib_transport_bits(const IbQp *qp);
+
+/* ib_resp.c: the RC/UC responder */
+void ib_resp_rx(IbQp *qp, const IbPacket *p);
+void ib_uc_rx(IbQp *qp, const IbPacket *p);
+/* READ responses to transmit; returns packets sent */
+unsigned ib_resp_tx(IbQp *qp, unsigned budget);
+/* a request the responder cannot take: NAK (RC), error state, event @ev */
+void ib_resp_error(IbQp *qp, uint8_t nak, IbQpEvent ev);
 /* READ responses still to send (a responder context that is not idle) */
 bool ib_resp_tx_busy(const IbQp *qp);
 
