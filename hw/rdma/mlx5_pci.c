@@ -59,8 +59,12 @@ struct Mlx5Hca {
     NICState *nic;
     QEMUBH *bh;
     QEMUTimer *timer;
+    QEMUTimer *tx_stall;        /* a frame the backend has not taken yet (see link_tx) */
     Mlx5Core *core;
 };
+
+/* How long a frame may wait for the backend before it is dropped (virtual time). */
+#define MLX5_TX_STALL_NS    (100 * 1000 * 1000)
 
 static Mlx5DmaResult mlx5_hca_dma_read(void *opaque, uint64_t pa, void *buf, size_t len)
 {
@@ -96,6 +100,23 @@ static void mlx5_hca_link_sent(NetClientState *nc, ssize_t len)
 {
     Mlx5Hca *s = qemu_get_nic_opaque(nc);
 
+    timer_del(s->tx_stall);
+    mlx5_core_link_tx_ready(s->core, 1);
+}
+
+/*
+ * A frame waited MLX5_TX_STALL_NS for the backend: nothing is taking frames (a hub port with
+ * no other port, a frame to a LID nobody has on such a hub). Drop it, as a switch drops what it
+ * cannot forward, and go on: the transport recovers what was lost. Without this one frame to
+ * nowhere would stop the port for good.
+ */
+static void mlx5_hca_tx_stall(void *opaque)
+{
+    Mlx5Hca *s = opaque;
+    NetClientState *nc = qemu_get_queue(s->nic);
+
+    trace_mlx5_pci_tx_stall();
+    qemu_purge_queued_packets(nc);      /* calls mlx5_hca_link_sent for the frame */
     mlx5_core_link_tx_ready(s->core, 1);
 }
 
@@ -124,7 +145,13 @@ static bool mlx5_hca_link_tx(void *opaque, unsigned port, const struct iovec *io
         trace_mlx5_pci_tx_drop(iov_size(iov, iovcnt));
         return true;
     }
-    return qemu_sendv_packet_async(nc, iov, iovcnt, mlx5_hca_link_sent) != 0;
+    if (qemu_sendv_packet_async(nc, iov, iovcnt, mlx5_hca_link_sent) != 0) {
+        return true;
+    }
+    if (!timer_pending(s->tx_stall)) {
+        timer_mod(s->tx_stall, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + MLX5_TX_STALL_NS);
+    }
+    return false;
 }
 
 static int64_t mlx5_hca_now_ns(void *opaque)
@@ -373,6 +400,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
 
     s->bh = qemu_bh_new_guarded(mlx5_hca_bh, s, &dev->mem_reentrancy_guard);
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, mlx5_hca_timer, s);
+    s->tx_stall = timer_new_ns(QEMU_CLOCK_VIRTUAL, mlx5_hca_tx_stall, s);
     s->core = mlx5_core_new(&cfg, &mlx5_hca_core_ops, s);
     s->nic = qemu_new_nic(&mlx5_hca_net_info, &s->conf, object_get_typename(OBJECT(s)),
                           dev->id, &dev->mem_reentrancy_guard, s);
@@ -388,6 +416,7 @@ static void mlx5_hca_exit(PCIDevice *pci_dev)
     qemu_del_nic(s->nic);
     s->nic = NULL;
     timer_free(s->timer);
+    timer_free(s->tx_stall);
     qemu_bh_delete(s->bh);
     mlx5_core_free(s->core);
     s->core = NULL;
