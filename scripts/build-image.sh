@@ -249,19 +249,24 @@ done
 echo 'export PS1="\\h:\\w# "' >> "$ROOT/etc/profile"
 
 # ---- 4b. /usr/bin/<name> for every guest-tests/src/<name>.c (rdma-verify: integrity.sh,
-# mlx5dv-mkey: mlx5dv.sh). The guest has no compiler: build the programs with the host's gcc
-# against trixie's
-# libibverbs-dev headers (+ the rdma/ UAPI headers of trixie's linux-libc-dev) and link it
-# against trixie's libibverbs.so. The host's glibc (2.36) is older than trixie's, so the binary
-# runs in the guest; --allow-shlib-undefined because trixie's libibverbs.so.1 needs newer glibc
-# symbols than the host's libc provides at link time. Cached in build/rdma-verify/ (sysroot and
+# mlx5dv-mkey: mlx5dv.sh, manual-*: manual.sh). The guest has no compiler: build the programs
+# with the host's gcc against trixie's libibverbs-dev and librdmacm-dev headers (+ the rdma/
+# UAPI headers of trixie's linux-libc-dev) and link them against trixie's libibverbs.so (and,
+# --as-needed so only where they use it, librdmacm.so and libpthread). The host's glibc (2.36)
+# is older than trixie's, so the binary runs in the guest; --allow-shlib-undefined because
+# trixie's libibverbs.so.1 needs newer glibc symbols than the host's libc provides at link
+# time. Cached in build/rdma-verify/ (sysroot and
 # binary), rebuilt when the source, the compiler or the package versions change.
 RV_DIR=$SRC/build/rdma-verify RV_SYSROOT=$SRC/build/rdma-verify/sysroot
 rv_ver=$(sed -n 's/^libibverbs1=//p' "$WORK/pkgs.txt")
 [ -n "$rv_ver" ] || die "libibverbs1 missing from the closure"
+# librdmacm's runtime package is librdmacm1t64 in trixie (the 64-bit time_t rename of librdmacm1)
+rv_cm_lib=$(sed -n 's/^\(librdmacm1\(t64\)\{0,1\}\)=.*/\1/p' "$WORK/pkgs.txt" | head -n1)
+rv_cm_ver=$(sed -n "s/^$rv_cm_lib=//p" "$WORK/pkgs.txt")
+[ -n "$rv_cm_lib" ] && [ -n "$rv_cm_ver" ] || die "librdmacm1 missing from the closure"
 rv_uapi=$(apt-cache -c "$conf" policy linux-libc-dev | awk '$1=="Candidate:"{print $2}')
 [ -n "$rv_uapi" ] && [ "$rv_uapi" != "(none)" ] || die "trixie's linux-libc-dev not found"
-rv_pkgs="libibverbs-dev=$rv_ver libibverbs1=$rv_ver linux-libc-dev=$rv_uapi"
+rv_pkgs="libibverbs-dev=$rv_ver libibverbs1=$rv_ver librdmacm-dev=$rv_cm_ver $rv_cm_lib=$rv_cm_ver linux-libc-dev=$rv_uapi"
 rv_flags="-O2 -g -std=gnu11 -Wall -Wextra"
 rv_key=$( { sha256sum $RV_SRCS; gcc --version | head -n1; echo "$rv_pkgs $rv_flags"; } |
          sha256sum | cut -d' ' -f1)
@@ -277,14 +282,18 @@ if [ "$(cat "$RV_DIR/key" 2>/dev/null)" != "$rv_key" ] || [ ! -x "$RV_DIR/rdma-v
   dpkg -x "$(deb_of "libibverbs1=$rv_ver")" "$RV_SYSROOT"       # target of libibverbs.so
   dpkg -x "$(deb_of "linux-libc-dev=$rv_uapi")" "$RV_DIR/uapi"  # only its rdma/ headers
   mv "$RV_DIR/uapi/usr/include/rdma" "$RV_SYSROOT/usr/include/rdma" && rm -rf "$RV_DIR/uapi"
+  # rdma/rdma_cma.h, rdma_verbs.h, ... next to the UAPI's rdma/ headers (no names in common)
+  dpkg -x "$(deb_of "librdmacm-dev=$rv_cm_ver")" "$RV_SYSROOT"
+  dpkg -x "$(deb_of "$rv_cm_lib=$rv_cm_ver")" "$RV_SYSROOT"    # target of librdmacm.so
   for f in $RV_SRCS; do
     n=$(basename "$f" .c)
     log "compiling $n against ${rv_pkgs}"
-    # libmlx5.so.1 (ibverbs-providers, in the staging tree) for the mlx5dv_* calls
+    # libmlx5.so.1 (ibverbs-providers, in the staging tree) for the mlx5dv_* calls; librdmacm
+    # and libpthread (the manual-* programs) --as-needed: a DT_NEEDED only where used
     # shellcheck disable=SC2086
     gcc $rv_flags -I"$RV_SYSROOT/usr/include" -o "$RV_DIR/$n" "$f" \
       -L"$RV_SYSROOT/usr/lib/x86_64-linux-gnu" -libverbs \
-      -Wl,--as-needed "$STAGE/usr/lib/x86_64-linux-gnu/libmlx5.so.1" -Wl,--no-as-needed \
+      -Wl,--as-needed "$STAGE/usr/lib/x86_64-linux-gnu/libmlx5.so.1" -lrdmacm -lpthread -Wl,--no-as-needed \
       -Wl,-rpath-link,"$STAGE/usr/lib/x86_64-linux-gnu" -Wl,--allow-shlib-undefined ||
       die "compiling $f failed"
   done
