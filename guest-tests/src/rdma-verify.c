@@ -1,8 +1,8 @@
 /*
  * rdma-verify - RDMA data-integrity test between two hosts, libibverbs only.
  *
- *   server:  rdma-verify [-d mlx5_0] [-i ib_port] [-p tcp_port]
- *   client:  rdma-verify [-d mlx5_0] [-i ib_port] [-p tcp_port] SERVER_IP
+ *   server:  rdma-verify [-d mlx5_0] [-i ib_port] [-p tcp_port] [-r rounds] [-U]
+ *   client:  rdma-verify [-d mlx5_0] [-i ib_port] [-p tcp_port] [-r rounds] [-U] SERVER_IP
  *
  * The two sides exchange LID, QP numbers, PSN, rkey and the address of a "window" MR over TCP
  * (as ibv_rc_pingpong does), then run two rounds, the server active in the first and the client
@@ -779,18 +779,25 @@ static void exchange(void)
 int main(int argc, char **argv)
 {
     const char *devname = NULL, *server = NULL;
-    int port = 18540, opt, n;
+    int port = 18540, opt, n, rounds = 2, no_ud = 0;
     g.ib_port = 1;
-    while ((opt = getopt(argc, argv, "d:i:p:h")) != -1) {
+    while ((opt = getopt(argc, argv, "d:i:p:r:Uh")) != -1) {
         switch (opt) {
         case 'd': devname = optarg; break;
         case 'i': g.ib_port = atoi(optarg); break;
         case 'p': port = atoi(optarg); break;
+        case 'r': rounds = 2 * atoi(optarg); break;
+        case 'U': no_ud = 1; break;
         default:
-            fprintf(stderr, "usage: rdma-verify [-d DEVICE] [-i IB_PORT] [-p TCP_PORT] [SERVER]\n");
+            fprintf(stderr, "usage: rdma-verify [-d DEVICE] [-i IB_PORT] [-p TCP_PORT] "
+                    "[-r ROUNDS] [-U] [SERVER]\n"
+                    "  -r N  N rounds each way (default 1)\n"
+                    "  -U    no UD SEND (a lossy fabric loses datagrams; both sides alike)\n");
             return 2;
         }
     }
+    if (rounds < 2 || rounds > 200)
+        die("-r wants 1..100");
     if (optind < argc)
         server = argv[optind];
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -851,11 +858,13 @@ int main(int argc, char **argv)
         { "RC SEND", test_send },      { "RC SEND burst", test_burst }, { "RC WRITE", test_write },
         { "RC READ", test_read },      { "RC atomics", test_atomic },   { "UD SEND", test_ud },
         { "CQ resize", test_resize } };
-    for (int round = 0; round < 2; round++) {
-        int act = (round == 0) == !server;        /* the server is active first */
+    for (int round = 0; round < rounds; round++) {
+        int act = (round % 2 == 0) == !server;    /* the server is active first */
         for (unsigned t = 0; t < sizeof(tests) / sizeof(tests[0]); t++) {
             unsigned long m0 = g.msgs;
             unsigned long long b0 = g.bytes;
+            if (no_ud && tests[t].fn == test_ud)
+                continue;
             tests[t].fn(act, round);
             printf("rdma-verify: round %d, %s: %s, %lu messages / %llu bytes checked here\n",
                    round, tests[t].name, act ? "initiator" : "target", g.msgs - m0, g.bytes - b0);

@@ -60,6 +60,11 @@ static inline uint8_t ib_port_path_bits(const IbPort *port, uint16_t dlid)
     return IB_LID_IS_MCAST(dlid) ? 0 : dlid & ((1u << port->lmc) - 1);
 }
 
+/* ib_fault.c: frames held back by the fault injection */
+int64_t ib_fault_deadline(const IbPort *port);
+void ib_fault_expire(IbPort *port, int64_t now);
+void ib_fault_cleanup(IbPort *port);
+
 /* ib_ud.c */
 void ib_ud_rx(IbQp *qp, const IbPacket *p);
 unsigned ib_ud_tx(IbQp *qp, unsigned budget);

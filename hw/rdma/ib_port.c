@@ -60,6 +60,7 @@ void ib_port_cleanup(IbPort *port)
     port->lb = NULL;
     ib_sa_cleanup(port);
     ib_sm_cleanup(port);
+    ib_fault_cleanup(port);
     g_free(port->mcast);
     port->mcast = NULL;
     port->mcast_count = 0;
@@ -339,6 +340,7 @@ void ib_port_update_deadline(IbPort *port)
     int64_t next = port->announce_deadline ? port->announce_deadline : INT64_MAX;
     IbQp *qp;
 
+    next = MIN(next, ib_fault_deadline(port));
     for (qp = port->qps; qp; qp = qp->next) {
         if (qp->ack_deadline && qp->ack_deadline < next) {
             next = qp->ack_deadline;
@@ -357,6 +359,7 @@ void ib_port_expire(IbPort *port, int64_t now)
     if (port->announce_deadline && port->announce_deadline <= now) {
         ib_port_announce(port);
     }
+    ib_fault_expire(port, now);
     for (qp = port->qps; qp; qp = next) {
         next = qp->next;            /* a timeout may move the QP to error, not unlink it */
         if (qp->rnr_deadline && qp->rnr_deadline <= now) {

@@ -296,6 +296,14 @@ static void ib_req_response(IbQp *qp, const IbPacket *p)
     if (!e) {
         return;                         /* duplicate of a completed response */
     }
+    if (ib_psn_diff(p->psn, e->first_psn) < 0 ||
+        ib_psn_diff(p->psn, e->first_psn + e->npsn) >= 0) {
+        /* a late duplicate of an earlier request's response: it acknowledges nothing of
+         * this one's (taking it as an implicit ACK would complete WRITEs in between that
+         * the responder never executed) */
+        qp->stat_dup++;
+        return;
+    }
     /* a response means everything before its request was executed */
     ib_req_acked(qp, e->first_psn - 1);
     if (ib_wr_atomic(&e->wr)) {
@@ -529,6 +537,9 @@ static unsigned ib_req_tx(IbQp *qp, unsigned budget)
             e->npsn = ib_wr_npsn(qp, &e->wr);
             e->started = true;
             e->done = false;
+            /* (re)started from its first PSN: a READ asks for all of it again (after a
+             * rewind to an earlier WR, a partial count would not match the request's PSN) */
+            e->resp_off = 0;
             qp->cur_off = 0;
         }
         if (qp->type == IB_QPT_RC && ib_psn_diff(qp->next_psn, qp->una) >= IB_TX_WINDOW) {

@@ -116,6 +116,13 @@ const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg)
     if (cfg->sm_lid >= 0xc000) {
         return "sm-lid must be 0 or a unicast LID";
     }
+    if (cfg->fault.drop > 100 || cfg->fault.dup > 100 || cfg->fault.reorder > 100 ||
+        cfg->fault.corrupt > 100) {
+        return "fault-drop, fault-dup, fault-reorder and fault-corrupt are percentages (0..100)";
+    }
+    if (cfg->fault.delay_us > 10000000) {
+        return "fault-delay must be at most 10000000 microseconds";
+    }
     if (cfg->sm_priority > 15) {
         return "sm-priority must be in 0..15";
     }
@@ -161,6 +168,7 @@ Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops, void 
     memcpy(c->ib.node.desc, cfg->node_desc, sizeof(c->ib.node.desc));
     c->ib.sm_enabled = cfg->sm;
     c->ib.sm_priority = cfg->sm_priority;
+    ib_fault_configure(&c->ib, &cfg->fault);
     mlx5_core_reset(c, MLX5_RESET_SYSTEM);
     return c;
 }
@@ -402,7 +410,7 @@ bool mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame, size_t 
     /* the port is on the fabric whether or not a driver runs (address announcements) */
     if (port == 1 && !c->health_fatal) {
         c->busy++;
-        ib_port_rx(&c->ib, frame, len);
+        ib_port_link_rx(&c->ib, frame, len);
         c->busy--;
         if (c->nwork) {
             c->ops->kick(c->opaque);

@@ -50,6 +50,9 @@ struct Mlx5Hca {
     uint8_t log_max_mkey;
     uint8_t log_max_uctx;
     char *node_desc;
+    uint8_t fault_drop, fault_dup, fault_reorder, fault_corrupt;
+    uint32_t fault_delay;
+    uint64_t fault_seed;
 
     uint8_t vsc;                /* vendor-specific capability offset */
     uint32_t vsc_counter;
@@ -352,6 +355,9 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
         cfg.lid <<= s->lmc;             /* the MAC's LID, spaced for 2^lmc LIDs per port */
     }
     cfg.sm_lid = s->sm_lid;
+    cfg.fault = (IbFaultConfig){ .drop = s->fault_drop, .dup = s->fault_dup,
+                                 .reorder = s->fault_reorder, .corrupt = s->fault_corrupt,
+                                 .delay_us = s->fault_delay, .seed = s->fault_seed };
     cfg.sm = s->sm;
     cfg.sm_priority = s->sm_priority;
     cfg.log_max_qp = s->log_max_qp;
@@ -456,6 +462,13 @@ static const Property mlx5_hca_props[] = {
     DEFINE_PROP_UINT8("log-max-mkey", Mlx5Hca, log_max_mkey, 16),
     DEFINE_PROP_UINT8("log-max-uctx", Mlx5Hca, log_max_uctx, 8),
     DEFINE_PROP_STRING("node-desc", Mlx5Hca, node_desc),
+    /* fault injection on the frames the port receives (docs/fabric.md) */
+    DEFINE_PROP_UINT8("fault-drop", Mlx5Hca, fault_drop, 0),
+    DEFINE_PROP_UINT8("fault-dup", Mlx5Hca, fault_dup, 0),
+    DEFINE_PROP_UINT8("fault-reorder", Mlx5Hca, fault_reorder, 0),
+    DEFINE_PROP_UINT8("fault-corrupt", Mlx5Hca, fault_corrupt, 0),
+    DEFINE_PROP_UINT32("fault-delay", Mlx5Hca, fault_delay, 0),
+    DEFINE_PROP_UINT64("fault-seed", Mlx5Hca, fault_seed, 0),
 };
 
 static void mlx5_hca_class_init(ObjectClass *oc, void *data)

@@ -345,6 +345,18 @@ typedef struct IbPeer {
 
 typedef struct IbSa IbSa;
 typedef struct IbMcastAttach IbMcastAttach;
+typedef struct IbFault IbFault;
+
+/* Fault injection on frames from the link (ib_fault.c); all zero = none. */
+typedef struct IbFaultConfig {
+    uint8_t drop, dup, reorder, corrupt;    /* percent of the frames */
+    uint32_t delay_us;                      /* every frame arrives this much later */
+    uint64_t seed;                          /* of the generator (0: a fixed default) */
+} IbFaultConfig;
+
+typedef struct IbFaultStats {
+    uint64_t drop, dup, reorder, corrupt;
+} IbFaultStats;
 
 struct IbPort {
     const IbDevOps *ops;
@@ -384,6 +396,7 @@ struct IbPort {
     /* multicast attachments (ib_mcast.c) */
     IbMcastAttach *mcast;
     unsigned mcast_count;
+    IbFault *fault;             /* fault injection on the link, NULL = none (ib_fault.c) */
 };
 
 #define IB_LID_PERMISSIVE       0xffff
@@ -395,8 +408,13 @@ struct IbPort {
 
 void ib_port_init(IbPort *port, const IbDevOps *ops, void *dev);
 void ib_port_cleanup(IbPort *port);
-/* A frame from the link. */
+/* A frame from the link: through the fault injection if configured, then ib_port_rx. */
+void ib_port_link_rx(IbPort *port, const uint8_t *frame, size_t len);
+/* A frame to process (from the link, or looped back). */
 void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len);
+void ib_fault_configure(IbPort *port, const IbFaultConfig *cfg);
+/* false if no fault injection is configured */
+bool ib_fault_stats(const IbPort *port, IbFaultStats *st);
 /* Transmit pending work (at most @budget packets). Returns true if work remains. */
 bool ib_port_run(IbPort *port, unsigned budget);
 /* Timers */

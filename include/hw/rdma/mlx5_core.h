@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
+#include "hw/rdma/ib_transport.h"   /* IbFaultConfig */
 
 typedef struct Mlx5Core Mlx5Core;
 
@@ -69,6 +70,7 @@ typedef struct Mlx5CoreConfig {
     uint8_t  log_max_msg;
     uint16_t max_uar;           /* UAR pages available in BAR0 (first usable = MLX5_FIRST_UAR) */
     uint16_t msix_vectors;
+    IbFaultConfig fault;        /* fault injection on frames from the link (ib_fault.c) */
     char     node_desc[65];
     char     board_id[17];      /* PSID */
 } Mlx5CoreConfig;
