@@ -142,14 +142,14 @@ static uint32_t ib_req_entry_at(IbQp *qp, uint32_t psn)
     return ib_req_find(qp, psn, &idx) ? idx : qp->tail;
 }
 
-/* Go back N: transmit again from @psn. */
-static void ib_req_rewind(IbQp *qp, uint32_t psn)
+/* Go back N: transmit again from @psn. False if no WR sent has that PSN. */
+static bool ib_req_rewind(IbQp *qp, uint32_t psn)
 {
     uint32_t idx, i;
     IbSendEntry *e;
 
     if (!ib_req_find(qp, psn, &idx)) {
-        return;                         /* nothing sent at that PSN */
+        return false;                   /* nothing sent at that PSN */
     }
     e = ib_entry(qp, idx);
     trace_ib_req_rewind(qp->qpn, psn, ib_psn_diff(qp->next_psn, psn));
@@ -171,6 +171,7 @@ static void ib_req_rewind(IbQp *qp, uint32_t psn)
     qp->next_psn = psn & IB_PSN_MASK;
     qp->tx_pending = true;
     qp->port->ops->kick(qp->port);
+    return true;
 }
 
 /* PSNs up to and including @acked are acknowledged. */
@@ -184,8 +185,12 @@ static void ib_req_acked(IbQp *qp, uint32_t acked)
             break;
         }
         if (ib_wr_rdatomic(&e->wr) && !e->done) {
-            /* later PSNs acknowledged but this response never came: ask again */
-            ib_req_rewind(qp, e->first_psn + (uint32_t)(e->resp_off / qp->mtu));
+            /* later PSNs acknowledged but this response never came: ask again. The ACK does
+             * not acknowledge the missing responses: the oldest unacknowledged PSN stays the
+             * first of them (else a lost re-request would leave nothing to retransmit) */
+            uint32_t missing = e->first_psn + (uint32_t)(e->resp_off / qp->mtu);
+            ib_req_rewind(qp, missing);
+            acked = (missing - 1) & IB_PSN_MASK;
             break;
         }
         e->done = true;
@@ -255,7 +260,8 @@ static void ib_req_aeth(IbQp *qp, const IbPacket *p)
     case IB_AETH_NAK:
         ib_req_acked(qp, psn - 1);
         if ((syn & 0x1f) == IB_NAK_PSN_SEQ_ERR) {
-            ib_req_rewind(qp, psn);
+            /* from @psn, or from an earlier READ response still missing (ib_req_acked) */
+            ib_req_rewind(qp, ib_psn_diff(qp->una, psn) < 0 ? qp->una : psn);
         } else {
             ib_req_fail(qp, ib_req_entry_at(qp, psn), ib_nak_status(syn & 0x1f));
             return;
@@ -283,6 +289,23 @@ static IbSendEntry *ib_req_pending_response(IbQp *qp, uint32_t *idx)
         }
     }
     return NULL;
+}
+
+/*
+ * A READ or atomic got its whole response. It may be the WR the requester was about to ask
+ * for again (a rewind to its missing responses, cur at it), when responses still in flight
+ * completed it first: the re-request is then not sent, and the WRs after it go on from its
+ * end. (Left at cur, it never retired: no completion, and the QP hung.)
+ */
+static void ib_req_rdatomic_done(IbQp *qp, uint32_t idx, IbSendEntry *e)
+{
+    e->done = true;
+    if (qp->cur == idx) {
+        qp->cur++;
+        qp->cur_off = 0;
+        qp->next_psn = (e->first_psn + e->npsn) & IB_PSN_MASK;
+    }
+    ib_req_retire(qp);
 }
 
 static void ib_req_response(IbQp *qp, const IbPacket *p)
@@ -319,10 +342,9 @@ static void ib_req_response(IbQp *qp, const IbPacket *p)
             ib_req_fail(qp, idx, st);
             return;
         }
-        e->done = true;
         qp->una = (p->psn + 1) & IB_PSN_MASK;
         qp->retries_left = qp->retry_cnt;
-        ib_req_retire(qp);
+        ib_req_rdatomic_done(qp, idx, e);
         ib_req_rearm(qp);
         return;
     }
@@ -358,8 +380,7 @@ static void ib_req_response(IbQp *qp, const IbPacket *p)
     qp->una = (p->psn + 1) & IB_PSN_MASK;
     qp->retries_left = qp->retry_cnt;
     if (last) {
-        e->done = true;
-        ib_req_retire(qp);
+        ib_req_rdatomic_done(qp, idx, e);
     }
     ib_req_rearm(qp);
 }
@@ -385,7 +406,15 @@ void ib_rc_ack_timeout(IbQp *qp)
         return;
     }
     qp->retries_left--;
-    ib_req_rewind(qp, qp->una);
+    if (!ib_req_rewind(qp, qp->una) && qp->tail != qp->head) {
+        /* no WR holds the oldest unacknowledged PSN: start over from the oldest WR */
+        IbSendEntry *e = ib_entry(qp, qp->tail);
+        trace_ib_req_una_lost(qp->qpn, qp->una, qp->cur - qp->tail, e->started, e->done,
+                              e->first_psn, e->npsn, e->resp_off, qp->next_psn);
+        if (e->started && !e->done) {
+            ib_req_rewind(qp, e->first_psn + (uint32_t)(e->resp_off / qp->mtu));
+        }
+    }
 }
 
 void ib_rc_rnr_expired(IbQp *qp)
