@@ -248,7 +248,8 @@ mkdir -p "$ROOT/etc"
 done
 echo 'export PS1="\\h:\\w# "' >> "$ROOT/etc/profile"
 
-# ---- 4b. /usr/bin/<name> for every guest-tests/src/<name>.c (rdma-verify: integrity.sh,
+# ---- 4b. /usr/bin/<name> for every guest-tests/src/<name>.c (with the shared gt-verbs.h;
+# rdma-verify: integrity.sh,
 # mlx5dv-mkey: mlx5dv.sh, manual-*: manual.sh). The guest has no compiler: build the programs
 # with the host's gcc against trixie's libibverbs-dev and librdmacm-dev headers (+ the rdma/
 # UAPI headers of trixie's linux-libc-dev) and link them against trixie's libibverbs.so (and,
@@ -268,7 +269,8 @@ rv_uapi=$(apt-cache -c "$conf" policy linux-libc-dev | awk '$1=="Candidate:"{pri
 [ -n "$rv_uapi" ] && [ "$rv_uapi" != "(none)" ] || die "trixie's linux-libc-dev not found"
 rv_pkgs="libibverbs-dev=$rv_ver libibverbs1=$rv_ver librdmacm-dev=$rv_cm_ver $rv_cm_lib=$rv_cm_ver linux-libc-dev=$rv_uapi"
 rv_flags="-O2 -g -std=gnu11 -Wall -Wextra"
-rv_key=$( { sha256sum $RV_SRCS; gcc --version | head -n1; echo "$rv_pkgs $rv_flags"; } |
+rv_key=$( { sha256sum $RV_SRCS "$SRC"/guest-tests/src/*.h; gcc --version | head -n1;
+           echo "$rv_pkgs $rv_flags"; } |
          sha256sum | cut -d' ' -f1)
 if [ "$(cat "$RV_DIR/key" 2>/dev/null)" != "$rv_key" ] || [ ! -x "$RV_DIR/rdma-verify" ]; then
   rv_missing=()

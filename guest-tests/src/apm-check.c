@@ -18,14 +18,10 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <errno.h>
 #include <poll.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
-#include <infiniband/verbs.h>
+#define GT_PROG "apm-check"
+#include "gt-verbs.h"
 
 #define MSG 3000
 
@@ -35,11 +31,6 @@ static struct ibv_cq *cq;
 static struct ibv_mr *mr;
 static uint8_t *mem;
 static uint16_t lid;
-static int checks;
-
-#define FAIL(...) do { fprintf(stderr, "apm-check: FAIL: " __VA_ARGS__); \
-                       fputc('\n', stderr); exit(1); } while (0)
-#define CHECK(cond, ...) do { checks++; if (!(cond)) FAIL(__VA_ARGS__); } while (0)
 
 /* per QP: its send buffer and receive buffer in the one MR */
 static uint8_t *sbuf(int i) { return mem + i * 2 * MSG; }
@@ -47,18 +38,7 @@ static uint8_t *rbuf(int i) { return mem + i * 2 * MSG + MSG; }
 
 static struct ibv_wc wait_wc(void)
 {
-    struct ibv_wc wc;
-    int n, spins = 0;
-
-    while ((n = ibv_poll_cq(cq, 1, &wc)) == 0) {
-        if (++spins > 50000000) {
-            FAIL("no completion");
-        }
-    }
-    if (n < 0) {
-        FAIL("ibv_poll_cq: %d", n);
-    }
-    return wc;
+    return gt_wait_wc(cq, NULL);
 }
 
 /* the next async event within @ms, or -1 */
@@ -125,41 +105,10 @@ static struct ibv_qp *create_qp(void)
 static void connect_qp(struct ibv_qp *qp, uint32_t dqpn, uint16_t dlid, uint16_t alt_dlid,
                        uint8_t alt_bits, uint8_t timeout, uint8_t retry)
 {
-    struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+    struct gt_conn c = { .dqpn = dqpn, .dlid = dlid, .timeout = timeout, .retry = retry,
+                         .alt_dlid = alt_dlid, .alt_path_bits = alt_bits };
 
-    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-                      IBV_QP_ACCESS_FLAGS)) {
-        FAIL("INIT: %s", strerror(errno));
-    }
-    memset(&a, 0, sizeof(a));
-    a.qp_state = IBV_QPS_RTR;
-    a.path_mtu = IBV_MTU_1024;
-    a.dest_qp_num = dqpn;
-    a.max_dest_rd_atomic = 1;
-    a.min_rnr_timer = 12;
-    a.ah_attr.dlid = dlid;
-    a.ah_attr.port_num = 1;
-    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-                      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
-        FAIL("RTR: %s", strerror(errno));
-    }
-    memset(&a, 0, sizeof(a));
-    a.qp_state = IBV_QPS_RTS;
-    a.timeout = timeout;
-    a.retry_cnt = retry;
-    a.rnr_retry = 7;
-    a.max_rd_atomic = 1;
-    a.alt_ah_attr.dlid = alt_dlid;
-    a.alt_ah_attr.src_path_bits = alt_bits;
-    a.alt_ah_attr.port_num = 1;
-    a.alt_port_num = 1;
-    a.alt_timeout = timeout;
-    a.path_mig_state = IBV_MIG_REARM;
-    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-                      IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC |
-                      IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE)) {
-        FAIL("RTS with an alternate path: %s", strerror(errno));
-    }
+    gt_rc_connect(qp, &c);
 }
 
 static void query(struct ibv_qp *qp, struct ibv_qp_attr *a)
@@ -251,13 +200,12 @@ static struct ibv_wc send_msg(struct ibv_qp *from, int i, struct ibv_qp *to, int
 int main(int argc, char **argv)
 {
     const char *devname = "mlx5_0";
-    struct ibv_device **list;
     struct ibv_device_attr da;
     struct ibv_port_attr pa;
     struct ibv_qp *qa, *qb, *qc, *qd;
     struct ibv_wc wc;
     uint16_t bogus;
-    int opt, i, n, got_c = 0, got_d = 0, got_r = 0;
+    int opt, got_c = 0, got_d = 0, got_r = 0;
 
     while ((opt = getopt(argc, argv, "d:")) != -1) {
         if (opt == 'd') {
@@ -267,15 +215,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    list = ibv_get_device_list(&n);
-    for (i = 0; list && i < n; i++) {
-        if (!strcmp(ibv_get_device_name(list[i]), devname)) {
-            ctx = ibv_open_device(list[i]);
-        }
-    }
-    if (!ctx) {
-        FAIL("cannot open %s", devname);
-    }
+    ctx = gt_open(devname);
     if (ibv_query_device(ctx, &da) || ibv_query_port(ctx, 1, &pa)) {
         FAIL("query device/port: %s", strerror(errno));
     }
@@ -369,7 +309,6 @@ int main(int argc, char **argv)
     ibv_destroy_cq(cq);
     ibv_dealloc_pd(pd);
     ibv_close_device(ctx);
-    ibv_free_device_list(list);
     printf("apm-check: PASS (%d checks)\n", checks);
     return 0;
 }

@@ -21,13 +21,10 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <errno.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
-#include <infiniband/verbs.h>
+#define GT_PROG "dc-check"
+#define GT_WC_SPINS 200000000L      /* 80 initiators at once take a while under emulation */
+#include "gt-verbs.h"
 #include <infiniband/mlx5dv.h>
 
 #define BUF         (1 << 20)
@@ -43,27 +40,10 @@ static struct ibv_mr *mr;
 static struct ibv_ah *ah;
 static uint8_t *mem;
 static uint16_t lid;
-static int checks;
-
-#define FAIL(...) do { fprintf(stderr, "dc-check: FAIL: " __VA_ARGS__); \
-                       fputc('\n', stderr); exit(1); } while (0)
-#define CHECK(cond, ...) do { checks++; if (!(cond)) FAIL(__VA_ARGS__); } while (0)
 
 static struct ibv_wc wait_wc(struct ibv_cq *cq)
 {
-    struct ibv_wc wc;
-    int n;
-    long spins = 0;
-
-    while ((n = ibv_poll_cq(cq, 1, &wc)) == 0) {
-        if (++spins > 200000000L) {
-            FAIL("no completion on the %s CQ", cq == scq ? "send" : "receive");
-        }
-    }
-    if (n < 0) {
-        FAIL("ibv_poll_cq: %d", n);
-    }
-    return wc;
+    return gt_wait_wc(cq, cq == scq ? "send CQ" : "receive CQ");
 }
 
 static void fill(uint8_t *p, size_t len, unsigned seed)
@@ -238,7 +218,6 @@ static void dci_reset_to_rts(struct ibv_qp *qp)
 int main(int argc, char **argv)
 {
     const char *dev = "mlx5_0";
-    struct ibv_device **list;
     struct ibv_port_attr port;
     struct ibv_ah_attr aha = { .port_num = 1 };
     struct ibv_qp *dct_a, *dct_b, *dci, *dci2, *many[NDCI_MANY];
@@ -250,15 +229,7 @@ int main(int argc, char **argv)
             dev = optarg;
         }
     }
-    list = ibv_get_device_list(NULL);
-    for (i = 0; list && list[i]; i++) {
-        if (!strcmp(ibv_get_device_name(list[i]), dev)) {
-            ctx = ibv_open_device(list[i]);
-        }
-    }
-    if (!ctx) {
-        FAIL("no device %s", dev);
-    }
+    ctx = gt_open(dev);
     if (ibv_query_port(ctx, 1, &port)) {
         FAIL("ibv_query_port");
     }
@@ -410,7 +381,6 @@ int main(int argc, char **argv)
     ibv_destroy_cq(rcq);
     ibv_dealloc_pd(pd);
     ibv_close_device(ctx);
-    ibv_free_device_list(list);
     printf("dc-check: OK (%d checks)\n", checks);
     return 0;
 }

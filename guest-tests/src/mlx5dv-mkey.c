@@ -23,13 +23,9 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <errno.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
-#include <infiniband/verbs.h>
+#define GT_PROG "mlx5dv-mkey"
+#include "gt-verbs.h"
 #include <infiniband/mlx5dv.h>
 
 #define BUF 16384
@@ -43,26 +39,9 @@ static struct mlx5dv_qp_ex *omqx;
 static struct mlx5dv_mkey *mkey;
 static struct ibv_mr *mr1, *mr2, *src_mr, *dst_mr;
 static uint8_t *m1, *m2, *src, *dst;
-static int checks;
-
-#define FAIL(...) do { fprintf(stderr, "mlx5dv-mkey: FAIL: " __VA_ARGS__); \
-                       fputc('\n', stderr); exit(1); } while (0)
-#define CHECK(cond, ...) do { checks++; if (!(cond)) FAIL(__VA_ARGS__); } while (0)
-
 static struct ibv_wc wait_wc(void)
 {
-    struct ibv_wc wc;
-    int n, spins = 0;
-
-    while ((n = ibv_poll_cq(cq, 1, &wc)) == 0) {
-        if (++spins > 20000000) {
-            FAIL("no completion");
-        }
-    }
-    if (n < 0) {
-        FAIL("ibv_poll_cq: %d", n);
-    }
-    return wc;
+    return gt_wait_wc(cq, NULL);
 }
 
 static void expect_wc(uint64_t wr_id, enum ibv_wc_opcode op, enum ibv_wc_status st,
@@ -167,37 +146,9 @@ static uint8_t *loc_inter3(size_t i)        /* {mr1 16 skip 16, mr2 4 skip 60, m
 
 static void to_rts(struct ibv_qp *qp, uint32_t dqpn, uint16_t lid, int access)
 {
-    struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-                             .qp_access_flags = access };
+    struct gt_conn c = { .dqpn = dqpn, .dlid = lid, .access = access, .psn = 0x100 };
 
-    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-                      IBV_QP_ACCESS_FLAGS)) {
-        FAIL("INIT: %s", strerror(errno));
-    }
-    memset(&a, 0, sizeof(a));
-    a.qp_state = IBV_QPS_RTR;
-    a.path_mtu = IBV_MTU_1024;
-    a.dest_qp_num = dqpn;
-    a.rq_psn = 0x100;
-    a.max_dest_rd_atomic = 1;
-    a.min_rnr_timer = 12;
-    a.ah_attr.dlid = lid;
-    a.ah_attr.port_num = 1;
-    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-                      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
-        FAIL("RTR: %s", strerror(errno));
-    }
-    memset(&a, 0, sizeof(a));
-    a.qp_state = IBV_QPS_RTS;
-    a.timeout = 14;
-    a.retry_cnt = 7;
-    a.rnr_retry = 7;
-    a.sq_psn = 0x100;
-    a.max_rd_atomic = 1;
-    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-                      IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)) {
-        FAIL("RTS: %s", strerror(errno));
-    }
+    gt_rc_connect(qp, &c);
 }
 
 static struct ibv_mr *reg(uint8_t **p)

@@ -18,13 +18,9 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include <errno.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
-#include <infiniband/verbs.h>
+#define GT_PROG "mw-check"
+#include "gt-verbs.h"
 
 #define BUF 65536
 
@@ -35,26 +31,9 @@ static struct ibv_qp *owner, *peer;
 static struct ibv_mr *mr, *lmr;
 static uint8_t *mem, *local;
 static uint16_t lid;
-static int checks;
-
-#define FAIL(...) do { fprintf(stderr, "mw-check: FAIL: " __VA_ARGS__); \
-                       fputc('\n', stderr); exit(1); } while (0)
-#define CHECK(cond, ...) do { checks++; if (!(cond)) FAIL(__VA_ARGS__); } while (0)
-
 static struct ibv_wc wait_wc(void)
 {
-    struct ibv_wc wc;
-    int n, spins = 0;
-
-    while ((n = ibv_poll_cq(cq, 1, &wc)) == 0) {
-        if (++spins > 20000000) {
-            FAIL("no completion");
-        }
-    }
-    if (n < 0) {
-        FAIL("ibv_poll_cq: %d", n);
-    }
-    return wc;
+    return gt_wait_wc(cq, NULL);
 }
 
 static struct ibv_wc expect_wc(uint64_t id, enum ibv_wc_opcode op, enum ibv_wc_status st,
@@ -74,36 +53,10 @@ static struct ibv_wc expect_wc(uint64_t id, enum ibv_wc_opcode op, enum ibv_wc_s
 
 static void modify(struct ibv_qp *qp, uint32_t dqpn)
 {
-    struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-                             .qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-                                                IBV_ACCESS_REMOTE_READ };
+    struct gt_conn c = { .dqpn = dqpn, .dlid = lid,
+                         .access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ };
 
-    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-                      IBV_QP_ACCESS_FLAGS)) {
-        FAIL("INIT: %s", strerror(errno));
-    }
-    memset(&a, 0, sizeof(a));
-    a.qp_state = IBV_QPS_RTR;
-    a.path_mtu = IBV_MTU_1024;
-    a.dest_qp_num = dqpn;
-    a.max_dest_rd_atomic = 1;
-    a.min_rnr_timer = 12;
-    a.ah_attr.dlid = lid;
-    a.ah_attr.port_num = 1;
-    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-                      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
-        FAIL("RTR: %s", strerror(errno));
-    }
-    memset(&a, 0, sizeof(a));
-    a.qp_state = IBV_QPS_RTS;
-    a.timeout = 14;
-    a.retry_cnt = 7;
-    a.rnr_retry = 7;
-    a.max_rd_atomic = 1;
-    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-                      IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)) {
-        FAIL("RTS: %s", strerror(errno));
-    }
+    gt_rc_connect(qp, &c);
 }
 
 /* a fresh connected pair (a failed access leaves the old one in error) */
@@ -172,7 +125,6 @@ static uint32_t bind_type2(struct ibv_mw *mw, uint64_t addr, uint64_t len, unsig
 int main(int argc, char **argv)
 {
     const char *want = "mlx5_0";
-    struct ibv_device **list;
     struct ibv_device_attr da;
     struct ibv_port_attr port;
     struct ibv_mw *mw1, *mw2;
@@ -186,12 +138,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    list = ibv_get_device_list(NULL);
-    for (i = 0; list && list[i] && strcmp(ibv_get_device_name(list[i]), want); i++) {
-    }
-    if (!list || !list[i] || !(ctx = ibv_open_device(list[i]))) {
-        FAIL("cannot open %s", want);
-    }
+    ctx = gt_open(want);
     if (ibv_query_device(ctx, &da) || ibv_query_port(ctx, 1, &port)) {
         FAIL("query");
     }

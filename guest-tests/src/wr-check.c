@@ -53,7 +53,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <infiniband/verbs.h>
+#define GT_PROG "wr-check"
+#include "gt-verbs.h"
 
 #define MEM_SIZE    0x40000         /* MR 1 (all rights) */
 #define MEM2_SIZE   0x10000         /* MR 2 (local write only): SGE pieces, READ targets */
@@ -89,11 +90,6 @@ static struct ibv_cq *scq, *rcq;
 static struct ibv_mr *mr, *mr2;
 static uint8_t *mem, *mem2, *exp_mem, *exp_mem2;
 static uint16_t lid;
-static int checks;
-
-#define FAIL(...) do { fprintf(stderr, "wr-check: FAIL: " __VA_ARGS__); \
-                       fputc('\n', stderr); exit(1); } while (0)
-#define CHECK(cond, ...) do { checks++; if (!(cond)) FAIL(__VA_ARGS__); } while (0)
 
 /* ---- memory and its shadow ------------------------------------------------------------- */
 
@@ -340,40 +336,10 @@ static struct ibv_qp *create_qp(enum ibv_qp_type type, uint64_t ops, uint32_t ma
 /* RESET -> RTS of a connected (RC or UC) QP towards @dqpn on our own LID */
 static void connect_qp(struct ibv_qp *qp, uint32_t dqpn, int uc)
 {
-    struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-                             .qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-                                                (uc ? 0 : IBV_ACCESS_REMOTE_READ) };
+    struct gt_conn c = { .dqpn = dqpn, .dlid = lid, .uc = uc, .psn = 0x100,
+                         .access = IBV_ACCESS_REMOTE_WRITE | (uc ? 0 : IBV_ACCESS_REMOTE_READ) };
 
-    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-                      IBV_QP_ACCESS_FLAGS)) {
-        FAIL("INIT: %s", strerror(errno));
-    }
-    memset(&a, 0, sizeof(a));
-    a.qp_state = IBV_QPS_RTR;
-    a.path_mtu = IBV_MTU_1024;
-    a.dest_qp_num = dqpn;
-    a.rq_psn = 0x100;
-    a.max_dest_rd_atomic = 1;
-    a.min_rnr_timer = 12;
-    a.ah_attr.dlid = lid;
-    a.ah_attr.port_num = 1;
-    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-                      IBV_QP_RQ_PSN | (uc ? 0 : IBV_QP_MAX_DEST_RD_ATOMIC |
-                                                IBV_QP_MIN_RNR_TIMER))) {
-        FAIL("RTR: %s", strerror(errno));
-    }
-    memset(&a, 0, sizeof(a));
-    a.qp_state = IBV_QPS_RTS;
-    a.sq_psn = 0x100;
-    a.timeout = 14;
-    a.retry_cnt = 7;
-    a.rnr_retry = 7;
-    a.max_rd_atomic = 1;
-    if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-                      (uc ? 0 : IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-                                IBV_QP_MAX_QP_RD_ATOMIC))) {
-        FAIL("RTS: %s", strerror(errno));
-    }
+    gt_rc_connect(qp, &c);
 }
 
 static void ud_ready(struct ibv_qp *qp)
@@ -1097,10 +1063,9 @@ static void bad_ops(void)
 int main(int argc, char **argv)
 {
     const char *want = "mlx5_0";
-    struct ibv_device **list;
     struct ibv_device_attr da;
     struct ibv_port_attr port;
-    int opt, i;
+    int opt;
 
     while ((opt = getopt(argc, argv, "d:")) != -1) {
         if (opt == 'd') {
@@ -1110,12 +1075,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    list = ibv_get_device_list(NULL);
-    for (i = 0; list && list[i] && strcmp(ibv_get_device_name(list[i]), want); i++) {
-    }
-    if (!list || !list[i] || !(ctx = ibv_open_device(list[i]))) {
-        FAIL("cannot open %s", want);
-    }
+    ctx = gt_open(want);
     if (ibv_query_device(ctx, &da) || ibv_query_port(ctx, 1, &port)) {
         FAIL("query");
     }
@@ -1167,7 +1127,6 @@ int main(int argc, char **argv)
     ibv_destroy_cq(rcq);
     ibv_dealloc_pd(pd);
     ibv_close_device(ctx);
-    ibv_free_device_list(list);
     printf("wr-check: OK (%d checks)\n", checks);
     return 0;
 }
