@@ -28,7 +28,7 @@
  *      still works afterwards.
  *   5. UC: SEND from an SGE list (5 KB, several packets), SEND with immediate (inline), RDMA
  *      WRITE (inline list), RDMA WRITE with immediate, a zero-length RDMA WRITE with immediate,
- *      in one batch.
+ *      in one batch; then SEND with Invalidate of a type-2 window bound on the receiving UC QP.
  *   6. UD: ibv_wr_set_ud_addr before and after the data setters (SGE list, inline, inline
  *      list), SEND and SEND with immediate; a datagram with a wrong Q_Key completes at the
  *      sender and is dropped by the receiver; receive completions carry the source QPN and LID
@@ -750,6 +750,53 @@ static void uc_batch(void)
            "list (%zu B), WRITE_IMM (3000 B), empty WRITE_IMM\n", n1, n3);
 }
 
+/* ---- 5b. UC: SEND with Invalidate of a type-2 window bound on the receiving QP ----------- */
+
+static void uc_send_inv(void)
+{
+    struct ibv_qp *a = create_qp(IBV_QPT_UC, IBV_QP_EX_WITH_SEND_WITH_INV, 16, 64, NULL);
+    struct ibv_qp *b = create_qp(IBV_QPT_UC, IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND, 16,
+                                 0, NULL);
+    struct ibv_qp_ex *ax = ibv_qp_to_qp_ex(a), *bx = ibv_qp_to_qp_ex(b);
+    struct ibv_mw_bind_info bi = { .mr = mr, .addr = A(WIN), .length = 4096,
+                                   .mw_access_flags = IBV_ACCESS_REMOTE_WRITE };
+    struct ibv_sge r = { A(RECV + 0x7e00), 64, mr->lkey };
+    uint8_t inl[40];
+    struct ibv_mw *mw;
+    uint32_t rk;
+
+    connect_qp(a, b->qp_num, 1);
+    connect_qp(b, a->qp_num, 1);
+    mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+    if (!mw) {
+        FAIL("ibv_alloc_mw(type 2): %s", strerror(errno));
+    }
+    rk = ibv_inc_rkey(mw->rkey);
+    ibv_wr_start(bx);
+    bx->wr_id = 801;
+    bx->wr_flags = IBV_SEND_SIGNALED;
+    ibv_wr_bind_mw(bx, mw, rk, &bi);
+    complete(bx, "ibv_wr_bind_mw on UC");
+    expect_send(801, IBV_WC_BIND_MW, IBV_WC_SUCCESS, 0, "type-2 bind on a UC QP");
+    post_recv(b, 802, &r, 1);
+    fill(inl, sizeof(inl), 88);
+    ibv_wr_start(ax);
+    ax->wr_id = 803;
+    ax->wr_flags = IBV_SEND_SIGNALED;
+    ibv_wr_send_inv(ax, rk);
+    ibv_wr_set_inline_data(ax, inl, sizeof(inl));
+    land(r.addr, inl, sizeof(inl));
+    complete(ax, "UC SEND_INV");
+    expect_send(803, IBV_WC_SEND, IBV_WC_SUCCESS, 0, "UC SEND with Invalidate");
+    expect_recv(802, b->qp_num, IBV_WC_RECV, sizeof(inl), IBV_WC_WITH_INV, rk,
+                "UC SEND with Invalidate received");
+    verify("UC SEND with Invalidate");
+    ibv_destroy_qp(a);
+    ibv_destroy_qp(b);
+    ibv_dealloc_mw(mw);
+    printf("UC SEND with Invalidate: window 0x%x invalidated remotely (IBV_WC_WITH_INV)\n", rk);
+}
+
 /* ---- 6. UD ------------------------------------------------------------------------------ */
 
 static void ud_batch(void)
@@ -1117,6 +1164,7 @@ int main(int argc, char **argv)
     ibv_destroy_qp(rc_b);
     drain();
     uc_batch();
+    uc_send_inv();
     ud_batch();
     xrc_batch();
     bad_ops();

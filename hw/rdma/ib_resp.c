@@ -442,7 +442,7 @@ void ib_uc_rx(IbQp *qp, const IbPacket *p)
         }
     }
     qp->epsn = (p->psn + 1) & IB_PSN_MASK;
-    if (op <= OP(SEND_ONLY_IMM)) {
+    if (op <= OP(SEND_ONLY_IMM) || op == OP(SEND_LAST_INV) || op == OP(SEND_ONLY_INV)) {
         ib_resp_send(qp, p, h, false);
     } else if (op <= OP(WRITE_ONLY_IMM)) {
         ib_resp_write(qp, p, h, false);

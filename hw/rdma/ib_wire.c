@@ -75,8 +75,10 @@ unsigned ib_opcode_headers(uint8_t opcode)
     case IB_TRANSPORT_RC:
         return ib_op_hdrs[op];
     case IB_TRANSPORT_UC:
-        /* UC: SEND and RDMA WRITE only */
-        return op <= IB_OP_WRITE_ONLY_IMM ? ib_op_hdrs[op] : 0;
+        /* UC: SEND and RDMA WRITE, and SEND with Invalidate under RC's opcodes (which the
+         * IBA leaves reserved for UC, but the verbs offer on UC: docs/fabric.md) */
+        return op <= IB_OP_WRITE_ONLY_IMM || op == IB_OP_SEND_LAST_INV ||
+               op == IB_OP_SEND_ONLY_INV ? ib_op_hdrs[op] : 0;
     case IB_TRANSPORT_UD:
         if (op == IB_OP_SEND_ONLY || op == IB_OP_SEND_ONLY_IMM) {
             return ib_op_hdrs[op] | IB_HDR_DETH;

@@ -5,6 +5,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <arpa/inet.h>
 #include "ib-fakewire.h"
 
 /* SEND of many sizes across MTUs, with faults on the wire: delivered intact, in order, once */
@@ -248,6 +249,28 @@ static void test_uc_loss(void)
     g_assert_cmpuint(a->nsend, ==, 2);          /* UC completes on transmission */
     g_assert_cmpuint(b->nrecv, ==, 1);          /* the damaged message is gone */
     g_assert_cmpuint(b->recv[0].byte_len, ==, 200);
+    wire_free(w);
+}
+
+/* UC SEND with Invalidate (the verbs offer it on UC): the receiver sees the rkey invalidated */
+static void test_uc_send_inv(void)
+{
+    Wire *w = wire_new(IB_QPT_UC, 1);
+    FakeNode *a = w->node[0], *b = w->node[1];
+    IbSendWr wr = { .cookie = 1, .opcode = IB_WR_SEND_INV, .length = 700, .inv_rkey = 0xabcd12,
+                    .signaled = true };
+
+    fill(a->mem, 700, 4);
+    post_recv(b, 0x1000, 4096);
+    g_assert_true(ib_qp_post_send(&a->qp, &wr));
+    wire_run(w, 100);
+    g_assert_cmpuint(b->nrecv, ==, 1);
+    g_assert_cmpint(b->recv[0].status, ==, IB_WC_SUCCESS);
+    g_assert_cmpint(b->recv[0].opcode, ==, IB_RECV_SEND_INV);
+    g_assert_cmpuint(b->recv[0].byte_len, ==, 700);
+    g_assert_cmphex(ntohl(b->recv[0].imm), ==, 0xabcd12);
+    g_assert_cmpint(memcmp(a->mem, b->mem + 0x1000, 700), ==, 0);
+    g_assert_cmpuint(b->port.stat_rx_bad, ==, 0);
     wire_free(w);
 }
 
@@ -546,5 +569,6 @@ int main(int argc, char **argv)
     g_test_add_func("/ib/rc/psn-wrap", test_rc_psn_wrap);
     g_test_add_func("/ib/ud/send", test_ud);
     g_test_add_func("/ib/uc/loss", test_uc_loss);
+    g_test_add_func("/ib/uc/send-inv", test_uc_send_inv);
     return g_test_run();
 }
