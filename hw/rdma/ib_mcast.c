@@ -102,6 +102,10 @@ void ib_mcast_rx(IbPort *port, const IbPacket *p)
             continue;
         }
         qp = port->ops->qp_lookup(port, a->qpn);
+        if (qp && qp->block_self_mcast && qp->qpn == p->deth_src_qpn &&
+            ib_port_owns_lid(port, p->slid)) {
+            continue;                   /* its own send, looped back: blocked */
+        }
         if (qp && qp->type == IB_QPT_UD && qp->state >= IB_QPS_RTR && qp->state != IB_QPS_ERR) {
             qp->stat_rx++;
             ib_ud_rx(qp, p);

@@ -52,6 +52,7 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_cq_moderation, 1);        /* MODIFY_CQ op_mod 0 */
     MLX5_SET(cap, CAP_xrc, 1);
     MLX5_SET(cap, CAP_apm, 1);                  /* alternate paths, MigReq (ib_apm.c) */
+    MLX5_SET(cap, CAP_block_lb_mc, 1);          /* qpc.block_lb_mc (ib_mcast.c) */
     MLX5_SET(cap, CAP_imaicl, 1);               /* memory windows: binds are UMRs */
     MLX5_SET(cap, CAP_ud, 1);
     MLX5_SET(cap, CAP_uc, 1);

@@ -268,6 +268,7 @@ void mlx5_cmd_create_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     mlx5_cmd_own(cmd, &c->qps, qpn);
+    qp->ib.block_self_mcast = MLX5_GET(qpc, QPC_block_lb_mc);
     qp->uid = cmd->uid;
     qp->state = MLX5_QP_STATE_RST;
     memcpy(qp->qpc, qpc, MLX5_QPC_SIZE);

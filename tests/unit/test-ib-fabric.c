@@ -874,6 +874,16 @@ static void test_mcast_delivery(void)
     fab_run(f, 10 * MS);
     g_assert_cmpuint(ud_rx_count(a, "from-a"), ==, 1);
     g_assert_cmpuint(ud_rx_count(b, "from-a"), ==, 1);
+    /* a QP that blocks self multicast loopback does not get its own, the others still do */
+    a->ud.block_self_mcast = true;
+    send_mcast(a, g, 0xc000, UD_QKEY, "blocked");
+    fab_run(f, 10 * MS);
+    g_assert_cmpuint(ud_rx_count(a, "blocked"), ==, 0);
+    g_assert_cmpuint(ud_rx_count(b, "blocked"), ==, 1);
+    send_mcast(c, g, 0xc000, UD_QKEY, "to-blocker");      /* others' sends still arrive */
+    fab_run(f, 10 * MS);
+    g_assert_cmpuint(ud_rx_count(a, "to-blocker"), ==, 1);
+    a->ud.block_self_mcast = false;
     /* a wrong Q_Key is dropped at each receiver */
     send_mcast(c, g, 0xc000, 0x4444, "badkey");
     fab_run(f, 10 * MS);

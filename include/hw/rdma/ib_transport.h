@@ -239,6 +239,7 @@ struct IbQp {
     IbQpType type;
     IbQpState state;
     bool xrc;                   /* an RC QP of the XRC transport (initiator or target) */
+    bool block_self_mcast;      /* UD: its multicast sends are not looped back to itself */
     uint32_t xrc_srqn;          /* XRC target: the XRC SRQ of the request being received */
     /*
      * Dynamically connected transport (ib_dc.c). A DCI is an RC requester whose WRs name

@@ -385,6 +385,7 @@ enum {
 #define CAP_cq_oi                           17, 31, 31
 #define CAP_cq_resize                       17, 30, 30
 #define CAP_cq_moderation                   17, 29, 29
+#define CAP_block_lb_mc                     17, 23, 23  /* QPs may block self multicast loopback */
 #define CAP_apm                             17, 17, 17  /* automatic path migration */
 #define CAP_imaicl                          17, 14, 14  /* memory windows */
 #define CAP_xrc                             17, 3, 3
@@ -567,6 +568,7 @@ enum {
 #define QPC_state                           0, 31, 28
 #define QPC_st                              0, 23, 16
 #define QPC_pm_state                        0, 12, 11
+#define QPC_block_lb_mc                     1, 30, 30
 #define QPC_pd                              1, 23, 0
 #define QPC_mtu                             2, 31, 29
 #define QPC_log_msg_max                     2, 28, 24
