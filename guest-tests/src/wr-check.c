@@ -469,6 +469,27 @@ static void rc_batch(void)
            "4 signaled completions, 4 receives\n", n102, n103, n104);
 }
 
+/* A type-2 window over @bi, bound through @x (signaled, wr_id @id); returns its new rkey. */
+static uint32_t bind_type2(struct ibv_qp_ex *x, uint64_t id, const struct ibv_mw_bind_info *bi,
+                           struct ibv_mw **mwp, const char *what)
+{
+    struct ibv_mw *mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+    uint32_t rk;
+
+    if (!mw) {
+        FAIL("ibv_alloc_mw(type 2): %s", strerror(errno));
+    }
+    rk = ibv_inc_rkey(mw->rkey);
+    ibv_wr_start(x);
+    x->wr_id = id;
+    x->wr_flags = IBV_SEND_SIGNALED;
+    ibv_wr_bind_mw(x, mw, rk, bi);
+    complete(x, "ibv_wr_bind_mw");
+    expect_send(id, IBV_WC_BIND_MW, IBV_WC_SUCCESS, 0, what);
+    *mwp = mw;
+    return rk;
+}
+
 /* ---- 2. RC: SEND with Invalidate of a type-2 window ---------------------------------------- */
 
 static void rc_send_inv(void)
@@ -482,17 +503,7 @@ static void rc_send_inv(void)
     struct ibv_mw *mw;
     uint32_t rk;
 
-    mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
-    if (!mw) {
-        FAIL("ibv_alloc_mw(type 2): %s", strerror(errno));
-    }
-    rk = ibv_inc_rkey(mw->rkey);
-    ibv_wr_start(bx);
-    bx->wr_id = 301;
-    bx->wr_flags = IBV_SEND_SIGNALED;
-    ibv_wr_bind_mw(bx, mw, rk, &bi);
-    complete(bx, "ibv_wr_bind_mw");
-    expect_send(301, IBV_WC_BIND_MW, IBV_WC_SUCCESS, 0, "type-2 bind (ibv_wr_bind_mw)");
+    rk = bind_type2(bx, 301, &bi, &mw, "type-2 bind (ibv_wr_bind_mw)");
 
     post_recv(rc_b, 302, &r, 1);
     fill(inl, sizeof(inl), 21);
@@ -767,17 +778,7 @@ static void uc_send_inv(void)
 
     connect_qp(a, b->qp_num, 1);
     connect_qp(b, a->qp_num, 1);
-    mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
-    if (!mw) {
-        FAIL("ibv_alloc_mw(type 2): %s", strerror(errno));
-    }
-    rk = ibv_inc_rkey(mw->rkey);
-    ibv_wr_start(bx);
-    bx->wr_id = 801;
-    bx->wr_flags = IBV_SEND_SIGNALED;
-    ibv_wr_bind_mw(bx, mw, rk, &bi);
-    complete(bx, "ibv_wr_bind_mw on UC");
-    expect_send(801, IBV_WC_BIND_MW, IBV_WC_SUCCESS, 0, "type-2 bind on a UC QP");
+    rk = bind_type2(bx, 801, &bi, &mw, "type-2 bind on a UC QP");
     post_recv(b, 802, &r, 1);
     fill(inl, sizeof(inl), 88);
     ibv_wr_start(ax);
