@@ -74,6 +74,7 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_device_frequency_mhz, 1000);  /* internal_timer counts nanoseconds */
     MLX5_SET(cap, CAP_device_frequency_khz, 1000000);
     MLX5_SET(cap, CAP_native_port_num, 1);
+    MLX5_SET(cap, CAP_device_memory, cfg->memic_size != 0);   /* MEMIC (mlx5_memic.c) */
 }
 
 static void mlx5_caps_atomic(uint8_t *cap)
@@ -93,6 +94,9 @@ void mlx5_caps_build(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap, boo
         break;
     case MLX5_CAP_ATOMIC:
         mlx5_caps_atomic(cap);
+        break;
+    case MLX5_CAP_DEV_MEM:
+        mlx5_caps_dev_mem(cfg, cap);
         break;
     default:
         break;          /* every other type: all zero (feature absent) */

@@ -41,6 +41,8 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     UCMD(CREATE_MKEY, mlx5_cmd_create_mkey),
     UCMD(QUERY_MKEY, mlx5_cmd_query_mkey),
     UCMD(DESTROY_MKEY, mlx5_cmd_destroy_mkey),
+    CMD(ALLOC_MEMIC, mlx5_cmd_alloc_memic, false),
+    CMD(DEALLOC_MEMIC, mlx5_cmd_dealloc_memic, false),
     CMD(CREATE_EQ, mlx5_cmd_create_eq, false),
     CMD(DESTROY_EQ, mlx5_cmd_destroy_eq, false),
     CMD(QUERY_EQ, mlx5_cmd_query_eq, false),

@@ -81,7 +81,8 @@ void mlx5_core_config_default(Mlx5CoreConfig *cfg, const uint8_t mac[6])
     cfg->log_max_cq_sz = 22;
     cfg->log_max_eq_sz = 22;
     cfg->log_max_msg = 30;
-    cfg->max_uar = MLX5_BAR0_SIZE / 4096 - MLX5_FIRST_UAR;
+    cfg->max_uar = MLX5_MEMIC_BAR_OFF / 4096 - MLX5_FIRST_UAR;
+    cfg->memic_size = 256 * 1024;           /* a ConnectX-5's 256 KiB */
     cfg->msix_vectors = 64;
     snprintf(cfg->node_desc, sizeof(cfg->node_desc), "qemu-mlx5 HCA-1");
     snprintf(cfg->board_id, sizeof(cfg->board_id), "MT_0000000008");
@@ -129,8 +130,11 @@ const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg)
     if (cfg->node_guid == 0) {
         return "node-guid must not be 0";
     }
-    if (cfg->max_uar == 0 || cfg->max_uar > MLX5_BAR0_SIZE / 4096 - MLX5_FIRST_UAR) {
+    if (cfg->max_uar == 0 || cfg->max_uar > MLX5_MEMIC_BAR_OFF / 4096 - MLX5_FIRST_UAR) {
         return "too many UARs for BAR0";
+    }
+    if (cfg->memic_size > MLX5_MEMIC_MAX || cfg->memic_size % 4096) {
+        return "memic-size must be a multiple of 4 KiB, at most 1 MiB";
     }
     return NULL;
 }
@@ -169,6 +173,7 @@ Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops, void 
     c->ib.sm_enabled = cfg->sm;
     c->ib.sm_priority = cfg->sm_priority;
     ib_fault_configure(&c->ib, &cfg->fault);
+    mlx5_memic_init(c);
     mlx5_core_reset(c, MLX5_RESET_SYSTEM);
     return c;
 }
@@ -179,6 +184,7 @@ void mlx5_core_free(Mlx5Core *c)
         return;
     }
     mlx5_res_teardown(c);
+    mlx5_memic_free(c);
     ib_port_cleanup(&c->ib);
     g_free(c->work);
     g_free(c);
@@ -187,6 +193,7 @@ void mlx5_core_free(Mlx5Core *c)
 void mlx5_function_reset(Mlx5Core *c)
 {
     mlx5_res_reset(c);
+    mlx5_memic_reset(c);
     c->nwork = c->work_head = 0;
     c->ib.lb_count = 0;
     c->ib.tx_blocked = false;
@@ -350,6 +357,8 @@ uint64_t mlx5_core_mmio_read(Mlx5Core *c, uint64_t off, unsigned size)
 
     if (off < MLX5_ISEG_SIZE) {
         v = mlx5_iseg_read(c, off, size);
+    } else if (mlx5_memic_mmio_read(c, off, size, &v)) {
+        return v;
     }
     trace_mlx5_mmio_read(off, size, v);
     return v;
@@ -357,6 +366,9 @@ uint64_t mlx5_core_mmio_read(Mlx5Core *c, uint64_t off, unsigned size)
 
 void mlx5_core_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val, unsigned size)
 {
+    if (mlx5_memic_mmio_write(c, off, val, size)) {
+        return;             /* device memory: not traced, libmlx5 copies 4 bytes at a time */
+    }
     trace_mlx5_mmio_write(off, size, val);
     if (off < MLX5_ISEG_SIZE) {
         if (size == 4 && !(off & 3)) {

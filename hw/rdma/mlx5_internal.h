@@ -125,7 +125,18 @@ typedef struct Mlx5Mkey {
     uint32_t nmtt;              /* entries held (written up to) */
     Mlx5Klm *klm;               /* KLM/KSM/repeat-block entries (modes KLMS, KSM) */
     uint32_t nklm;
+    bool memic;                 /* mode MEMIC: holds the range mapped at creation */
+    uint64_t memic_start;
+    uint64_t memic_len;
 } Mlx5Mkey;
+
+/* A piece of device memory handed out by ALLOC_MEMIC (mlx5_memic.c). */
+typedef struct Mlx5MemicAlloc {
+    uint64_t start;             /* BAR0 offset */
+    uint32_t size;
+    uint32_t uid;
+    uint32_t refcount;          /* MEMIC mkeys mapping it */
+} Mlx5MemicAlloc;
 
 typedef struct Mlx5Srq {
     uint32_t srqn;
@@ -279,6 +290,11 @@ struct Mlx5Core {
     int64_t poll_deadline;      /* RQ polling of QPs in error */
     int64_t port_deadline;      /* end of a LID/GUID clash */
 
+    /* device memory (mlx5_memic.c): cfg.memic_size bytes at BAR0 MLX5_MEMIC_BAR_OFF */
+    uint8_t *memic;
+    Mlx5MemicAlloc *memic_alloc;    /* sorted by start */
+    uint32_t memic_n, memic_max;
+
     /* trace/test counters */
     uint64_t cmd_count;
 };
@@ -289,6 +305,17 @@ static inline void mlx5_ref_put(uint32_t *refcount)
         (*refcount)--;
     }
 }
+
+/* mlx5_memic.c */
+void mlx5_memic_init(Mlx5Core *c);
+void mlx5_memic_free(Mlx5Core *c);
+void mlx5_memic_reset(Mlx5Core *c);
+void mlx5_caps_dev_mem(const Mlx5CoreConfig *cfg, uint8_t *cap);
+bool mlx5_memic_map(Mlx5Core *c, uint32_t uid, uint64_t start, uint64_t len);
+void mlx5_memic_unmap(Mlx5Core *c, uint64_t start, uint64_t len);
+int mlx5_memic_rw(Mlx5Core *c, uint64_t off, void *buf, uint64_t len, bool to_mem);
+bool mlx5_memic_mmio_read(Mlx5Core *c, uint64_t off, unsigned size, uint64_t *val);
+bool mlx5_memic_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val, unsigned size);
 
 /* mlx5_core.c */
 int mlx5_dma_read(Mlx5Core *c, uint64_t pa, void *buf, size_t len);

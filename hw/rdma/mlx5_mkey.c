@@ -15,6 +15,9 @@ void mlx5_mkey_free(Mlx5Core *c, void *obj)
     if (pd) {
         mlx5_ref_put(&pd->refcount);
     }
+    if (mk->memic) {
+        mlx5_memic_unmap(c, mk->memic_start, mk->memic_len);
+    }
     g_free(mk->mtt);
     g_free(mk->klm);
     g_free(mk);
@@ -169,6 +172,16 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     switch (mk->access_mode) {
     case MLX5_MKC_ACCESS_MODE_PA:
         break;
+    case MLX5_MKC_ACCESS_MODE_MEMIC:
+        /* device memory, zero based: one allocated piece the caller may use */
+        if (mk->length64 || !mlx5_memic_map(c, cmd->uid, mk->start_addr, mk->len)) {
+            synd = MLX5_SYND_BAD_MKEY_RANGE;
+        } else {
+            mk->memic = true;
+            mk->memic_start = mk->start_addr;
+            mk->memic_len = mk->len;
+        }
+        break;
     case MLX5_MKC_ACCESS_MODE_MTT:
         /* a free mkey has no translations yet: UMR would load them */
         if (!mk->free) {
@@ -191,6 +204,9 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     if (!synd && mlx5_table_alloc(&c->mkeys, mk, &index)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
+        if (mk->memic) {
+            mlx5_memic_unmap(c, mk->memic_start, mk->memic_len);
+        }
         g_free(mk->mtt);
         g_free(mk->klm);
         g_free(mk);
@@ -275,6 +291,9 @@ static bool mlx5_mkey_grants(const Mlx5Mkey *mk, unsigned need)
 
 static bool mlx5_mkey_covers(const Mlx5Mkey *mk, uint64_t va, uint64_t len)
 {
+    if (mk->access_mode == MLX5_MKC_ACCESS_MODE_MEMIC) {
+        return va + len >= va && va + len <= mk->len;   /* zero based */
+    }
     return mk->length64 || (va >= mk->start_addr && va + len >= va &&
                             va + len <= mk->start_addr + mk->len);
 }
@@ -297,7 +316,8 @@ int mlx5_mkey_check(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint
         why = MLX5_XLATE_ACCESS;
     } else if (!mlx5_mkey_covers(mk, va, len)) {
         why = MLX5_XLATE_BOUNDS;
-    } else if (mk->access_mode > MLX5_MKC_ACCESS_MODE_KSM ||
+    } else if ((mk->access_mode > MLX5_MKC_ACCESS_MODE_KSM &&
+                mk->access_mode != MLX5_MKC_ACCESS_MODE_MEMIC) ||
                (mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT && !mk->mtt)) {
         why = MLX5_XLATE_BAD_KEY;
     }
@@ -470,6 +490,16 @@ static int mlx5_mkey_xfer(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t va, uint8_t 
             len -= n;
         }
         return 0;
+    case MLX5_MKC_ACCESS_MODE_MEMIC: {
+        /* only within the piece mapped at creation, whatever UMR did to start_addr since */
+        uint64_t at = mk->start_addr + va;
+
+        if (at < mk->memic_start || at - mk->memic_start > mk->memic_len ||
+            len > mk->memic_len - (at - mk->memic_start)) {
+            return MLX5_XLATE_BOUNDS;
+        }
+        return mlx5_memic_rw(c, at, b, len, to_mem) ? MLX5_XLATE_DMA : 0;
+    }
     default:
         return MLX5_XLATE_BAD_KEY;
     }

@@ -315,7 +315,7 @@ void mlx5_cmd_alloc_uar(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     /* UAR n is BAR0 system page n: it must fit in BAR0 at the current UAR page size */
     unsigned shift = 12 + MLX5_GET(c->cap_general_cur, CAP_log_uar_page_sz);
-    uint32_t limit = MIN((uint32_t)(MLX5_BAR0_SIZE >> shift), c->uars.size);
+    uint32_t limit = MIN((uint32_t)(MLX5_MEMIC_BAR_OFF >> shift), c->uars.size);
     Mlx5Uar *u = mlx5_alloc_simple(c, cmd, &c->uars, sizeof(Mlx5Uar), limit);
 
     if (u) {

@@ -416,7 +416,9 @@ static void test_mkey(void)
     /* unknown PD, unknown access mode */
     g_assert_cmpint(create_mkey(d, MLX5_MKC_ACCESS_MODE_PA, 0x777, 0, 0, 0, 0, NULL), ==,
                     ST_PARAM);
-    g_assert_cmpint(create_mkey(d, 5, pd, 0, 0, 0, 0, NULL), ==, ST_PARAM);   /* MEMIC */
+    /* MEMIC outside any ALLOC_MEMIC piece (test_memic) */
+    g_assert_cmpint(create_mkey(d, MLX5_MKC_ACCESS_MODE_MEMIC, pd, 0, 64, 0, 0, NULL), ==,
+                    ST_PARAM);
     g_assert_cmpint(create_mkey(d, 7, pd, 0, 0, 0, 0, NULL), ==, ST_PARAM);
     /* a PD with mkeys is busy */
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DEALLOC_PD, 0, pd, 0, out, 16), ==, ST_BUSY);
@@ -425,6 +427,114 @@ static void test_mkey(void)
                     ST_RES);
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DESTROY_MKEY, 0, key2 >> 8, 0, out, 16), ==, 0);
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DEALLOC_PD, 0, pd, 0, out, 16), ==, 0);
+    tdrv_free(d);
+}
+
+static int alloc_memic(TDrv *d, uint64_t range, uint32_t range_size, uint32_t size,
+                       unsigned log_align, uint64_t *start)
+{
+    uint8_t in[0x20] = { 0 }, out[0x10];
+    int r;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_MEMIC);
+    MLX5_SET(in, ALLOC_MEMIC_IN_log_memic_addr_alignment, log_align);
+    MLX5_SET64(in, ALLOC_MEMIC_IN_range_start_addr_OFF, range);
+    MLX5_SET(in, ALLOC_MEMIC_IN_range_size, range_size);
+    MLX5_SET(in, ALLOC_MEMIC_IN_memic_size, size);
+    r = tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+    if (r == 0 && start) {
+        *start = MLX5_GET64(out, ALLOC_MEMIC_OUT_memic_start_addr_OFF);
+    }
+    return r;
+}
+
+static int dealloc_memic(TDrv *d, uint64_t start, uint32_t size)
+{
+    uint8_t in[0x20] = { 0 }, out[0x10];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_DEALLOC_MEMIC);
+    MLX5_SET64(in, DEALLOC_MEMIC_IN_memic_start_addr_OFF, start);
+    MLX5_SET(in, DEALLOC_MEMIC_IN_memic_size, size);
+    return tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+}
+
+/*
+ * Device memory: the DEV_MEM caps, ALLOC_MEMIC placement (alignment, a full range answers
+ * NO_RESOURCES so the driver tries the next), BAR0 access, MEMIC mkeys confined to one piece,
+ * a piece held by its mkey, zeroed when handed out again.
+ */
+static void test_memic(void)
+{
+    TDrv *d = up();
+    uint32_t pd = tdrv_alloc_pd(d), key;
+    const uint64_t base = MLX5_MEMIC_BAR_OFF;
+    uint8_t out[HCA_CAP_OFF + HCA_CAP_SIZE], buf[8];
+    const uint8_t *cap = out + HCA_CAP_OFF;
+    uint64_t a, b, c2;
+
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, (MLX5_CAP_GENERAL << 1) | 1, 0, 0,
+                                out, sizeof(out)), ==, 0);
+    g_assert_cmpuint(MLX5_GET(cap, CAP_device_memory), ==, 1);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, (MLX5_CAP_DEV_MEM << 1) | 1, 0, 0,
+                                out, sizeof(out)), ==, 0);
+    g_assert_cmpuint(MLX5_GET(cap, DEV_MEM_CAP_memic), ==, 1);
+    g_assert_cmphex(MLX5_GET64(cap, DEV_MEM_CAP_memic_bar_start_addr_OFF), ==, base);
+    g_assert_cmpuint(MLX5_GET(cap, DEV_MEM_CAP_memic_bar_size), ==, 256 * 1024);
+    g_assert_cmpuint(MLX5_GET(cap, DEV_MEM_CAP_max_memic_size), ==, 256 * 1024);
+
+    /* bad sizes, alignment, ranges */
+    g_assert_cmpint(alloc_memic(d, base, 4096, 100, 0, NULL), ==, ST_PARAM);
+    g_assert_cmpint(alloc_memic(d, base, 4096, 0, 0, NULL), ==, ST_PARAM);
+    g_assert_cmpint(alloc_memic(d, base, 4096, 64, 7, NULL), ==, ST_PARAM);
+    g_assert_cmpint(alloc_memic(d, base - 4096, 4096, 64, 0, NULL), ==, ST_PARAM);
+    g_assert_cmpint(alloc_memic(d, base + 256 * 1024 - 4096, 8192, 64, 0, NULL), ==, ST_PARAM);
+    g_assert_cmpint(alloc_memic(d, base, 64, 128, 0, NULL), ==, ST_PARAM);
+    /* placement: first fit, aligned */
+    g_assert_cmpint(alloc_memic(d, base, 4096, 192, 0, &a), ==, 0);
+    g_assert_cmphex(a, ==, base);
+    g_assert_cmpint(alloc_memic(d, base, 4096, 64, 2, &b), ==, 0);    /* 256-byte aligned */
+    g_assert_cmphex(b, ==, base + 256);
+    g_assert_cmpint(alloc_memic(d, base, 4096, 4096, 0, NULL), ==, MLX5_CMD_STAT_NO_RES_ERR);
+    g_assert_cmpint(alloc_memic(d, base + 4096, 4096, 4096, 0, &c2), ==, 0);
+    g_assert_cmphex(c2, ==, base + 4096);
+
+    /* BAR0 access (big-endian numbers, as the shell declares BAR0) */
+    tdrv_mmio_wr32(d, a + 4, 0x11223344);
+    g_assert_cmphex(tdrv_mmio_rd32(d, a + 4), ==, 0x11223344);
+    g_assert_cmphex(mlx5_core_mmio_read(d->c, a + 5, 1), ==, 0x22);
+
+    /* MEMIC mkeys: zero based, inside one piece of the caller */
+    g_assert_cmpint(create_mkey(d, MLX5_MKC_ACCESS_MODE_MEMIC, pd, a + 64, 192, 0, 0, NULL), ==,
+                    ST_PARAM);                                      /* runs past piece a */
+    g_assert_cmpint(create_mkey(d, MLX5_MKC_ACCESS_MODE_MEMIC, pd, base + 192, 64, 0, 0, NULL),
+                    ==, ST_PARAM);                                  /* the gap */
+    g_assert_cmpint(create_mkey(d, MLX5_MKC_ACCESS_MODE_MEMIC, pd, a + 192, 0, 0, 0, &key), ==,
+                    0);                                             /* empty, at its end */
+    g_assert_cmpint(dealloc_memic(d, a, 192), ==, ST_BUSY);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DESTROY_MKEY, 0, key >> 8, 0, out, 16), ==, 0);
+    g_assert_cmpint(create_mkey(d, MLX5_MKC_ACCESS_MODE_MEMIC, pd, a, 192, 0, 0, &key), ==, 0);
+    g_assert_cmpint(mlx5_mkey_copy(d->c, key, UINT32_MAX, MLX5_MKEY_LR, 4, buf, 4, false), ==,
+                    0);
+    g_assert_cmphex(mlx5_ld32(buf), ==, 0x11223344);
+    mlx5_st32(buf, 0xa5a5a5a5);
+    g_assert_cmpint(mlx5_mkey_copy(d->c, key, UINT32_MAX, MLX5_MKEY_LW, 188, buf, 4, true), ==,
+                    0);
+    g_assert_cmphex(tdrv_mmio_rd32(d, a + 188), ==, 0xa5a5a5a5);
+    g_assert_cmpint(mlx5_mkey_copy(d->c, key, UINT32_MAX, MLX5_MKEY_LW, 190, buf, 4, true), ==,
+                    MLX5_XLATE_BOUNDS);
+    /* the piece is held while mapped */
+    g_assert_cmpint(dealloc_memic(d, a, 192), ==, ST_BUSY);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DESTROY_MKEY, 0, key >> 8, 0, out, 16), ==, 0);
+    g_assert_cmpint(dealloc_memic(d, a, 128), ==, ST_PARAM);        /* not its size */
+    g_assert_cmpint(dealloc_memic(d, a, 192), ==, 0);
+    g_assert_cmpint(dealloc_memic(d, a, 192), ==, ST_PARAM);
+    /* handed out again: zeroed */
+    g_assert_cmpint(alloc_memic(d, base, 4096, 128, 0, &a), ==, 0);
+    g_assert_cmphex(a, ==, base);
+    g_assert_cmphex(tdrv_mmio_rd32(d, a + 4), ==, 0);
+    g_assert_cmpint(dealloc_memic(d, a, 128), ==, 0);
+    g_assert_cmpint(dealloc_memic(d, b, 64), ==, 0);
+    g_assert_cmpint(dealloc_memic(d, c2, 4096), ==, 0);
     tdrv_free(d);
 }
 
@@ -803,6 +913,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/cq/bad", test_cq_bad);
     g_test_add_func("/mlx5/cq/page-offset", test_cq_page_offset);
     g_test_add_func("/mlx5/mkey/create", test_mkey);
+    g_test_add_func("/mlx5/mkey/memic", test_memic);
     g_test_add_func("/mlx5/srq/create", test_srq);
     g_test_add_func("/mlx5/qp/state-machine", test_qp_state_machine);
     g_test_add_func("/mlx5/qp/bad-create", test_qp_bad_create);

@@ -331,11 +331,51 @@ static void test_umem(void)
     tdrv_free(d);
 }
 
+/*
+ * Device memory is the kernel's to hand out (ALLOC_MEMIC is not a DevX command), and a DevX
+ * user cannot map a piece with a MEMIC mkey of its own: it would read another process's data.
+ */
+static void test_memic_isolation(void)
+{
+    TDrv *d = up();
+    uint16_t a = create_uctx(d);
+    uint32_t pda = alloc_pd_uid(d, a);
+    uint8_t in[MLX5_PAS_OFF] = { 0 }, out[16];
+    uint8_t *mkc = in + CREATE_MKEY_MKC_OFF;
+    uint64_t piece;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_MEMIC);
+    mlx5_st64(in + 0x10, MLX5_MEMIC_BAR_OFF);           /* range_start_addr */
+    MLX5_SET(in, ALLOC_MEMIC_IN_range_size, 4096);
+    MLX5_SET(in, ALLOC_MEMIC_IN_memic_size, 64);
+    MLX5_SET(in, CMD_IN_uid, a);
+    g_assert_cmpint(tdrv_exec(d, in, 0x20, out, sizeof(out)), ==, ST_PARAM);
+    g_assert_cmphex(tdrv_syndrome(out), ==, MLX5_SYND_BAD_UID);
+    MLX5_SET(in, CMD_IN_uid, 0);
+    g_assert_cmpint(tdrv_exec(d, in, 0x20, out, sizeof(out)), ==, 0);
+    piece = mlx5_ld64(out + 8);
+
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_MKEY);
+    MLX5_SET(in, CMD_IN_uid, a);
+    MLX5_SET(mkc, MKC_access_mode_1_0, MLX5_MKC_ACCESS_MODE_MEMIC & 3);
+    MLX5_SET(mkc, MKC_access_mode_4_2, MLX5_MKC_ACCESS_MODE_MEMIC >> 2);
+    MLX5_SET(mkc, MKC_lr, 1);
+    MLX5_SET(mkc, MKC_pd, pda);
+    MLX5_SET(mkc, MKC_qpn, 0xffffff);
+    MLX5_SET64(mkc, MKC_start_addr_OFF, piece);
+    MLX5_SET64(mkc, MKC_len_OFF, 64);
+    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, ST_PARAM);
+    g_assert_cmphex(tdrv_syndrome(out), ==, MLX5_SYND_BAD_MKEY_RANGE);
+    tdrv_free(d);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/mlx5/devx/uctx-lifetime", test_uctx_lifetime);
     g_test_add_func("/mlx5/devx/uid-isolation", test_uid_isolation);
     g_test_add_func("/mlx5/devx/umem", test_umem);
+    g_test_add_func("/mlx5/devx/memic-isolation", test_memic_isolation);
     return g_test_run();
 }

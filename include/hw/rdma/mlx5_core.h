@@ -69,6 +69,7 @@ typedef struct Mlx5CoreConfig {
     uint8_t  log_max_eq_sz;
     uint8_t  log_max_msg;
     uint16_t max_uar;           /* UAR pages available in BAR0 (first usable = MLX5_FIRST_UAR) */
+    uint32_t memic_size;        /* device memory (MEMIC) bytes, 0 = none; <= MLX5_MEMIC_MAX */
     uint16_t msix_vectors;
     IbFaultConfig fault;        /* fault injection on frames from the link (ib_fault.c) */
     char     node_desc[65];
@@ -108,8 +109,10 @@ bool mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame, size_t 
 void mlx5_core_link_set_up(Mlx5Core *c, unsigned port, bool up);
 void mlx5_core_link_tx_ready(Mlx5Core *c, unsigned port);
 
-/* Size of BAR0 (init segment + UAR pages). */
+/* Size of BAR0 (init segment, UAR pages, then the device memory window at its top). */
 #define MLX5_BAR0_SIZE      (32u * 1024 * 1024)
 #define MLX5_FIRST_UAR      8u
+#define MLX5_MEMIC_MAX      (1024u * 1024)     /* the driver tracks at most 256 pages */
+#define MLX5_MEMIC_BAR_OFF  (MLX5_BAR0_SIZE - MLX5_MEMIC_MAX)
 
 #endif

@@ -204,6 +204,8 @@ enum {
     MLX5_CMD_OP_QUERY_MKEY = 0x201,
     MLX5_CMD_OP_DESTROY_MKEY = 0x202,
     MLX5_CMD_OP_QUERY_SPECIAL_CONTEXTS = 0x203,
+    MLX5_CMD_OP_ALLOC_MEMIC = 0x205,
+    MLX5_CMD_OP_DEALLOC_MEMIC = 0x206,
     MLX5_CMD_OP_CREATE_EQ = 0x301,
     MLX5_CMD_OP_DESTROY_EQ = 0x302,
     MLX5_CMD_OP_QUERY_EQ = 0x303,
@@ -346,6 +348,7 @@ enum {
 enum {
     MLX5_CAP_GENERAL = 0x0,
     MLX5_CAP_ATOMIC = 0x3,
+    MLX5_CAP_DEV_MEM = 0xf,
 };
 
 /* cmd_hca_cap (relative to the capability start) */
@@ -370,6 +373,7 @@ enum {
 #define CAP_max_qp_cnt                      12, 25, 16
 #define CAP_pkey_table_size                 12, 15, 0
 #define CAP_ib_virt                         13, 29, 29
+#define CAP_device_memory                   13, 23, 23  /* device_mem_cap page (MEMIC) */
 #define CAP_local_ca_ack_delay              13, 20, 16
 #define CAP_port_type                       13, 9, 8
 #define CAP_num_ports                       13, 7, 0
@@ -415,6 +419,23 @@ enum {
 #define CAP_sw_owner_id                     48, 1, 1
 
 /* atomic_caps */
+/* device_mem_cap: on-chip memory (MEMIC) in BAR0 */
+#define DEV_MEM_CAP_memic                   0, 31, 31
+#define DEV_MEM_CAP_log_min_memic_alloc_size 1, 20, 16
+#define DEV_MEM_CAP_log_max_memic_addr_alignment 1, 7, 0
+#define DEV_MEM_CAP_memic_bar_start_addr_OFF 0x08
+#define DEV_MEM_CAP_memic_bar_size          4, 31, 0
+#define DEV_MEM_CAP_max_memic_size          5, 31, 0
+
+/* ALLOC_MEMIC / DEALLOC_MEMIC (addresses are offsets in BAR0) */
+#define ALLOC_MEMIC_IN_log_memic_addr_alignment 3, 7, 0
+#define ALLOC_MEMIC_IN_range_start_addr_OFF 0x10
+#define ALLOC_MEMIC_IN_range_size           6, 31, 0
+#define ALLOC_MEMIC_IN_memic_size           7, 31, 0
+#define ALLOC_MEMIC_OUT_memic_start_addr_OFF 0x08
+#define DEALLOC_MEMIC_IN_memic_start_addr_OFF 0x10
+#define DEALLOC_MEMIC_IN_memic_size         6, 31, 0
+
 #define ATOMIC_CAP_atomic_req_8B_endianness_mode            2, 31, 30
 #define ATOMIC_CAP_supported_atomic_req_8B_endianness_mode_1 2, 25, 25
 #define ATOMIC_CAP_atomic_operations                        4, 15, 0
@@ -554,6 +575,7 @@ enum {
     MLX5_MKC_ACCESS_MODE_MTT = 1,
     MLX5_MKC_ACCESS_MODE_KLMS = 2,
     MLX5_MKC_ACCESS_MODE_KSM = 3,
+    MLX5_MKC_ACCESS_MODE_MEMIC = 5,     /* start_addr: device memory (BAR0 offset), zero based */
 };
 
 /* ---- QP ------------------------------------------------------------------------------- */
