@@ -45,6 +45,17 @@ Test files may carry directives in comment lines (command-line options win):
                                 which the test must print as "ssh-nonce NONCE"; the run fails
                                 unless the login worked and the nonce came back
 
+Host actions: a guest line "@@MLX5T HOST ACTION ARGS" makes the runner act on the host (each
+is logged and its outcome written to LOGDIR/host-actions.txt):
+  restart I              kill instance I's QEMU (SIGKILL: a peer dying mid-transfer) and boot it
+                         again with the same command line plus mlx5t.restart=K (K = 1, 2, ...);
+                         with 2 instances only I = 1 (instance 0 owns the sockets the other
+                         reconnects to). The killed run's serial log is kept as
+                         serial-I.killed-K.log; the verdict reads the last run's.
+  link I on|off          set instance I's fabric link (QMP set_link on netdev fab0)
+  rss I LABEL            record instance I's QEMU resident set size (VmRSS) under LABEL
+  rss-check I A B KIB    FAIL the run if instance I's RSS grew by more than KIB from label A to B
+
 In the QEMU arguments of --extra-qemu-args and of `# mlx5t-qemu-args:`, {idx} becomes the
 instance index (0, 1) and {logdir} the log directory, so each instance can get its own files:
   # mlx5t-qemu-args: -object filter-dump,id=cap0,netdev=fab0,file={logdir}/fab-{idx}.pcap
@@ -241,6 +252,25 @@ def probe_accel(args):
 
 
 # ---- log analysis -------------------------------------------------------------------------------
+def qmp(path, command):
+    """Run one QMP command on the socket at @path; raise RuntimeError on an error reply."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sk:
+        sk.settimeout(10)
+        sk.connect(str(path))
+        f = sk.makefile("rw")
+        json.loads(f.readline())                            # greeting
+        for cmd in ({"execute": "qmp_capabilities"}, command):
+            f.write(json.dumps(cmd) + "\n")
+            f.flush()
+            while True:
+                reply = json.loads(f.readline())
+                if "event" not in reply:
+                    break
+            if "error" in reply:
+                raise RuntimeError(reply["error"].get("desc", str(reply)))
+        return reply
+
+
 def section(text, begin, end):
     """Lines between the first line starting with `begin` and the next starting with `end`;
     None if `begin` is absent; (lines, complete?)"""
@@ -463,7 +493,7 @@ def main():
         f.write(test_cpio)
 
     guest_timeout = max(30, int(timeout - 60))
-    procs, cmds, serials = [], [], []
+    procs, cmds, serials, appends = [], [], [], []
     fab_sock = Path(sock_dir.name) / "fabric.sock"
     mgmt_sock = Path(sock_dir.name) / "mgmt.sock"
     switches = []
@@ -514,7 +544,10 @@ def main():
                     "-device", f"virtio-net-pci,romfile=,netdev=unet,mac={USER_MAC.format(i + 1)}"]
         for extra_args in direc["qemu-args"] + [args.extra_qemu_args]:
             cmd += [expand_instance(w, i, log_dir) for w in shlex.split(extra_args)]
+        if not args.shell:
+            cmd += ["-qmp", f"unix:{Path(sock_dir.name) / f'qmp-{i}.sock'},server=on,wait=off"]
         cmds.append(cmd)
+        appends.append(append)
         (log_dir / f"cmdline-{i}.txt").write_text(
             f"# initrd = {args.initrd} + test.cpio (kept here with --keep-initrd)\n"
             + shlex.join(cmd) + "\n")
@@ -543,30 +576,87 @@ def main():
     offsets, partial, booted = [0] * n, [""] * n, [None] * n
     ssh_logged = [False]
     timed_out = False
+    restarts = [0] * n
+    rss = [dict() for _ in range(n)]
+    action_failures = []
+    actions_log = open(log_dir / "host-actions.txt", "w")
+
+    def host_action(i, words):
+        def done(msg, ok=True):
+            line = f"[{time.monotonic() - t0:7.2f}s] instance {i}: {' '.join(words)}: {msg}"
+            log(line)
+            actions_log.write(line + "\n")
+            actions_log.flush()
+            if not ok:
+                action_failures.append(f"host action {' '.join(words)}: {msg}")
+        try:
+            what, j = words[0], int(words[1])
+            if not 0 <= j < n:
+                raise ValueError(f"no instance {j}")
+            if what == "restart":
+                if n == 2 and j == 0:
+                    raise ValueError("instance 0 owns the sockets: only instance 1 restarts")
+                procs[j].kill()
+                procs[j].wait()
+                pump_one(j)
+                restarts[j] += 1
+                serials[j].rename(log_dir / f"serial-{j}.killed-{restarts[j]}.log")
+                offsets[j], partial[j] = 0, ""
+                cmd = cmds[j]
+                k = cmd.index("-append")
+                cmd[k + 1] = kernel_append(appends[j] + [f"mlx5t.restart={restarts[j]}"])
+                err = open(log_dir / f"qemu-{j}.stderr", "ab")
+                procs[j] = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=err,
+                                            stderr=err, start_new_session=True)
+                done(f"killed and started again (pid {procs[j].pid})")
+            elif what == "link":
+                up = {"on": True, "off": False}[words[2]]
+                qmp(Path(sock_dir.name) / f"qmp-{j}.sock",
+                    {"execute": "set_link", "arguments": {"name": "fab0", "up": up}})
+                done("done")
+            elif what == "rss":
+                with open(f"/proc/{procs[j].pid}/status") as f:
+                    kib = int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+                rss[j][words[2]] = kib
+                done(f"VmRSS {kib} KiB")
+            elif what == "rss-check":
+                a, b, limit = rss[j][words[2]], rss[j][words[3]], int(words[4])
+                msg = f"VmRSS {a} -> {b} KiB ({b - a:+d} KiB, limit +{limit} KiB)"
+                done(msg, b - a <= limit)
+            else:
+                raise ValueError("unknown action")
+        except (IndexError, KeyError, ValueError, OSError, RuntimeError) as e:
+            done(f"failed: {e!r}", False)
 
     def pump():
-        for i, s in enumerate(serials):
-            try:
-                with open(s, "rb") as f:
-                    f.seek(offsets[i])
-                    data = f.read()
-            except OSError:
-                continue
-            offsets[i] += len(data)
-            text = partial[i] + data.decode(errors="replace").replace("\r", "")
-            lines = text.split("\n")
-            partial[i] = lines.pop()
-            for line in lines:
-                if booted[i] is None and line.startswith(f"{MARK} BOOTED"):
-                    booted[i] = time.monotonic() - t0
-                if line.startswith(f"{MARK} SSH READY") and i == 0:
-                    if ssh is not None:
-                        ssh.start()
-                    elif args.ssh is not None and not ssh_logged[0]:
-                        ssh_logged[0] = True
-                        log(f"guest 0 is reachable: {shlex.join(ssh_cmd(ssh_port, key))}")
-                if args.verbose:
-                    print(f"[{i}] {line}", flush=True)
+        for i in range(len(serials)):
+            pump_one(i)
+
+    def pump_one(i):
+        s = serials[i]
+        try:
+            with open(s, "rb") as f:
+                f.seek(offsets[i])
+                data = f.read()
+        except OSError:
+            return
+        offsets[i] += len(data)
+        text = partial[i] + data.decode(errors="replace").replace("\r", "")
+        lines = text.split("\n")
+        partial[i] = lines.pop()
+        for line in lines:
+            if booted[i] is None and line.startswith(f"{MARK} BOOTED"):
+                booted[i] = time.monotonic() - t0
+            if line.startswith(f"{MARK} SSH READY") and i == 0:
+                if ssh is not None:
+                    ssh.start()
+                elif args.ssh is not None and not ssh_logged[0]:
+                    ssh_logged[0] = True
+                    log(f"guest 0 is reachable: {shlex.join(ssh_cmd(ssh_port, key))}")
+            if args.verbose:
+                print(f"[{i}] {line}", flush=True)
+            if line.startswith(f"{MARK} HOST "):
+                host_action(i, line.split()[2:])
 
     def stop_all():
         for p in procs:
@@ -608,6 +698,7 @@ def main():
         p.wait()
     stop_switches()
     pump()
+    actions_log.close()
     elapsed = time.monotonic() - t0
     sock_dir.cleanup()
 
@@ -628,6 +719,8 @@ def main():
             reasons += ssh.verdict(test_output(text))
         if result is None and not timed_out and (aborted is None or i == aborted):
             reasons.insert(0, "no result marker (guest did not finish)")
+        if i == 0:
+            reasons += action_failures
         elif result not in (None, "PASS"):
             reasons.insert(0, f"guest reported {result}")
         passed = result == "PASS" and not reasons
