@@ -7,6 +7,17 @@
 #include "mlx5_cmd.h"
 #include "trace.h"
 
+/* Release what the mkey itself holds: its device memory piece and translation tables. */
+static void mlx5_mkey_discard(Mlx5Core *c, Mlx5Mkey *mk)
+{
+    if (mk->memic) {
+        mlx5_memic_unmap(c, mk->memic_start, mk->memic_len);
+    }
+    g_free(mk->mtt);
+    g_free(mk->klm);
+    g_free(mk);
+}
+
 void mlx5_mkey_free(Mlx5Core *c, void *obj)
 {
     Mlx5Mkey *mk = obj;
@@ -15,12 +26,7 @@ void mlx5_mkey_free(Mlx5Core *c, void *obj)
     if (pd) {
         mlx5_ref_put(&pd->refcount);
     }
-    if (mk->memic) {
-        mlx5_memic_unmap(c, mk->memic_start, mk->memic_len);
-    }
-    g_free(mk->mtt);
-    g_free(mk->klm);
-    g_free(mk);
+    mlx5_mkey_discard(c, mk);
 }
 
 /*
@@ -204,20 +210,13 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     if (!synd && mlx5_table_alloc(&c->mkeys, mk, &index)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
-        if (mk->memic) {
-            mlx5_memic_unmap(c, mk->memic_start, mk->memic_len);
-        }
-        g_free(mk->mtt);
-        g_free(mk->klm);
-        g_free(mk);
+        mlx5_mkey_discard(c, mk);
         return;
     }
     if (synd) {
         mlx5_cmd_fail(cmd, synd == MLX5_SYND_INLEN ? MLX5_CMD_STAT_BAD_INP_LEN_ERR
                                                    : MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
-        g_free(mk->mtt);
-        g_free(mk->klm);
-        g_free(mk);
+        mlx5_mkey_discard(c, mk);
         return;
     }
     mlx5_cmd_own(cmd, &c->mkeys, index);

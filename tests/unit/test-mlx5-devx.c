@@ -345,7 +345,7 @@ static void test_memic_isolation(void)
     uint64_t piece;
 
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_MEMIC);
-    mlx5_st64(in + 0x10, MLX5_MEMIC_BAR_OFF);           /* range_start_addr */
+    MLX5_SET64(in, ALLOC_MEMIC_IN_range_start_addr_OFF, MLX5_MEMIC_BAR_OFF);
     MLX5_SET(in, ALLOC_MEMIC_IN_range_size, 4096);
     MLX5_SET(in, ALLOC_MEMIC_IN_memic_size, 64);
     MLX5_SET(in, CMD_IN_uid, a);
@@ -353,7 +353,7 @@ static void test_memic_isolation(void)
     g_assert_cmphex(tdrv_syndrome(out), ==, MLX5_SYND_BAD_UID);
     MLX5_SET(in, CMD_IN_uid, 0);
     g_assert_cmpint(tdrv_exec(d, in, 0x20, out, sizeof(out)), ==, 0);
-    piece = mlx5_ld64(out + 8);
+    piece = MLX5_GET64(out, ALLOC_MEMIC_OUT_memic_start_addr_OFF);
 
     memset(in, 0, sizeof(in));
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_MKEY);
