@@ -24,12 +24,14 @@ cat /tmp/pv.out
 # docstring and " ... result" may follow on the next line, with other output in between); the
 # final report lists every failure and error as "FAIL: test_x (tests.MODULE...)" /
 # "ERROR: ...". Tests are counted by their id lines, skips by the "skipped '...'" result that
-# follows, failures and errors by the report; the rest passed.
+# follows (after " ... ", or at the start of a line when pyverbs' clean-up tracebacks came in
+# between), failures and errors by the report; the rest passed.
 awk '
   function modof(line) { match(line, /\(tests\.[a-z0-9_]+\./); return substr(line, RSTART + 7, RLENGTH - 8) }
   /^(FAIL|ERROR): test[^ ]* \(tests\./ { m = modof($0); if ($1 == "FAIL:") f[m]++; else e[m]++; next }
   /^test[^ ]* \(tests\.[a-z0-9_]+\.[^ ]*\)/ { cur = modof($0); n[cur]++; mods[cur] = 1; done = 0 }
-  / \.\.\. skipped / && cur != "" && !done { s[cur]++; done = 1; r = $0; sub(/.*\.\.\. skipped /, "", r); why[cur ": " r]++ }
+  (/ \.\.\. skipped / || /^skipped [\x27"]/) && cur != "" && !done {
+    s[cur]++; done = 1; r = $0; sub(/.*\.\.\. skipped /, "", r); sub(/^skipped /, "", r); why[cur ": " r]++ }
   END {
     for (m in mods) printf "@@PYVERBS module=%s passed=%d skipped=%d failed=%d errors=%d\n", m, n[m] - s[m] - f[m] - e[m], s[m], f[m], e[m]
     for (k in why) printf "@@PYVERBS-SKIP %s x%d\n", k, why[k]

@@ -12,10 +12,10 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 export MLX5T_ACCEL=${MLX5T_ACCEL:-tcg}
-MODULES=${*:-test_mlx5_mkey test_mlx5_devx test_mlx5_dc test_qpex test_mr test_cq test_cqex test_atomic test_srq test_qp}
+MODULES=${*:-test_mlx5_mkey test_mlx5_devx test_mlx5_dc test_qpex test_mr test_cq test_cqex test_atomic test_srq test_qp test_odp}
 # modules that must have no failures or errors (the others are reported only); grows as the
 # features they test land
-CLEAN=${PYVERBS_CLEAN-test_atomic test_cq test_cqex test_mlx5_dc test_mlx5_devx test_mlx5_mkey test_mr test_qp test_qpex test_srq}
+CLEAN=${PYVERBS_CLEAN-test_atomic test_cq test_cqex test_mlx5_dc test_mlx5_devx test_mlx5_mkey test_mr test_odp test_qp test_qpex test_srq}
 
 qemu=$(scripts/build-qemu.sh | tail -n1)
 EXTRA_PACKAGES="python3-pyverbs python3-scapy python3 python3-minimal python3.13 python3.13-minimal

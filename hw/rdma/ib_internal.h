@@ -30,6 +30,10 @@ unsigned ib_resp_tx(IbQp *qp, unsigned budget);
 void ib_resp_error(IbQp *qp, uint8_t nak, IbQpEvent ev);
 /* READ responses still to send (a responder context that is not idle) */
 bool ib_resp_tx_busy(const IbQp *qp);
+/* on-demand paging: page faults resolved (ib_qp_page_fault_resume) */
+void ib_resp_page_fault_resume(IbQp *qp, IbPfSide side, bool error);
+void ib_req_page_fault_resume(IbQp *qp, bool error);
+void ib_ud_page_fault_resume(IbQp *qp, bool error);
 
 /* ib_dc.c: dynamically connected transport */
 bool ib_dc_same_target(const IbQp *dci, const IbSendWr *wr);

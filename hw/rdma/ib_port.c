@@ -129,6 +129,7 @@ static void ib_qp_reset_state(IbQp *qp)
     qp->head = qp->tail = qp->cur = 0;
     qp->cur_off = 0;
     qp->ack_deadline = qp->rnr_deadline = 0;
+    qp->req_fault = qp->req_fault_rsp = qp->resp_fault = false;
     qp->in_send = qp->in_write = qp->have_rwr = false;
     qp->nak_sent = qp->comm_est = false;
     qp->dc_connected = false;
@@ -205,6 +206,26 @@ void ib_qp_flush(IbQp *qp)
     qp->cur = qp->tail;
     qp->cur_off = 0;
     qp->ack_deadline = qp->rnr_deadline = 0;
+    qp->req_fault = false;
+}
+
+void ib_qp_page_fault_resume(IbQp *qp, IbPfSide side, bool error)
+{
+    trace_ib_qp_page_fault_resume(qp->qpn, side, error);
+    if (side == IB_PF_REQUESTER) {
+        if (qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI || qp->type == IB_QPT_SMI) {
+            ib_ud_page_fault_resume(qp, error);
+        } else {
+            ib_req_page_fault_resume(qp, error);
+        }
+    } else if (qp->type == IB_QPT_DCT) {
+        /* the DCT's responder contexts (which one faulted is not in the resume) */
+        for (unsigned i = 0; i < qp->dc_nctx; i++) {
+            ib_resp_page_fault_resume(&qp->dc_ctx[i], side, error);
+        }
+    } else if (qp->type == IB_QPT_RC || qp->type == IB_QPT_UC) {
+        ib_resp_page_fault_resume(qp, side, error);
+    }
 }
 
 /* ---- transmit ------------------------------------------------------------------------- */

@@ -308,6 +308,47 @@ static void ib_req_rdatomic_done(IbQp *qp, uint32_t idx, IbSendEntry *e)
     ib_req_retire(qp);
 }
 
+/*
+ * On-demand paging: the memory of WR @idx is not mapped yet. The send queue stops until the
+ * driver resolves the fault (ib_qp_page_fault_resume); a response that could not be placed
+ * (@rsp) was dropped and is asked for again then.
+ */
+static void ib_req_pause(IbQp *qp, uint32_t idx, bool rsp)
+{
+    trace_ib_req_page_fault(qp->qpn, idx, rsp);
+    if (!qp->req_fault) {
+        qp->req_fault_rsp = false;
+    }
+    qp->req_fault = true;
+    qp->req_fault_rsp |= rsp;
+    qp->req_fault_idx = idx;
+}
+
+void ib_req_page_fault_resume(IbQp *qp, bool error)
+{
+    uint32_t idx;
+    IbSendEntry *e;
+
+    if (!qp->req_fault) {
+        return;
+    }
+    qp->req_fault = false;
+    if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
+        return;
+    }
+    if (error) {
+        ib_req_fail(qp, qp->req_fault_idx, IB_WC_LOC_PROT_ERR);
+        return;
+    }
+    if (qp->req_fault_rsp) {
+        e = ib_req_pending_response(qp, &idx);
+        if (e) {
+            ib_req_rewind(qp, e->first_psn + (uint32_t)(e->resp_off / qp->mtu));
+        }
+    }
+    ib_req_rearm(qp);
+}
+
 static void ib_req_response(IbQp *qp, const IbPacket *p)
 {
     uint8_t op = p->opcode & 0x1f;
@@ -338,6 +379,10 @@ static void ib_req_response(IbQp *qp, const IbPacket *p)
             orig[i] = p->atomic_orig >> (8 * i);    /* the host's (little-endian) order */
         }
         st = qp->port->ops->scatter(qp, &e->wr, 0, orig, 8);
+        if (st == IB_WC_PAGE_FAULT) {
+            ib_req_pause(qp, idx, true);    /* dropped: asked for again on resume */
+            return;
+        }
         if (st != IB_WC_SUCCESS) {
             ib_req_fail(qp, idx, st);
             return;
@@ -371,6 +416,10 @@ static void ib_req_response(IbQp *qp, const IbPacket *p)
     }
     if (p->payload_len) {
         st = qp->port->ops->scatter(qp, &e->wr, e->resp_off, p->payload, p->payload_len);
+        if (st == IB_WC_PAGE_FAULT) {
+            ib_req_pause(qp, idx, true);
+            return;
+        }
         if (st != IB_WC_SUCCESS) {
             ib_req_fail(qp, idx, st);
             return;
@@ -394,6 +443,10 @@ void ib_rc_ack_timeout(IbQp *qp)
     }
     if (qp->tail == qp->cur && qp->cur_off == 0) {
         return;                         /* nothing outstanding */
+    }
+    if (qp->req_fault) {
+        ib_arm_ack_timer(qp);           /* our own memory is being mapped: not the peer's fault */
+        return;
     }
     trace_ib_req_timeout(qp->qpn, qp->una, qp->retries_left);
     if (qp->retries_left == 0 && ib_apm_retry_exhausted(qp)) {
@@ -545,7 +598,7 @@ static unsigned ib_req_tx(IbQp *qp, unsigned budget)
     unsigned used = 0;
 
     while (used < budget && qp->cur != qp->head && !qp->port->tx_blocked &&
-           qp->rnr_deadline == 0 &&
+           qp->rnr_deadline == 0 && !qp->req_fault &&
            (qp->state == IB_QPS_RTS)) {
         IbSendEntry *e = ib_entry(qp, qp->cur);
         bool msg_done;
@@ -575,6 +628,10 @@ static unsigned ib_req_tx(IbQp *qp, unsigned budget)
             break;
         }
         st = ib_req_send_packet(qp, e);
+        if (st == IB_WC_PAGE_FAULT) {
+            ib_req_pause(qp, qp->cur, false);   /* the packet was not sent */
+            break;
+        }
         if (st != IB_WC_SUCCESS) {
             ib_req_fail(qp, qp->cur, st);
             break;
@@ -610,11 +667,12 @@ unsigned ib_qp_tx(IbQp *qp, unsigned budget)
     }
     used += ib_req_tx(qp, budget - MIN(used, budget));
     for (unsigned i = 0; i < IB_MAX_RD_ATOMIC; i++) {
-        resp_left |= qp->res[i].valid && qp->res[i].tx_pending;
+        resp_left |= qp->res[i].valid && qp->res[i].tx_pending && !qp->res[i].fault_wait;
     }
     /* a WR that waits for completions is woken by them (ib_req_rearm) */
     qp->tx_pending = resp_left ||
                      (qp->cur != qp->head && qp->state == IB_QPS_RTS && !qp->rnr_deadline &&
+                      !qp->req_fault &&
                       !(qp->type == IB_QPT_RC &&
                         ib_psn_diff(qp->next_psn, qp->una) >= IB_TX_WINDOW) &&
                       !ib_req_must_wait(qp, ib_entry(qp, qp->cur)));

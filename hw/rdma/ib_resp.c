@@ -40,6 +40,23 @@ void ib_resp_error(IbQp *qp, uint8_t nak, IbQpEvent ev)
     qp->port->ops->qp_event(qp, ev);
 }
 
+/*
+ * On-demand paging: the memory for the request at @psn is not mapped yet; the device has asked
+ * its driver to map it. RC answers RNR NAK, so the requester sends the packet again after the
+ * RNR timer; nothing of the request is consumed. UC has no NAK: the message is dropped.
+ */
+static void ib_resp_page_fault(IbQp *qp, uint32_t psn, bool rc)
+{
+    qp->stat_rnr++;
+    qp->resp_fault = true;
+    trace_ib_resp_page_fault(qp->qpn, psn);
+    if (rc) {
+        ib_resp_send_aeth(qp, psn, IB_AETH_RNR_NAK | (qp->min_rnr_timer & 0x1f));
+    } else {
+        qp->in_send = qp->in_write = false;
+    }
+}
+
 static void ib_resp_recv_fail(IbQp *qp, IbWcStatus st, uint8_t nak)
 {
     IbRecvCompletion rc = { .status = st };
@@ -103,6 +120,10 @@ static bool ib_resp_send(IbQp *qp, const IbPacket *p, unsigned h, bool rc)
     if (p->payload_len) {
         st = qp->port->ops->recv_scatter(qp, &qp->rwr, qp->recv_off, p->payload,
                                          p->payload_len);
+        if (st == IB_WC_PAGE_FAULT) {
+            ib_resp_page_fault(qp, p->psn, rc);
+            return false;
+        }
         if (st != IB_WC_SUCCESS) {
             ib_resp_recv_fail(qp, st, IB_NAK_REMOTE_OP_ERR);
             return false;
@@ -168,6 +189,10 @@ static bool ib_resp_write(IbQp *qp, const IbPacket *p, unsigned h, bool rc)
     if (p->payload_len) {
         st = qp->port->ops->rkey_write(qp, qp->write_rkey, qp->write_va, p->payload,
                                        p->payload_len);
+        if (st == IB_WC_PAGE_FAULT) {
+            ib_resp_page_fault(qp, p->psn, rc);
+            return false;
+        }
         if (st != IB_WC_SUCCESS) {
             ib_resp_error(qp, IB_NAK_REMOTE_ACCESS_ERR, IB_EV_QP_ACCESS_ERR);
             return false;
@@ -237,6 +262,7 @@ static bool ib_resp_atomic(IbQp *qp, const IbPacket *p)
     bool cmp = (p->opcode & 0x1f) == OP(COMPARE_SWAP);
     IbRespRes *r;
     uint64_t orig;
+    IbWcStatus st;
 
     if (!qp->rae) {
         ib_resp_error(qp, IB_NAK_REMOTE_ACCESS_ERR, IB_EV_QP_ACCESS_ERR);
@@ -246,9 +272,14 @@ static bool ib_resp_atomic(IbQp *qp, const IbPacket *p)
         ib_resp_error(qp, IB_NAK_INVALID_REQUEST, IB_EV_QP_REQ_ERR);
         return false;
     }
-    if (qp->port->ops->rkey_atomic(qp, p->atomic_rkey, p->atomic_va, cmp,
-                                   cmp ? p->atomic_compare : p->atomic_swap_add,
-                                   p->atomic_swap_add, &orig) != IB_WC_SUCCESS) {
+    st = qp->port->ops->rkey_atomic(qp, p->atomic_rkey, p->atomic_va, cmp,
+                                    cmp ? p->atomic_compare : p->atomic_swap_add,
+                                    p->atomic_swap_add, &orig);
+    if (st == IB_WC_PAGE_FAULT) {
+        ib_resp_page_fault(qp, p->psn, true);
+        return false;
+    }
+    if (st != IB_WC_SUCCESS) {
         ib_resp_error(qp, IB_NAK_REMOTE_ACCESS_ERR, IB_EV_QP_ACCESS_ERR);
         return false;
     }
@@ -384,6 +415,7 @@ unsigned ib_resp_tx(IbQp *qp, unsigned budget)
     while (used < budget && !qp->port->tx_blocked) {
         IbRespRes *r = NULL;
         uint32_t idx, off, chunk;
+        IbWcStatus st;
         uint8_t op;
         IbPacket p;
 
@@ -394,8 +426,8 @@ unsigned ib_resp_tx(IbQp *qp, unsigned budget)
                 r = c;
             }
         }
-        if (!r) {
-            break;
+        if (!r || r->fault_wait) {
+            break;                      /* responses leave in order: wait for the oldest */
         }
         idx = (uint32_t)ib_psn_diff(r->tx_psn, r->psn);
         off = idx * qp->mtu;
@@ -406,8 +438,16 @@ unsigned ib_resp_tx(IbQp *qp, unsigned budget)
             op = idx == 0 ? OP(READ_RESPONSE_FIRST) :
                  idx + 1 == r->npsn ? OP(READ_RESPONSE_LAST) : OP(READ_RESPONSE_MIDDLE);
         }
-        if (chunk && qp->port->ops->rkey_read(qp, r->rkey, r->va + off, qp->port->payload,
-                                              chunk) != IB_WC_SUCCESS) {
+        qp->read_left = r->len - MIN(off, r->len);
+        st = chunk ? qp->port->ops->rkey_read(qp, r->rkey, r->va + off, qp->port->payload,
+                                              chunk) : IB_WC_SUCCESS;
+        if (st == IB_WC_PAGE_FAULT) {
+            r->fault_wait = true;       /* until the driver has mapped it */
+            qp->resp_fault = true;
+            trace_ib_resp_page_fault(qp->qpn, r->tx_psn);
+            break;
+        }
+        if (st != IB_WC_SUCCESS) {
             r->tx_pending = false;
             ib_resp_error(qp, IB_NAK_REMOTE_ACCESS_ERR, IB_EV_QP_ACCESS_ERR);
             break;
@@ -446,5 +486,36 @@ void ib_uc_rx(IbQp *qp, const IbPacket *p)
         ib_resp_send(qp, p, h, false);
     } else if (op <= OP(WRITE_ONLY_IMM)) {
         ib_resp_write(qp, p, h, false);
+    }
+}
+
+/* The driver resolved a responder page fault (ib_qp_page_fault_resume). */
+void ib_resp_page_fault_resume(IbQp *qp, IbPfSide side, bool error)
+{
+    bool held = false;
+
+    if (!qp->resp_fault) {
+        return;
+    }
+    qp->resp_fault = false;
+    for (unsigned i = 0; i < IB_MAX_RD_ATOMIC; i++) {
+        held |= qp->res[i].fault_wait;
+        qp->res[i].fault_wait = false;
+    }
+    if (qp->state == IB_QPS_ERR || qp->state == IB_QPS_RESET) {
+        return;
+    }
+    if (error) {
+        /* as the access would have failed: the requester sees the NAK, then the QP is in error */
+        if (side == IB_PF_RECV) {
+            ib_resp_recv_fail(qp, IB_WC_LOC_PROT_ERR, IB_NAK_REMOTE_OP_ERR);
+        } else {
+            ib_resp_error(qp, IB_NAK_REMOTE_ACCESS_ERR, IB_EV_QP_ACCESS_ERR);
+        }
+        return;
+    }
+    if (held) {
+        qp->tx_pending = true;
+        qp->port->ops->kick(qp->port);
     }
 }

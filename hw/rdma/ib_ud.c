@@ -13,7 +13,7 @@ unsigned ib_ud_tx(IbQp *qp, unsigned budget)
     unsigned used = 0;
 
     while (used < budget && qp->cur != qp->head && !port->tx_blocked &&
-           qp->state == IB_QPS_RTS) {
+           qp->state == IB_QPS_RTS && !qp->req_fault) {
         IbSendEntry *e = &qp->swq[qp->cur % qp->swq_size];
         const IbSendWr *wr = &e->wr;
         IbWcStatus st = IB_WC_SUCCESS;
@@ -25,6 +25,12 @@ unsigned ib_ud_tx(IbQp *qp, unsigned budget)
             st = IB_WC_LOC_LEN_ERR;
         } else if (wr->length) {
             st = port->ops->gather(qp, wr, 0, port->payload, wr->length);
+        }
+        if (st == IB_WC_PAGE_FAULT) {
+            /* on-demand paging: the send queue waits for the driver (ib_ud_page_fault_resume) */
+            qp->req_fault = true;
+            qp->req_fault_idx = qp->cur;
+            break;
         }
         if (st == IB_WC_SUCCESS) {
             memset(&p, 0, sizeof(p));
@@ -54,8 +60,28 @@ unsigned ib_ud_tx(IbQp *qp, unsigned budget)
             break;
         }
     }
-    qp->tx_pending = qp->cur != qp->head && qp->state == IB_QPS_RTS;
+    qp->tx_pending = qp->cur != qp->head && qp->state == IB_QPS_RTS && !qp->req_fault;
     return used;
+}
+
+void ib_ud_page_fault_resume(IbQp *qp, bool error)
+{
+    if (!qp->req_fault) {
+        return;
+    }
+    qp->req_fault = false;
+    if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
+        return;
+    }
+    if (error && qp->cur != qp->head) {
+        /* the datagram that faulted fails alone, as a local error does (ib_ud_tx) */
+        IbSendEntry *e = &qp->swq[qp->cur % qp->swq_size];
+        qp->cur++;
+        qp->tail++;
+        qp->port->ops->send_done(qp, &e->wr, IB_WC_LOC_PROT_ERR);
+    }
+    qp->tx_pending = qp->cur != qp->head;
+    qp->port->ops->kick(qp->port);
 }
 
 /* The 40-byte GRH image a UD receive buffer starts with (IBA 11.4.1.2). */
@@ -103,6 +129,15 @@ void ib_ud_rx(IbQp *qp, const IbPacket *p)
         if (st == IB_WC_SUCCESS && p->payload_len) {
             st = port->ops->recv_scatter(qp, &rwr, IB_GRH_LEN, p->payload, p->payload_len);
         }
+    }
+    if (st == IB_WC_PAGE_FAULT) {
+        /* on-demand paging: the datagram is lost, the buffer waits for the next one */
+        if (port->ops->recv_put_back) {
+            port->ops->recv_put_back(qp, &rwr);
+        }
+        port->stat_rx_drop++;
+        trace_ib_ud_page_fault(qp->qpn);
+        return;
     }
     rc.status = st;
     rc.opcode = (p->opcode & 0x1f) == IB_OP_SEND_ONLY_IMM ? IB_RECV_SEND_IMM : IB_RECV_SEND;

@@ -75,6 +75,7 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_device_frequency_khz, 1000000);
     MLX5_SET(cap, CAP_native_port_num, 1);
     MLX5_SET(cap, CAP_device_memory, cfg->memic_size != 0);   /* MEMIC (mlx5_memic.c) */
+    MLX5_SET(cap, CAP_pg, cfg->odp);            /* page faults, ODP cap page (mlx5_odp.c) */
 }
 
 static void mlx5_caps_atomic(uint8_t *cap)
@@ -98,6 +99,9 @@ void mlx5_caps_build(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap, boo
     case MLX5_CAP_DEV_MEM:
         mlx5_caps_dev_mem(cfg, cap);
         break;
+    case MLX5_CAP_ODP:
+        mlx5_caps_odp(cfg, cap);
+        break;
     default:
         break;          /* every other type: all zero (feature absent) */
     }
@@ -107,4 +111,5 @@ void mlx5_caps_reset(Mlx5Core *c)
 {
     mlx5_caps_build(&c->cfg, MLX5_CAP_GENERAL, c->cap_general_cur, true);
     mlx5_caps_build(&c->cfg, MLX5_CAP_ATOMIC, c->cap_atomic_cur, true);
+    mlx5_caps_build(&c->cfg, MLX5_CAP_ODP, c->cap_odp_cur, true);
 }

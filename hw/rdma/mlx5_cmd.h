@@ -118,6 +118,8 @@ Mlx5CmdHandler mlx5_cmd_create_cq, mlx5_cmd_destroy_cq, mlx5_cmd_query_cq, mlx5_
 /* mlx5_mkey.c */
 Mlx5CmdHandler mlx5_cmd_create_mkey, mlx5_cmd_destroy_mkey, mlx5_cmd_query_mkey;
 Mlx5CmdHandler mlx5_cmd_alloc_memic, mlx5_cmd_dealloc_memic;
+/* mlx5_odp.c */
+Mlx5CmdHandler mlx5_cmd_page_fault_resume;
 /* mlx5_srq.c */
 Mlx5CmdHandler mlx5_cmd_create_srq, mlx5_cmd_destroy_srq, mlx5_cmd_query_srq, mlx5_cmd_arm_rq,
     mlx5_cmd_create_rmp, mlx5_cmd_modify_rmp, mlx5_cmd_query_rmp;

@@ -131,6 +131,8 @@ void mlx5_cmd_query_hca_cap(Mlx5Core *c, Mlx5CmdCtx *cmd)
         memcpy(cap, c->cap_general_cur, HCA_CAP_SIZE);
     } else if (cur && type == MLX5_CAP_ATOMIC) {
         memcpy(cap, c->cap_atomic_cur, HCA_CAP_SIZE);
+    } else if (cur && type == MLX5_CAP_ODP) {
+        memcpy(cap, c->cap_odp_cur, HCA_CAP_SIZE);
     } else {
         mlx5_caps_build(&c->cfg, type, cap, cur);
     }
@@ -180,6 +182,13 @@ void mlx5_cmd_set_hca_cap(Mlx5Core *c, Mlx5CmdCtx *cmd)
             return;
         }
         MLX5_SET(c->cap_atomic_cur, ATOMIC_CAP_atomic_req_8B_endianness_mode, mode);
+        break;
+    case MLX5_CAP_ODP:
+        mode = mlx5_set_cap_odp(c, in);
+        if (mode) {
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, mode);
+            return;
+        }
         break;
     default:
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);

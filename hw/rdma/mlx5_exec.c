@@ -418,6 +418,9 @@ IbWcStatus mlx5_xlate_status(int r, bool remote)
     if (!r) {
         return IB_WC_SUCCESS;
     }
+    if (r == MLX5_XLATE_FAULT) {
+        return IB_WC_PAGE_FAULT;        /* the caller reports it (mlx5_odp.c) */
+    }
     if (remote) {
         return IB_WC_REM_ACCESS_ERR;
     }
@@ -454,6 +457,16 @@ IbWcStatus mlx5_sgl_copy(Mlx5Core *c, uint32_t pdn, const Mlx5Sge *sge, unsigned
     return len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
 }
 
+/* A requester's access to its own buffers met a page not mapped (ODP): ask the driver. */
+static IbWcStatus mlx5_req_fault(Mlx5Core *c, Mlx5Qp *qp, const IbSendWr *wr, uint32_t len,
+                                 IbWcStatus st, uint8_t type)
+{
+    if (st != IB_WC_PAGE_FAULT) {
+        return st;
+    }
+    return mlx5_odp_wqe_fault(c, qp, NULL, type, wr->cookie & 0xffff, len);
+}
+
 static IbWcStatus mlx5_ib_gather(IbQp *ib, const IbSendWr *wr, uint64_t off, void *buf,
                                  uint32_t len)
 {
@@ -468,9 +481,11 @@ static IbWcStatus mlx5_ib_gather(IbQp *ib, const IbSendWr *wr, uint64_t off, voi
         }
         return IB_WC_SUCCESS;
     }
-    return mlx5_sgl_copy(core_of(ib), qp->pdn, qp->ssge, ctx->nsge,
-                         (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB,
-                         slot * MLX5_SEGS_PER_WQEBB, off, buf, len, false);
+    return mlx5_req_fault(core_of(ib), qp, wr, len,
+                          mlx5_sgl_copy(core_of(ib), qp->pdn, qp->ssge, ctx->nsge,
+                                        (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB,
+                                        slot * MLX5_SEGS_PER_WQEBB, off, buf, len, false),
+                          MLX5_PF_TYPE_REQ_SEND_OR_WRITE);
 }
 
 static IbWcStatus mlx5_ib_scatter(IbQp *ib, const IbSendWr *wr, uint64_t off, const void *buf,
@@ -480,9 +495,11 @@ static IbWcStatus mlx5_ib_scatter(IbQp *ib, const IbSendWr *wr, uint64_t off, co
     uint32_t slot = wr->cookie & (qp->sq_cnt - 1);
     const Mlx5SendCtx *ctx = &qp->sctx[slot];
 
-    return mlx5_sgl_copy(core_of(ib), qp->pdn, qp->ssge, ctx->nsge,
-                         (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB,
-                         slot * MLX5_SEGS_PER_WQEBB, off, (void *)buf, len, true);
+    return mlx5_req_fault(core_of(ib), qp, wr, len,
+                          mlx5_sgl_copy(core_of(ib), qp->pdn, qp->ssge, ctx->nsge,
+                                        (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB,
+                                        slot * MLX5_SEGS_PER_WQEBB, off, (void *)buf, len, true),
+                          MLX5_PF_TYPE_REQ_READ_OR_ATOMIC);
 }
 
 static void mlx5_ib_send_done(IbQp *ib, const IbSendWr *wr, IbWcStatus st)
@@ -595,6 +612,7 @@ const IbDevOps mlx5_ib_ops = {
     .recv_get = mlx5_ib_recv_get,
     .recv_scatter = mlx5_ib_recv_scatter,
     .recv_done = mlx5_ib_recv_done,
+    .recv_put_back = mlx5_ib_recv_put_back,
     .rkey_check = mlx5_ib_rkey_check,
     .rkey_write = mlx5_ib_rkey_write,
     .rkey_read = mlx5_ib_rkey_read,
@@ -732,6 +750,7 @@ void mlx5_exec_modify(Mlx5Core *c, Mlx5Qp *qp, uint8_t old_state)
         qp->sq_ci = qp->rq_ci = 0;
         qp->sq_wait = false;
         qp->to_error = qp->last_wqe_sent = false;
+        qp->pf_pending = 0;
         break;
     case MLX5_QP_STATE_ERR:
         if (old_state != MLX5_QP_STATE_ERR) {

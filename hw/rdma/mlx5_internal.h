@@ -155,6 +155,7 @@ typedef struct Mlx5Srq {
     uint32_t refcount;          /* QPs attached */
     uint16_t head;              /* next WQE index of the free list */
     uint16_t consumed;          /* WQEs taken so far (compared with the DBR counter) */
+    bool pf_pending;            /* a PAGE_FAULT event for one of its WQEs awaits its resume */
     Mlx5Buf buf;
 } Mlx5Srq;
 
@@ -180,6 +181,7 @@ typedef struct Mlx5SendCtx {
 /* The receive WQE the transport is filling. */
 typedef struct Mlx5RecvCtx {
     uint16_t wqe_counter;       /* RQ counter, or SRQ WQE index */
+    uint32_t srqn;              /* the SRQ it came from, or UINT32_MAX (the QP's RQ) */
     uint32_t cqn;               /* where its completion goes (an XRC SRQ's own CQ) */
     uint32_t uidx;              /* the user index its CQE carries */
     uint32_t pdn;               /* the PD its keys must belong to (the QP's or the SRQ's) */
@@ -225,6 +227,7 @@ typedef struct Mlx5Qp {
     bool to_error;              /* the transport failed it: move to ERR when safe */
     bool last_wqe_sent;
     bool sq_wait;               /* a NOP/UMR waits for the transport's WRs to complete */
+    uint8_t pf_pending;         /* PAGE_FAULT events awaiting their resume: 1 << type */
 } Mlx5Qp;
 
 /* PerfMgt counters (mlx5_pma.c): the port's totals at the last clear */
@@ -277,6 +280,7 @@ struct Mlx5Core {
     uint32_t pages_given;
     uint8_t cap_general_cur[HCA_CAP_SIZE];
     uint8_t cap_atomic_cur[HCA_CAP_SIZE];
+    uint8_t cap_odp_cur[HCA_CAP_SIZE];
     bool host_endianness_set;
 
     Mlx5Table eqs, cqs, pds, uars, xrcds, tds, mkeys, srqs, qps, uctxs, umems;
@@ -305,6 +309,19 @@ static inline void mlx5_ref_put(uint32_t *refcount)
         (*refcount)--;
     }
 }
+
+/* mlx5_odp.c: on-demand paging */
+void mlx5_caps_odp(const Mlx5CoreConfig *cfg, uint8_t *cap);
+uint32_t mlx5_set_cap_odp(Mlx5Core *c, const uint8_t *in);
+/*
+ * A memory access of the transport found a page not mapped: post the PAGE_FAULT event. The
+ * status the transport gets back: IB_WC_PAGE_FAULT (it waits for the resume), or if no event
+ * queue takes page faults, the error the access fails with.
+ */
+IbWcStatus mlx5_odp_wqe_fault(Mlx5Core *c, Mlx5Qp *qp, Mlx5Srq *srq, uint8_t type,
+                              uint16_t wqe_index, uint32_t len);
+IbWcStatus mlx5_odp_rdma_fault(Mlx5Core *c, Mlx5Qp *qp, uint32_t rkey, uint64_t va,
+                               uint32_t op_len, uint32_t pkt_len, bool write);
 
 /* mlx5_memic.c */
 void mlx5_memic_init(Mlx5Core *c);
@@ -378,8 +395,11 @@ enum {
     MLX5_XLATE_ACCESS = 2,
     MLX5_XLATE_BOUNDS = 3,
     MLX5_XLATE_DMA = 4,
+    MLX5_XLATE_FAULT = 5,       /* an MTT entry without the access bit: page fault (ODP) */
 };
 #define MLX5_INVALID_LKEY   0x100
+#define MLX5_MTT_RD_EN      (1ull << 0)     /* MTT entry: the page may be read (ODP) */
+#define MLX5_MTT_WR_EN      (1ull << 1)     /* ... and written */
 int mlx5_mkey_check(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint64_t va,
                     uint64_t len, Mlx5Mkey **out);
 int mlx5_mkey_copy(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint64_t va,
@@ -435,6 +455,7 @@ bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr);
 IbWcStatus mlx5_ib_recv_scatter(IbQp *ib, const IbRecvWr *rwr, uint64_t off,
                                 const void *buf, uint32_t len);
 void mlx5_ib_recv_done(IbQp *ib, const IbRecvWr *rwr, const IbRecvCompletion *rc);
+void mlx5_ib_recv_put_back(IbQp *ib, const IbRecvWr *rwr);
 bool mlx5_ib_xrc_srq_ok(IbQp *ib, uint32_t srqn);
 IbWcStatus mlx5_ib_rkey_check(IbQp *ib, uint32_t rkey, uint64_t va, uint64_t len,
                               unsigned access);

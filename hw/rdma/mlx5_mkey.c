@@ -97,6 +97,13 @@ static uint32_t mlx5_mkey_load_mtt(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Mkey *mk)
         if (e & (page_size - 1) & ~0xfffull) {
             return MLX5_SYND_BAD_PAS;
         }
+        /*
+         * The entries' read/write-enable bits (bits 0 and 1) are taken from the list only with
+         * pg_access; without it every given page is present for both.
+         */
+        if (!MLX5_GET(cmd->in, CREATE_MKEY_IN_pg_access)) {
+            e |= MLX5_MTT_RD_EN | MLX5_MTT_WR_EN;
+        }
         mk->mtt[i] = e;
     }
     return 0;
@@ -144,7 +151,8 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
      * No UMEM objects (yet): mkey_umem_valid is accepted only where there is nothing to load
      * (DevX sets it on every MTT mkey it creates; indirect DevX mkeys are created free).
      */
-    if (MLX5_GET(cmd->in, CREATE_MKEY_IN_pg_access) || MLX5_GET(mkc, MKC_bsf_en) ||
+    if ((MLX5_GET(cmd->in, CREATE_MKEY_IN_pg_access) && !c->cfg.odp) ||
+        MLX5_GET(mkc, MKC_bsf_en) ||
         (MLX5_GET(cmd->in, CREATE_MKEY_IN_mkey_umem_valid) &&
          (!MLX5_GET(mkc, MKC_free) ||
           MLX5_GET(cmd->in, CREATE_MKEY_IN_translations_octword_actual_size)))) {
@@ -432,6 +440,10 @@ static int mlx5_mkey_xfer(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t va, uint8_t 
 
             if (idx >= mk->nmtt) {
                 return MLX5_XLATE_BOUNDS;
+            }
+            /* with page faults (ODP), an entry is present for the direction its bit says */
+            if (c->cfg.odp && !(mk->mtt[idx] & (to_mem ? MLX5_MTT_WR_EN : MLX5_MTT_RD_EN))) {
+                return MLX5_XLATE_FAULT;
             }
             pa = (mk->mtt[idx] & ~(ps - 1)) + in_page;
             r = to_mem ? mlx5_dma_write(c, pa, b, n) : mlx5_dma_read(c, pa, b, n);

@@ -46,6 +46,7 @@ struct Mlx5Hca {
     uint8_t sm_priority;
     uint32_t msix_vectors;
     uint32_t memic_size;
+    bool odp;
     uint8_t log_max_qp;
     uint8_t log_max_cq;
     uint8_t log_max_mkey;
@@ -367,6 +368,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
     cfg.log_max_uctx = s->log_max_uctx;
     cfg.msix_vectors = s->msix_vectors;
     cfg.memic_size = s->memic_size;
+    cfg.odp = s->odp;
     if (s->node_desc) {
         pstrcpy(cfg.node_desc, sizeof(cfg.node_desc), s->node_desc);
     }
@@ -460,6 +462,7 @@ static const Property mlx5_hca_props[] = {
     DEFINE_PROP_UINT8("sm-priority", Mlx5Hca, sm_priority, 0),
     DEFINE_PROP_UINT32("msix-vectors", Mlx5Hca, msix_vectors, 64),
     DEFINE_PROP_UINT32("memic-size", Mlx5Hca, memic_size, 256 * 1024),
+    DEFINE_PROP_BOOL("odp", Mlx5Hca, odp, true),
     DEFINE_PROP_UINT8("log-max-qp", Mlx5Hca, log_max_qp, 16),
     DEFINE_PROP_UINT8("log-max-cq", Mlx5Hca, log_max_cq, 16),
     DEFINE_PROP_UINT8("log-max-mkey", Mlx5Hca, log_max_mkey, 16),

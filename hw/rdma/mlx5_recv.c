@@ -89,6 +89,7 @@ bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
 
     rcv->cqn = qp->cqn_rcv;
     rcv->uidx = qp->user_index;
+    rcv->srqn = UINT32_MAX;
     if (qp->rq_type == MLX5_RQ_TYPE_SRQ) {
         /* an XRC target takes from the XRC SRQ the request names (checked by xrc_srq_ok) */
         Mlx5Srq *srq = mlx5_table_get(&c->srqs, qp->st == MLX5_QP_ST_XRC ? ib->xrc_srqn
@@ -110,6 +111,7 @@ bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
             return false;
         }
         rcv->wqe_counter = srq->head & ((1u << srq->log_srq_size) - 1);
+        rcv->srqn = srq->srqn;
         rcv->pdn = srq->pdn;
         srq->head = mlx5_ld16(wqe + 2);
         srq->consumed++;
@@ -162,9 +164,40 @@ IbWcStatus mlx5_ib_recv_scatter(IbQp *ib, const IbRecvWr *rwr, uint64_t off,
                                        const void *buf, uint32_t len)
 {
     Mlx5RecvCtx *rcv = mlx5_rcv_of(ib);
+    Mlx5Core *c = core_of(ib);
+    IbWcStatus st = mlx5_sgl_copy(c, rcv->pdn, rcv->sge, rcv->nsge,
+                                  MLX5_MAX_RECV_SGE, 0, off, (void *)buf, len, true);
 
-    return mlx5_sgl_copy(core_of(ib), rcv->pdn, rcv->sge, rcv->nsge,
-                         MLX5_MAX_RECV_SGE, 0, off, (void *)buf, len, true);
+    if (st == IB_WC_PAGE_FAULT) {
+        /* ODP: the receive WQE's memory is not mapped; the driver maps all of it */
+        Mlx5Srq *srq = rcv->srqn != UINT32_MAX ? mlx5_table_get(&c->srqs, rcv->srqn) : NULL;
+        if (rcv->srqn != UINT32_MAX && !srq) {
+            return IB_WC_LOC_PROT_ERR;
+        }
+        st = mlx5_odp_wqe_fault(c, qp_of(ib), srq, srq ? MLX5_PF_TYPE_RMP : MLX5_PF_TYPE_RESP,
+                                rcv->wqe_counter, len);
+    }
+    return st;
+}
+
+/*
+ * Give back the receive WQE just taken (a datagram dropped on a page fault): nothing else was
+ * taken since, so the RQ counter or the SRQ's free list steps back by one.
+ */
+void mlx5_ib_recv_put_back(IbQp *ib, const IbRecvWr *rwr)
+{
+    Mlx5RecvCtx *rcv = mlx5_rcv_of(ib);
+    Mlx5Qp *qp = qp_of(ib);
+
+    if (rcv->srqn != UINT32_MAX) {
+        Mlx5Srq *srq = mlx5_table_get(&core_of(ib)->srqs, rcv->srqn);
+        if (srq && srq->consumed) {
+            srq->head = rcv->wqe_counter;
+            srq->consumed--;
+        }
+    } else if ((uint16_t)(qp->rq_ci - 1) == rcv->wqe_counter) {
+        qp->rq_ci--;
+    }
 }
 
 void mlx5_ib_recv_done(IbQp *ib, const IbRecvWr *rwr, const IbRecvCompletion *rc)
@@ -237,21 +270,35 @@ IbWcStatus mlx5_ib_rkey_check(IbQp *ib, uint32_t rkey, uint64_t va, uint64_t len
 IbWcStatus mlx5_ib_rkey_write(IbQp *ib, uint32_t rkey, uint64_t va, const void *buf,
                                      uint32_t len)
 {
+    IbWcStatus st;
+
     if (!mlx5_rkey_qp_ok(ib, rkey)) {
         return IB_WC_REM_ACCESS_ERR;
     }
-    return mlx5_xlate_status(mlx5_mkey_copy(core_of(ib), rkey, mlx5_resp_pdn(ib), MLX5_MKEY_RW,
-                                            va, (void *)buf, len, true), true);
+    st = mlx5_xlate_status(mlx5_mkey_copy(core_of(ib), rkey, mlx5_resp_pdn(ib), MLX5_MKEY_RW,
+                                          va, (void *)buf, len, true), true);
+    if (st == IB_WC_PAGE_FAULT) {
+        st = mlx5_odp_rdma_fault(core_of(ib), qp_of(ib), rkey, va,
+                                 MIN(ib->write_left, UINT32_MAX), len, true);
+    }
+    return st;
 }
 
 IbWcStatus mlx5_ib_rkey_read(IbQp *ib, uint32_t rkey, uint64_t va, void *buf,
                                     uint32_t len)
 {
+    IbWcStatus st;
+
     if (!mlx5_rkey_qp_ok(ib, rkey)) {
         return IB_WC_REM_ACCESS_ERR;
     }
-    return mlx5_xlate_status(mlx5_mkey_copy(core_of(ib), rkey, mlx5_resp_pdn(ib), MLX5_MKEY_RR,
-                                            va, buf, len, false), true);
+    st = mlx5_xlate_status(mlx5_mkey_copy(core_of(ib), rkey, mlx5_resp_pdn(ib), MLX5_MKEY_RR,
+                                          va, buf, len, false), true);
+    if (st == IB_WC_PAGE_FAULT) {
+        st = mlx5_odp_rdma_fault(core_of(ib), qp_of(ib), rkey, va,
+                                 MIN(ib->read_left, UINT32_MAX), len, false);
+    }
+    return st;
 }
 
 /* 8-byte atomics on responder memory in the host's (little-endian) order. */
@@ -268,6 +315,9 @@ IbWcStatus mlx5_ib_rkey_atomic(IbQp *ib, uint32_t rkey, uint64_t va, bool cmp_sw
         return IB_WC_REM_ACCESS_ERR;
     }
     r = mlx5_mkey_copy(c, rkey, pdn, MLX5_MKEY_A, va, b, 8, false);
+    if (r == MLX5_XLATE_FAULT) {
+        return mlx5_odp_rdma_fault(c, qp_of(ib), rkey, va, 8, 8, true);
+    }
     if (r) {
         return mlx5_xlate_status(r, true);
     }
@@ -279,7 +329,11 @@ IbWcStatus mlx5_ib_rkey_atomic(IbQp *ib, uint32_t rkey, uint64_t va, bool cmp_sw
     for (i = 0; i < 8; i++) {
         b[i] = nv >> (8 * i);
     }
-    return mlx5_xlate_status(mlx5_mkey_copy(c, rkey, pdn, MLX5_MKEY_A, va, b, 8, true), true);
+    r = mlx5_mkey_copy(c, rkey, pdn, MLX5_MKEY_A, va, b, 8, true);
+    if (r == MLX5_XLATE_FAULT) {
+        return mlx5_odp_rdma_fault(c, qp_of(ib), rkey, va, 8, 8, true);
+    }
+    return mlx5_xlate_status(r, true);
 }
 
 IbWcStatus mlx5_ib_invalidate(IbQp *ib, uint32_t rkey)

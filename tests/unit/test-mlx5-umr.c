@@ -549,7 +549,7 @@ static void test_frwr_and_invalidate(void)
     MLX5_SET64(u.mkc, MKC_start_addr_OFF, 0x1000);
     MLX5_SET64(u.mkc, MKC_len_OFF, 4096);
     memset(x, 0, sizeof(x));
-    mlx5_st64(x, qa.mem);
+    mlx5_st64(x, qa.mem | 3);           /* read and write enabled, as the kernel writes them */
     u.xlt = x;
     u.n16 = 4;
     g_assert_cmpuint(umr_run(&qa, &u, NULL), ==, MLX5_CQE_REQ);

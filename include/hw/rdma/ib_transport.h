@@ -67,6 +67,13 @@ typedef enum IbWcStatus {
     IB_WC_RETRY_EXC_ERR,
     IB_WC_RNR_RETRY_EXC_ERR,
     IB_WC_MW_BIND_ERR,          /* a memory-window bind failed (local, device-specific) */
+    /*
+     * Not a completion: the memory is not mapped yet (on-demand paging). The device has told
+     * its driver, which maps it and calls ib_qp_page_fault_resume(); the transport waits (a
+     * requester pauses its send queue, a responder answers RNR NAK or holds its READ
+     * responses) and then tries again.
+     */
+    IB_WC_PAGE_FAULT,
 } IbWcStatus;
 
 /* Receive completion opcodes */
@@ -175,6 +182,8 @@ typedef struct IbDevOps {
     IbWcStatus (*recv_scatter)(IbQp *qp, const IbRecvWr *rwr, uint64_t off, const void *buf,
                                uint32_t len);
     void (*recv_done)(IbQp *qp, const IbRecvWr *rwr, const IbRecvCompletion *rc);
+    /* responder: give back the buffer recv_get just took (a datagram dropped on a page fault) */
+    void (*recv_put_back)(IbQp *qp, const IbRecvWr *rwr);
     /* responder: remote memory access through an rkey (checks key, PD, rights, bounds) */
     IbWcStatus (*rkey_check)(IbQp *qp, uint32_t rkey, uint64_t va, uint64_t len,
                              unsigned access);
@@ -231,6 +240,7 @@ typedef struct IbRespRes {
     /* READ responses still to transmit: [tx_psn, psn + npsn) */
     bool tx_pending;
     uint32_t tx_psn;
+    bool fault_wait;            /* its memory faulted: held until the page fault is resumed */
 } IbRespRes;
 
 struct IbQp {
@@ -295,6 +305,10 @@ struct IbQp {
     uint8_t rnr_retries_left;
     int64_t ack_deadline;       /* 0 = not armed */
     int64_t rnr_deadline;       /* 0 = not waiting */
+    /* on-demand paging: the send queue waits for its driver to resolve a page fault */
+    bool req_fault;
+    bool req_fault_rsp;         /* ... on a READ/atomic response, which was dropped */
+    uint32_t req_fault_idx;     /* the WR that faulted */
 
     /* responder */
     uint32_t epsn;
@@ -306,9 +320,11 @@ struct IbQp {
     uint64_t write_va;
     uint32_t write_rkey;
     uint64_t write_left;
+    uint64_t read_left;         /* READ response being read: bytes from it to the end */
     uint64_t write_total;
     bool nak_sent;
     bool comm_est;
+    bool resp_fault;            /* a page fault of the responder waits for its resume */
     IbRespRes res[IB_MAX_RD_ATOMIC];
     unsigned res_next;
 
@@ -467,6 +483,16 @@ void ib_qp_flush(IbQp *qp);
  * the alternate path and raises IB_EV_PATH_MIG. Software-commanded migration (ARMED only):
  */
 void ib_apm_migrate(IbQp *qp);
+
+/*
+ * On-demand paging: the driver has resolved (or, @error, failed to resolve) the page fault a
+ * memory access of @qp reported. IB_PF_REQUESTER resumes the paused send queue (@error fails
+ * the WR that faulted with a local protection error); IB_PF_RECV and IB_PF_RDMA concern the
+ * responder (its requester retries after RNR NAK; READ responses held go out again; @error
+ * puts the QP in error as a failed access would have).
+ */
+typedef enum IbPfSide { IB_PF_REQUESTER, IB_PF_RECV, IB_PF_RDMA } IbPfSide;
+void ib_qp_page_fault_resume(IbQp *qp, IbPfSide side, bool error);
 
 uint32_t ib_mtu_bytes(unsigned ib_mtu_enum);
 bool ib_pkey_match(uint16_t a, uint16_t b);

@@ -204,6 +204,7 @@ enum {
     MLX5_CMD_OP_QUERY_MKEY = 0x201,
     MLX5_CMD_OP_DESTROY_MKEY = 0x202,
     MLX5_CMD_OP_QUERY_SPECIAL_CONTEXTS = 0x203,
+    MLX5_CMD_OP_PAGE_FAULT_RESUME = 0x204,
     MLX5_CMD_OP_ALLOC_MEMIC = 0x205,
     MLX5_CMD_OP_DEALLOC_MEMIC = 0x206,
     MLX5_CMD_OP_CREATE_EQ = 0x301,
@@ -347,6 +348,7 @@ enum {
 /* cap types (QUERY_HCA_CAP op_mod >> 1) */
 enum {
     MLX5_CAP_GENERAL = 0x0,
+    MLX5_CAP_ODP = 0x2,
     MLX5_CAP_ATOMIC = 0x3,
     MLX5_CAP_DEV_MEM = 0xf,
 };
@@ -389,6 +391,7 @@ enum {
 #define CAP_cq_oi                           17, 31, 31
 #define CAP_cq_resize                       17, 30, 30
 #define CAP_cq_moderation                   17, 29, 29
+#define CAP_pg                              17, 24, 24  /* page faults (ODP, mlx5_odp.c) */
 #define CAP_block_lb_mc                     17, 23, 23  /* QPs may block self multicast loopback */
 #define CAP_apm                             17, 17, 17  /* automatic path migration */
 #define CAP_imaicl                          17, 14, 14  /* memory windows */
@@ -426,6 +429,56 @@ enum {
 #define DEV_MEM_CAP_memic_bar_start_addr_OFF 0x08
 #define DEV_MEM_CAP_memic_bar_size          4, 31, 0
 #define DEV_MEM_CAP_max_memic_size          5, 31, 0
+
+/*
+ * odp_cap: the transport page-fault scheme's per-service dwords (bit 31 send, 30 receive,
+ * 29 write, 28 read, 27 atomic, 26 srq_receive); the memory scheme stays 0.
+ */
+#define ODP_CAP_rc_OFF                      0x10
+#define ODP_CAP_uc_OFF                      0x14
+#define ODP_CAP_ud_OFF                      0x18
+#define ODP_CAP_xrc_OFF                     0x1c
+#define ODP_CAP_dc_OFF                      0x20
+#define ODP_CAP_mem_page_fault              48, 31, 31
+enum {
+    MLX5_ODP_SEND = 1u << 31,
+    MLX5_ODP_RECEIVE = 1u << 30,
+    MLX5_ODP_WRITE = 1u << 29,
+    MLX5_ODP_READ = 1u << 28,
+    MLX5_ODP_ATOMIC = 1u << 27,
+    MLX5_ODP_SRQ_RECEIVE = 1u << 26,
+};
+
+/* PAGE_FAULT_RESUME (transport scheme: trans_page_fault_info) */
+#define PAGE_FAULT_RESUME_IN_error          2, 31, 31
+#define PAGE_FAULT_RESUME_IN_page_fault_type 2, 26, 24
+#define PAGE_FAULT_RESUME_IN_wq_number      2, 23, 0
+#define PAGE_FAULT_RESUME_IN_fault_token    3, 23, 0
+
+/* PAGE_FAULT EQE (event 0xc), offsets in the EQE's data */
+enum {
+    MLX5_PFAULT_SUBTYPE_WQE = 0,
+    MLX5_PFAULT_SUBTYPE_RDMA = 1,
+};
+/* page fault types: REQUESTOR 1, WRITE 2, RDMA 4 (the WQE types are 0..3) */
+enum {
+    MLX5_PF_TYPE_RMP = 0,               /* receive WQE of an SRQ (wq = srqn) */
+    MLX5_PF_TYPE_REQ_SEND_OR_WRITE = 1, /* requester reads its gather list */
+    MLX5_PF_TYPE_RESP = 2,              /* receive WQE of a QP's RQ */
+    MLX5_PF_TYPE_REQ_READ_OR_ATOMIC = 3,/* requester writes READ/atomic response data */
+    MLX5_PF_TYPE_RDMA = 4,              /* responder: remote access through an rkey */
+    MLX5_PF_TYPE_RDMA_WRITE = 6,
+};
+#define PF_EQE_bytes_committed              0x00
+#define PF_EQE_WQE_wqe_index                0x06    /* be16 */
+#define PF_EQE_WQE_packet_length            0x0a    /* be16 */
+#define PF_EQE_WQE_token                    0x0c
+#define PF_EQE_WQE_pftype_wq                0x18    /* type << 24 | wq number */
+#define PF_EQE_RDMA_r_key                   0x04
+#define PF_EQE_RDMA_packet_length           0x0a    /* be16 */
+#define PF_EQE_RDMA_rdma_op_len             0x0c
+#define PF_EQE_RDMA_rdma_va                 0x10    /* be64 */
+#define PF_EQE_RDMA_pftype_token            0x18    /* type << 24 | token */
 
 /* ALLOC_MEMIC / DEALLOC_MEMIC (addresses are offsets in BAR0) */
 #define ALLOC_MEMIC_IN_log_memic_addr_alignment 3, 7, 0
@@ -504,6 +557,7 @@ enum {
     MLX5_EVENT_TYPE_PORT_CHANGE = 0x09,
     MLX5_EVENT_TYPE_CMD = 0x0a,
     MLX5_EVENT_TYPE_PAGE_REQUEST = 0x0b,
+    MLX5_EVENT_TYPE_PAGE_FAULT = 0x0c,
     MLX5_EVENT_TYPE_WQ_INVAL_REQ_ERROR = 0x10,
     MLX5_EVENT_TYPE_WQ_ACCESS_ERROR = 0x11,
     MLX5_EVENT_TYPE_SRQ_CATAS_ERROR = 0x12,

@@ -1,0 +1,385 @@
+/*
+ * Unit tests of on-demand paging (hw/rdma/mlx5_odp.c): MTT entries without their read/write
+ * bits fault; the device posts the PAGE_FAULT event the 6.12 driver parses (odp.c), pauses or
+ * NAKs, and goes on after PAGE_FAULT_RESUME once the test, as the driver would, has mapped
+ * the pages. Every transfer's bytes are checked.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "mlx5-test.h"
+#include "mlx5_internal.h"
+
+#include "mlx5-testqp.h"
+
+#define ODP_VA  0x7f0000000000ull
+
+typedef struct PfEq {
+    uint64_t pa;
+    uint32_t eqn, ci;
+} PfEq;
+
+static void pf_eq_create(TDrv *d, PfEq *q)
+{
+    q->eqn = tdrv_create_eq(d, 1ull << MLX5_EVENT_TYPE_PAGE_FAULT, 6, 0, &q->pa);
+    q->ci = 0;
+}
+
+/* The next PAGE_FAULT EQE, or false. */
+static bool pf_eq_next(TDrv *d, PfEq *q, uint8_t *eqe)
+{
+    tdrv_eqe(d, q->pa, q->ci % 64, eqe);
+    if ((eqe[MLX5_EQE_owner] & 1) != ((q->ci / 64) & 1)) {
+        return false;
+    }
+    q->ci++;
+    g_assert_cmpuint(eqe[MLX5_EQE_type], ==, MLX5_EVENT_TYPE_PAGE_FAULT);
+    return true;
+}
+
+/* An ODP MTT mkey (pg_access) over [ODP_VA, +len) at @pa: no page present. */
+static uint32_t create_odp_mkey(TDrv *d, uint32_t pd, uint64_t len, uint64_t pa)
+{
+    uint32_t npages = (len + 4095) / 4096, i;
+    uint32_t inlen = MLX5_PAS_OFF + 8 * ((npages + 1) & ~1u);
+    g_autofree uint8_t *in = g_malloc0(inlen);
+    uint8_t *mkc = in + CREATE_MKEY_MKC_OFF, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_MKEY);
+    MLX5_SET(in, CREATE_MKEY_IN_pg_access, 1);
+    MLX5_SET(mkc, MKC_access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
+    MLX5_SET(mkc, MKC_lr, 1);
+    MLX5_SET(mkc, MKC_lw, 1);
+    MLX5_SET(mkc, MKC_rr, 1);
+    MLX5_SET(mkc, MKC_rw, 1);
+    MLX5_SET(mkc, MKC_a, 1);
+    MLX5_SET(mkc, MKC_pd, pd);
+    MLX5_SET(mkc, MKC_qpn, 0xffffff);
+    MLX5_SET(mkc, MKC_mkey_7_0, 0x44);
+    MLX5_SET64(mkc, MKC_start_addr_OFF, ODP_VA);
+    MLX5_SET64(mkc, MKC_len_OFF, len);
+    MLX5_SET(mkc, MKC_log_page_size, 12);
+    MLX5_SET(mkc, MKC_translations_octword_size, (npages + 1) / 2);
+    MLX5_SET(in, CREATE_MKEY_IN_translations_octword_actual_size, (npages + 1) / 2);
+    for (i = 0; i < npages; i++) {
+        mlx5_st64(in + MLX5_PAS_OFF + 8 * i, pa + 4096ull * i);     /* bits 0/1 clear */
+    }
+    g_assert_cmpint(tdrv_exec(d, in, inlen, out, sizeof(out)), ==, 0);
+    return (MLX5_GET(out, MKEY_IN_mkey_index) << 8) | 0x44;
+}
+
+/* What the driver's fault handler does with UMR: the pages become present (read, write). */
+static void map_pages(TDrv *d, uint32_t key, uint64_t bits)
+{
+    Mlx5Mkey *mk = mlx5_table_get(&d->c->mkeys, key >> 8);
+
+    for (uint64_t i = 0; i < mk->nmtt; i++) {
+        mk->mtt[i] |= bits;
+    }
+}
+
+static int resume(TDrv *d, unsigned type, uint32_t wq, uint32_t token, bool error)
+{
+    uint8_t out[16];
+
+    return tdrv_simple(d, MLX5_CMD_OP_PAGE_FAULT_RESUME, 0,
+                       (error ? 1u << 31 : 0) | (type << 24) | wq, token, out, sizeof(out));
+}
+
+static void post_recv_key(TQp *q, uint32_t len, uint32_t lkey, uint64_t addr)
+{
+    uint8_t wqe[64] = { 0 }, dbr[4];
+    uint16_t slot = q->rq_pi & ((1u << LOG_RQ) - 1);
+
+    data_seg(wqe, len, lkey, addr);
+    data_seg(wqe + 16, 0, MLX5_INVALID_LKEY, 0);
+    fake_write(q->d->h, q->buf + slot * 64, wqe, 64);
+    q->rq_pi++;
+    mlx5_st32(dbr, q->rq_pi);
+    fake_write(q->d->h, q->dbr, dbr, 4);
+}
+
+static void pattern(TDrv *d, uint64_t pa, size_t len, unsigned seed)
+{
+    g_autofree uint8_t *b = g_malloc(len);
+
+    for (size_t i = 0; i < len; i++) {
+        b[i] = (uint8_t)(i * 7 + seed + (i >> 10));
+    }
+    fake_write(d->h, pa, b, len);
+}
+
+static bool same(TDrv *da, uint64_t pa, TDrv *db, uint64_t pb, size_t len)
+{
+    g_autofree uint8_t *x = g_malloc(len + 1);
+    g_autofree uint8_t *y = g_malloc(len + 1);
+
+    fake_read(da->h, pa, x, len);
+    fake_read(db->h, pb, y, len);
+    return memcmp(x, y, len) == 0;
+}
+
+static void connect_pair(TQp *qa, TDrv *a, TQp *qb, TDrv *b)
+{
+    tqp_create(qa, a, MLX5_QP_ST_RC, 1);
+    tqp_create(qb, b, MLX5_QP_ST_RC, 2);
+    tqp_connect(qa, b->c->cfg.lid, qb->qpn, 0);
+    tqp_connect(qb, a->c->cfg.lid, qa->qpn, 0);
+}
+
+/* The caps the 6.12 driver reads: pg and the transport scheme's services. */
+static void test_caps(void)
+{
+    TDrv *d = new_node(1);
+    uint8_t out[HCA_CAP_OFF + HCA_CAP_SIZE];
+    const uint8_t *cap = out + HCA_CAP_OFF;
+
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_GENERAL << 1, 0, 0,
+                                out, sizeof(out)), ==, 0);
+    g_assert_cmpuint(MLX5_GET(cap, CAP_pg), ==, 1);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, (MLX5_CAP_ODP << 1) | 1, 0, 0,
+                                out, sizeof(out)), ==, 0);
+    g_assert_cmphex(mlx5_ld32(cap + ODP_CAP_rc_OFF), ==, 0xfc000000);
+    g_assert_cmphex(mlx5_ld32(cap + ODP_CAP_ud_OFF), ==, MLX5_ODP_SEND | MLX5_ODP_SRQ_RECEIVE);
+    g_assert_cmpuint(MLX5_GET(cap, ODP_CAP_mem_page_fault), ==, 0);
+    tdrv_free(d);
+}
+
+/* Requester SEND from an ODP buffer: the SQ pauses at the WQE until the resume. */
+static void test_requester_send(void)
+{
+    TDrv *a = new_node(1), *b = new_node(2);
+    TQp qa, qb;
+    PfEq pf;
+    uint8_t segs[16], cqe[64], eqe[64];
+    uint32_t key;
+    uint16_t idx;
+
+    connect_pair(&qa, a, &qb, b);
+    pf_eq_create(a, &pf);
+    key = create_odp_mkey(a, qa.pd, 0x4000, qa.mem);
+    pattern(a, qa.mem, 0x4000, 3);
+    tqp_post_recv(&qb, 0x4000, qb.mem);
+    data_seg(segs, 0x3000, key, ODP_VA + 0x800);
+    tqp_post_send(&qa, MLX5_OPCODE_NOP, 0, segs, 0, false, true);   /* WQE index 0 */
+    idx = tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    run_pair(a, b, 2000);
+    g_assert_false(tqp_poll(&qa, cqe));
+    g_assert_true(pf_eq_next(a, &pf, eqe));
+    g_assert_cmpuint(eqe[MLX5_EQE_sub_type], ==, MLX5_PFAULT_SUBTYPE_WQE);
+    g_assert_cmphex(mlx5_ld32(eqe + MLX5_EQE_data + PF_EQE_WQE_pftype_wq), ==,
+                    (MLX5_PF_TYPE_REQ_SEND_OR_WRITE << 24) | qa.qpn);
+    g_assert_cmpuint(mlx5_ld16(eqe + MLX5_EQE_data + PF_EQE_WQE_wqe_index), ==, idx);
+    g_assert_cmphex(mlx5_ld32(eqe + MLX5_EQE_data + PF_EQE_WQE_token), ==, qa.qpn);
+    g_assert_false(pf_eq_next(a, &pf, eqe));     /* one event per fault */
+
+    map_pages(a, key, MLX5_MTT_RD_EN | MLX5_MTT_WR_EN);
+    g_assert_cmpint(resume(a, MLX5_PF_TYPE_REQ_SEND_OR_WRITE, qa.qpn, qa.qpn, false), ==, 0);
+    run_pair(a, b, 2000);
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_cmpuint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, idx);
+    g_assert_true(tqp_poll(&qb, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
+    g_assert_cmpuint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, 0x3000);
+    g_assert_true(same(a, qa.mem + 0x800, b, qb.mem, 0x3000));
+    /* a resume with nothing outstanding changes nothing; an unknown QP is BAD_PARAM */
+    g_assert_cmpint(resume(a, MLX5_PF_TYPE_REQ_SEND_OR_WRITE, qa.qpn, qa.qpn, false), ==, 0);
+    g_assert_cmpint(resume(a, MLX5_PF_TYPE_REQ_SEND_OR_WRITE, 0xfffff, 0, false), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
+/* Responder: a SEND into an ODP receive buffer is RNR NAKed until the resume. */
+static void test_responder_recv(void)
+{
+    TDrv *a = new_node(1), *b = new_node(2);
+    TQp qa, qb;
+    PfEq pf;
+    uint8_t segs[16], cqe[64], eqe[64];
+    uint32_t key;
+
+    connect_pair(&qa, a, &qb, b);
+    pf_eq_create(b, &pf);
+    key = create_odp_mkey(b, qb.pd, 0x4000, qb.mem);
+    pattern(a, qa.mem, 0x2800, 9);
+    post_recv_key(&qb, 0x4000, key, ODP_VA);
+    data_seg(segs, 0x2800, qa.key, qa.mem);
+    tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    run_pair(a, b, 300);
+    g_assert_false(tqp_poll(&qa, cqe));
+    g_assert_false(tqp_poll(&qb, cqe));
+    g_assert_true(pf_eq_next(b, &pf, eqe));
+    g_assert_cmpuint(eqe[MLX5_EQE_sub_type], ==, MLX5_PFAULT_SUBTYPE_WQE);
+    g_assert_cmphex(mlx5_ld32(eqe + MLX5_EQE_data + PF_EQE_WQE_pftype_wq), ==,
+                    (MLX5_PF_TYPE_RESP << 24) | qb.qpn);
+    g_assert_cmpuint(mlx5_ld16(eqe + MLX5_EQE_data + PF_EQE_WQE_wqe_index), ==, 0);
+    g_assert_false(pf_eq_next(b, &pf, eqe));     /* RNR retries post nothing more */
+
+    map_pages(b, key, MLX5_MTT_RD_EN | MLX5_MTT_WR_EN);
+    g_assert_cmpint(resume(b, MLX5_PF_TYPE_RESP, qb.qpn, qb.qpn, false), ==, 0);
+    run_pair(a, b, 2000);
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_true(tqp_poll(&qb, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
+    g_assert_cmpuint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, 0x2800);
+    g_assert_cmpuint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, 0);
+    g_assert_true(same(a, qa.mem, b, qb.mem, 0x2800));
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
+/*
+ * RDMA through an ODP rkey (WRITE: RNR NAK; READ: responses held) and a READ into an ODP
+ * buffer of the requester (the response is dropped and asked for again).
+ */
+static void test_rdma(void)
+{
+    TDrv *a = new_node(1), *b = new_node(2);
+    TQp qa, qb;
+    PfEq pfa, pfb;
+    uint8_t segs[48], cqe[64], eqe[64], v[8];
+    uint32_t rkey, lkey;
+
+    connect_pair(&qa, a, &qb, b);
+    pf_eq_create(a, &pfa);
+    pf_eq_create(b, &pfb);
+    rkey = create_odp_mkey(b, qb.pd, 0x10000, qb.mem);
+
+    /* WRITE 0x5000 bytes at +0x1000 */
+    pattern(a, qa.mem, 0x5000, 1);
+    raddr_seg(segs, ODP_VA + 0x1000, rkey);
+    data_seg(segs + 16, 0x5000, qa.key, qa.mem);
+    tqp_post_send(&qa, MLX5_OPCODE_RDMA_WRITE, 0, segs, 2, true, true);
+    run_pair(a, b, 300);
+    g_assert_false(tqp_poll(&qa, cqe));
+    g_assert_true(pf_eq_next(b, &pfb, eqe));
+    g_assert_cmpuint(eqe[MLX5_EQE_sub_type], ==, MLX5_PFAULT_SUBTYPE_RDMA);
+    g_assert_cmphex(mlx5_ld32(eqe + MLX5_EQE_data + PF_EQE_RDMA_r_key), ==, rkey);
+    g_assert_cmphex(mlx5_ld64(eqe + MLX5_EQE_data + PF_EQE_RDMA_rdma_va), ==, ODP_VA + 0x1000);
+    g_assert_cmpuint(mlx5_ld32(eqe + MLX5_EQE_data + PF_EQE_RDMA_rdma_op_len), ==, 0x5000);
+    g_assert_cmphex(mlx5_ld32(eqe + MLX5_EQE_data + PF_EQE_RDMA_pftype_token), ==,
+                    (MLX5_PF_TYPE_RDMA_WRITE << 24) | qb.qpn);
+    map_pages(b, rkey, MLX5_MTT_RD_EN | MLX5_MTT_WR_EN);
+    g_assert_cmpint(resume(b, MLX5_PF_TYPE_RDMA_WRITE, qb.qpn, qb.qpn, false), ==, 0);
+    run_pair(a, b, 3000);
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_true(same(a, qa.mem, b, qb.mem + 0x1000, 0x5000));
+
+    /* READ it back into an ODP buffer of a: the first response faults (type 3) */
+    lkey = create_odp_mkey(a, qa.pd, 0x8000, qa.mem + 0x10000);
+    raddr_seg(segs, ODP_VA + 0x1000, rkey);
+    data_seg(segs + 16, 0x5000, lkey, ODP_VA + 0x2000);
+    tqp_post_send(&qa, MLX5_OPCODE_RDMA_READ, 0, segs, 2, true, true);
+    /* and a fetch-and-add whose result lands in the same ODP buffer, after it */
+    mlx5_st64(v, 0);
+    v[0] = 40;
+    fake_write(b->h, qb.mem + 0x8000, v, 8);
+    raddr_seg(segs, ODP_VA + 0x8000, rkey);
+    memset(segs + 16, 0, 16);
+    mlx5_st64(segs + 16, 2);
+    data_seg(segs + 32, 8, lkey, ODP_VA);
+    tqp_post_send(&qa, MLX5_OPCODE_ATOMIC_FA, 0, segs, 3, true, true);
+    run_pair(a, b, 1000);
+    g_assert_false(tqp_poll(&qa, cqe));
+    g_assert_true(pf_eq_next(a, &pfa, eqe));
+    g_assert_cmphex(mlx5_ld32(eqe + MLX5_EQE_data + PF_EQE_WQE_pftype_wq), ==,
+                    (MLX5_PF_TYPE_REQ_READ_OR_ATOMIC << 24) | qa.qpn);
+    map_pages(a, lkey, MLX5_MTT_RD_EN | MLX5_MTT_WR_EN);
+    g_assert_cmpint(resume(a, MLX5_PF_TYPE_REQ_READ_OR_ATOMIC, qa.qpn, qa.qpn, false), ==, 0);
+    run_pair(a, b, 3000);
+    for (int i = 0; i < 2; i++) {
+        g_assert_true(tqp_poll(&qa, cqe));
+        g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    }
+    g_assert_true(same(a, qa.mem + 0x12000, b, qb.mem + 0x1000, 0x5000));
+    fake_read(a->h, qa.mem + 0x10000, v, 8);
+    g_assert_cmpuint(v[0], ==, 40);
+    fake_read(b->h, qb.mem + 0x8000, v, 8);
+    g_assert_cmpuint(v[0], ==, 42);             /* executed once */
+
+    /* READ from a part of b's MR that was taken away again: responses wait for the resume */
+    {
+        Mlx5Mkey *mk = mlx5_table_get(&b->c->mkeys, rkey >> 8);
+        mk->mtt[12] &= ~3ull;                   /* the driver zapped page 12 (UMR) */
+    }
+    pattern(b, qb.mem + 0xb000, 0x3000, 5);
+    raddr_seg(segs, ODP_VA + 0xb000, rkey);
+    data_seg(segs + 16, 0x3000, qa.key, qa.mem + 0x40000);
+    tqp_post_send(&qa, MLX5_OPCODE_RDMA_READ, 0, segs, 2, true, true);
+    run_pair(a, b, 4);                          /* (no time passes: the driver is quick) */
+    g_assert_true(pf_eq_next(b, &pfb, eqe));
+    g_assert_cmpuint(eqe[MLX5_EQE_sub_type], ==, MLX5_PFAULT_SUBTYPE_RDMA);
+    g_assert_cmphex(mlx5_ld64(eqe + MLX5_EQE_data + PF_EQE_RDMA_rdma_va), ==, ODP_VA + 0xc000);
+    g_assert_cmpuint(mlx5_ld32(eqe + MLX5_EQE_data + PF_EQE_RDMA_rdma_op_len), ==, 0x2000);
+    map_pages(b, rkey, MLX5_MTT_RD_EN | MLX5_MTT_WR_EN);
+    g_assert_cmpint(resume(b, MLX5_PF_TYPE_RDMA, qb.qpn, qb.qpn, false), ==, 0);
+    run_pair(a, b, 3000);
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmphex(cqe[MLX5_CQE_syndrome], ==, 0);
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_true(same(a, qa.mem + 0x40000, b, qb.mem + 0xb000, 0x3000));
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
+/* A fault the driver cannot resolve, and a fault with no event queue to report it. */
+static void test_errors(void)
+{
+    TDrv *a = new_node(1), *b = new_node(2);
+    TQp qa, qb;
+    PfEq pf;
+    uint8_t segs[16], cqe[64], eqe[64];
+    uint32_t key;
+
+    connect_pair(&qa, a, &qb, b);
+    key = create_odp_mkey(a, qa.pd, 0x1000, qa.mem);
+    tqp_post_recv(&qb, 0x1000, qb.mem);
+    data_seg(segs, 0x100, key, ODP_VA);
+    /* no PAGE_FAULT event queue yet: the access fails at once */
+    tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    run_pair(a, b, 1000);
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmphex(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+    tdrv_free(a);
+    tdrv_free(b);
+
+    /* resume with error: the WR fails with a local protection error, the rest flush */
+    a = new_node(1);
+    b = new_node(2);
+    connect_pair(&qa, a, &qb, b);
+    pf_eq_create(a, &pf);
+    key = create_odp_mkey(a, qa.pd, 0x1000, qa.mem);
+    tqp_post_recv(&qb, 0x1000, qb.mem);
+    data_seg(segs, 0x100, key, ODP_VA);
+    tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    run_pair(a, b, 1000);
+    g_assert_true(pf_eq_next(a, &pf, eqe));
+    g_assert_false(tqp_poll(&qa, cqe));
+    g_assert_cmpint(resume(a, MLX5_PF_TYPE_REQ_SEND_OR_WRITE, qa.qpn, qa.qpn, true), ==, 0);
+    run_pair(a, b, 1000);
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmphex(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmphex(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+    g_assert_false(tqp_poll(&qb, cqe));
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/mlx5/odp/caps", test_caps);
+    g_test_add_func("/mlx5/odp/requester-send", test_requester_send);
+    g_test_add_func("/mlx5/odp/responder-recv", test_responder_recv);
+    g_test_add_func("/mlx5/odp/rdma", test_rdma);
+    g_test_add_func("/mlx5/odp/errors", test_errors);
+    return g_test_run();
+}
