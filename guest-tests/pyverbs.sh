@@ -12,6 +12,9 @@ MODULES=$(sed -n 's/.*mlx5t.pyverbs_modules=\([^ ]*\).*/\1/p' /proc/cmdline | tr
 CLEAN=$(sed -n 's/.*mlx5t.pyverbs_clean=\([^ ]*\).*/\1/p' /proc/cmdline | tr ',' ' ')
 load_mlx5
 wait_ib_active mlx5_0 1 90
+# test_odp's huge-page tests register an ODP MR on a 2 MiB page (MAP_HUGETLB)
+echo 8 > /proc/sys/vm/nr_hugepages || true
+echo "huge pages: $(cat /proc/sys/vm/nr_hugepages)" 
 T=/usr/share/doc/rdma-core/tests
 [ -f $T/run_tests.py ] || fail "no pyverbs tests in the image ($T)"
 args=
