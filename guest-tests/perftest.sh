@@ -19,4 +19,7 @@ perftest 18535 ib_send_lat -d mlx5_0 -a -n 5
 perftest 18536 ib_write_lat -d mlx5_0 -a -n 5
 perftest 18537 ib_read_lat -d mlx5_0 -a -n 5
 perftest 18538 ib_atomic_lat -d mlx5_0 -n 100
+# on-demand paging: the buffers are ODP MRs
+perftest 18539 ib_write_bw -d mlx5_0 --odp -s 1048576 -n 5
+perftest 18540 ib_read_bw -d mlx5_0 --odp -s 65536 -n 5
 echo "perftest: OK"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The other rdma-core pingpong examples between two guests: unreliable connected, unreliable
-# datagram (with and without a GRH), a shared receive queue feeding 16 RC QPs, and XRC
+# datagram (with and without a GRH), a shared receive queue feeding 16 RC QPs, RC on
+# on-demand-paging MRs (-o, and -P: prefetched), and XRC
 # (ibv_xsrq_pingpong: XRC initiator QPs send to XRC target QPs, each message landing in the
 # XRC SRQ it names).
 # mlx5t-instances: 2
@@ -17,6 +18,9 @@ pingpong 18522 ibv_ud_pingpong -d mlx5_0 -n 200
 pingpong 18523 ibv_ud_pingpong -d mlx5_0 -n 200 -s 4000 -g 0
 pingpong 18524 ibv_srq_pingpong -d mlx5_0 -n 200
 pingpong 18525 ibv_srq_pingpong -d mlx5_0 -n 50 -q 4 -s 8192 -e
+# on-demand paging: ODP MRs, and with -P prefetched by ibv_advise_mr
+pingpong 18528 ibv_rc_pingpong -d mlx5_0 -n 200 -o
+pingpong 18529 ibv_rc_pingpong -d mlx5_0 -n 50 -s 65536 -o -P
 # XRC: XRC INI QPs send to XRC TGT QPs; each message lands in the XRC SRQ it names
 # (it prints "success" once every message of every client came back)
 _client_only=; _pair 18526 "^success" ibv_xsrq_pingpong -d mlx5_0 -n 200
