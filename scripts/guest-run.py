@@ -39,6 +39,10 @@ Test files may carry directives in comment lines (command-line options win):
   # mlx5t-allow: REGEX          a dmesg line matching REGEX is expected/benign (repeatable)
   # mlx5t-qemu-args: ARGS       extra QEMU arguments for every instance
   # mlx5t-hca: no               boot without the mlx5-hca device (image/runner self-tests)
+  # mlx5t-reboot: yes           a guest reboot restarts the guest (no -no-reboot): the test runs
+                                again from the start in the new boot and must tell the boots
+                                apart itself; console kernel messages of the earlier boots
+                                (their shutdown) are judged like the last boot's dmesg
   # mlx5t-ssh: check            --ssh, and the runner itself logs in from the host once the
                                 guest says "@@MLX5T SSH READY": it runs `hostname`, reads the
                                 guest's boot id and writes a nonce to /tmp/mlx5t-ssh-nonce,
@@ -192,12 +196,14 @@ def start_switch(path, log_file):
     return p
 
 
-def base_cmd(args, accel):
+def base_cmd(args, accel, reboot=False):
     cmd = [args.qemu]
     if args.firmware:
         cmd += ["-L", args.firmware]
-    cmd += ["-no-user-config", "-nodefaults", "-nographic", "-monitor", "none", "-no-reboot",
-            "-M", "q35", "-accel", accel, "-cpu", "max", "-m", "1G", "-smp", "1"]
+    cmd += ["-no-user-config", "-nodefaults", "-nographic", "-monitor", "none"]
+    if not reboot:
+        cmd += ["-no-reboot"]
+    cmd += ["-M", "q35", "-accel", accel, "-cpu", "max", "-m", "1G", "-smp", "1"]
     return cmd
 
 
@@ -299,6 +305,12 @@ def analyse(serial_text, allowed):
         reasons.append("no dmesg dump from the guest (crashed, hung or killed?)")
     elif not complete:
         reasons.append("dmesg dump is truncated")
+    boots = [i for i, ln in enumerate(serial_text.splitlines()) if ln.startswith(f"{MARK} BOOTED")]
+    if len(boots) > 1:
+        # earlier boots of a rebooting test: their console messages (warnings and errors, from
+        # their test and their shutdown) count too
+        earlier = serial_text.splitlines()[:boots[-1]]
+        dmesg = [ln for ln in earlier if KMSG_LINE.match(ln)] + list(dmesg)
     fail_res = [(d, re.compile(p, re.I)) for d, p in FAIL_PATTERNS]
     allow_res = [re.compile(p, re.I) for p in ALLOWED_PATTERNS + allowed]
     for line in dmesg:
@@ -517,7 +529,7 @@ def main():
             append.append("mlx5t.ssh=1")
         if args.append:
             append += shlex.split(args.append)
-        cmd = base_cmd(args, accel)
+        cmd = base_cmd(args, accel, direc.get("reboot", "").lower() in ("yes", "1", "true"))
         cmd += ["-serial", "mon:stdio" if args.shell else f"file:{serial}",
                 "-kernel", args.kernel, "-initrd", str(initrd), "-append", kernel_append(append)]
         if not no_hca:
