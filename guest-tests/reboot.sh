@@ -25,7 +25,10 @@ if [ "$IDX" = 1 ]; then
   case $boot in
   1)
     ib_write_bw -d mlx5_0 -p 18700 -s 65536 --run_infinitely -D 1 >/tmp/wbw.log 2>&1 &
-    sleep 10  # the client connects (it retries) and runs; perftest's output to a file is buffered
+    # instance 0 says "go" once its client has connected and runs (perftest's output to a file
+    # is buffered: it cannot be watched)
+    timeout 180 nc -l -p 7301 </dev/null || fail "instance 0 never said go"
+    sleep 2
     echo "=== reboot -f with the QPs of ib_write_bw live"
     sync
     reboot -f
@@ -46,13 +49,22 @@ fi
 # instance 0: the survivor
 echo 1 | timeout 120 nc -l -p 7300 || fail "instance 1 never asked for its boot number"
 out=/tmp/wbw.log
-end=$(($(date +%s) + 60))
+running=
+end=$(($(date +%s) + 90))
 while [ "$(date +%s)" -lt "$end" ]; do
   ib_write_bw -d mlx5_0 -p 18700 -s 65536 -u 17 --run_infinitely -D 1 "$PEER_IP" >$out 2>&1 &
   bw=$!
-  wait_for 30 grep -q "^ *65536 " $out && break
+  sleep 3
+  # connected: --run_infinitely runs until an error; a refused connection exits at once
+  if kill -0 $bw 2>/dev/null; then running=1; break; fi
   wait $bw
   grep -q "Couldn't connect\|Connection refused" $out || { cat $out; fail "ib_write_bw did not start"; }
+done
+[ -n "$running" ] || { cat $out; fail "ib_write_bw never connected"; }
+echo "ib_write_bw runs: telling instance 1 to reboot"
+end=$(($(date +%s) + 60))
+until echo go | nc -w 2 "$PEER_IP" 7301 2>/dev/null; do
+  [ "$(date +%s)" -lt "$end" ] || fail "instance 1 does not listen for go"
   sleep 0.5
 done
 wait $bw; rc=$?
