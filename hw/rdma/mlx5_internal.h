@@ -156,6 +156,7 @@ typedef struct Mlx5Srq {
     uint16_t head;              /* next WQE index of the free list */
     uint16_t consumed;          /* WQEs taken so far (compared with the DBR counter) */
     bool pf_pending;            /* a PAGE_FAULT event for one of its WQEs awaits its resume */
+    bool pf_error;              /* ... was resumed with error: the next fault fails instead */
     Mlx5Buf buf;
 } Mlx5Srq;
 

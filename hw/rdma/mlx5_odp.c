@@ -91,6 +91,10 @@ IbWcStatus mlx5_odp_wqe_fault(Mlx5Core *c, Mlx5Qp *qp, Mlx5Srq *srq, uint8_t typ
     if (srq ? srq->pf_pending : (qp->pf_pending & (1u << type))) {
         return IB_WC_PAGE_FAULT;        /* already asked; wait for the resume */
     }
+    if (srq && srq->pf_error) {
+        srq->pf_error = false;          /* the driver could not map it: the receive fails */
+        return IB_WC_LOC_PROT_ERR;
+    }
     mlx5_st16(data + PF_EQE_WQE_wqe_index, wqe_index);
     mlx5_st16(data + PF_EQE_WQE_packet_length, MIN(len, 0xffffu));
     mlx5_st32(data + PF_EQE_WQE_token, wq);
@@ -159,8 +163,12 @@ void mlx5_cmd_page_fault_resume(Mlx5Core *c, Mlx5CmdCtx *cmd)
             mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SRQ);
             return;
         }
-        /* the requester sends again after its RNR timer; a failure is its next fault's */
+        /*
+         * The requester sends again after its RNR timer. Which QP's receive it was is not in
+         * the resume: a failure fails the next receive from this SRQ that faults.
+         */
         srq->pf_pending = false;
+        srq->pf_error = error;
         return;
     }
     qp = mlx5_table_get(&c->qps, wq);

@@ -373,6 +373,57 @@ static void test_errors(void)
     tdrv_free(b);
 }
 
+/* A receive from an SRQ that faults: type 0 (RMP, the SRQ); resumed with error, it fails. */
+static void test_srq(void)
+{
+    TDrv *a = new_node(1), *b = new_node(2);
+    TQp qa, qb;
+    PfEq pf;
+    uint8_t segs[16], cqe[64], eqe[64], wqe[64] = { 0 }, dbr[4];
+    uint32_t key, srqn, pd, cqn;
+    uint64_t cq_buf, cq_dbr, srq_buf = 0, srq_dbr = 0;
+    int st;
+
+    tqp_create(&qa, a, MLX5_QP_ST_RC, 1);
+    pd = tdrv_alloc_pd(b);
+    cqn = tdrv_create_cq(b, tdrv_create_eq(b, 0, 6, 1, NULL), 6, &cq_buf, &cq_dbr);
+    st = tdrv_create_srq(b, pd, cqn, 4, 2, &srqn);      /* 16 WQEs of 64 bytes */
+    g_assert_cmpint(st, ==, 0);
+    {
+        Mlx5Srq *s = mlx5_table_get(&b->c->srqs, srqn);
+        srq_buf = s->buf.pas ? s->buf.pas[0] : 0;
+        srq_dbr = s->dbr_addr;
+    }
+    tqp_create_on(&qb, b, MLX5_QP_ST_RC, 2, srqn, pd);
+    tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
+    tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
+    pf_eq_create(b, &pf);
+    key = create_odp_mkey(b, pd, 0x1000, qb.mem);
+    /* SRQ WQE 0: next 1, one data segment in the ODP MR */
+    mlx5_st16(wqe + 2, 1);
+    data_seg(wqe + 16, 0x1000, key, ODP_VA);
+    data_seg(wqe + 32, 0, MLX5_INVALID_LKEY, 0);
+    fake_write(b->h, srq_buf, wqe, 64);
+    mlx5_st32(dbr, 1);
+    fake_write(b->h, srq_dbr, dbr, 4);
+    data_seg(segs, 0x200, qa.key, qa.mem);
+    tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    run_pair(a, b, 300);
+    g_assert_true(pf_eq_next(b, &pf, eqe));
+    g_assert_cmphex(mlx5_ld32(eqe + MLX5_EQE_data + PF_EQE_WQE_pftype_wq), ==,
+                    (MLX5_PF_TYPE_RMP << 24) | srqn);
+    g_assert_cmpuint(mlx5_ld16(eqe + MLX5_EQE_data + PF_EQE_WQE_wqe_index), ==, 0);
+    g_assert_cmpint(resume(b, MLX5_PF_TYPE_RMP, srqn, srqn, true), ==, 0);
+    run_pair(a, b, 3000);
+    /* the receive failed: the responder NAKed, the requester's SEND failed too */
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmpint(resume(b, MLX5_PF_TYPE_RMP, 0xfffff, 0, false), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -381,5 +432,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/odp/responder-recv", test_responder_recv);
     g_test_add_func("/mlx5/odp/rdma", test_rdma);
     g_test_add_func("/mlx5/odp/errors", test_errors);
+    g_test_add_func("/mlx5/odp/srq", test_srq);
     return g_test_run();
 }
