@@ -30,6 +30,12 @@ static bool ib_wr_atomic(const IbSendWr *wr)
     return wr->opcode == IB_WR_ATOMIC_CMP_SWP || wr->opcode == IB_WR_ATOMIC_FETCH_ADD;
 }
 
+/* A READ's first PSN whose response has not arrived yet (its PSN range is per MTU of data). */
+static uint32_t ib_req_missing_psn(const IbQp *qp, const IbSendEntry *e)
+{
+    return e->first_psn + (uint32_t)(e->resp_off / qp->mtu);
+}
+
 static uint32_t ib_wr_npsn(const IbQp *qp, const IbSendWr *wr)
 {
     if (ib_wr_atomic(wr)) {
@@ -161,7 +167,7 @@ static bool ib_req_rewind(IbQp *qp, uint32_t psn)
     if (e->wr.opcode == IB_WR_RDMA_READ) {
         /* re-request what has not arrived yet */
         qp->cur_off = e->resp_off;
-        psn = e->first_psn + (uint32_t)(e->resp_off / qp->mtu);
+        psn = ib_req_missing_psn(qp, e);
     } else if (ib_wr_atomic(&e->wr)) {
         qp->cur_off = 0;
         psn = e->first_psn;
@@ -188,7 +194,7 @@ static void ib_req_acked(IbQp *qp, uint32_t acked)
             /* later PSNs acknowledged but this response never came: ask again. The ACK does
              * not acknowledge the missing responses: the oldest unacknowledged PSN stays the
              * first of them (else a lost re-request would leave nothing to retransmit) */
-            uint32_t missing = e->first_psn + (uint32_t)(e->resp_off / qp->mtu);
+            uint32_t missing = ib_req_missing_psn(qp, e);
             ib_req_rewind(qp, missing);
             acked = (missing - 1) & IB_PSN_MASK;
             break;
@@ -343,7 +349,7 @@ void ib_req_page_fault_resume(IbQp *qp, bool error)
     if (qp->req_fault_rsp) {
         e = ib_req_pending_response(qp, &idx);
         if (e) {
-            ib_req_rewind(qp, e->first_psn + (uint32_t)(e->resp_off / qp->mtu));
+            ib_req_rewind(qp, ib_req_missing_psn(qp, e));
         }
     }
     ib_req_rearm(qp);
@@ -396,7 +402,7 @@ static void ib_req_response(IbQp *qp, const IbPacket *p)
     if (op == OP(ATOMIC_ACKNOWLEDGE) || e->wr.opcode != IB_WR_RDMA_READ) {
         return;
     }
-    expected = (e->first_psn + (uint32_t)(e->resp_off / qp->mtu)) & IB_PSN_MASK;
+    expected = ib_req_missing_psn(qp, e) & IB_PSN_MASK;
     if (ib_psn_diff(p->psn, expected) < 0) {
         qp->stat_dup++;
         return;
@@ -465,7 +471,7 @@ void ib_rc_ack_timeout(IbQp *qp)
         trace_ib_req_una_lost(qp->qpn, qp->una, qp->cur - qp->tail, e->started, e->done,
                               e->first_psn, e->npsn, e->resp_off, qp->next_psn);
         if (e->started && !e->done) {
-            ib_req_rewind(qp, e->first_psn + (uint32_t)(e->resp_off / qp->mtu));
+            ib_req_rewind(qp, ib_req_missing_psn(qp, e));
         }
     }
 }
