@@ -28,9 +28,12 @@ uint32_t create_pa_mkey(TDrv *d, uint32_t pd)
     return (MLX5_GET(out, MKEY_IN_mkey_index) << 8) | 0x5a;
 }
 
-/* An MTT mkey over [va, va + len) backed by guest pages starting at @pa (contiguous). */
-uint32_t create_mtt_mkey(TDrv *d, uint32_t pd, uint64_t va, uint64_t len, uint64_t pa,
-                         bool remote)
+/*
+ * An MTT mkey over [va, va + len) backed by guest pages starting at @pa (contiguous). With
+ * @pg_access the entries' read/write bits count, and they are clear: no page is present (ODP).
+ */
+static uint32_t mtt_mkey(TDrv *d, uint32_t pd, uint64_t va, uint64_t len, uint64_t pa,
+                         bool remote, bool pg_access, uint8_t variant)
 {
     uint32_t npages = ((va & 4095) + len + 4095) / 4096, i;
     uint32_t inlen = MLX5_PAS_OFF + 8 * ((npages + 1) & ~1u);
@@ -38,6 +41,7 @@ uint32_t create_mtt_mkey(TDrv *d, uint32_t pd, uint64_t va, uint64_t len, uint64
     uint8_t *mkc = in + CREATE_MKEY_MKC_OFF, out[16];
 
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_MKEY);
+    MLX5_SET(in, CREATE_MKEY_IN_pg_access, pg_access);
     MLX5_SET(mkc, MKC_access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
     MLX5_SET(mkc, MKC_lr, 1);
     MLX5_SET(mkc, MKC_lw, 1);
@@ -46,7 +50,7 @@ uint32_t create_mtt_mkey(TDrv *d, uint32_t pd, uint64_t va, uint64_t len, uint64
     MLX5_SET(mkc, MKC_a, remote);
     MLX5_SET(mkc, MKC_pd, pd);
     MLX5_SET(mkc, MKC_qpn, 0xffffff);
-    MLX5_SET(mkc, MKC_mkey_7_0, 0x33);
+    MLX5_SET(mkc, MKC_mkey_7_0, variant);
     MLX5_SET64(mkc, MKC_start_addr_OFF, va);
     MLX5_SET64(mkc, MKC_len_OFF, len);
     MLX5_SET(mkc, MKC_log_page_size, 12);
@@ -56,7 +60,38 @@ uint32_t create_mtt_mkey(TDrv *d, uint32_t pd, uint64_t va, uint64_t len, uint64
         mlx5_st64(in + MLX5_PAS_OFF + 8 * i, pa + 4096ull * i);
     }
     g_assert_cmpint(tdrv_exec(d, in, inlen, out, sizeof(out)), ==, 0);
-    return (MLX5_GET(out, MKEY_IN_mkey_index) << 8) | 0x33;
+    return (MLX5_GET(out, MKEY_IN_mkey_index) << 8) | variant;
+}
+
+uint32_t create_mtt_mkey(TDrv *d, uint32_t pd, uint64_t va, uint64_t len, uint64_t pa,
+                         bool remote)
+{
+    return mtt_mkey(d, pd, va, len, pa, remote, false, 0x33);
+}
+
+uint32_t create_odp_mkey(TDrv *d, uint32_t pd, uint64_t va, uint64_t len, uint64_t pa)
+{
+    return mtt_mkey(d, pd, va, len, pa, true, true, 0x44);
+}
+
+void tqp_pattern(TDrv *d, uint64_t pa, size_t len, unsigned seed)
+{
+    g_autofree uint8_t *b = g_malloc(len);
+
+    for (size_t i = 0; i < len; i++) {
+        b[i] = (uint8_t)(i * 3 + seed + (i >> 9));
+    }
+    fake_write(d->h, pa, b, len);
+}
+
+bool tqp_same(TDrv *da, uint64_t pa, TDrv *db, uint64_t pb, size_t len)
+{
+    g_autofree uint8_t *x = g_malloc(len + 1);
+    g_autofree uint8_t *y = g_malloc(len + 1);
+
+    fake_read(da->h, pa, x, len);
+    fake_read(db->h, pb, y, len);
+    return memcmp(x, y, len) == 0;
 }
 
 void init_cq_buf(TDrv *d, uint64_t buf, unsigned n)
@@ -190,17 +225,22 @@ void raddr_seg(uint8_t *seg, uint64_t raddr, uint32_t rkey)
     mlx5_st32(seg + 8, rkey);
 }
 
-void tqp_post_recv(TQp *q, uint32_t len, uint64_t addr)
+void tqp_post_recv_key(TQp *q, uint32_t len, uint32_t lkey, uint64_t addr)
 {
     uint8_t wqe[64] = { 0 }, dbr[4];
     uint16_t slot = q->rq_pi & ((1u << LOG_RQ) - 1);
 
-    data_seg(wqe, len, q->key, addr);
+    data_seg(wqe, len, lkey, addr);
     data_seg(wqe + 16, 0, MLX5_INVALID_LKEY, 0);
     fake_write(q->d->h, q->buf + slot * 64, wqe, 64);
     q->rq_pi++;
     mlx5_st32(dbr, q->rq_pi);
     fake_write(q->d->h, q->dbr, dbr, 4);
+}
+
+void tqp_post_recv(TQp *q, uint32_t len, uint64_t addr)
+{
+    tqp_post_recv_key(q, len, q->key, addr);
 }
 
 /* Next valid CQE, or false. Updates the consumer index record like the drivers. */

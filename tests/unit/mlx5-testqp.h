@@ -27,6 +27,11 @@ typedef struct TQp {
 uint32_t create_pa_mkey(TDrv *d, uint32_t pd);
 uint32_t create_mtt_mkey(TDrv *d, uint32_t pd, uint64_t va, uint64_t len, uint64_t pa,
                          bool remote);
+/* The same with pg_access and no page present (on-demand paging), remote access granted. */
+uint32_t create_odp_mkey(TDrv *d, uint32_t pd, uint64_t va, uint64_t len, uint64_t pa);
+/* A byte pattern at @pa; whether two ranges (of two nodes) hold the same bytes. */
+void tqp_pattern(TDrv *d, uint64_t pa, size_t len, unsigned seed);
+bool tqp_same(TDrv *da, uint64_t pa, TDrv *db, uint64_t pb, size_t len);
 void init_cq_buf(TDrv *d, uint64_t buf, unsigned n);
 void tqp_create_on(TQp *q, TDrv *d, uint8_t st, uint32_t user_index, uint32_t srqn,
                    uint32_t pd);
@@ -37,6 +42,7 @@ uint16_t tqp_post_send(TQp *q, uint8_t opcode, uint32_t imm, const uint8_t *segs
 void data_seg(uint8_t *seg, uint32_t len, uint32_t lkey, uint64_t addr);
 void raddr_seg(uint8_t *seg, uint64_t raddr, uint32_t rkey);
 void tqp_post_recv(TQp *q, uint32_t len, uint64_t addr);
+void tqp_post_recv_key(TQp *q, uint32_t len, uint32_t lkey, uint64_t addr);
 bool tqp_poll(TQp *q, uint8_t *cqe);
 void run_pair(TDrv *a, TDrv *b, unsigned rounds);
 TDrv *new_node(uint8_t last);

@@ -10,26 +10,6 @@
 
 #include "mlx5-testqp.h"
 
-static void pattern(TDrv *d, uint64_t pa, size_t len, unsigned seed)
-{
-    g_autofree uint8_t *b = g_malloc(len);
-
-    for (size_t i = 0; i < len; i++) {
-        b[i] = (uint8_t)(i * 3 + seed + (i >> 9));
-    }
-    fake_write(d->h, pa, b, len);
-}
-
-static bool same(TDrv *da, uint64_t pa, TDrv *db, uint64_t pb, size_t len)
-{
-    g_autofree uint8_t *x = g_malloc(len + 1);
-    g_autofree uint8_t *y = g_malloc(len + 1);
-
-    fake_read(da->h, pa, x, len);
-    fake_read(db->h, pb, y, len);
-    return memcmp(x, y, len) == 0;
-}
-
 static void test_rc_send(void)
 {
     TDrv *a = new_node(1), *b = new_node(2);
@@ -44,7 +24,7 @@ static void test_rc_send(void)
     for (unsigned i = 0; i < 3; i++) {
         uint64_t src = qa.mem + i * 0x10000, dst = qb.mem + i * 0x10000;
         uint16_t idx;
-        pattern(a, src, 20000, i);
+        tqp_pattern(a, src, 20000, i);
         tqp_post_recv(&qb, 20000, dst);
         /* two SGEs: the payload is gathered in order */
         data_seg(segs, sizes[i] / 3, qa.key, src);
@@ -64,7 +44,7 @@ static void test_rc_send(void)
         g_assert_cmphex(mlx5_ld32(cqe + MLX5_CQE_flags_rqpn) & 0xffffff, ==, qa.qpn);
         g_assert_cmphex(mlx5_ld16(cqe + MLX5_CQE_slid), ==, a->c->cfg.lid);
         g_assert_cmpuint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, i);
-        g_assert_true(same(a, src, b, dst, sizes[i]));
+        g_assert_true(tqp_same(a, src, b, dst, sizes[i]));
     }
     /* the CQs were armed: completion events reached the EQs' vectors */
     g_assert_cmpuint(a->h->irqs[1], >=, 1);
@@ -87,7 +67,7 @@ static void test_rc_write_read_atomic(void)
     tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
     /* b exposes a user MR at a virtual address (MTT) */
     rkey = create_mtt_mkey(b, qb.pd, 0x7f0000001000ull, 0x40000, qb.mem, true);
-    pattern(a, qa.mem, 0x20000, 7);
+    tqp_pattern(a, qa.mem, 0x20000, 7);
     raddr_seg(segs, 0x7f0000001000ull + 0x100, rkey);
     data_seg(segs + 16, 0x20000, qa.key, qa.mem);
     tqp_post_send(&qa, MLX5_OPCODE_RDMA_WRITE, 0, segs, 2, true, true);
@@ -109,8 +89,8 @@ static void test_rc_write_read_atomic(void)
         g_assert_true(tqp_poll(&qa, cqe));
         g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
     }
-    g_assert_true(same(a, qa.mem, b, qb.mem + 0x100, 0x20000));
-    g_assert_true(same(a, qa.mem, a, qa.mem + 0x40000, 0x20000));
+    g_assert_true(tqp_same(a, qa.mem, b, qb.mem + 0x100, 0x20000));
+    g_assert_true(tqp_same(a, qa.mem, a, qa.mem + 0x40000, 0x20000));
     fake_read(a->h, qa.mem + 0x80000, v, 8);
     g_assert_cmpuint(v[0], ==, 5);              /* the original value comes back */
     fake_read(b->h, qb.mem + 0x30000, v, 8);
@@ -131,7 +111,7 @@ static void test_ud_send(void)
     tqp_create(&qb, b, MLX5_QP_ST_UD, 2);
     tqp_connect(&qa, 0, 0, 0x11111111);
     tqp_connect(&qb, 0, 0, 0x11111111);
-    pattern(a, qa.mem, 2048, 1);
+    tqp_pattern(a, qa.mem, 2048, 1);
     tqp_post_recv(&qb, 4096, qb.mem);
     memset(segs, 0, 48);
     mlx5_st32(segs, 0x11111111);                               /* Q_Key */
@@ -147,7 +127,7 @@ static void test_ud_send(void)
     g_assert_cmpuint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, 2048 + 40);
     g_assert_cmphex(mlx5_ld32(cqe + MLX5_CQE_imm_inval_pkey), ==, 0x01020304);
     g_assert_cmphex(mlx5_ld32(cqe + MLX5_CQE_flags_rqpn) & 0xffffff, ==, qa.qpn);
-    g_assert_true(same(a, qa.mem, b, qb.mem + 40, 2048));
+    g_assert_true(tqp_same(a, qa.mem, b, qb.mem + 40, 2048));
     tdrv_free(a);
     tdrv_free(b);
 }
@@ -328,7 +308,7 @@ static void test_srq_limit_and_last_wqe(void)
     fake_write(b->h, srq_dbr, dbr, 4);
     g_assert_cmpint(tdrv_simple(b, MLX5_CMD_OP_ARM_RQ, 1, srqn, 3, out, 16), ==, 0);
     for (i = 0; i < 2; i++) {
-        pattern(a, qa.mem, 100, i);
+        tqp_pattern(a, qa.mem, 100, i);
         data_seg(segs, 100, qa.key, qa.mem);
         tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
         run_pair(a, b, 1000);
@@ -336,7 +316,7 @@ static void test_srq_limit_and_last_wqe(void)
         g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
         g_assert_cmpuint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, i);    /* SRQ WQE index */
         g_assert_cmphex(mlx5_ld32(cqe + MLX5_CQE_srqn_uidx), ==, 0x55);
-        g_assert_true(same(a, qa.mem, b, qb.mem + i * 256, 100));
+        g_assert_true(tqp_same(a, qa.mem, b, qb.mem + i * 256, 100));
     }
     /* 2 left < limit 3: SRQ_RQ_LIMIT, once */
     tdrv_eqe(b, b->async_eq_pa, 0, eqe);

@@ -36,37 +36,6 @@ static bool pf_eq_next(TDrv *d, PfEq *q, uint8_t *eqe)
     return true;
 }
 
-/* An ODP MTT mkey (pg_access) over [ODP_VA, +len) at @pa: no page present. */
-static uint32_t create_odp_mkey(TDrv *d, uint32_t pd, uint64_t len, uint64_t pa)
-{
-    uint32_t npages = (len + 4095) / 4096, i;
-    uint32_t inlen = MLX5_PAS_OFF + 8 * ((npages + 1) & ~1u);
-    g_autofree uint8_t *in = g_malloc0(inlen);
-    uint8_t *mkc = in + CREATE_MKEY_MKC_OFF, out[16];
-
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_MKEY);
-    MLX5_SET(in, CREATE_MKEY_IN_pg_access, 1);
-    MLX5_SET(mkc, MKC_access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
-    MLX5_SET(mkc, MKC_lr, 1);
-    MLX5_SET(mkc, MKC_lw, 1);
-    MLX5_SET(mkc, MKC_rr, 1);
-    MLX5_SET(mkc, MKC_rw, 1);
-    MLX5_SET(mkc, MKC_a, 1);
-    MLX5_SET(mkc, MKC_pd, pd);
-    MLX5_SET(mkc, MKC_qpn, 0xffffff);
-    MLX5_SET(mkc, MKC_mkey_7_0, 0x44);
-    MLX5_SET64(mkc, MKC_start_addr_OFF, ODP_VA);
-    MLX5_SET64(mkc, MKC_len_OFF, len);
-    MLX5_SET(mkc, MKC_log_page_size, 12);
-    MLX5_SET(mkc, MKC_translations_octword_size, (npages + 1) / 2);
-    MLX5_SET(in, CREATE_MKEY_IN_translations_octword_actual_size, (npages + 1) / 2);
-    for (i = 0; i < npages; i++) {
-        mlx5_st64(in + MLX5_PAS_OFF + 8 * i, pa + 4096ull * i);     /* bits 0/1 clear */
-    }
-    g_assert_cmpint(tdrv_exec(d, in, inlen, out, sizeof(out)), ==, 0);
-    return (MLX5_GET(out, MKEY_IN_mkey_index) << 8) | 0x44;
-}
-
 /* What the driver's fault handler does with UMR: the pages become present (read, write). */
 static void map_pages(TDrv *d, uint32_t key, uint64_t bits)
 {
@@ -83,39 +52,6 @@ static int resume(TDrv *d, unsigned type, uint32_t wq, uint32_t token, bool erro
 
     return tdrv_simple(d, MLX5_CMD_OP_PAGE_FAULT_RESUME, 0,
                        (error ? 1u << 31 : 0) | (type << 24) | wq, token, out, sizeof(out));
-}
-
-static void post_recv_key(TQp *q, uint32_t len, uint32_t lkey, uint64_t addr)
-{
-    uint8_t wqe[64] = { 0 }, dbr[4];
-    uint16_t slot = q->rq_pi & ((1u << LOG_RQ) - 1);
-
-    data_seg(wqe, len, lkey, addr);
-    data_seg(wqe + 16, 0, MLX5_INVALID_LKEY, 0);
-    fake_write(q->d->h, q->buf + slot * 64, wqe, 64);
-    q->rq_pi++;
-    mlx5_st32(dbr, q->rq_pi);
-    fake_write(q->d->h, q->dbr, dbr, 4);
-}
-
-static void pattern(TDrv *d, uint64_t pa, size_t len, unsigned seed)
-{
-    g_autofree uint8_t *b = g_malloc(len);
-
-    for (size_t i = 0; i < len; i++) {
-        b[i] = (uint8_t)(i * 7 + seed + (i >> 10));
-    }
-    fake_write(d->h, pa, b, len);
-}
-
-static bool same(TDrv *da, uint64_t pa, TDrv *db, uint64_t pb, size_t len)
-{
-    g_autofree uint8_t *x = g_malloc(len + 1);
-    g_autofree uint8_t *y = g_malloc(len + 1);
-
-    fake_read(da->h, pa, x, len);
-    fake_read(db->h, pb, y, len);
-    return memcmp(x, y, len) == 0;
 }
 
 static void connect_pair(TQp *qa, TDrv *a, TQp *qb, TDrv *b)
@@ -156,8 +92,8 @@ static void test_requester_send(void)
 
     connect_pair(&qa, a, &qb, b);
     pf_eq_create(a, &pf);
-    key = create_odp_mkey(a, qa.pd, 0x4000, qa.mem);
-    pattern(a, qa.mem, 0x4000, 3);
+    key = create_odp_mkey(a, qa.pd, ODP_VA, 0x4000, qa.mem);
+    tqp_pattern(a, qa.mem, 0x4000, 3);
     tqp_post_recv(&qb, 0x4000, qb.mem);
     data_seg(segs, 0x3000, key, ODP_VA + 0x800);
     tqp_post_send(&qa, MLX5_OPCODE_NOP, 0, segs, 0, false, true);   /* WQE index 0 */
@@ -181,7 +117,7 @@ static void test_requester_send(void)
     g_assert_true(tqp_poll(&qb, cqe));
     g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
     g_assert_cmpuint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, 0x3000);
-    g_assert_true(same(a, qa.mem + 0x800, b, qb.mem, 0x3000));
+    g_assert_true(tqp_same(a, qa.mem + 0x800, b, qb.mem, 0x3000));
     /* a resume with nothing outstanding changes nothing; an unknown QP is BAD_PARAM */
     g_assert_cmpint(resume(a, MLX5_PF_TYPE_REQ_SEND_OR_WRITE, qa.qpn, qa.qpn, false), ==, 0);
     g_assert_cmpint(resume(a, MLX5_PF_TYPE_REQ_SEND_OR_WRITE, 0xfffff, 0, false), ==,
@@ -201,9 +137,9 @@ static void test_responder_recv(void)
 
     connect_pair(&qa, a, &qb, b);
     pf_eq_create(b, &pf);
-    key = create_odp_mkey(b, qb.pd, 0x4000, qb.mem);
-    pattern(a, qa.mem, 0x2800, 9);
-    post_recv_key(&qb, 0x4000, key, ODP_VA);
+    key = create_odp_mkey(b, qb.pd, ODP_VA, 0x4000, qb.mem);
+    tqp_pattern(a, qa.mem, 0x2800, 9);
+    tqp_post_recv_key(&qb, 0x4000, key, ODP_VA);
     data_seg(segs, 0x2800, qa.key, qa.mem);
     tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
     run_pair(a, b, 300);
@@ -225,7 +161,7 @@ static void test_responder_recv(void)
     g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
     g_assert_cmpuint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, 0x2800);
     g_assert_cmpuint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, 0);
-    g_assert_true(same(a, qa.mem, b, qb.mem, 0x2800));
+    g_assert_true(tqp_same(a, qa.mem, b, qb.mem, 0x2800));
     tdrv_free(a);
     tdrv_free(b);
 }
@@ -245,10 +181,10 @@ static void test_rdma(void)
     connect_pair(&qa, a, &qb, b);
     pf_eq_create(a, &pfa);
     pf_eq_create(b, &pfb);
-    rkey = create_odp_mkey(b, qb.pd, 0x10000, qb.mem);
+    rkey = create_odp_mkey(b, qb.pd, ODP_VA, 0x10000, qb.mem);
 
     /* WRITE 0x5000 bytes at +0x1000 */
-    pattern(a, qa.mem, 0x5000, 1);
+    tqp_pattern(a, qa.mem, 0x5000, 1);
     raddr_seg(segs, ODP_VA + 0x1000, rkey);
     data_seg(segs + 16, 0x5000, qa.key, qa.mem);
     tqp_post_send(&qa, MLX5_OPCODE_RDMA_WRITE, 0, segs, 2, true, true);
@@ -266,10 +202,10 @@ static void test_rdma(void)
     run_pair(a, b, 3000);
     g_assert_true(tqp_poll(&qa, cqe));
     g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
-    g_assert_true(same(a, qa.mem, b, qb.mem + 0x1000, 0x5000));
+    g_assert_true(tqp_same(a, qa.mem, b, qb.mem + 0x1000, 0x5000));
 
     /* READ it back into an ODP buffer of a: the first response faults (type 3) */
-    lkey = create_odp_mkey(a, qa.pd, 0x8000, qa.mem + 0x10000);
+    lkey = create_odp_mkey(a, qa.pd, ODP_VA, 0x8000, qa.mem + 0x10000);
     raddr_seg(segs, ODP_VA + 0x1000, rkey);
     data_seg(segs + 16, 0x5000, lkey, ODP_VA + 0x2000);
     tqp_post_send(&qa, MLX5_OPCODE_RDMA_READ, 0, segs, 2, true, true);
@@ -294,7 +230,7 @@ static void test_rdma(void)
         g_assert_true(tqp_poll(&qa, cqe));
         g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
     }
-    g_assert_true(same(a, qa.mem + 0x12000, b, qb.mem + 0x1000, 0x5000));
+    g_assert_true(tqp_same(a, qa.mem + 0x12000, b, qb.mem + 0x1000, 0x5000));
     fake_read(a->h, qa.mem + 0x10000, v, 8);
     g_assert_cmpuint(v[0], ==, 40);
     fake_read(b->h, qb.mem + 0x8000, v, 8);
@@ -305,7 +241,7 @@ static void test_rdma(void)
         Mlx5Mkey *mk = mlx5_table_get(&b->c->mkeys, rkey >> 8);
         mk->mtt[12] &= ~3ull;                   /* the driver zapped page 12 (UMR) */
     }
-    pattern(b, qb.mem + 0xb000, 0x3000, 5);
+    tqp_pattern(b, qb.mem + 0xb000, 0x3000, 5);
     raddr_seg(segs, ODP_VA + 0xb000, rkey);
     data_seg(segs + 16, 0x3000, qa.key, qa.mem + 0x40000);
     tqp_post_send(&qa, MLX5_OPCODE_RDMA_READ, 0, segs, 2, true, true);
@@ -320,7 +256,7 @@ static void test_rdma(void)
     g_assert_true(tqp_poll(&qa, cqe));
     g_assert_cmphex(cqe[MLX5_CQE_syndrome], ==, 0);
     g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
-    g_assert_true(same(a, qa.mem + 0x40000, b, qb.mem + 0xb000, 0x3000));
+    g_assert_true(tqp_same(a, qa.mem + 0x40000, b, qb.mem + 0xb000, 0x3000));
     tdrv_free(a);
     tdrv_free(b);
 }
@@ -335,7 +271,7 @@ static void test_errors(void)
     uint32_t key;
 
     connect_pair(&qa, a, &qb, b);
-    key = create_odp_mkey(a, qa.pd, 0x1000, qa.mem);
+    key = create_odp_mkey(a, qa.pd, ODP_VA, 0x1000, qa.mem);
     tqp_post_recv(&qb, 0x1000, qb.mem);
     data_seg(segs, 0x100, key, ODP_VA);
     /* no PAGE_FAULT event queue yet: the access fails at once */
@@ -352,7 +288,7 @@ static void test_errors(void)
     b = new_node(2);
     connect_pair(&qa, a, &qb, b);
     pf_eq_create(a, &pf);
-    key = create_odp_mkey(a, qa.pd, 0x1000, qa.mem);
+    key = create_odp_mkey(a, qa.pd, ODP_VA, 0x1000, qa.mem);
     tqp_post_recv(&qb, 0x1000, qb.mem);
     data_seg(segs, 0x100, key, ODP_VA);
     tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
@@ -398,7 +334,7 @@ static void test_srq(void)
     tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
     tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
     pf_eq_create(b, &pf);
-    key = create_odp_mkey(b, pd, 0x1000, qb.mem);
+    key = create_odp_mkey(b, pd, ODP_VA, 0x1000, qb.mem);
     /* SRQ WQE 0: next 1, one data segment in the ODP MR */
     mlx5_st16(wqe + 2, 1);
     data_seg(wqe + 16, 0x1000, key, ODP_VA);
