@@ -9,6 +9,7 @@
 # mlx5t-timeout: 900
 # mlx5t-reboot: yes
 . /test/lib/common.sh
+. /test/lib/pingpong.sh
 
 load_mlx5
 wait_ib_active mlx5_0 1 90
@@ -49,36 +50,15 @@ fi
 # instance 0: the survivor
 echo 1 | timeout 120 nc -l -p 7300 || fail "instance 1 never asked for its boot number"
 out=/tmp/wbw.log
-running=
-end=$(($(date +%s) + 90))
-while [ "$(date +%s)" -lt "$end" ]; do
-  ib_write_bw -d mlx5_0 -p 18700 -s 65536 -u 17 --run_infinitely -D 1 "$PEER_IP" >$out 2>&1 &
-  bw=$!
-  sleep 3
-  # connected: --run_infinitely runs until an error; a refused connection exits at once
-  if kill -0 $bw 2>/dev/null; then running=1; break; fi
-  wait $bw
-  grep -q "Couldn't connect\|Connection refused" $out || { cat $out; fail "ib_write_bw did not start"; }
-done
-[ -n "$running" ] || { cat $out; fail "ib_write_bw never connected"; }
+perftest_running $out ib_write_bw -d mlx5_0 -p 18700 -s 65536 -u 17 --run_infinitely -D 1 "$PEER_IP"
 echo "ib_write_bw runs: telling instance 1 to reboot"
-end=$(($(date +%s) + 60))
-until echo go | nc -w 2 "$PEER_IP" 7301 2>/dev/null; do
-  [ "$(date +%s)" -lt "$end" ] || fail "instance 1 does not listen for go"
-  sleep 0.5
-done
+tell_peer 7301
 wait $bw; rc=$?
 cat $out
 [ "$rc" != 0 ] || fail "ib_write_bw ended well although its peer rebooted"
 grep -q "status 12" $out || fail "the survivor's QP did not complete with RETRY_EXC_ERR (12)"
 echo 2 | timeout 240 nc -l -p 7300 || fail "instance 1 did not come back"
-rc=1
-end=$(($(date +%s) + 120))
-while [ "$(date +%s)" -lt "$end" ]; do
-  ib_write_bw -d mlx5_0 -p 18701 -s 65536 -n 500 "$PEER_IP" >$out 2>&1; rc=$?
-  grep -q "Couldn't connect\|Connection refused" $out || break
-  sleep 1
-done
+perftest_done $out ib_write_bw -d mlx5_0 -p 18701 -s 65536 -n 500 "$PEER_IP"
 cat $out
 [ "$rc" = 0 ] || fail "ib_write_bw to the rebooted peer failed ($rc)"
 grep -Eq "^[[:space:]]*65536[[:space:]]+500[[:space:]]" $out || fail "no result row"

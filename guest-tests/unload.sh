@@ -7,6 +7,7 @@
 # mlx5t-instances: 2
 # mlx5t-timeout: 600
 . /test/lib/common.sh
+. /test/lib/pingpong.sh
 
 load_mlx5
 wait_ib_active mlx5_0 1 90
@@ -33,35 +34,14 @@ fi
 
 # instance 0: the survivor
 out=/tmp/wbw.log
-running=
-end=$(($(date +%s) + 90))
-while [ "$(date +%s)" -lt "$end" ]; do
-  ib_write_bw -d mlx5_0 -p 18710 -s 65536 -u 17 --run_infinitely -D 1 "$PEER_IP" >$out 2>&1 &
-  bw=$!
-  sleep 3
-  # connected: --run_infinitely runs until an error; a refused connection exits at once
-  if kill -0 $bw 2>/dev/null; then running=1; break; fi
-  wait $bw
-  grep -q "Couldn't connect\|Connection refused" $out || { cat $out; fail "ib_write_bw did not start"; }
-done
-[ -n "$running" ] || { cat $out; fail "ib_write_bw never connected"; }
+perftest_running $out ib_write_bw -d mlx5_0 -p 18710 -s 65536 -u 17 --run_infinitely -D 1 "$PEER_IP"
 echo "ib_write_bw runs: telling instance 1 to unload its driver"
-end=$(($(date +%s) + 60))
-until echo go | nc -w 2 "$PEER_IP" 7311 2>/dev/null; do
-  [ "$(date +%s)" -lt "$end" ] || fail "instance 1 does not listen for go"
-  sleep 0.5
-done
+tell_peer 7311
 wait $bw; rc=$?
 cat $out
 [ "$rc" != 0 ] || fail "ib_write_bw ended well although its peer's driver went away"
 grep -q "status 12" $out || fail "the survivor's QP did not complete with RETRY_EXC_ERR (12)"
-rc=1
-end=$(($(date +%s) + 120))
-while [ "$(date +%s)" -lt "$end" ]; do
-  ib_write_bw -d mlx5_0 -p 18711 -s 65536 -n 500 "$PEER_IP" >$out 2>&1; rc=$?
-  grep -q "Couldn't connect\|Connection refused" $out || break
-  sleep 1
-done
+perftest_done $out ib_write_bw -d mlx5_0 -p 18711 -s 65536 -n 500 "$PEER_IP"
 cat $out
 [ "$rc" = 0 ] || fail "ib_write_bw to the reloaded peer failed ($rc)"
 grep -Eq "^[[:space:]]*65536[[:space:]]+500[[:space:]]" $out || fail "no result row"

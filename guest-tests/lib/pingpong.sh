@@ -37,3 +37,45 @@ perftest() {
   _p=$1; shift
   _client_only=1; _pair "$_p" "^[[:space:]]*[0-9]+[[:space:]]+[0-9]+[[:space:]]+[0-9.]+" "$@"
 }
+
+# Perftest clients that meet a server which may not listen yet (it retries the connection for
+# up to 90 s). The output goes to OUT (perftest buffers it: it cannot be watched while running).
+_refused() { grep -q "Couldn't connect\|Connection refused" "$1"; }
+
+# perftest_running OUT PROGRAM ARGS...: start a client that runs until an error (e.g.
+# --run_infinitely) in the background, its pid in $bw; returns once it is connected (still
+# running after 3 s: a refused connection exits at once)
+perftest_running() {
+  _o=$1; shift
+  _end=$(($(date +%s) + 90))
+  while [ "$(date +%s)" -lt "$_end" ]; do
+    "$@" >"$_o" 2>&1 &
+    bw=$!
+    sleep 3
+    kill -0 $bw 2>/dev/null && return 0
+    wait $bw
+    _refused "$_o" || { cat "$_o"; fail "$1 did not start"; }
+  done
+  cat "$_o"; fail "$1 never connected"
+}
+
+# perftest_done OUT PROGRAM ARGS...: run a client to its end; its exit status in $rc
+perftest_done() {
+  _o=$1; shift
+  rc=1
+  _end=$(($(date +%s) + 120))
+  while [ "$(date +%s)" -lt "$_end" ]; do
+    "$@" >"$_o" 2>&1; rc=$?
+    _refused "$_o" || break
+    sleep 1
+  done
+}
+
+# tell_peer PORT: say "go" to the peer listening on PORT (nc -l) of the management network
+tell_peer() {
+  _end=$(($(date +%s) + 60))
+  until echo go | nc -w 2 "$PEER_IP" "$1" 2>/dev/null; do
+    [ "$(date +%s)" -lt "$_end" ] || fail "the peer does not listen on port $1"
+    sleep 0.5
+  done
+}
