@@ -80,6 +80,32 @@ static void test_caps(void)
     tdrv_free(d);
 }
 
+/* SET_HCA_CAP(ODP) as handle_hca_cap_odp sends it: only services the max page has. */
+static void test_set_cap(void)
+{
+    TDrv *d = tdrv_new();
+    uint8_t in[0x10 + HCA_CAP_SIZE] = { 0 }, out[HCA_CAP_OFF + HCA_CAP_SIZE];
+    uint8_t *cap = in + HCA_CAP_OFF;
+
+    tdrv_simple(d, MLX5_CMD_OP_ENABLE_HCA, 0, 0, 0, NULL, 0);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_HCA_CAP);
+    MLX5_SET(in, CMD_IN_op_mod, MLX5_CAP_ODP << 1);
+    mlx5_st32(cap + ODP_CAP_ud_OFF, MLX5_ODP_SEND | MLX5_ODP_WRITE);       /* no UD write */
+    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    mlx5_st32(cap + ODP_CAP_ud_OFF, MLX5_ODP_SEND);
+    MLX5_SET(cap, ODP_CAP_mem_page_fault, 1);                             /* no memory scheme */
+    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    MLX5_SET(cap, ODP_CAP_mem_page_fault, 0);
+    mlx5_st32(cap + ODP_CAP_rc_OFF, MLX5_ODP_SEND | MLX5_ODP_SRQ_RECEIVE);
+    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, 16), ==, 0);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, (MLX5_CAP_ODP << 1) | 1, 0, 0,
+                                out, sizeof(out)), ==, 0);
+    g_assert_cmphex(mlx5_ld32(out + HCA_CAP_OFF + ODP_CAP_rc_OFF), ==,
+                    MLX5_ODP_SEND | MLX5_ODP_SRQ_RECEIVE);
+    g_assert_cmphex(mlx5_ld32(out + HCA_CAP_OFF + ODP_CAP_ud_OFF), ==, MLX5_ODP_SEND);
+    tdrv_free(d);
+}
+
 /* Requester SEND from an ODP buffer: the SQ pauses at the WQE until the resume. */
 static void test_requester_send(void)
 {
@@ -364,6 +390,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/mlx5/odp/caps", test_caps);
+    g_test_add_func("/mlx5/odp/set-cap", test_set_cap);
     g_test_add_func("/mlx5/odp/requester-send", test_requester_send);
     g_test_add_func("/mlx5/odp/responder-recv", test_responder_recv);
     g_test_add_func("/mlx5/odp/rdma", test_rdma);
