@@ -12,6 +12,7 @@
 #   capture  scripts/check-capture.py (tshark)
 #   user-net the user-net guest test (ssh and ssh-keygen into a guest through -netdev user)
 #   fresh    scripts/fresh-check.sh  (debootstrap, git, unshare)
+#   fuzz     scripts/fuzz.sh         (clang with libFuzzer and the sanitizer runtimes)
 # A group lists the packages to install and the probes that must succeed afterwards: every
 # program (cmd:), pkg-config module (pc:), Python module (py:) and file (file:) the scripts of
 # the group use. The probes are the audit: a program a script calls that no listed package
@@ -49,7 +50,9 @@ PROBES[user-net]="cmd:ssh cmd:ssh-keygen"
 PKGS[fresh]="debootstrap git util-linux tar"
 PROBES[fresh]="cmd:debootstrap cmd:git cmd:unshare cmd:chroot cmd:findmnt cmd:mount cmd:tar
   cmd:flock"
-ALL_GROUPS="qemu image test capture user-net fresh"
+PKGS[fuzz]="clang libclang-rt-14-dev libc6-dev pkg-config libglib2.0-dev zlib1g-dev ninja-build python3"
+PROBES[fuzz]="cmd:clang cmd:ninja cmd:pkg-config pc:glib-2.0 pc:zlib cmd:python3 cmd:timeout"
+ALL_GROUPS="qemu image test capture user-net fresh fuzz"
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 say() { echo "host-deps: $*" >&2; }

@@ -299,6 +299,7 @@ static void mlx5_cmd_exec_slot(Mlx5Core *c, unsigned idx)
         }
     }
     if (deliv == MLX5_CMD_DELIVERY_OK) {
+        mlx5_record_cmd(c, in, cmd.inlen, cmd.outlen);
         cmd.in = in;
         cmd.out = out;
         cmd.opcode = MLX5_GET(in, CMD_IN_opcode);

@@ -367,6 +367,7 @@ uint64_t mlx5_core_mmio_read(Mlx5Core *c, uint64_t off, unsigned size)
 
 void mlx5_core_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val, unsigned size)
 {
+    mlx5_record_mmio(c, off, val, size);
     if (mlx5_memic_mmio_write(c, off, val, size)) {
         return;             /* device memory: not traced, libmlx5 copies 4 bytes at a time */
     }
@@ -420,6 +421,7 @@ bool mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame, size_t 
         return false;
     }
     trace_mlx5_link_rx(port, len);
+    mlx5_record_frame(c, frame, len);
     /* the port is on the fabric whether or not a driver runs (address announcements) */
     if (port == 1 && !c->health_fatal) {
         c->busy++;

@@ -31,7 +31,7 @@ static void mlx5_cq_event(Mlx5Core *c, Mlx5Cq *cq)
 
     cq->armed = false;
     cq->armed_solicited = false;
-    mlx5_st32(data + 0x38 - MLX5_EQE_data, cq->cqn);
+    mlx5_st32(data + (0x38 - MLX5_EQE_data), cq->cqn);
     trace_mlx5_cq_event(cq->cqn, cq->c_eqn);
     mlx5_eq_post(c, eq, MLX5_EVENT_TYPE_COMP, 0, data, sizeof(data));
 }

@@ -156,7 +156,7 @@ void mlx5_cmd_drain_dct(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     ib_dct_drain(&qp->ib);
     MLX5_SET(qp->qpc, DCTC_state, MLX5_DCTC_STATE_DRAINED);
-    mlx5_st32(data + MLX5_EQE_qp_srq_n - MLX5_EQE_data, qp->qpn & 0xffffff);
+    mlx5_st32(data + (MLX5_EQE_qp_srq_n - MLX5_EQE_data), qp->qpn & 0xffffff);
     trace_mlx5_dct_drained(qp->qpn);
     mlx5_eq_post_async(c, MLX5_EVENT_TYPE_DCT_DRAINED, 0, data, sizeof(data));
 }

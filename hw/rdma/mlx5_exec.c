@@ -99,7 +99,7 @@ void mlx5_qp_event(Mlx5Core *c, Mlx5Qp *qp, uint8_t type)
     uint8_t data[28] = { 0 };
 
     data[MLX5_EQE_rsc_type - MLX5_EQE_data] = MLX5_EVENT_QUEUE_TYPE_QP;
-    mlx5_st32(data + MLX5_EQE_qp_srq_n - MLX5_EQE_data, qp->qpn);
+    mlx5_st32(data + (MLX5_EQE_qp_srq_n - MLX5_EQE_data), qp->qpn);
     trace_mlx5_qp_event(qp->qpn, type);
     mlx5_eq_post_async(c, type, 0, data, sizeof(data));
 }
@@ -355,6 +355,7 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
             }
             continue;
         }
+        mlx5_record_send_wqe(c, qp, wqe, nbb);
         if (qp->state == MLX5_QP_STATE_ERR) {
             /* one flush CQE per WQE, signaled or not */
             mlx5_sq_complete_local(c, qp, idx, wqe[3], true, IB_WC_WR_FLUSH_ERR);

@@ -335,6 +335,14 @@ int mlx5_memic_rw(Mlx5Core *c, uint64_t off, void *buf, uint64_t len, bool to_me
 bool mlx5_memic_mmio_read(Mlx5Core *c, uint64_t off, unsigned size, uint64_t *val);
 bool mlx5_memic_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val, unsigned size);
 
+/* mlx5_record.c: the guest's inputs to Mlx5CoreOps.record (no-ops without it) */
+void mlx5_record_cmd(Mlx5Core *c, const uint8_t *in, uint32_t inlen, uint32_t outlen);
+void mlx5_record_send_wqe(Mlx5Core *c, const Mlx5Qp *qp, const uint8_t *wqe, unsigned nbb);
+void mlx5_record_recv_wqe(Mlx5Core *c, const Mlx5Qp *qp, bool srq, const uint8_t *wqe,
+                          uint32_t stride);
+void mlx5_record_frame(Mlx5Core *c, const uint8_t *frame, size_t len);
+void mlx5_record_mmio(Mlx5Core *c, uint64_t off, uint64_t val, unsigned size);
+
 /* mlx5_core.c */
 int mlx5_dma_read(Mlx5Core *c, uint64_t pa, void *buf, size_t len);
 int mlx5_dma_write(Mlx5Core *c, uint64_t pa, const void *buf, size_t len);

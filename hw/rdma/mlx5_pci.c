@@ -55,6 +55,7 @@ struct Mlx5Hca {
     uint8_t fault_drop, fault_dup, fault_reorder, fault_corrupt;
     uint32_t fault_delay;
     uint64_t fault_seed;
+    char *fuzz_record;          /* directory of the seed recorder (mlx5_record.c), or NULL */
 
     uint8_t vsc;                /* vendor-specific capability offset */
     uint32_t vsc_counter;
@@ -66,6 +67,10 @@ struct Mlx5Hca {
     QEMUTimer *timer;
     QEMUTimer *tx_stall;        /* a frame the backend has not taken yet (see link_tx) */
     Mlx5Core *core;
+    struct {
+        int fd;                 /* the file being filled, -1 before the first record */
+        unsigned files, records;
+    } rec[MLX5_RECORD_KINDS];
 };
 
 /* How long a frame may wait for the backend before it is dropped (virtual time). */
@@ -181,6 +186,38 @@ static void mlx5_hca_report(void *opaque, const char *msg)
     warn_report("%s: %s", DEVICE(opaque)->id ? DEVICE(opaque)->id : "mlx5-hca", msg);
 }
 
+/*
+ * The seed recorder (fuzz-record=DIR): each kind's records go to DIR/KIND/PID-N, a new file
+ * every MLX5_RECORDS_PER_FILE records; each file is one input of that fuzz target. Written
+ * unbuffered, as QEMU may end without unrealizing the device.
+ */
+#define MLX5_RECORDS_PER_FILE 32
+
+static void mlx5_hca_record(void *opaque, unsigned kind, const void *rec, size_t len)
+{
+    Mlx5Hca *s = opaque;
+    typeof(s->rec[0]) *r = &s->rec[kind];
+
+    if (r->fd >= 0 && r->records >= MLX5_RECORDS_PER_FILE) {
+        close(r->fd);
+        r->fd = -1;
+    }
+    if (r->fd < 0) {
+        g_autofree char *dir = g_build_filename(s->fuzz_record, mlx5_record_names[kind], NULL);
+        g_autofree char *name = g_strdup_printf("%s/%d-%u", dir, (int)getpid(), r->files++);
+
+        g_mkdir_with_parents(dir, 0755);
+        r->fd = qemu_create(name, O_WRONLY | O_TRUNC, 0644, NULL);
+        r->records = 0;
+        if (r->fd < 0) {
+            return;
+        }
+    }
+    if (qemu_write_full(r->fd, rec, len) == len) {
+        r->records++;
+    }
+}
+
 static const Mlx5CoreOps mlx5_hca_core_ops = {
     .dma_read = mlx5_hca_dma_read,
     .dma_write = mlx5_hca_dma_write,
@@ -190,6 +227,19 @@ static const Mlx5CoreOps mlx5_hca_core_ops = {
     .now_ns = mlx5_hca_now_ns,
     .set_deadline = mlx5_hca_set_deadline,
     .report = mlx5_hca_report,
+};
+
+/* The same, recording the guest's inputs (a developer's option: it writes a file per 32). */
+static const Mlx5CoreOps mlx5_hca_core_ops_recording = {
+    .dma_read = mlx5_hca_dma_read,
+    .dma_write = mlx5_hca_dma_write,
+    .irq = mlx5_hca_irq,
+    .kick = mlx5_hca_kick,
+    .link_tx = mlx5_hca_link_tx,
+    .now_ns = mlx5_hca_now_ns,
+    .set_deadline = mlx5_hca_set_deadline,
+    .report = mlx5_hca_report,
+    .record = mlx5_hca_record,
 };
 
 static void mlx5_hca_bh(void *opaque)
@@ -411,7 +461,11 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
     s->bh = qemu_bh_new_guarded(mlx5_hca_bh, s, &dev->mem_reentrancy_guard);
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, mlx5_hca_timer, s);
     s->tx_stall = timer_new_ns(QEMU_CLOCK_VIRTUAL, mlx5_hca_tx_stall, s);
-    s->core = mlx5_core_new(&cfg, &mlx5_hca_core_ops, s);
+    for (i = 0; i < MLX5_RECORD_KINDS; i++) {
+        s->rec[i].fd = -1;
+    }
+    s->core = mlx5_core_new(&cfg, s->fuzz_record ? &mlx5_hca_core_ops_recording
+                                                 : &mlx5_hca_core_ops, s);
     s->nic = qemu_new_nic(&mlx5_hca_net_info, &s->conf, object_get_typename(OBJECT(s)),
                           dev->id, &dev->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
@@ -430,6 +484,12 @@ static void mlx5_hca_exit(PCIDevice *pci_dev)
     qemu_bh_delete(s->bh);
     mlx5_core_free(s->core);
     s->core = NULL;
+    for (int i = 0; i < MLX5_RECORD_KINDS; i++) {
+        if (s->rec[i].fd >= 0) {
+            close(s->rec[i].fd);
+            s->rec[i].fd = -1;
+        }
+    }
     msix_unuse_all_vectors(pci_dev);
     msix_uninit_exclusive_bar(pci_dev);
 }
@@ -475,6 +535,7 @@ static const Property mlx5_hca_props[] = {
     DEFINE_PROP_UINT8("fault-corrupt", Mlx5Hca, fault_corrupt, 0),
     DEFINE_PROP_UINT32("fault-delay", Mlx5Hca, fault_delay, 0),
     DEFINE_PROP_UINT64("fault-seed", Mlx5Hca, fault_seed, 0),
+    DEFINE_PROP_STRING("fuzz-record", Mlx5Hca, fuzz_record),
 };
 
 static void mlx5_hca_class_init(ObjectClass *oc, void *data)

@@ -110,6 +110,7 @@ bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
                           stride, wqe, stride)) {
             return false;
         }
+        mlx5_record_recv_wqe(c, qp, true, wqe, stride);
         rcv->wqe_counter = srq->head & ((1u << srq->log_srq_size) - 1);
         rcv->srqn = srq->srqn;
         rcv->pdn = srq->pdn;
@@ -119,7 +120,7 @@ bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
         if (srq->armed && (uint16_t)(counter - srq->consumed) < srq->lwm) {
             uint8_t data[28] = { 0 };
             srq->armed = false;
-            mlx5_st32(data + MLX5_EQE_qp_srq_n - MLX5_EQE_data, srq->srqn);
+            mlx5_st32(data + (MLX5_EQE_qp_srq_n - MLX5_EQE_data), srq->srqn);
             mlx5_eq_post_async(c, MLX5_EVENT_TYPE_SRQ_RQ_LIMIT, 0, data, sizeof(data));
         }
     } else if (qp->rq_type == MLX5_RQ_TYPE_REGULAR && qp->rq_cnt) {
@@ -135,6 +136,7 @@ bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
                           stride)) {
             return false;
         }
+        mlx5_record_recv_wqe(c, qp, false, wqe, stride);
         rcv->wqe_counter = qp->rq_ci++;
         rcv->pdn = qp->pdn;
     } else {

@@ -157,7 +157,15 @@ uint64_t fake_alloc(FakeHost *h, uint64_t size, uint64_t align)
 
 static bool fake_poisoned(FakeHost *h, uint64_t pa, size_t len)
 {
-    return pa < h->poison_hi && pa + len > h->poison_lo;
+    if (h->ram_hi && (pa >= h->ram_hi || len > h->ram_hi - pa)) {
+        h->dma_errors++;
+        return true;
+    }
+    if (pa < h->poison_hi && pa + len > h->poison_lo) {
+        h->dma_errors++;
+        return true;
+    }
+    return false;
 }
 
 static Mlx5DmaResult fake_dma_read(void *opaque, uint64_t pa, void *buf, size_t len)

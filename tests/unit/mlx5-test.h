@@ -17,6 +17,8 @@
 typedef struct FakeHost {
     GHashTable *pages;          /* page number -> 4 KiB buffer */
     uint64_t poison_lo, poison_hi;  /* DMA into [lo, hi) fails */
+    uint64_t ram_hi;            /* if set, DMA at or beyond it fails (outside guest RAM) */
+    uint64_t dma_errors;        /* DMA accesses that failed */
     int64_t now;
     int64_t deadline;
     unsigned irqs[FAKE_MAX_VECTORS];
@@ -67,6 +69,8 @@ typedef struct TDrv {
 
 TDrv *tdrv_new(void);
 TDrv *tdrv_new_cfg(const Mlx5CoreConfig *cfg);
+/* The same with other host ops (fake_host_ops with one changed; the opaque is the FakeHost). */
+TDrv *tdrv_new_ops(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops);
 void tdrv_free(TDrv *d);
 void tdrv_mmio_wr32(TDrv *d, uint64_t off, uint32_t v);
 uint32_t tdrv_mmio_rd32(TDrv *d, uint64_t off);

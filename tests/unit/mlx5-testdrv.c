@@ -10,11 +10,16 @@
 
 TDrv *tdrv_new_cfg(const Mlx5CoreConfig *cfg)
 {
+    return tdrv_new_ops(cfg, &fake_host_ops);
+}
+
+TDrv *tdrv_new_ops(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops)
+{
     TDrv *d = g_new0(TDrv, 1);
     uint32_t sz;
 
     d->h = fake_host_new();
-    d->c = mlx5_core_new(cfg, &fake_host_ops, d->h);
+    d->c = mlx5_core_new(cfg, ops, d->h);
     mlx5_core_link_set_up(d->c, 1, true);     /* cable plugged in */
     d->cmdq_pa = fake_alloc(d->h, 4096, 4096);
     /* the driver reads the queue geometry before writing the address */

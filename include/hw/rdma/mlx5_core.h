@@ -37,7 +37,23 @@ typedef struct Mlx5CoreOps {
     void (*set_deadline)(void *opaque, int64_t when_ns); /* INT64_MAX = none */
     /* a problem of the host's configuration (not the guest's), e.g. a LID clash; optional */
     void (*report)(void *opaque, const char *msg);
+    /*
+     * Optional: the guest's inputs as they arrive, one record at a time, in the input formats
+     * of the fuzz targets (tests/fuzz; the seeds of their corpora). @kind: Mlx5RecordKind.
+     */
+    void (*record)(void *opaque, unsigned kind, const void *rec, size_t len);
 } Mlx5CoreOps;
+
+/* What Mlx5CoreOps.record hands over; the names are the fuzz targets'. */
+typedef enum Mlx5RecordKind {
+    MLX5_RECORD_CMD,            /* a command as delivered (fuzz-cmd) */
+    MLX5_RECORD_WQE,            /* a send or receive WQE as fetched (fuzz-wqe) */
+    MLX5_RECORD_FRAME,          /* a frame from the fabric (fuzz-frame) */
+    MLX5_RECORD_MAD,            /* a MAD to QP0/QP1, or of MAD_IFC (fuzz-mad) */
+    MLX5_RECORD_MMIO,           /* a BAR0 write (fuzz-mmio) */
+    MLX5_RECORD_KINDS
+} Mlx5RecordKind;
+extern const char *const mlx5_record_names[MLX5_RECORD_KINDS];
 
 /*
  * Device-owned limits and identity. The capabilities reported to the guest are generated from

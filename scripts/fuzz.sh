@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# fuzz.sh - coverage-guided fuzzing of the device core with libFuzzer (docs/hardening.md).
+#
+#   scripts/fuzz.sh [--time SECONDS] [--jobs N] [--smoke] [TARGET...]
+#   scripts/fuzz.sh --merge DIR TARGET     (add what DIR's inputs cover to the committed corpus)
+#   scripts/fuzz.sh --record GUEST_TEST... (record seeds from real guests, merge them in)
+#
+# Targets (tests/fuzz/fuzz-*.c): cmd (command queue entries, mailbox chains, every command's
+# input), wqe (send and receive WQEs, UMR, doorbell records), frame (wire frames: all BTH
+# opcodes and extension headers), mad (SMP, SA, CM, PMA and MAD_IFC), mmio (BAR0 registers,
+# UAR doorbells, doorbell records). No TARGET: all of them, one after another.
+#
+# 1. installs clang and its fuzzer/sanitizer runtimes (scripts/host-deps.sh fuzz);
+# 2. builds build/fuzz (meson -Dfuzzer=true: the core with ASan, UBSan and coverage);
+# 3. runs each target for --time seconds (default 600; --smoke: 20) on --jobs processes
+#    (default 1), starting from the committed corpus tests/fuzz/corpus/TARGET; new inputs go to
+#    build/fuzz/corpus/TARGET, crashes, leaks and timeouts to build/fuzz/crashes/TARGET/;
+# 4. prints one line per target (runs, coverage, corpus, crashes) and ends with
+#    "fuzz: N targets, M crashes"; exit status 1 if anything was found.
+# --record boots the named guest tests (guest-tests/NAME.sh, needs scripts/build-qemu.sh and
+# scripts/build-image.sh) with the device property fuzz-record=build/fuzz/recorded: the device
+# writes every command, WQE, frame, MAD and BAR0 write the real drivers produce, in the
+# targets' input formats; then each target's recorded inputs are merged into its committed
+# corpus (libFuzzer -merge=1 keeps only the inputs that add coverage).
+# A crash input becomes a regression test by copying it to tests/fuzz/regress/TARGET/ (the
+# unit suite replays that directory); see docs/hardening.md.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+ALL="cmd wqe frame mad mmio"
+time_s=600 jobs=1 merge= record=0 targets=() tests=()
+while (($#)); do
+  case $1 in
+    --time) time_s=$2; shift ;;
+    --jobs) jobs=$2; shift ;;
+    --smoke) time_s=20 ;;
+    --merge) merge=$2; shift ;;
+    --record) record=1 ;;
+    -h|--help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+    -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
+    *) if ((record)); then
+         [ -f "guest-tests/$1.sh" ] || { echo "fuzz.sh: no guest test guest-tests/$1.sh" >&2; exit 2; }
+         tests+=("$1")
+       else
+         [[ " $ALL " == *" $1 "* ]] || { echo "fuzz.sh: no target '$1' (targets: $ALL)" >&2; exit 2; }
+         targets+=("$1")
+       fi ;;
+  esac
+  shift
+done
+((${#targets[@]})) || read -r -a targets <<<"$ALL"
+die() { echo "fuzz.sh: $*" >&2; exit 2; }
+
+mkdir -p build/logs build/fuzz/logs
+scripts/host-deps.sh fuzz || die "host packages missing (scripts/host-deps.sh fuzz)"
+
+# meson: the one the test suite uses (trixie's, unpacked by scripts/build-qemu.sh), else any
+meson=$root/build/tools/bin/meson
+if [ -x "$meson" ]; then
+  export PYTHONPATH=$root/build/tools/meson/usr/lib/python3/dist-packages${PYTHONPATH:+:$PYTHONPATH}
+else
+  meson=$(command -v meson) || die "meson not found: run scripts/build-qemu.sh first (it unpacks meson)"
+fi
+if [ ! -f build/fuzz/build.ninja ]; then
+  CC=clang "$meson" setup build/fuzz -Dfuzzer=true -Dguest_tests=false >build/logs/fuzz-setup.log 2>&1 ||
+    { tail -n 30 build/logs/fuzz-setup.log >&2; die "meson setup of build/fuzz failed"; }
+fi
+"$meson" compile -C build/fuzz >build/logs/fuzz-compile.log 2>&1 ||
+  { tail -n 40 build/logs/fuzz-compile.log >&2; die "build of the fuzz targets failed"; }
+
+if [ -n "$merge" ]; then
+  ((${#targets[@]} == 1)) || die "--merge takes one TARGET"
+  t=${targets[0]}
+  build/fuzz/tests/fuzz/fuzz-$t -merge=1 -rss_limit_mb=4096 tests/fuzz/corpus/$t "$merge" 2>&1 |
+    grep -E "MERGE-OUTER: [0-9]+ new files" || true
+  echo "fuzz: tests/fuzz/corpus/$t has $(ls tests/fuzz/corpus/$t | wc -l) inputs"
+  exit 0
+fi
+
+if ((record)); then
+  ((${#tests[@]})) || die "--record needs guest test names (e.g. pingpong-variants fabric-tools)"
+  rec=$root/build/fuzz/recorded
+  rm -rf "$rec"
+  for g in "${tests[@]}"; do
+    python3 scripts/guest-run.py --test "guest-tests/$g.sh" --log-dir "build/fuzz/record-logs/$g" \
+      --extra-device-args "fuzz-record=$rec" >"build/fuzz/logs/record-$g.log" 2>&1 ||
+      echo "fuzz.sh: guest test $g failed (build/fuzz/logs/record-$g.log); its records are kept" >&2
+  done
+  for t in $ALL; do
+    [ -d "$rec/$t" ] || continue
+    n=$(ls "tests/fuzz/corpus/$t" 2>/dev/null | wc -l)
+    build/fuzz/tests/fuzz/fuzz-$t -merge=1 -rss_limit_mb=4096 -max_len=65536 \
+      tests/fuzz/corpus/$t "$rec/$t" >"build/fuzz/logs/merge-$t.log" 2>&1 ||
+      die "merge of $t failed (build/fuzz/logs/merge-$t.log)"
+    echo "fuzz: $t: $(ls "$rec/$t" | wc -l) recorded inputs, corpus $n -> $(ls tests/fuzz/corpus/$t | wc -l)"
+  done
+  exit 0
+fi
+
+found=0
+for t in "${targets[@]}"; do
+  bin=build/fuzz/tests/fuzz/fuzz-$t
+  work=build/fuzz/corpus/$t crashes=build/fuzz/crashes/$t
+  log=build/fuzz/logs/$t.log
+  mkdir -p "$work" "$crashes" build/fuzz/logs
+  before=$(ls "$crashes" | wc -l)
+  dict=()
+  [ -f tests/fuzz/$t.dict ] && dict=(-dict=tests/fuzz/$t.dict)
+  # -fork: a crash or timeout is recorded and the run goes on (every finding, not the first)
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    timeout $((time_s + 120)) "$bin" -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 \
+    -ignore_ooms=1 -max_total_time="$time_s" -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
+    -artifact_prefix="$crashes/" "${dict[@]}" "$work" tests/fuzz/corpus/$t >"$log" 2>&1
+  rc=$?
+  new=$(( $(ls "$crashes" | wc -l) - before ))
+  stats=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
+  execs=$(sed -nE 's/^#([0-9]+).*/\1/p' <<<"$stats")
+  cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<<"$stats")
+  ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<<"$stats")
+  printf 'fuzz-%-6s %5ss  runs %-9s cov %-6s ft %-7s corpus %-6s crashes %s%s\n' "$t" "$time_s" \
+    "${execs:-?}" "${cov:-?}" "${ft:-?}" "$(ls "$work" | wc -l)" "$new" \
+    "$( ((rc != 0 && new == 0)) && echo " (exit $rc: $log)")"
+  if ((new > 0)); then
+    found=$((found + new))
+    ls -1 "$crashes" | tail -n "$new" | sed "s|^|    $crashes/|"
+  elif [ -z "$execs" ]; then
+    found=$((found + 1))
+    echo "    no runs: see $log" >&2
+    tail -n 20 "$log" | sed 's/^/    /' >&2
+  fi
+done
+echo "fuzz: ${#targets[@]} targets, $found crashes"
+((found == 0))

@@ -1,0 +1,117 @@
+/*
+ * Coverage-guided fuzz targets of the device core (libFuzzer; see docs/hardening.md).
+ *
+ * Each target is one LLVMFuzzerTestOneInput over a fresh device: the input is a sequence of
+ * records in the target's format (below and in each fuzz-*.c), read through an Fz cursor that
+ * yields zeroes past the end, so every byte string is a valid input. The same sources build
+ * with libFuzzer (clang, scripts/fuzz.sh) and, with fuzz-replay-main.c, as plain programs that
+ * replay the committed corpora and regression inputs under ASan/UBSan in the unit suite.
+ *
+ * The device core records real guest traffic in these formats (Mlx5CoreOps.record, the
+ * device's fuzz-record property), which is where the seed corpora come from.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef MLX5_FUZZ_H
+#define MLX5_FUZZ_H
+
+#include "mlx5-testqp.h"
+#include "mlx5_internal.h"
+#include "mlx5_cmd.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct Fz {
+    const uint8_t *p;
+    size_t n;
+} Fz;
+
+static inline bool fz_more(const Fz *f)
+{
+    return f->n > 0;
+}
+
+static inline uint8_t fz_u8(Fz *f)
+{
+    uint8_t v = 0;
+
+    if (f->n) {
+        v = *f->p++;
+        f->n--;
+    }
+    return v;
+}
+
+static inline uint16_t fz_u16(Fz *f)
+{
+    uint16_t v = fz_u8(f) << 8;
+
+    return v | fz_u8(f);
+}
+
+static inline uint32_t fz_u32(Fz *f)
+{
+    uint32_t v = (uint32_t)fz_u16(f) << 16;
+
+    return v | fz_u16(f);
+}
+
+static inline uint64_t fz_u64(Fz *f)
+{
+    uint64_t v = (uint64_t)fz_u32(f) << 32;
+
+    return v | fz_u32(f);
+}
+
+/* Copy @len bytes (zeroes past the input's end); returns how many came from the input. */
+static inline size_t fz_bytes(Fz *f, void *buf, size_t len)
+{
+    size_t n = MIN(len, f->n);
+
+    memcpy(buf, f->p, n);
+    memset((uint8_t *)buf + n, 0, len - n);
+    f->p += n;
+    f->n -= n;
+    return n;
+}
+
+/* Guest RAM of a fuzzed device: DMA beyond it fails, as outside a guest's memory. */
+#define FZ_RAM_BYTES    (64u << 20)
+
+/* Records per input, at most (each target's loop is bounded by this and by the input). */
+#define FZ_MAX_RECORDS  256
+
+/*
+ * A device brought up the way Linux's mlx5_core does, with the objects the data-path targets
+ * aim at: a PD, a PA lkey over all memory, remote-access MTT and UMR-able KLM/KSM mkeys, an
+ * SRQ, connected QPs of each transport (to themselves: frames loop back), a DCT, and the
+ * special QPs (QP0/QP1).
+ */
+enum { FZ_RC, FZ_UC, FZ_UD, FZ_SRQ_RC, FZ_QP1, FZ_NQP };
+#define FZ_NKEYS 6
+
+typedef struct FzNode {
+    TDrv *d;
+    TQp q[FZ_NQP];
+    uint32_t dci, dctn, srqn;
+    uint16_t srq_pi;                    /* receive WQEs posted to the SRQ */
+    uint32_t pd, lkey, rkey;            /* lkey: PA, whole memory; rkey: MTT over q[0].mem */
+    uint32_t keys[FZ_NKEYS];            /* free, UMR-enabled mkeys: MTT, KLM, KSM (x2) */
+    unsigned frames_looped;
+} FzNode;
+
+FzNode *fz_node_new(bool sm, bool objects);
+void fz_node_free(FzNode *n);
+/* A QP in error back to RTS (through RESET, as a driver recovers it); others untouched. */
+void fz_qp_recover(FzNode *n, uint32_t qpn);
+/* Run the device, loop its frames back (bounded), fire due timers, drain the CQs. */
+void fz_settle(FzNode *n, unsigned rounds);
+/*
+ * The device is not dead without a cause: a health (fatal) state only after a DMA error,
+ * and, if so, the device still answers a command.
+ */
+void fz_check(FzNode *n);
+/* Recompute the lengths (IPv4 total, IPv6 payload, UDP) and ICRC of a fabric frame. */
+void fz_fix_frame(uint8_t *f, size_t len);
+
+#endif
