@@ -83,8 +83,12 @@ if ((record)); then
   rec=$root/build/fuzz/recorded
   rm -rf "$rec"
   for g in "${tests[@]}"; do
-    python3 scripts/guest-run.py --test "guest-tests/$g.sh" --log-dir "build/fuzz/record-logs/$g" \
-      --extra-device-args "fuzz-record=$rec" >"build/fuzz/logs/record-$g.log" 2>&1 ||
+    if [ "$g" = pyverbs ]; then         # its own image (scripts/pyverbs.sh)
+      PYVERBS_DEVICE_ARGS="fuzz-record=$rec" scripts/pyverbs.sh >"build/fuzz/logs/record-$g.log" 2>&1
+    else
+      python3 scripts/guest-run.py --test "guest-tests/$g.sh" --log-dir "build/fuzz/record-logs/$g" \
+        --extra-device-args "fuzz-record=$rec" >"build/fuzz/logs/record-$g.log" 2>&1
+    fi ||
       echo "fuzz.sh: guest test $g failed (build/fuzz/logs/record-$g.log); its records are kept" >&2
   done
   for t in $ALL; do

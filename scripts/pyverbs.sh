@@ -8,6 +8,7 @@
 #   scripts/pyverbs.sh [MODULE...]      default: the modules of issue 8's acceptance list
 #
 # Logs: build/pyverbs/serial-0.log (every test's outcome and the tracebacks).
+# PYVERBS_DEVICE_ARGS: extra -device mlx5-hca properties (scripts/fuzz.sh --record uses it).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -25,6 +26,7 @@ logs=build/pyverbs
 rc=0
 python3 scripts/guest-run.py --test guest-tests/pyverbs.sh --qemu "$qemu" \
   --kernel build/guest-pyverbs/vmlinuz --initrd build/guest-pyverbs/base.cpio --log-dir "$logs" \
+  --extra-device-args "${PYVERBS_DEVICE_ARGS:-}" \
   --append "mlx5t.pyverbs_modules=$(echo $MODULES | tr ' ' ,) mlx5t.pyverbs_clean=$(echo $CLEAN | tr ' ' ,)" >&2 ||
   rc=$?
 printf '%-22s %7s %7s %7s %7s\n' module passed skipped failed errors
