@@ -67,6 +67,7 @@ struct Mlx5Hca {
     QEMUTimer *timer;
     QEMUTimer *tx_stall;        /* a frame the backend has not taken yet (see link_tx) */
     Mlx5Core *core;
+    Mlx5CoreOps core_ops;       /* mlx5_hca_core_ops, plus the recorder with fuzz-record */
     struct {
         int fd;                 /* the file being filled, -1 before the first record */
         unsigned files, records;
@@ -229,18 +230,6 @@ static const Mlx5CoreOps mlx5_hca_core_ops = {
     .report = mlx5_hca_report,
 };
 
-/* The same, recording the guest's inputs (a developer's option: it writes a file per 32). */
-static const Mlx5CoreOps mlx5_hca_core_ops_recording = {
-    .dma_read = mlx5_hca_dma_read,
-    .dma_write = mlx5_hca_dma_write,
-    .irq = mlx5_hca_irq,
-    .kick = mlx5_hca_kick,
-    .link_tx = mlx5_hca_link_tx,
-    .now_ns = mlx5_hca_now_ns,
-    .set_deadline = mlx5_hca_set_deadline,
-    .report = mlx5_hca_report,
-    .record = mlx5_hca_record,
-};
 
 static void mlx5_hca_bh(void *opaque)
 {
@@ -464,8 +453,11 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
     for (i = 0; i < MLX5_RECORD_KINDS; i++) {
         s->rec[i].fd = -1;
     }
-    s->core = mlx5_core_new(&cfg, s->fuzz_record ? &mlx5_hca_core_ops_recording
-                                                 : &mlx5_hca_core_ops, s);
+    s->core_ops = mlx5_hca_core_ops;
+    if (s->fuzz_record) {
+        s->core_ops.record = mlx5_hca_record;   /* a developer's option: a file per 32 */
+    }
+    s->core = mlx5_core_new(&cfg, &s->core_ops, s);
     s->nic = qemu_new_nic(&mlx5_hca_net_info, &s->conf, object_get_typename(OBJECT(s)),
                           dev->id, &dev->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);

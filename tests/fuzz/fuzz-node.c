@@ -95,21 +95,8 @@ FzNode *fz_node_new(bool sm, bool objects)
         tqp_connect(&n->q[i], n->d->c->port.lid, n->q[i].qpn, 0x11111111);
     }
     n->rkey = create_mtt_mkey(n->d, n->pd, 0x10000000, 1 << 20, n->q[FZ_RC].mem, true);
-    for (int k = 0; k < FZ_NKEYS; k++) {
-        uint8_t in[MLX5_PAS_OFF] = { 0 }, out[16];
-        uint8_t *mkc = in + CREATE_MKEY_MKC_OFF;
-
-        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_MKEY);
-        MLX5_SET(mkc, MKC_free, 1);
-        MLX5_SET(mkc, MKC_umr_en, 1);
-        MLX5_SET(mkc, MKC_access_mode_1_0, 1 + k % 3);     /* MTT, KLMS, KSM */
-        MLX5_SET(mkc, MKC_lr, 1);
-        MLX5_SET(mkc, MKC_pd, n->pd);
-        MLX5_SET(mkc, MKC_qpn, 0xffffff);
-        MLX5_SET(mkc, MKC_log_page_size, 12);
-        MLX5_SET(mkc, MKC_translations_octword_size, 4 << (k / 3));
-        g_assert_cmpint(tdrv_exec(n->d, in, sizeof(in), out, sizeof(out)), ==, 0);
-        n->keys[k] = MLX5_GET(out, MKEY_IN_mkey_index) << 8;
+    for (int k = 0; k < FZ_NKEYS; k++) {       /* MTT, KLM, KSM, each twice */
+        n->keys[k] = create_free_umr_mkey(n->d, n->pd, 1 + k % 3, 4 << (k / 3));
     }
     fz_dct(n);
     fz_up(n->d, n->dci);

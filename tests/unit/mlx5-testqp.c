@@ -74,6 +74,24 @@ uint32_t create_odp_mkey(TDrv *d, uint32_t pd, uint64_t va, uint64_t len, uint64
     return mtt_mkey(d, pd, va, len, pa, true, true, 0x44);
 }
 
+uint32_t create_free_umr_mkey(TDrv *d, uint32_t pd, unsigned access_mode, unsigned octwords)
+{
+    uint8_t in[MLX5_PAS_OFF] = { 0 }, out[16];
+    uint8_t *mkc = in + CREATE_MKEY_MKC_OFF;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_MKEY);
+    MLX5_SET(mkc, MKC_free, 1);
+    MLX5_SET(mkc, MKC_umr_en, 1);
+    MLX5_SET(mkc, MKC_access_mode_1_0, access_mode);
+    MLX5_SET(mkc, MKC_lr, 1);
+    MLX5_SET(mkc, MKC_pd, pd);
+    MLX5_SET(mkc, MKC_qpn, 0xffffff);
+    MLX5_SET(mkc, MKC_log_page_size, 12);
+    MLX5_SET(mkc, MKC_translations_octword_size, octwords);
+    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
+    return MLX5_GET(out, MKEY_IN_mkey_index) << 8;
+}
+
 void tqp_pattern(TDrv *d, uint64_t pa, size_t len, unsigned seed)
 {
     g_autofree uint8_t *b = g_malloc(len);

@@ -6,7 +6,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include "mlx5-test.h"
+#include "mlx5-testqp.h"
 #include "mlx5_internal.h"
 #include "mlx5_cmd.h"
 
@@ -152,19 +152,7 @@ static void test_fuzz_wqes(void)
     }
     /* UMR targets: free, UMR-enabled mkeys of every translation mode, and nested ones */
     for (int k = 0; k < 6; k++) {
-        uint8_t in[MLX5_PAS_OFF] = { 0 }, out[16];
-        uint8_t *mkc = in + CREATE_MKEY_MKC_OFF;
-        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_MKEY);
-        MLX5_SET(mkc, MKC_free, 1);
-        MLX5_SET(mkc, MKC_umr_en, 1);
-        MLX5_SET(mkc, MKC_access_mode_1_0, 1 + k % 3);     /* MTT, KLMS, KSM */
-        MLX5_SET(mkc, MKC_lr, 1);
-        MLX5_SET(mkc, MKC_pd, pd);
-        MLX5_SET(mkc, MKC_qpn, 0xffffff);
-        MLX5_SET(mkc, MKC_log_page_size, 12);
-        MLX5_SET(mkc, MKC_translations_octword_size, 4 << (k / 3));
-        g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
-        keys[k] = MLX5_GET(out, MKEY_IN_mkey_index) << 8;
+        keys[k] = create_free_umr_mkey(d, pd, 1 + k % 3, 4 << (k / 3));
     }
     cqn = tdrv_create_cq(d, d->async_eqn, 6, NULL, NULL);
     g_assert_cmpint(tdrv_create_qp(d, MLX5_QP_ST_RC, pd, cqn, 0, &qpn[0]), ==, 0);
