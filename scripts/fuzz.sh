@@ -69,12 +69,19 @@ fi
 "$meson" compile -C build/fuzz >build/logs/fuzz-compile.log 2>&1 ||
   { tail -n 40 build/logs/fuzz-compile.log >&2; die "build of the fuzz targets failed"; }
 
+# Add to TARGET's committed corpus the inputs of DIR that add coverage (libFuzzer -merge=1).
+merge_into() {
+  local t=$1 dir=$2 n
+  n=$(ls "tests/fuzz/corpus/$t" 2>/dev/null | wc -l)
+  build/fuzz/tests/fuzz/fuzz-$t -merge=1 -rss_limit_mb=4096 -max_len=65536 \
+    tests/fuzz/corpus/$t "$dir" >"build/fuzz/logs/merge-$t.log" 2>&1 ||
+    die "merge of $t failed (build/fuzz/logs/merge-$t.log)"
+  echo "fuzz: $t: $(ls "$dir" | wc -l) inputs merged, corpus $n -> $(ls tests/fuzz/corpus/$t | wc -l)"
+}
+
 if [ -n "$merge" ]; then
   ((${#targets[@]} == 1)) || die "--merge takes one TARGET"
-  t=${targets[0]}
-  build/fuzz/tests/fuzz/fuzz-$t -merge=1 -rss_limit_mb=4096 tests/fuzz/corpus/$t "$merge" 2>&1 |
-    grep -E "MERGE-OUTER: [0-9]+ new files" || true
-  echo "fuzz: tests/fuzz/corpus/$t has $(ls tests/fuzz/corpus/$t | wc -l) inputs"
+  merge_into "${targets[0]}" "$merge"
   exit 0
 fi
 
@@ -92,12 +99,7 @@ if ((record)); then
       echo "fuzz.sh: guest test $g failed (build/fuzz/logs/record-$g.log); its records are kept" >&2
   done
   for t in $ALL; do
-    [ -d "$rec/$t" ] || continue
-    n=$(ls "tests/fuzz/corpus/$t" 2>/dev/null | wc -l)
-    build/fuzz/tests/fuzz/fuzz-$t -merge=1 -rss_limit_mb=4096 -max_len=65536 \
-      tests/fuzz/corpus/$t "$rec/$t" >"build/fuzz/logs/merge-$t.log" 2>&1 ||
-      die "merge of $t failed (build/fuzz/logs/merge-$t.log)"
-    echo "fuzz: $t: $(ls "$rec/$t" | wc -l) recorded inputs, corpus $n -> $(ls tests/fuzz/corpus/$t | wc -l)"
+    [ -d "$rec/$t" ] && merge_into "$t" "$rec/$t"
   done
   exit 0
 fi

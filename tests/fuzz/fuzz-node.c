@@ -96,7 +96,7 @@ FzNode *fz_node_new(bool sm, bool objects)
     }
     n->rkey = create_mtt_mkey(n->d, n->pd, 0x10000000, 1 << 20, n->q[FZ_RC].mem, true);
     for (int k = 0; k < FZ_NKEYS; k++) {       /* MTT, KLM, KSM, each twice */
-        n->keys[k] = create_free_umr_mkey(n->d, n->pd, 1 + k % 3, 4 << (k / 3));
+        n->keys[k] = create_free_umr_mkey(n->d, n->pd, 1 + k % 3, 4 << (k / 3), 0);
     }
     fz_dct(n);
     fz_up(n->d, n->dci);

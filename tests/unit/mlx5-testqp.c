@@ -74,7 +74,8 @@ uint32_t create_odp_mkey(TDrv *d, uint32_t pd, uint64_t va, uint64_t len, uint64
     return mtt_mkey(d, pd, va, len, pa, true, true, 0x44);
 }
 
-uint32_t create_free_umr_mkey(TDrv *d, uint32_t pd, unsigned access_mode, unsigned octwords)
+uint32_t create_free_umr_mkey(TDrv *d, uint32_t pd, unsigned access_mode, unsigned octwords,
+                              uint8_t variant)
 {
     uint8_t in[MLX5_PAS_OFF] = { 0 }, out[16];
     uint8_t *mkc = in + CREATE_MKEY_MKC_OFF;
@@ -87,9 +88,10 @@ uint32_t create_free_umr_mkey(TDrv *d, uint32_t pd, unsigned access_mode, unsign
     MLX5_SET(mkc, MKC_pd, pd);
     MLX5_SET(mkc, MKC_qpn, 0xffffff);
     MLX5_SET(mkc, MKC_log_page_size, 12);
+    MLX5_SET(mkc, MKC_mkey_7_0, variant);
     MLX5_SET(mkc, MKC_translations_octword_size, octwords);
     g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
-    return MLX5_GET(out, MKEY_IN_mkey_index) << 8;
+    return (MLX5_GET(out, MKEY_IN_mkey_index) << 8) | variant;
 }
 
 void tqp_pattern(TDrv *d, uint64_t pa, size_t len, unsigned seed)

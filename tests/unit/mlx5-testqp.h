@@ -30,8 +30,10 @@ uint32_t create_mtt_mkey(TDrv *d, uint32_t pd, uint64_t va, uint64_t len, uint64
 /* The same with pg_access and no page present (on-demand paging), remote access granted. */
 uint32_t create_odp_mkey(TDrv *d, uint32_t pd, uint64_t va, uint64_t len, uint64_t pa);
 /* A free, UMR-enabled mkey (local read) of @access_mode (MTT, KLM, KSM) with room for
- * @octwords 16-byte translation entries, as the kernel's MR cache makes them. */
-uint32_t create_free_umr_mkey(TDrv *d, uint32_t pd, unsigned access_mode, unsigned octwords);
+ * @octwords 16-byte translation entries, as the kernel's MR cache makes them; the key's low
+ * byte is @variant. */
+uint32_t create_free_umr_mkey(TDrv *d, uint32_t pd, unsigned access_mode, unsigned octwords,
+                              uint8_t variant);
 /* A byte pattern at @pa; whether two ranges (of two nodes) hold the same bytes. */
 void tqp_pattern(TDrv *d, uint64_t pa, size_t len, unsigned seed);
 bool tqp_same(TDrv *da, uint64_t pa, TDrv *db, uint64_t pb, size_t len);

@@ -152,7 +152,7 @@ static void test_fuzz_wqes(void)
     }
     /* UMR targets: free, UMR-enabled mkeys of every translation mode, and nested ones */
     for (int k = 0; k < 6; k++) {
-        keys[k] = create_free_umr_mkey(d, pd, 1 + k % 3, 4 << (k / 3));
+        keys[k] = create_free_umr_mkey(d, pd, 1 + k % 3, 4 << (k / 3), 0);
     }
     cqn = tdrv_create_cq(d, d->async_eqn, 6, NULL, NULL);
     g_assert_cmpint(tdrv_create_qp(d, MLX5_QP_ST_RC, pd, cqn, 0, &qpn[0]), ==, 0);

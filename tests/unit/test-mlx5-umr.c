@@ -53,26 +53,6 @@ static uint8_t byte_at(TDrv *d, uint64_t pa)
     return v;
 }
 
-/* A free, UMR-enabled mkey of @mode with room for @octwords of translations. */
-static uint32_t create_free_mkey(TDrv *d, uint32_t pd, uint8_t mode, uint32_t octwords)
-{
-    uint8_t in[MLX5_PAS_OFF] = { 0 }, out[16];
-    uint8_t *mkc = in + CREATE_MKEY_MKC_OFF;
-
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_MKEY);
-    MLX5_SET(mkc, MKC_free, 1);
-    MLX5_SET(mkc, MKC_umr_en, 1);
-    MLX5_SET(mkc, MKC_access_mode_1_0, mode);
-    MLX5_SET(mkc, MKC_lr, 1);
-    MLX5_SET(mkc, MKC_pd, pd);
-    MLX5_SET(mkc, MKC_qpn, 0xffffff);
-    MLX5_SET(mkc, MKC_mkey_7_0, 0x11);
-    MLX5_SET(mkc, MKC_log_page_size, 12);
-    MLX5_SET(mkc, MKC_translations_octword_size, octwords);
-    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
-    return (MLX5_GET(out, MKEY_IN_mkey_index) << 8) | 0x11;
-}
-
 static uint16_t post_umr(TQp *q, const Umr *u, bool signaled)
 {
     uint8_t segs[62 * 16] = { 0 };
@@ -175,7 +155,7 @@ static void test_mr_cache_flow(void)
     tqp_connect(&qu, 0, 0, 0);
 
     /* the kernel pads the MTTs of its smallest cache mkeys (4 entries) to 64 bytes */
-    mk = create_free_mkey(b, upd, MLX5_MKC_ACCESS_MODE_MTT, 2);
+    mk = create_free_umr_mkey(b, upd, MLX5_MKC_ACCESS_MODE_MTT, 2, 0x11);
     memset(&u, 0, sizeof(u));
     u.key = mk;
     u.flags = F_MUST_BE_FREE;
@@ -184,7 +164,7 @@ static void test_mr_cache_flow(void)
     u.ptr_addr = mtt_pa;
     g_assert_cmpuint(umr_run(&qu, &u, NULL), ==, MLX5_CQE_REQ);
     memset(&u, 0, sizeof(u));
-    mk = create_free_mkey(b, upd, MLX5_MKC_ACCESS_MODE_MTT, 8);    /* 16 MTTs */
+    mk = create_free_umr_mkey(b, upd, MLX5_MKC_ACCESS_MODE_MTT, 8, 0x11);    /* 16 MTTs */
     /* the MR's 8 pages, scattered in reverse order, with the PRESENT bits the kernel sets */
     for (i = 0; i < 8; i++) {
         mlx5_st64(mtts + 8 * i, (pages + 4096ull * (14 - 2 * i)) | 3);
@@ -281,7 +261,7 @@ static void test_klm_and_interleaved(void)
     pattern(a, qa.mem, 0x10000, 1);
 
     /* layout list: 100 B of m1 at 0x10010, 5000 B of m2 at 0x90fff, 1 B of m1 at 0x13fff */
-    ind = create_free_mkey(a, qa.pd, MLX5_MKC_ACCESS_MODE_KLMS, 4);
+    ind = create_free_umr_mkey(a, qa.pd, MLX5_MKC_ACCESS_MODE_KLMS, 4, 0x11);
     klm(x, 100, m1, 0x10010);
     klm(x + 16, 5000, m2, 0x90fff);
     klm(x + 32, 1, m1, 0x13fff);
@@ -327,7 +307,7 @@ static void test_klm_and_interleaved(void)
     tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
     m1 = create_mtt_mkey(b, qb.pd, 0x10000, 0x4000, qb.mem, false);
     m2 = create_mtt_mkey(b, qb.pd, 0x90000, 0x4000, qb.mem + 0x8000, false);
-    rep = create_free_mkey(b, qb.pd, MLX5_MKC_ACCESS_MODE_KLMS, 4);
+    rep = create_free_umr_mkey(b, qb.pd, MLX5_MKC_ACCESS_MODE_KLMS, 4, 0x11);
     memset(x, 0, sizeof(x));
     mlx5_st32(x, 6);                    /* bytes per cycle */
     mlx5_st32(x + 4, MLX5_STRIDE_BLOCK_OP);
@@ -388,7 +368,7 @@ static void test_ksm_and_nesting(void)
     tqp_connect(&q, a->c->cfg.lid, q.qpn, 0);
     m = create_mtt_mkey(a, q.pd, 0x100000, 0x10000, q.mem, false);
     pattern(a, q.mem, 0x10000, 3);
-    ksm = create_free_mkey(a, q.pd, MLX5_MKC_ACCESS_MODE_KSM, 4);
+    ksm = create_free_umr_mkey(a, q.pd, MLX5_MKC_ACCESS_MODE_KSM, 4, 0x11);
     klm(x, 0, m, 0x100000 + 0x3000);    /* entity 0 -> page 3 */
     klm(x + 16, 0, m, 0x100000 + 0x1000);   /* entity 1 -> page 1 */
     u.key = ksm;
@@ -411,7 +391,7 @@ static void test_ksm_and_nesting(void)
 
     /* keys[0] -> keys[1] -> ... -> m: MLX5_MAX_INDIRECTION indirect levels translate */
     for (i = 0; i <= MLX5_MAX_INDIRECTION; i++) {
-        keys[i] = create_free_mkey(a, q.pd, MLX5_MKC_ACCESS_MODE_KLMS, 4);
+        keys[i] = create_free_umr_mkey(a, q.pd, MLX5_MKC_ACCESS_MODE_KLMS, 4, 0x11);
     }
     for (i = MLX5_MAX_INDIRECTION; i >= 0; i--) {
         memset(&u, 0, sizeof(u));
@@ -468,7 +448,7 @@ static void test_frwr_and_invalidate(void)
     tqp_create(&qb, b, MLX5_QP_ST_RC, 2);
     tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
     tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
-    fr = create_free_mkey(b, qb.pd, MLX5_MKC_ACCESS_MODE_MTT, 4);
+    fr = create_free_umr_mkey(b, qb.pd, MLX5_MKC_ACCESS_MODE_MTT, 4, 0x11);
     key = (fr & ~0xffu) | 0x12;
     dst = qb.mem;
     mlx5_st64(x, (dst + 0x5000) | 3);
@@ -541,7 +521,7 @@ static void test_frwr_and_invalidate(void)
     a = new_node(1);
     tqp_create(&qa, a, MLX5_QP_ST_RC, 1);
     tqp_connect(&qa, a->c->cfg.lid, qa.qpn, 0);
-    fr = create_free_mkey(a, qa.pd, MLX5_MKC_ACCESS_MODE_MTT, 4);
+    fr = create_free_umr_mkey(a, qa.pd, MLX5_MKC_ACCESS_MODE_MTT, 4, 0x11);
     memset(&u, 0, sizeof(u));
     u.key = fr;
     u.flags = F_INLINE;
@@ -579,7 +559,7 @@ static void test_bad_umr(void)
 
     tqp_create(&q, a, MLX5_QP_ST_RC, 1);
     tqp_connect(&q, a->c->cfg.lid, q.qpn, 0);
-    mk = create_free_mkey(a, q.pd, MLX5_MKC_ACCESS_MODE_MTT, 2);
+    mk = create_free_umr_mkey(a, q.pd, MLX5_MKC_ACCESS_MODE_MTT, 2, 0x11);
     plain = create_mtt_mkey(a, q.pd, 0x1000, 4096, q.mem, false);
     other_pd = tdrv_alloc_pd(a);
 
@@ -612,7 +592,7 @@ static void test_bad_umr(void)
             SYND_LOCAL_PROT);
     /* another PD's mkey, from a user QP */
     {
-        uint32_t mo = create_free_mkey(a, other_pd, MLX5_MKC_ACCESS_MODE_MTT, 2);
+        uint32_t mo = create_free_umr_mkey(a, other_pd, MLX5_MKC_ACCESS_MODE_MTT, 2, 0x11);
         memset(&u, 0, sizeof(u));
         u.key = mo;
         u.flags = F_INLINE;
