@@ -257,7 +257,9 @@ static void ib_port_loopback(IbPort *port, const struct iovec *iov, int iovcnt)
     int i;
 
     if (port->lb_count == IB_LOOPBACK_FRAMES) {
-        port->stat_rx_drop++;       /* like a congested switch: the transport retries */
+        /* (senders stop at a full ring, ib_port_tx_stopped; what the receive path sends then,
+         * an ACK, is lost like on a congested switch: the transport recovers) */
+        port->stat_rx_drop++;
         return;
     }
     slot = (port->lb_head + port->lb_count) % IB_LOOPBACK_FRAMES;
@@ -342,7 +344,7 @@ bool ib_port_run(IbPort *port, unsigned budget)
         ib_port_rx(port, port->lb[slot], port->lb_len[slot]);
         budget--;
     }
-    for (qp = port->qps; qp && budget && !port->tx_blocked; qp = qp->next) {
+    for (qp = port->qps; qp && budget && !ib_port_tx_stopped(port); qp = qp->next) {
         if (qp->tx_pending) {
             unsigned used = ib_qp_tx(qp, budget);
             budget -= MIN(used, budget);
@@ -351,7 +353,7 @@ bool ib_port_run(IbPort *port, unsigned budget)
     for (qp = port->qps; qp; qp = qp->next) {
         more |= qp->tx_pending;
     }
-    return (more && !port->tx_blocked) || port->lb_count;
+    return (more && !ib_port_tx_stopped(port)) || port->lb_count;
 }
 
 /* ---- timers --------------------------------------------------------------------------- */

@@ -603,7 +603,7 @@ static unsigned ib_req_tx(IbQp *qp, unsigned budget)
 {
     unsigned used = 0;
 
-    while (used < budget && qp->cur != qp->head && !qp->port->tx_blocked &&
+    while (used < budget && qp->cur != qp->head && !ib_port_tx_stopped(qp->port) &&
            qp->rnr_deadline == 0 && !qp->req_fault &&
            (qp->state == IB_QPS_RTS)) {
         IbSendEntry *e = ib_entry(qp, qp->cur);

@@ -412,7 +412,7 @@ unsigned ib_resp_tx(IbQp *qp, unsigned budget)
 {
     unsigned used = 0;
 
-    while (used < budget && !qp->port->tx_blocked) {
+    while (used < budget && !ib_port_tx_stopped(qp->port)) {
         IbRespRes *r = NULL;
         uint32_t idx, off, chunk;
         IbWcStatus st;

@@ -12,7 +12,7 @@ unsigned ib_ud_tx(IbQp *qp, unsigned budget)
     IbPort *port = qp->port;
     unsigned used = 0;
 
-    while (used < budget && qp->cur != qp->head && !port->tx_blocked &&
+    while (used < budget && qp->cur != qp->head && !ib_port_tx_stopped(port) &&
            qp->state == IB_QPS_RTS && !qp->req_fault) {
         IbSendEntry *e = &qp->swq[qp->cur % qp->swq_size];
         const IbSendWr *wr = &e->wr;

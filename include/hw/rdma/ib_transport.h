@@ -416,6 +416,17 @@ struct IbPort {
     IbFault *fault;             /* fault injection on the link, NULL = none (ib_fault.c) */
 };
 
+/*
+ * Whether the transmit loops must stop: the link asked us to wait, or the loopback ring (frames
+ * to our own LIDs) is full. The ring drains at the start of every ib_port_run, so a sender to
+ * itself is paced by its receiver instead of losing frames to a full ring and waiting a whole
+ * retransmission timeout (a message of more than IB_LOOPBACK_FRAMES packets would).
+ */
+static inline bool ib_port_tx_stopped(const IbPort *port)
+{
+    return port->tx_blocked || port->lb_count >= IB_LOOPBACK_FRAMES;
+}
+
 #define IB_LID_PERMISSIVE       0xffff
 #define IB_MLID_FIRST           0xc000  /* multicast LIDs */
 #define IB_MLID_LAST            0xfffe
