@@ -302,7 +302,8 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t paylo
     icrc[0] = crc; icrc[1] = crc >> 8; icrc[2] = crc >> 16; icrc[3] = crc >> 24;
     iov[0].iov_base = port->hdr;
     iov[0].iov_len = hlen;
-    iov[1].iov_base = (void *)payload;
+    /* never a NULL base, even when empty: QEMU's net queue memcpy()s every element */
+    iov[1].iov_base = payload_len ? (void *)payload : port->payload;
     iov[1].iov_len = payload_len;
     /* pad bytes (zero) go in front of the ICRC */
     iov[2].iov_base = port->hdr + hlen;

@@ -214,6 +214,8 @@ static bool fake_link_tx(void *opaque, unsigned port, const struct iovec *iov, i
     int i;
 
     for (i = 0; i < iovcnt; i++) {
+        /* QEMU's net queue memcpy()s every element, an empty one too: no NULL base */
+        g_assert_nonnull(iov[i].iov_base);
         g_byte_array_append(f, iov[i].iov_base, iov[i].iov_len);
     }
     g_ptr_array_add(h->tx, f);
