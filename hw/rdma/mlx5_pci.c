@@ -100,6 +100,28 @@ static void mlx5_hca_irq(void *opaque, unsigned vector)
     }
 }
 
+/*
+ * The device's re-entrancy guard, engaged around the core's work from timers and link-status
+ * changes as QEMU engages it around MMIO, network receive and the guarded bottom half. That
+ * work may DMA (CQEs, EQEs, retransmitted payload) and send MSI-X messages, and a guest can aim
+ * any of them at this device's own BARs (an mkey, a CQ buffer, a vector's address). With the
+ * guard engaged QEMU refuses such an access (MEMTX_ACCESS_ERROR: a DMA error for the core, a
+ * lost message) instead of running the core again from inside itself.
+ */
+static bool mlx5_hca_guard(Mlx5Hca *s)
+{
+    MemReentrancyGuard *g = &DEVICE(s)->mem_reentrancy_guard;
+    bool was = g->engaged_in_io;
+
+    g->engaged_in_io = true;
+    return was;
+}
+
+static void mlx5_hca_unguard(Mlx5Hca *s, bool was)
+{
+    DEVICE(s)->mem_reentrancy_guard.engaged_in_io = was;
+}
+
 static void mlx5_hca_kick(void *opaque)
 {
     Mlx5Hca *s = opaque;
@@ -125,10 +147,13 @@ static void mlx5_hca_tx_stall(void *opaque)
 {
     Mlx5Hca *s = opaque;
     NetClientState *nc = qemu_get_queue(s->nic);
+    bool was;
 
     trace_mlx5_pci_tx_stall();
     qemu_purge_queued_packets(nc);      /* calls mlx5_hca_link_sent for the frame */
+    was = mlx5_hca_guard(s);
     mlx5_core_link_tx_ready(s->core, 1);
+    mlx5_hca_unguard(s, was);
 }
 
 /*
@@ -246,8 +271,10 @@ static void mlx5_hca_bh(void *opaque)
 static void mlx5_hca_timer(void *opaque)
 {
     Mlx5Hca *s = opaque;
+    bool was = mlx5_hca_guard(s);
 
     mlx5_core_expire(s->core, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    mlx5_hca_unguard(s, was);
     qemu_bh_schedule(s->bh);
 }
 
@@ -300,8 +327,10 @@ static ssize_t mlx5_hca_nc_receive(NetClientState *nc, const uint8_t *buf, size_
 static void mlx5_hca_nc_link_status(NetClientState *nc)
 {
     Mlx5Hca *s = qemu_get_nic_opaque(nc);
+    bool was = mlx5_hca_guard(s);
 
     mlx5_core_link_set_up(s->core, 1, !nc->link_down);
+    mlx5_hca_unguard(s, was);
 }
 
 static NetClientInfo mlx5_hca_net_info = {

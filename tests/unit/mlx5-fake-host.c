@@ -96,6 +96,10 @@ void fake_write(FakeHost *h, uint64_t pa, const void *buf, size_t len)
 {
     const uint8_t *b = buf;
 
+    if (h->remote) {
+        h->remote->write(h->remote_opaque, pa, buf, len);
+        return;
+    }
     if (h->flat && pa >= h->flat_lo && pa + len <= h->flat_hi && pa + len >= pa) {
         memcpy(h->flat + (pa - h->flat_lo), buf, len);
         return;
@@ -113,6 +117,10 @@ void fake_read(FakeHost *h, uint64_t pa, void *buf, size_t len)
 {
     uint8_t *b = buf;
 
+    if (h->remote) {
+        h->remote->read(h->remote_opaque, pa, buf, len);
+        return;
+    }
     if (h->flat && pa >= h->flat_lo && pa + len <= h->flat_hi && pa + len >= pa) {
         memcpy(buf, h->flat + (pa - h->flat_lo), len);
         return;
@@ -151,6 +159,7 @@ uint64_t fake_alloc(FakeHost *h, uint64_t size, uint64_t align)
 {
     uint64_t pa = (h->brk + align - 1) & ~(align - 1);
 
+    g_assert(!h->brk_hi || (pa <= h->brk_hi && size <= h->brk_hi - pa));
     h->brk = pa + size;
     return pa;
 }

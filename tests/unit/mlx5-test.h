@@ -14,7 +14,24 @@
 
 #define FAKE_MAX_VECTORS 64
 
+/*
+ * A device in another process instead of the core in this one (tests/qtest: a real QEMU driven
+ * through its qtest protocol). Guest memory, BAR0 and MSI-X then go through these; the mini
+ * driver below works unchanged on either.
+ */
+typedef struct FakeRemoteOps {
+    void (*write)(void *o, uint64_t pa, const void *buf, size_t len);
+    void (*read)(void *o, uint64_t pa, void *buf, size_t len);
+    void (*mmio_write)(void *o, uint64_t off, uint64_t val, unsigned size);
+    uint64_t (*mmio_read)(void *o, uint64_t off, unsigned size);
+    void (*run)(void *o);                           /* let the device work a little */
+    unsigned (*irqs)(void *o, unsigned vector);     /* MSI-X messages of @vector seen so far */
+} FakeRemoteOps;
+
 typedef struct FakeHost {
+    const FakeRemoteOps *remote;    /* NULL: the core in this process (the unit tests) */
+    void *remote_opaque;
+    uint64_t brk_hi;            /* remote: the allocator's end (the guest RAM it may use) */
     GHashTable *pages;          /* page number -> 4 KiB buffer */
     uint64_t poison_lo, poison_hi;  /* DMA into [lo, hi) fails */
     uint64_t ram_hi;            /* if set, DMA at or beyond it fails (outside guest RAM) */
@@ -71,9 +88,17 @@ TDrv *tdrv_new(void);
 TDrv *tdrv_new_cfg(const Mlx5CoreConfig *cfg);
 /* The same with other host ops (fake_host_ops with one changed; the opaque is the FakeHost). */
 TDrv *tdrv_new_ops(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops);
+/*
+ * A driver of a remote device (no core here, d->c is NULL): guest memory from [@ram_lo,
+ * @ram_hi), everything else through @ops. The device's command queue is set up as by tdrv_new.
+ */
+TDrv *tdrv_new_remote(const FakeRemoteOps *ops, void *opaque, uint64_t ram_lo, uint64_t ram_hi);
 void tdrv_free(TDrv *d);
 void tdrv_mmio_wr32(TDrv *d, uint64_t off, uint32_t v);
+void tdrv_mmio_wr64(TDrv *d, uint64_t off, uint64_t v);
 uint32_t tdrv_mmio_rd32(TDrv *d, uint64_t off);
+/* MSI-X messages of @vector so far. */
+unsigned tdrv_irqs(TDrv *d, unsigned vector);
 
 /*
  * Execute one command: @in (@inlen bytes) -> @out (@outlen bytes). Returns the command status

@@ -166,7 +166,7 @@ void tqp_create_on(TQp *q, TDrv *d, uint8_t st, uint32_t user_index, uint32_t sr
     g_assert_cmpint(tdrv_exec(d, in, inlen, out, sizeof(out)), ==, 0);
     q->qpn = MLX5_GET(out, ALLOC_OUT_handle);
     /* arm the CQ, as the kernel and libmlx5 do before waiting */
-    mlx5_core_mmio_write(d->c, ((uint64_t)d->uar << 12) + MLX5_UAR_CQ_DB, q->cqn, 8);
+    tdrv_mmio_wr64(d, ((uint64_t)d->uar << 12) + MLX5_UAR_CQ_DB, q->cqn);
 }
 
 void tqp_create(TQp *q, TDrv *d, uint8_t st, uint32_t user_index)
@@ -226,7 +226,7 @@ uint16_t tqp_post_send(TQp *q, uint8_t opcode, uint32_t imm, const uint8_t *segs
     mlx5_st32(dbr, q->sq_pi);
     fake_write(q->d->h, q->dbr + 4, dbr, 4);
     if (ring) {
-        mlx5_core_mmio_write(q->d->c, ((uint64_t)q->d->uar << 12) + 0x800, mlx5_ld64(wqe), 8);
+        tdrv_mmio_wr64(q->d, ((uint64_t)q->d->uar << 12) + 0x800, mlx5_ld64(wqe));
     }
     return idx;
 }

@@ -1,0 +1,360 @@
+/*
+ * The hostile-guest cases that need the real device in QEMU (issue 10): the test is the guest's
+ * driver (the unit tests' mini driver over qtest, see mlx5-qtest.h), so the PCI shell, QEMU's
+ * DMA and MSI-X paths and the reset paths run as under a guest, ASan/UBSan included when the
+ * QEMU is the sanitizer build (scripts/build-qemu.sh --sanitize).
+ *
+ *  - bring-up and teardown with command completions as MSI-X messages, then loopback RC traffic;
+ *  - mkeys whose pages are the device's own BAR0 or beyond guest RAM: the access fails like a
+ *    DMA error (error CQE), nothing reaches the device's registers, the device goes on;
+ *  - MSI-X misuse: a vector aimed at the device's own command doorbell (fired from the
+ *    retransmission timer), masked vectors (pending bit, delivery on unmask), MSI-X disabled;
+ *  - FLR (PCIe Initiate Function Level Reset) and machine reset in the middle of traffic:
+ *    no DMA afterwards, and the device comes up again for a new driver.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "mlx5-qtest.h"
+#include "mlx5-testqp.h"
+
+#define LID 0x42
+
+/*
+ * QEMU's stderr must hold no sanitizer report and only the lines a test expects (besides its
+ * goodbye on SIGTERM and ASan's note on QEMU's ucontext coroutines, printed at every start).
+ */
+static void check_stderr(const char *err, const char *const *allowed)
+{
+    g_auto(GStrv) lines = g_strsplit(err, "\n", -1);
+
+    for (char **l = lines; *l; l++) {
+        bool ok = !**l || strstr(*l, "terminating on signal") ||
+                  strstr(*l, "ASan doesn't fully support makecontext/swapcontext");
+        for (const char *const *a = allowed; a && *a && !ok; a++) {
+            ok = strstr(*l, *a) != NULL;
+        }
+        if (!ok) {
+            g_error("unexpected QEMU stderr line: %s\n(all of it:\n%s)", *l, err);
+        }
+    }
+}
+
+static void quit(Qt *q, const char *const *allowed)
+{
+    g_autofree char *err = qt_quit(q);
+
+    check_stderr(err, allowed);
+}
+
+static Qt *start(const char *args)
+{
+    Qt *q = qt_start(args);
+
+    qt_pci_enable(q);
+    return q;
+}
+
+static TDrv *driver(Qt *q)
+{
+    TDrv *d = qt_tdrv(q);
+
+    tdrv_bringup(d);
+    return d;
+}
+
+/* Wait (virtual time @step_ns per try, @tries) for the next CQE of @qp. */
+static bool wait_cqe(Qt *q, TQp *qp, uint8_t *cqe, int64_t step_ns, unsigned tries)
+{
+    for (unsigned i = 0; i < tries; i++) {
+        if (tqp_poll(qp, cqe)) {
+            return true;
+        }
+        qt_clock_step(q, step_ns);
+    }
+    return false;
+}
+
+static uint8_t cqe_opcode(const uint8_t *cqe)
+{
+    return cqe[63] >> 4;
+}
+
+static void pair(TDrv *d, TQp *a, TQp *b)
+{
+    tqp_create(a, d, MLX5_QP_ST_RC, 1);
+    tqp_create(b, d, MLX5_QP_ST_RC, 2);
+    tqp_connect(a, LID, b->qpn, 0);
+    tqp_connect(b, LID, a->qpn, 0);
+}
+
+/* SEND, RDMA WRITE and RDMA READ of @len bytes a -> b, every byte checked. */
+static void traffic(Qt *q, TDrv *d, TQp *a, TQp *b, size_t len)
+{
+    uint8_t segs[32], cqe[64];
+
+    tqp_pattern(d, a->mem, len, 3);
+    tqp_post_recv(b, len, b->mem);
+    data_seg(segs, len, a->key, a->mem);
+    tqp_post_send(a, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    g_assert_true(wait_cqe(q, a, cqe, 1000, 2000));
+    g_assert_cmpuint(cqe_opcode(cqe), ==, MLX5_CQE_REQ);
+    g_assert_true(wait_cqe(q, b, cqe, 1000, 2000));
+    g_assert_cmpuint(cqe_opcode(cqe), ==, MLX5_CQE_RESP_SEND);
+    g_assert_cmpuint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, len);
+    g_assert_true(tqp_same(d, a->mem, d, b->mem, len));
+
+    tqp_pattern(d, a->mem, len, 9);
+    raddr_seg(segs, b->mem + len, b->key);
+    data_seg(segs + 16, len, a->key, a->mem);
+    tqp_post_send(a, MLX5_OPCODE_RDMA_WRITE, 0, segs, 2, true, true);
+    g_assert_true(wait_cqe(q, a, cqe, 1000, 2000));
+    g_assert_cmpuint(cqe_opcode(cqe), ==, MLX5_CQE_REQ);
+    g_assert_true(tqp_same(d, a->mem, d, b->mem + len, len));
+
+    raddr_seg(segs, b->mem + len, b->key);
+    data_seg(segs + 16, len, a->key, a->mem + 2 * len);
+    tqp_post_send(a, MLX5_OPCODE_RDMA_READ, 0, segs, 2, true, true);
+    g_assert_true(wait_cqe(q, a, cqe, 1000, 2000));
+    g_assert_cmpuint(cqe_opcode(cqe), ==, MLX5_CQE_REQ);
+    g_assert_true(tqp_same(d, a->mem + 2 * len, d, b->mem + len, len));
+}
+
+static void test_bringup_traffic(void)
+{
+    Qt *q = start("");
+    TDrv *d = driver(q);
+    TQp a, b;
+
+    /* every command completed with an MSI-X message on vector 0 (tdrv_exec checks each) */
+    g_assert_cmpuint(tdrv_irqs(d, 0), >=, 1);
+    /* driver unload and load, as rmmod/modprobe */
+    tdrv_teardown(d);
+    tdrv_bringup(d);
+    pair(d, &a, &b);
+    traffic(q, d, &a, &b, 100000);
+    /* completion events of the armed CQs reached vector 1 */
+    g_assert_cmpuint(tdrv_irqs(d, 1), >=, 1);
+    tdrv_free(d);
+    quit(q, NULL);
+}
+
+/*
+ * Data whose pages are the device's own BAR0 or no memory at all: the DMA fails, the WQE ends
+ * in an error CQE, nothing is written to (or read from) the device's registers, and a new QP
+ * works afterwards.
+ */
+static void test_mkey_into_bar(void)
+{
+    static const struct {
+        const char *what;
+        uint64_t pa;
+    } bad[] = {
+        { "BAR0: the initialization segment", QT_BAR0 },
+        { "BAR0: the command doorbell", QT_BAR0 + MLX5_ISEG_CMD_DBELL },
+        { "the MSI-X table", QT_MSIX_BAR },
+        { "beyond guest RAM", 0x40000000ull },
+    };
+    Qt *q = start("");
+    TDrv *d = driver(q);
+    uint8_t segs[32], cqe[64];
+    unsigned blocked = 0;
+
+    for (unsigned i = 0; i < G_N_ELEMENTS(bad); i++) {
+        TQp a, b;
+        uint32_t msix0 = qt_readl(q, QT_MSIX_BAR), fw = tdrv_mmio_rd32(d, MLX5_ISEG_FW_REV);
+
+        g_test_message("%s", bad[i].what);
+        pair(d, &a, &b);
+        /* the requester reads its payload there */
+        data_seg(segs, 256, a.key, bad[i].pa);
+        tqp_post_send(&a, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+        g_assert_true(wait_cqe(q, &a, cqe, 1000, 2000));
+        g_test_message("  send: opcode 0x%x syndrome 0x%x", cqe_opcode(cqe),
+                       cqe[MLX5_CQE_syndrome]);
+        g_assert_cmpuint(cqe_opcode(cqe), ==, MLX5_CQE_REQ_ERR);
+        g_assert_cmpuint(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+        blocked++;
+
+        /* the responder writes an RDMA WRITE's data there (a new pair: a is in error) */
+        pair(d, &a, &b);
+        tqp_pattern(d, a.mem, 4096, 5);
+        raddr_seg(segs, bad[i].pa, b.key);
+        data_seg(segs + 16, 4096, a.key, a.mem);
+        tqp_post_send(&a, MLX5_OPCODE_RDMA_WRITE, 0, segs, 2, true, true);
+        g_assert_true(wait_cqe(q, &a, cqe, 1000, 2000));
+        g_test_message("  write: opcode 0x%x syndrome 0x%x", cqe_opcode(cqe),
+                       cqe[MLX5_CQE_syndrome]);
+        g_assert_cmpuint(cqe_opcode(cqe), ==, MLX5_CQE_REQ_ERR);
+        g_assert_cmpuint(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
+
+        /* nothing reached the registers: MSI-X table entry 0 and the FW revision unchanged */
+        g_assert_cmphex(qt_readl(q, QT_MSIX_BAR), ==, msix0);
+        g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_FW_REV), ==, fw);
+    }
+    /* the device goes on */
+    {
+        TQp a, b;
+        pair(d, &a, &b);
+        traffic(q, d, &a, &b, 8192);
+    }
+    tdrv_free(d);
+    quit(q, (const char *const[]){ "Blocked re-entrant IO", NULL });
+    g_assert_cmpuint(blocked, ==, G_N_ELEMENTS(bad));
+}
+
+/*
+ * An MSI-X vector aimed at the device's own command doorbell, fired from the retransmission
+ * timer (an RC SEND to a QP nobody has: RETRY_EXC after 8 timeouts). The message must not ring
+ * the doorbell re-entrantly: a command left owned by the device in that slot stays unexecuted
+ * until the driver rings it.
+ */
+static void test_msix_into_bar(void)
+{
+    Qt *q = start("");
+    TDrv *d = driver(q);
+    TQp a;
+    uint8_t segs[16], cqe[64], own;
+    const unsigned slot = 30;
+    uint64_t slot_pa = d->cmdq_pa + slot * MLX5_CMD_LAYOUT_SIZE;
+    uint8_t lay[MLX5_CMD_LAYOUT_SIZE] = { 0 };
+
+    tqp_create(&a, d, MLX5_QP_ST_RC, 1);
+    tqp_connect(&a, LID, 0xabcdef, 0);      /* a QP nobody has */
+    /* a NOP command (QUERY_ISSI) in slot 30, owned by the device, doorbell not rung */
+    lay[MLX5_CMD_LAY_TYPE] = MLX5_PCI_CMD_XPORT;
+    mlx5_st32(lay + MLX5_CMD_LAY_INLEN, 16);
+    mlx5_st32(lay + MLX5_CMD_LAY_OUTLEN, 16);
+    mlx5_st16(lay + MLX5_CMD_LAY_IN, MLX5_CMD_OP_QUERY_ISSI);
+    lay[MLX5_CMD_LAY_STATUS_OWN] = 1;
+    qt_write(q, slot_pa, lay, sizeof(lay));
+    /* vector 1 (the CQs' EQ) now writes 1 << 30 to the command doorbell */
+    qt_msix_vector(q, 1, QT_BAR0 + MLX5_ISEG_CMD_DBELL, bswap32(1u << slot), false);
+    data_seg(segs, 64, a.key, a.mem);
+    tqp_post_send(&a, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    g_assert_true(wait_cqe(q, &a, cqe, 20 * 1000 * 1000, 200));
+    g_assert_cmpuint(cqe_opcode(cqe), ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmpuint(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR);
+    qt_clock_step(q, 1000000);
+    qt_read(q, slot_pa + MLX5_CMD_LAY_STATUS_OWN, &own, 1);
+    g_assert_cmpuint(own & 1, ==, 1);       /* not executed */
+    /* the driver rings it itself: it runs */
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMD_DBELL, 1u << slot);
+    for (unsigned i = 0; i < 1000 && (own & 1); i++) {
+        qt_clock_step(q, 1000);
+        qt_read(q, slot_pa + MLX5_CMD_LAY_STATUS_OWN, &own, 1);
+    }
+    g_assert_cmpuint(own, ==, 0);
+    tdrv_free(d);
+    quit(q, (const char *const[]){ "Blocked re-entrant IO", NULL });
+}
+
+/* A masked vector keeps its message pending (PBA) and delivers it on unmask; with MSI-X
+ * disabled nothing is sent and nothing breaks. */
+static void test_msix_mask(void)
+{
+    Qt *q = start("");
+    TDrv *d = driver(q);
+    TQp a, b;
+    uint8_t segs[16], cqe[64];
+    unsigned n;
+
+    pair(d, &a, &b);
+    n = tdrv_irqs(d, 1);
+    qt_msix_vector(q, 1, QT_MSI_PA + 4, 2, true);
+    tqp_post_recv(&b, 64, b.mem);
+    data_seg(segs, 64, a.key, a.mem);
+    tqp_post_send(&a, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    g_assert_true(wait_cqe(q, &a, cqe, 1000, 2000));
+    g_assert_true(wait_cqe(q, &b, cqe, 1000, 2000));
+    qt_clock_step(q, 1000000);
+    g_assert_cmpuint(tdrv_irqs(d, 1), ==, n);                       /* masked: nothing */
+    g_assert_cmphex(qt_readl(q, QT_MSIX_BAR + 2048) & 2, ==, 2);    /* PBA bit 1 pending */
+    qt_msix_vector(q, 1, QT_MSI_PA + 4, 2, false);
+    qt_clock_step(q, 1000);
+    g_assert_cmpuint(tdrv_irqs(d, 1), ==, n + 1);                   /* delivered on unmask */
+    g_assert_cmphex(qt_readl(q, QT_MSIX_BAR + 2048) & 2, ==, 0);
+
+    /* MSI-X off: traffic and commands (polled) go on, no message anywhere */
+    qt_cfg_wr(q, q->msix_cap + 2, 2, 0);
+    tqp_post_recv(&b, 64, b.mem);
+    tqp_post_send(&a, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    g_assert_true(wait_cqe(q, &a, cqe, 1000, 2000));
+    g_assert_cmpuint(cqe_opcode(cqe), ==, MLX5_CQE_REQ);
+    g_assert_true(wait_cqe(q, &b, cqe, 1000, 2000));
+    qt_clock_step(q, 1000000);
+    g_assert_cmpuint(tdrv_irqs(d, 1), ==, n + 1);
+    quit(q, NULL);
+    tdrv_free(d);
+}
+
+/*
+ * Reset in the middle of traffic: 16 RDMA WRITEs of 64 KiB posted, then the reset before they
+ * can finish. Afterwards the device DMAs nothing into the old driver's memory, and a new driver
+ * brings it up and moves data.
+ */
+static void reset_mid_traffic(bool flr)
+{
+    Qt *q = start("");
+    TDrv *d = driver(q);
+    TQp a, b;
+    uint8_t segs[32];
+    g_autofree uint8_t *before = NULL, *after = NULL;
+    uint64_t used;
+
+    pair(d, &a, &b);
+    tqp_pattern(d, a.mem, 65536, 1);
+    for (unsigned i = 0; i < 16; i++) {
+        raddr_seg(segs, b.mem + 65536 * (i % 8), b.key);
+        data_seg(segs + 16, 65536, a.key, a.mem);
+        tqp_post_send(&a, MLX5_OPCODE_RDMA_WRITE, 0, segs, 2, true, true);
+    }
+    if (flr) {
+        unsigned devctl = q->pcie_cap + 8;
+        g_assert_cmphex(qt_cfg_rd(q, q->pcie_cap + 4, 4) & (1u << 28), !=, 0);  /* FLR cap */
+        qt_cfg_wr(q, devctl, 2, qt_cfg_rd(q, devctl, 2) | 0x8000);
+    } else {
+        g_free(qt_cmd(q, "outb 0xcf9 0x6"));      /* ICH9 reset control: system reset */
+    }
+    qt_clock_step(q, 1000);
+    /* the old driver's memory: no DMA after the reset */
+    used = d->h->brk - QT_ALLOC_LO;
+    before = g_malloc(used);
+    after = g_malloc(used);
+    qt_read(q, QT_ALLOC_LO, before, used);
+    qt_clock_step(q, 500 * 1000 * 1000);
+    qt_read(q, QT_ALLOC_LO, after, used);
+    g_assert_true(memcmp(before, after, used) == 0);
+    /* BARs and MSI-X were reset with the function: a new driver sets it all up again */
+    g_assert_cmphex(qt_cfg_rd(q, 0x10, 4) & ~0xfu, ==, 0);
+    qt_pci_enable(q);
+    g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_INITIALIZING) >> 31, ==, 0);
+    tdrv_free(d);
+    d = tdrv_new_remote(&qt_remote_ops, q, QT_ALLOC_LO + used, QT_ALLOC_HI);   /* new memory */
+    tdrv_bringup(d);
+    pair(d, &a, &b);
+    traffic(q, d, &a, &b, 65536);
+    tdrv_free(d);
+    quit(q, NULL);
+}
+
+static void test_flr_mid_traffic(void)
+{
+    reset_mid_traffic(true);
+}
+
+static void test_system_reset_mid_traffic(void)
+{
+    reset_mid_traffic(false);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/mlx5-pci/bringup-traffic", test_bringup_traffic);
+    g_test_add_func("/mlx5-pci/hostile/mkey-into-bar", test_mkey_into_bar);
+    g_test_add_func("/mlx5-pci/hostile/msix-into-bar", test_msix_into_bar);
+    g_test_add_func("/mlx5-pci/hostile/msix-mask", test_msix_mask);
+    g_test_add_func("/mlx5-pci/hostile/flr-mid-traffic", test_flr_mid_traffic);
+    g_test_add_func("/mlx5-pci/hostile/reset-mid-traffic", test_system_reset_mid_traffic);
+    return g_test_run();
+}
