@@ -27,7 +27,7 @@ done
 [[ $reps =~ ^[1-9][0-9]?$ ]] || { echo "bench: --reps takes 1..99" >&2; exit 2; }
 export MLX5T_ACCEL=${MLX5T_ACCEL:-tcg}
 
-qemu=$(scripts/build-qemu.sh | tail -n1)
+qemu=${MLX5T_QEMU:-$(scripts/build-qemu.sh | tail -n1)}   # (meson sets it: the build's -Dqemu, e.g. the sanitizer build)
 # the test image plus Soft-RoCE, in a directory of its own
 EXTRA_MODULES="rdma_rxe crc32_generic" OUT=build/guest-bench scripts/build-image.sh >&2
 core_bin=build/meson/tests/unit/bench-mlx5-core

@@ -3,8 +3,12 @@
 # onto Debian trixie's QEMU 10.0 source (Debian's patches applied). Run from anywhere; idempotent:
 # a second run is an incremental ninja that takes seconds.
 #
-#   scripts/build-qemu.sh          -> prints build/qemu/qemu-system-x86_64 (its path) when done
+#   scripts/build-qemu.sh            -> prints build/qemu/qemu-system-x86_64 (its path) when done
 #   build/qemu/qemu-system-x86_64 -L build/qemu/firmware -M q35 ...
+#   scripts/build-qemu.sh --sanitize -> build/qemu-san/qemu-system-x86_64: the same QEMU built with
+#                                       AddressSanitizer and UndefinedBehaviorSanitizer (gcc), in a
+#                                       build tree of its own (build/qemu-san-build); guest-run.py
+#                                       turns any sanitizer report into a failure (docs/hardening.md)
 #
 # Environment:
 #   MLX5_OVERLAY_DIR=DIR  directory whose hw/rdma and include/hw/rdma are overlaid (default: repo)
@@ -14,6 +18,12 @@
 # build/qemu/{qemu-system-x86_64,firmware/}, build/tools (trixie meson), build/src-cache (.dsc/.debs),
 # build/apt (private trixie apt config), build/logs/*.log.
 set -euo pipefail
+sanitize=0
+case ${1:-} in
+  --sanitize) sanitize=1 ;;
+  '') ;;
+  *) echo "usage: $0 [--sanitize]" >&2; exit 2 ;;
+esac
 export DEBIAN_FRONTEND=noninteractive LC_ALL=C
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -127,7 +137,7 @@ if [ "$(cat "$fw/.mlx5-debian-version" 2>/dev/null)" != "$ver" ]; then
 fi
 
 # --- 6. Configure (only when flags/source/overlay changed) and build ---------------------------
-qbuild=$B/qemu-build
+qbuild=$B/qemu-build out=$B/qemu sfx=
 flags=(--python="$python" --target-list=x86_64-softmmu
        --without-default-features --enable-tcg --enable-kvm --enable-trace-backends=log
        --disable-docs --disable-werror --disable-download --disable-install-blobs
@@ -137,24 +147,30 @@ flags=(--python="$python" --target-list=x86_64-softmmu
 # configure hands meson an explicit compiler (c = ['cc']), so meson's own ccache auto-detection
 # never applies: name ccache in the compiler command instead (meson then recognises it).
 flags+=(--cc="ccache cc")
+if ((sanitize)); then
+  # ASan + UBSan (gcc's; QEMU's own configure options). The firmware is the plain build's.
+  qbuild=$B/qemu-san-build out=$B/qemu-san sfx=-san
+  flags+=(--enable-asan --enable-ubsan)
+  mkdir -p "$out" && ln -sfn ../qemu/firmware "$out/firmware"
+fi
 # let clones in other directories (CI's fresh clone) share the cache: paths under the repo are
 # hashed relative to it, and the working directory is left out of the hash
 export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=true
 want="qemu=$qdir ($ver) overlay=$overlay meson=$mver ${flags[*]}"
 if [ ! -f "$qbuild/build.ninja" ] || [ "$(cat "$qbuild/.mlx5-configure" 2>/dev/null)" != "$want" ]; then
-  say "configuring (build/logs/configure.log)"
+  say "configuring $qbuild (build/logs/configure$sfx.log)"
   rm -rf "$qbuild" && mkdir -p "$qbuild"
   # configure creates build/qemu-build/pyvenv (with system site packages) and mkvenv accepts any
   # importable meson >= 1.5 instead of installing one (impossible offline: Debian's source has no
   # python/wheels). PYTHONPATH makes trixie's meson importable there, and a .pth file inside the
   # venv keeps it importable when ninja later re-runs meson with no PYTHONPATH set.
-  (cd "$qbuild" && PYTHONPATH=$mesonpy run_logged configure "$qdir/configure" "${flags[@]}")
+  (cd "$qbuild" && PYTHONPATH=$mesonpy run_logged "configure$sfx" "$qdir/configure" "${flags[@]}")
   site=$("$qbuild/pyvenv/bin/python3" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
   echo "$mesonpy" >"$site/mlx5-trixie-meson.pth"
   echo "$want" >"$qbuild/.mlx5-configure"
-  say "building qemu-system-x86_64 (build/logs/ninja.log)"
+  say "building qemu-system-x86_64 (build/logs/ninja$sfx.log)"
 fi
-run_logged ninja ninja -C "$qbuild" -j"$(nproc)" qemu-system-x86_64
-ln -sfn ../qemu-build/qemu-system-x86_64 "$B/qemu/qemu-system-x86_64"
+run_logged "ninja$sfx" ninja -C "$qbuild" -j"$(nproc)" qemu-system-x86_64
+ln -sfn "../${qbuild##*/}/qemu-system-x86_64" "$out/qemu-system-x86_64"
 
-echo "$B/qemu/qemu-system-x86_64"
+echo "$out/qemu-system-x86_64"

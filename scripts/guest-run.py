@@ -110,6 +110,15 @@ ALLOWED_PATTERNS = [
     r"module verification failed: signature and/or required key missing",
 ]
 
+# QEMU's own stderr (qemu-I.stderr): a sanitizer report there fails the run. Only the build of
+# `scripts/build-qemu.sh --sanitize` prints them (ASan, LeakSanitizer at exit, UBSan).
+SANITIZER_PATTERNS = [r"ERROR: (Address|Leak)Sanitizer", r"runtime error:",
+                      r"SUMMARY: \w+Sanitizer"]
+# A sanitizer QEMU's options unless the caller sets its own: reports with stack traces, leaks
+# checked when QEMU exits (the runner ends instances with SIGTERM, so they exit normally).
+SANITIZER_ENV = {"ASAN_OPTIONS": "detect_leaks=1:print_summary=1",
+                 "UBSAN_OPTIONS": "print_stacktrace=1:print_summary=1"}
+
 HCA_MAC = "02:4d:58:35:00:{:02x}"    # locally administered; last byte = instance index + 1
 MGMT_MAC = "02:4d:47:00:00:{:02x}"
 USER_MAC = "02:4d:55:00:00:{:02x}"   # QEMU user networking (slirp), see /init
@@ -177,6 +186,15 @@ def stream_netdev(ident, path, server, version):
         elif version >= (8, 0):
             s += ",reconnect=1"
     return s
+
+
+def asan_build(qemu):
+    """Whether @qemu is linked with the ASan runtime (scripts/build-qemu.sh --sanitize)."""
+    try:
+        out = subprocess.run(["ldd", qemu], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "libasan" in out
 
 
 def start_switch(path, log_file):
@@ -279,6 +297,17 @@ def qmp(path, command):
             if "error" in reply:
                 raise RuntimeError(reply["error"].get("desc", str(reply)))
         return reply
+
+
+def sanitizer_reports(path):
+    """The lines of a QEMU stderr file that are sanitizer reports (as failure reasons)."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+    res = [re.compile(p) for p in SANITIZER_PATTERNS]
+    bad = [line for line in lines if any(r.search(line) for r in res)]
+    return [f"sanitizer report in {path.name}: {line.strip()}" for line in bad[:5]]
 
 
 def section(text, begin, end):
@@ -510,9 +539,16 @@ def main():
 
     guest_timeout = max(30, int(timeout - 60))
     procs, cmds, serials, appends = [], [], [], []
+    qemu_env = {**SANITIZER_ENV, **os.environ}
     fab_sock = Path(sock_dir.name) / "fabric.sock"
     mgmt_sock = Path(sock_dir.name) / "mgmt.sock"
     switches = []
+    if n >= 3 and asan_build(args.qemu):
+        # libvdeplug loads its plugin with dlopen(RTLD_DEEPBIND), which the ASan runtime refuses
+        # (it aborts QEMU at -netdev vde): 3-4 instance tests cannot run on the sanitizer build
+        log(f"SKIP {name}: -netdev vde (3+ instances) cannot run under AddressSanitizer")
+        (log_dir / "result.txt").write_text("SKIP\n")
+        return 77                       # meson: skipped
     if n >= 3:
         sw_log = open(log_dir / "vde_switch.log", "wb")
         try:
@@ -578,6 +614,7 @@ def main():
                     sw.kill()
         stderr = open(log_dir / f"qemu-{i}.stderr", "wb")
         procs.append(subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=stderr, stderr=stderr,
+                                      env=qemu_env,
                                       start_new_session=True))
         if i == 0 and n == 2:
             # let instance 0 create its listening sockets before instance 1 connects
@@ -622,7 +659,7 @@ def main():
                 k = cmd.index("-append")
                 cmd[k + 1] = kernel_append(appends[j] + [f"mlx5t.restart={restarts[j]}"])
                 err = open(log_dir / f"qemu-{j}.stderr", "ab")
-                procs[j] = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=err,
+                procs[j] = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=err, env=qemu_env,
                                             stderr=err, start_new_session=True)
                 done(f"killed and started again (pid {procs[j].pid})")
             elif what == "link":
@@ -731,6 +768,7 @@ def main():
         if p.returncode not in (0, None) and not timed_out and (aborted is None or i == aborted):
             err = (log_dir / f"qemu-{i}.stderr").read_text(errors="replace").strip()
             reasons.insert(0, f"QEMU exited with status {p.returncode}: {err[-600:]}")
+        reasons += sanitizer_reports(log_dir / f"qemu-{i}.stderr")
         if ssh is not None and i == 0:
             reasons += ssh.verdict(test_output(text))
         if result is None and not timed_out and (aborted is None or i == aborted):

@@ -18,7 +18,7 @@ MODULES=${*:-test_mlx5_mkey test_mlx5_devx test_mlx5_dc test_qpex test_mr test_c
 # features they test land
 CLEAN=${PYVERBS_CLEAN-test_atomic test_cq test_cqex test_mlx5_dc test_mlx5_devx test_mlx5_mkey test_mr test_odp test_qp test_qpex test_srq}
 
-qemu=$(scripts/build-qemu.sh | tail -n1)
+qemu=${MLX5T_QEMU:-$(scripts/build-qemu.sh | tail -n1)}   # (meson sets it: the build's -Dqemu, e.g. the sanitizer build)
 EXTRA_PACKAGES="python3-pyverbs python3-scapy python3 python3-minimal python3.13 python3.13-minimal
   libpython3.13-minimal libpython3.13-stdlib libpython3.13" \
 KEEP_PATHS="usr/share/doc/rdma-core/tests" OUT=build/guest-pyverbs scripts/build-image.sh >&2
