@@ -208,6 +208,47 @@ static void test_cq_overrun(void)
     tdrv_free(d);
 }
 
+/*
+ * Events the driver never consumes: once the EQ is full further events are lost, never written
+ * over unconsumed EQEs, and the device goes on; once the driver consumes, events flow again.
+ */
+static void test_eq_overrun(void)
+{
+    TDrv *d = new_node(1);
+    TQp q;
+    uint8_t body[48] = { 0 }, first[MLX5_EQE_SIZE], eqe[MLX5_EQE_SIZE];
+    Mlx5Cq *cq;
+    Mlx5Eq *eq;
+    unsigned nent;
+
+    tqp_create(&q, d, MLX5_QP_ST_RC, 0);
+    tqp_connect(&q, d->c->port.lid, q.qpn, 0);
+    post_raw(&q, MLX5_OPCODE_NOP, 1, body, 1);  /* one completion, left in the CQ */
+    cq = mlx5_table_get(&d->c->cqs, q.cqn);
+    eq = mlx5_table_get(&d->c->eqs, cq->c_eqn);
+    nent = 1u << eq->log_eq_size;
+    /* each arm with a completion beyond the consumer index raises an event at once */
+    for (unsigned i = 0; i < nent + 10; i++) {
+        tdrv_mmio_wr64(d, ((uint64_t)d->uar << 12) + MLX5_UAR_CQ_DB, q.cqn);
+    }
+    g_assert_cmpuint(eq->pi, ==, nent);         /* full */
+    g_assert_true(eq->overrun);
+    g_assert_cmpuint(trace_count("mlx5_err_eq_overrun"), ==, 1);
+    fake_read(d->h, mlx5_buf_addr(&eq->buf, 0), first, sizeof(first));
+    g_assert_cmpuint(first[MLX5_EQE_type], ==, MLX5_EVENT_TYPE_COMP);
+    g_assert_cmpuint(first[MLX5_EQE_owner], ==, 0);     /* the first pass's, not overwritten */
+    assert_usable(d);
+    /* the driver consumes them all and re-arms: the next event lands in entry 0, second pass */
+    tdrv_mmio_wr32(d, ((uint64_t)d->uar << 12) + MLX5_UAR_EQ_DB_ARM, (eq->eqn << 24) | nent);
+    g_assert_false(eq->overrun);
+    tdrv_mmio_wr64(d, ((uint64_t)d->uar << 12) + MLX5_UAR_CQ_DB, q.cqn);
+    g_assert_cmpuint(eq->pi, ==, nent + 1);
+    fake_read(d->h, mlx5_buf_addr(&eq->buf, 0), eqe, sizeof(eqe));
+    g_assert_cmpuint(eqe[MLX5_EQE_type], ==, MLX5_EVENT_TYPE_COMP);
+    g_assert_cmpuint(eqe[MLX5_EQE_owner], ==, 1);
+    tdrv_free(d);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -216,5 +257,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/hostile/bad-wqes", test_bad_wqes);
     g_test_add_func("/mlx5/hostile/doorbell-jump", test_doorbell_jump);
     g_test_add_func("/mlx5/hostile/cq-overrun", test_cq_overrun);
+    g_test_add_func("/mlx5/hostile/eq-overrun", test_eq_overrun);
     return g_test_run();
 }
