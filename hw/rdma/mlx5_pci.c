@@ -255,7 +255,6 @@ static const Mlx5CoreOps mlx5_hca_core_ops = {
     .report = mlx5_hca_report,
 };
 
-
 static void mlx5_hca_bh(void *opaque)
 {
     Mlx5Hca *s = opaque;

@@ -254,17 +254,18 @@ static void r_run(void *o)
     qt_clock_step(o, 1000);     /* a main-loop turn (bottom halves) and 1 us of virtual time */
 }
 
+/* (messages between two calls count as one: the driver only asks whether one came) */
 static unsigned r_irqs(void *o, unsigned vector)
 {
     Qt *q = o;
     uint32_t w = qt_readl(q, QT_MSI_PA + 4 * vector);
 
-    if (w) {
-        g_assert_cmpuint(w, ==, vector + 1);
-        qt_writel(q, QT_MSI_PA + 4 * vector, 0);
-        q->irqs[vector]++;
+    if (!w) {
+        return 0;
     }
-    return q->irqs[vector];
+    g_assert_cmpuint(w, ==, vector + 1);
+    qt_writel(q, QT_MSI_PA + 4 * vector, 0);
+    return 1;
 }
 
 const FakeRemoteOps qt_remote_ops = {
@@ -276,9 +277,9 @@ const FakeRemoteOps qt_remote_ops = {
     .irqs = r_irqs,
 };
 
-TDrv *qt_tdrv(Qt *q)
+TDrv *qt_tdrv(Qt *q, uint64_t ram_lo)
 {
-    return tdrv_new_remote(&qt_remote_ops, q, QT_ALLOC_LO, QT_ALLOC_HI);
+    return tdrv_new_remote(&qt_remote_ops, q, QT_LID, ram_lo, QT_ALLOC_HI);
 }
 
 /* ---- QEMU ---------------------------------------------------------------------------------- */
@@ -311,8 +312,8 @@ Qt *qt_start(const char *extra_args)
     g_assert_cmpint(listen(ls, 1), ==, 0);
 
     cmd = g_strdup_printf("%s -machine q35,accel=qtest -qtest unix:%s -qtest-log none -nodefaults -display none "
-                          "-m %" PRIu64 " -L %s -device mlx5-hca,addr=04.0,id=hca0,lid=0x42,sm=off%s %s %s",
-                          qemu, sock, QT_RAM_BYTES >> 20, fw,
+                          "-m %" PRIu64 " -L %s -device mlx5-hca,addr=04.0,id=hca0,lid=%u,sm=off%s %s %s",
+                          qemu, sock, QT_RAM_BYTES >> 20, fw, QT_LID,
                           extra_args && extra_args[0] == ',' ? extra_args : "",
                           extra_args && extra_args[0] != ',' ? extra_args : "",
                           g_getenv("MLX5_QTEST_ARGS") ?: "");

@@ -17,6 +17,7 @@
 #define bswap32(x) __builtin_bswap32(x)
 #define bswap64(x) __builtin_bswap64(x)
 
+#define QT_LID         0x42                   /* the device's LID (lid=, no subnet manager) */
 #define QT_RAM_BYTES   (UINT64_C(256) << 20)   /* -m 256M */
 #define QT_BAR0        UINT64_C(0xc0000000)   /* where the test places BAR0 (32 MiB) */
 #define QT_MSIX_BAR    UINT64_C(0xc2000000)   /* and the MSI-X table BAR */
@@ -32,7 +33,6 @@ typedef struct Qt {
     unsigned devfn;                 /* of the mlx5-hca on bus 0 */
     unsigned pcie_cap, msix_cap;    /* config-space offsets of the capabilities */
     unsigned nvec;
-    unsigned irqs[FAKE_MAX_VECTORS];
 } Qt;
 
 /* Start QEMU (the binary in $MLX5_QTEST_QEMU) with @extra_args: ",PROP=V..." for the device,
@@ -62,8 +62,9 @@ void qt_pci_enable(Qt *q);
 /* Point MSI-X vector @v at @addr with @data (the test's own misuse of the table). */
 void qt_msix_vector(Qt *q, unsigned v, uint64_t addr, uint32_t data, bool masked);
 
-/* A mini driver on this device (tdrv_new_remote) and the FakeRemoteOps behind it. */
-TDrv *qt_tdrv(Qt *q);
+/* A mini driver on this device (tdrv_new_remote) allocating from @ram_lo (QT_ALLOC_LO, or
+ * beyond an earlier driver's memory), and the FakeRemoteOps behind it. */
+TDrv *qt_tdrv(Qt *q, uint64_t ram_lo);
 extern const FakeRemoteOps qt_remote_ops;
 
 #endif

@@ -25,7 +25,7 @@ typedef struct FakeRemoteOps {
     void (*mmio_write)(void *o, uint64_t off, uint64_t val, unsigned size);
     uint64_t (*mmio_read)(void *o, uint64_t off, unsigned size);
     void (*run)(void *o);                           /* let the device work a little */
-    unsigned (*irqs)(void *o, unsigned vector);     /* MSI-X messages of @vector seen so far */
+    unsigned (*irqs)(void *o, unsigned vector);     /* MSI-X messages of @vector since the last call */
 } FakeRemoteOps;
 
 typedef struct FakeHost {
@@ -82,6 +82,7 @@ typedef struct TDrv {
     uint64_t cmd_eq_pa, async_eq_pa;
     uint32_t cmd_eq_ci, async_eq_ci;
     bool events;                /* a command EQ exists */
+    uint16_t lid;               /* remote: the device's LID (a local core's is in its config) */
 } TDrv;
 
 TDrv *tdrv_new(void);
@@ -89,10 +90,14 @@ TDrv *tdrv_new_cfg(const Mlx5CoreConfig *cfg);
 /* The same with other host ops (fake_host_ops with one changed; the opaque is the FakeHost). */
 TDrv *tdrv_new_ops(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops);
 /*
- * A driver of a remote device (no core here, d->c is NULL): guest memory from [@ram_lo,
- * @ram_hi), everything else through @ops. The device's command queue is set up as by tdrv_new.
+ * A driver of a remote device (no core here, d->c is NULL) whose port has LID @lid: guest memory
+ * from [@ram_lo, @ram_hi), everything else through @ops. The device's command queue is set up as
+ * by tdrv_new.
  */
-TDrv *tdrv_new_remote(const FakeRemoteOps *ops, void *opaque, uint64_t ram_lo, uint64_t ram_hi);
+TDrv *tdrv_new_remote(const FakeRemoteOps *ops, void *opaque, uint16_t lid, uint64_t ram_lo,
+                      uint64_t ram_hi);
+/* The LID of the driver's device. */
+uint16_t tdrv_lid(TDrv *d);
 void tdrv_free(TDrv *d);
 void tdrv_mmio_wr32(TDrv *d, uint64_t off, uint32_t v);
 void tdrv_mmio_wr64(TDrv *d, uint64_t off, uint64_t v);

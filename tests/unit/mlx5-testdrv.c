@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "mlx5-test.h"
+#include "mlx5_internal.h"             /* (tdrv_lid: the core's configured LID) */
 
 #define MBOX_ALIGN 1024
 
@@ -36,10 +37,12 @@ TDrv *tdrv_new_ops(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops)
     return d;
 }
 
-TDrv *tdrv_new_remote(const FakeRemoteOps *ops, void *opaque, uint64_t ram_lo, uint64_t ram_hi)
+TDrv *tdrv_new_remote(const FakeRemoteOps *ops, void *opaque, uint16_t lid, uint64_t ram_lo,
+                      uint64_t ram_hi)
 {
     TDrv *d = g_new0(TDrv, 1);
 
+    d->lid = lid;
     d->h = fake_host_new();
     d->h->remote = ops;
     d->h->remote_opaque = opaque;
@@ -47,6 +50,11 @@ TDrv *tdrv_new_remote(const FakeRemoteOps *ops, void *opaque, uint64_t ram_lo, u
     d->h->brk_hi = ram_hi;
     tdrv_setup_cmdq(d);
     return d;
+}
+
+uint16_t tdrv_lid(TDrv *d)
+{
+    return d->c ? d->c->cfg.lid : d->lid;
 }
 
 TDrv *tdrv_new(void)
@@ -99,7 +107,7 @@ unsigned tdrv_irqs(TDrv *d, unsigned vector)
 {
     g_assert_cmpuint(vector, <, FAKE_MAX_VECTORS);
     if (d->h->remote) {
-        d->h->irqs[vector] = d->h->remote->irqs(d->h->remote_opaque, vector);
+        d->h->irqs[vector] += d->h->remote->irqs(d->h->remote_opaque, vector);
     }
     return d->h->irqs[vector];
 }

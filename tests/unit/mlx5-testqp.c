@@ -201,6 +201,14 @@ void tqp_connect(TQp *q, uint16_t dlid, uint32_t dqpn, uint32_t qkey)
     g_assert_cmpint(tdrv_modify_qp(q->d, MLX5_CMD_OP_RTR2RTS_QP, q->qpn, qpc, 0), ==, 0);
 }
 
+void tqp_rc_pair(TQp *qa, TDrv *a, TQp *qb, TDrv *b)
+{
+    tqp_create(qa, a, MLX5_QP_ST_RC, 1);
+    tqp_create(qb, b, MLX5_QP_ST_RC, 2);
+    tqp_connect(qa, tdrv_lid(b), qb->qpn, 0);
+    tqp_connect(qb, tdrv_lid(a), qa->qpn, 0);
+}
+
 /* Write one send WQE (@segs: @nsegs 16-byte segments after ctrl) and ring the doorbell. */
 uint16_t tqp_post_send(TQp *q, uint8_t opcode, uint32_t imm, const uint8_t *segs,
                        unsigned nsegs, bool signaled, bool ring)

@@ -42,6 +42,8 @@ void tqp_create_on(TQp *q, TDrv *d, uint8_t st, uint32_t user_index, uint32_t sr
                    uint32_t pd);
 void tqp_create(TQp *q, TDrv *d, uint8_t st, uint32_t user_index);
 void tqp_connect(TQp *q, uint16_t dlid, uint32_t dqpn, uint32_t qkey);
+/* Two RC QPs (user indices 1 and 2) on @a and @b (the same node: loopback), connected. */
+void tqp_rc_pair(TQp *qa, TDrv *a, TQp *qb, TDrv *b);
 uint16_t tqp_post_send(TQp *q, uint8_t opcode, uint32_t imm, const uint8_t *segs,
                        unsigned nsegs, bool signaled, bool ring);
 void data_seg(uint8_t *seg, uint32_t len, uint32_t lkey, uint64_t addr);

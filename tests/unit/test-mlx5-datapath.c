@@ -61,10 +61,7 @@ static void test_rc_write_read_atomic(void)
     uint32_t rkey;
     uint64_t val;
 
-    tqp_create(&qa, a, MLX5_QP_ST_RC, 1);
-    tqp_create(&qb, b, MLX5_QP_ST_RC, 2);
-    tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
-    tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
+    tqp_rc_pair(&qa, a, &qb, b);
     /* b exposes a user MR at a virtual address (MTT) */
     rkey = create_mtt_mkey(b, qb.pd, 0x7f0000001000ull, 0x40000, qb.mem, true);
     tqp_pattern(a, qa.mem, 0x20000, 7);
@@ -140,10 +137,7 @@ static void test_loopback_inline(void)
     uint8_t segs[64], cqe[64];
     const char msg[] = "inline payload through the loopback path";
 
-    tqp_create(&q1, a, MLX5_QP_ST_RC, 1);
-    tqp_create(&q2, a, MLX5_QP_ST_RC, 2);
-    tqp_connect(&q1, a->c->cfg.lid, q2.qpn, 0);
-    tqp_connect(&q2, a->c->cfg.lid, q1.qpn, 0);
+    tqp_rc_pair(&q1, a, &q2, a);
     tqp_post_recv(&q2, 256, q2.mem);
     memset(segs, 0, sizeof(segs));
     mlx5_st32(segs, MLX5_INLINE_SEG | sizeof(msg));
@@ -175,10 +169,7 @@ static void test_loopback_long(void)
     uint8_t segs[32], cqe[64];
     const uint32_t len = 300000;       /* 293 packets of 1 KiB */
 
-    tqp_create(&q1, a, MLX5_QP_ST_RC, 1);
-    tqp_create(&q2, a, MLX5_QP_ST_RC, 2);
-    tqp_connect(&q1, a->c->cfg.lid, q2.qpn, 0);
-    tqp_connect(&q2, a->c->cfg.lid, q1.qpn, 0);
+    tqp_rc_pair(&q1, a, &q2, a);
     tqp_pattern(a, q1.mem, len, 4);
     tqp_post_recv(&q2, len, q2.mem);
     data_seg(segs, len, q1.key, q1.mem);
@@ -209,10 +200,7 @@ static void test_local_error_and_flush(void)
     uint8_t segs[16], cqe[64], out[QP_QPC_OFF + MLX5_QPC_SIZE];
     uint16_t i1, i2;
 
-    tqp_create(&qa, a, MLX5_QP_ST_RC, 1);
-    tqp_create(&qb, b, MLX5_QP_ST_RC, 2);
-    tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
-    tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
+    tqp_rc_pair(&qa, a, &qb, b);
     tqp_post_recv(&qb, 4096, qb.mem);
     data_seg(segs, 64, 0xdead00, qa.mem);
     i1 = tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, false);
@@ -248,10 +236,7 @@ static void test_remote_access_error(void)
     uint8_t segs[32], cqe[64], eqe[64];
     uint32_t rkey;
 
-    tqp_create(&qa, a, MLX5_QP_ST_RC, 1);
-    tqp_create(&qb, b, MLX5_QP_ST_RC, 2);
-    tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
-    tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
+    tqp_rc_pair(&qa, a, &qb, b);
     rkey = create_mtt_mkey(b, qb.pd, 0x1000, 0x1000, qb.mem, false);   /* local only */
     raddr_seg(segs, 0x1000, rkey);
     data_seg(segs + 16, 64, qa.key, qa.mem);

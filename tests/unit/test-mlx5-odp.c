@@ -54,14 +54,6 @@ static int resume(TDrv *d, unsigned type, uint32_t wq, uint32_t token, bool erro
                        (error ? 1u << 31 : 0) | (type << 24) | wq, token, out, sizeof(out));
 }
 
-static void connect_pair(TQp *qa, TDrv *a, TQp *qb, TDrv *b)
-{
-    tqp_create(qa, a, MLX5_QP_ST_RC, 1);
-    tqp_create(qb, b, MLX5_QP_ST_RC, 2);
-    tqp_connect(qa, b->c->cfg.lid, qb->qpn, 0);
-    tqp_connect(qb, a->c->cfg.lid, qa->qpn, 0);
-}
-
 /* The caps the 6.12 driver reads: pg and the transport scheme's services. */
 static void test_caps(void)
 {
@@ -116,7 +108,7 @@ static void test_requester_send(void)
     uint32_t key;
     uint16_t idx;
 
-    connect_pair(&qa, a, &qb, b);
+    tqp_rc_pair(&qa, a, &qb, b);
     pf_eq_create(a, &pf);
     key = create_odp_mkey(a, qa.pd, ODP_VA, 0x4000, qa.mem);
     tqp_pattern(a, qa.mem, 0x4000, 3);
@@ -161,7 +153,7 @@ static void test_responder_recv(void)
     uint8_t segs[16], cqe[64], eqe[64];
     uint32_t key;
 
-    connect_pair(&qa, a, &qb, b);
+    tqp_rc_pair(&qa, a, &qb, b);
     pf_eq_create(b, &pf);
     key = create_odp_mkey(b, qb.pd, ODP_VA, 0x4000, qb.mem);
     tqp_pattern(a, qa.mem, 0x2800, 9);
@@ -204,7 +196,7 @@ static void test_rdma(void)
     uint8_t segs[48], cqe[64], eqe[64], v[8];
     uint32_t rkey, lkey;
 
-    connect_pair(&qa, a, &qb, b);
+    tqp_rc_pair(&qa, a, &qb, b);
     pf_eq_create(a, &pfa);
     pf_eq_create(b, &pfb);
     rkey = create_odp_mkey(b, qb.pd, ODP_VA, 0x10000, qb.mem);
@@ -296,7 +288,7 @@ static void test_errors(void)
     uint8_t segs[16], cqe[64], eqe[64];
     uint32_t key;
 
-    connect_pair(&qa, a, &qb, b);
+    tqp_rc_pair(&qa, a, &qb, b);
     key = create_odp_mkey(a, qa.pd, ODP_VA, 0x1000, qa.mem);
     tqp_post_recv(&qb, 0x1000, qb.mem);
     data_seg(segs, 0x100, key, ODP_VA);
@@ -312,7 +304,7 @@ static void test_errors(void)
     /* resume with error: the WR fails with a local protection error, the rest flush */
     a = new_node(1);
     b = new_node(2);
-    connect_pair(&qa, a, &qb, b);
+    tqp_rc_pair(&qa, a, &qb, b);
     pf_eq_create(a, &pf);
     key = create_odp_mkey(a, qa.pd, ODP_VA, 0x1000, qa.mem);
     tqp_post_recv(&qb, 0x1000, qb.mem);

@@ -147,10 +147,7 @@ static void test_mr_cache_flow(void)
     Umr u = { 0 };
     int i;
 
-    tqp_create(&qa, a, MLX5_QP_ST_RC, 1);
-    tqp_create(&qb, b, MLX5_QP_ST_RC, 2);
-    tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
-    tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
+    tqp_rc_pair(&qa, a, &qb, b);
     tqp_create_on(&qu, b, MLX5_QP_ST_REG_UMR, 3, 0, upd);
     tqp_connect(&qu, 0, 0, 0);
 
@@ -205,10 +202,7 @@ static void test_mr_cache_flow(void)
     g_assert_cmpuint(rdma_op(&qa, &qb, MLX5_OPCODE_RDMA_READ, iova + 0x100, mk, qa.mem, 8), ==,
                      MLX5_CQE_REQ_ERR);
     /* the failed read moved qa to error: a fresh pair for the rest */
-    tqp_create(&qa, a, MLX5_QP_ST_RC, 1);
-    tqp_create(&qb, b, MLX5_QP_ST_RC, 2);
-    tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
-    tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
+    tqp_rc_pair(&qa, a, &qb, b);
 
     /* rereg access: drop remote write ("must not be free", access + PD) */
     memset(&u, 0, sizeof(u));
@@ -252,10 +246,7 @@ static void test_klm_and_interleaved(void)
     Umr u = { 0 };
     unsigned i;
 
-    tqp_create(&qa, a, MLX5_QP_ST_RC, 1);
-    tqp_create(&qb, b, MLX5_QP_ST_RC, 2);
-    tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
-    tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
+    tqp_rc_pair(&qa, a, &qb, b);
     m1 = create_mtt_mkey(a, qa.pd, 0x10000, 0x4000, qa.mem, false);
     m2 = create_mtt_mkey(a, qa.pd, 0x90000, 0x4000, qa.mem + 0x8000, false);
     pattern(a, qa.mem, 0x10000, 1);
@@ -301,10 +292,7 @@ static void test_klm_and_interleaved(void)
     /* interleaved on b's side: 3 cycles of {4 B of m1 stride 16, 2 B of m2 stride 8} */
     a = new_node(1);
     b = new_node(2);
-    tqp_create(&qa, a, MLX5_QP_ST_RC, 1);
-    tqp_create(&qb, b, MLX5_QP_ST_RC, 2);
-    tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
-    tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
+    tqp_rc_pair(&qa, a, &qb, b);
     m1 = create_mtt_mkey(b, qb.pd, 0x10000, 0x4000, qb.mem, false);
     m2 = create_mtt_mkey(b, qb.pd, 0x90000, 0x4000, qb.mem + 0x8000, false);
     rep = create_free_umr_mkey(b, qb.pd, MLX5_MKC_ACCESS_MODE_KLMS, 4, 0x11);
@@ -444,10 +432,7 @@ static void test_frwr_and_invalidate(void)
     uint8_t x[64] = { 0 }, segs[16], cqe[64];
     Umr u = { 0 };
 
-    tqp_create(&qa, a, MLX5_QP_ST_RC, 1);
-    tqp_create(&qb, b, MLX5_QP_ST_RC, 2);
-    tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
-    tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
+    tqp_rc_pair(&qa, a, &qb, b);
     fr = create_free_umr_mkey(b, qb.pd, MLX5_MKC_ACCESS_MODE_MTT, 4, 0x11);
     key = (fr & ~0xffu) | 0x12;
     dst = qb.mem;
@@ -503,10 +488,7 @@ static void test_frwr_and_invalidate(void)
     /* invalidating a plain MR (no en_rinval) is a remote invalid request; LOCAL_INV works */
     a = new_node(1);
     b = new_node(2);
-    tqp_create(&qa, a, MLX5_QP_ST_RC, 1);
-    tqp_create(&qb, b, MLX5_QP_ST_RC, 2);
-    tqp_connect(&qa, b->c->cfg.lid, qb.qpn, 0);
-    tqp_connect(&qb, a->c->cfg.lid, qa.qpn, 0);
+    tqp_rc_pair(&qa, a, &qb, b);
     tqp_post_recv(&qb, 64, qb.mem);
     data_seg(segs, 16, qa.key, qa.mem);
     tqp_post_send(&qa, MLX5_OPCODE_SEND_INVAL, qb.key, segs, 1, true, true);
