@@ -27,7 +27,7 @@ for g in /sys/class/infiniband/rxe0/ports/1/gids/*; do
 done
 [ -n "$GIDX" ] || fail "rxe0 has no RoCE v2 GID for an IPv4 address"
 echo "rxe0: RoCE v2 IPv4 GID index $GIDX"
-wait_for 60 ping -c 1 -W 1 "$PEER_IP" || fail "peer $PEER_IP does not answer"
+wait_peer
 
 port=18700
 # one NAME SIZE COLUMN UNIT PROGRAM ARGS...: every device, every repetition; COLUMN is the

@@ -12,9 +12,7 @@
 # mlx5t-qemu-args: -object filter-dump,id=cap0,netdev=fab0,file={logdir}/fab-{idx}.pcap
 . /test/lib/common.sh
 . /test/lib/pingpong.sh
-load_mlx5
-wait_ib_active mlx5_0 1 90
-wait_for 60 ping -c 1 -W 1 "$PEER_IP" || fail "peer $PEER_IP does not answer"
+hca_and_peer_up
 
 pingpong 18540 ibv_rc_pingpong -d mlx5_0 -n 20
 pingpong 18541 ibv_rc_pingpong -d mlx5_0 -n 20 -s 64

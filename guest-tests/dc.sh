@@ -14,7 +14,7 @@
 load_mlx5
 wait_ib_active mlx5_0 1 90
 run dc-check -d mlx5_0 || fail "dc-check failed"
-wait_for 60 ping -c 1 -W 1 "$PEER_IP" || fail "peer $PEER_IP does not answer"
+wait_peer
 ib_write_bw -h 2>&1 | grep -q "DC" || fail "this perftest has no DC mode"
 perftest 18550 ib_send_bw -d mlx5_0 -c DC -a -n 5
 perftest 18551 ib_write_bw -d mlx5_0 -c DC -a -n 5

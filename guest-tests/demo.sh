@@ -10,7 +10,7 @@ load_mlx5 >/dev/null
 wait_ib_active mlx5_0 1 90 >/dev/null
 echo "\$ ibv_devinfo -d mlx5_0"
 ibv_devinfo -d mlx5_0 || fail "ibv_devinfo failed"
-wait_for 60 ping -c 1 -W 1 "$PEER_IP" || fail "peer $PEER_IP does not answer"
+wait_peer
 if [ "$IDX" = 0 ]; then echo "\$ ibv_rc_pingpong -d mlx5_0 -n 1000"; else
   echo "\$ ibv_rc_pingpong -d mlx5_0 -n 1000 $PEER_IP"; fi
 pingpong 18515 ibv_rc_pingpong -d mlx5_0 -n 1000

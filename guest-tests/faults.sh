@@ -11,9 +11,7 @@
 # mlx5t-qemu-args: -global mlx5-hca.fault-drop=5 -global mlx5-hca.fault-reorder=5 -global mlx5-hca.fault-dup=2 -global mlx5-hca.fault-corrupt=1 -global mlx5-hca.fault-seed=7{idx}
 . /test/lib/common.sh
 . /test/lib/pingpong.sh
-load_mlx5
-wait_ib_active mlx5_0 1 90
-wait_for 60 ping -c 1 -W 1 "$PEER_IP" || fail "peer $PEER_IP does not answer"
+hca_and_peer_up
 cnt=/sys/class/infiniband/mlx5_0/ports/1/counters
 err0=$(cat $cnt/port_rcv_errors)
 _client_only=

@@ -10,9 +10,7 @@
 # mlx5t-timeout: 600
 . /test/lib/common.sh
 . /test/lib/pingpong.sh
-load_mlx5
-wait_ib_active mlx5_0 1 90
-wait_for 60 ping -c 1 -W 1 "$PEER_IP" || fail "peer $PEER_IP does not answer"
+hca_and_peer_up
 command -v rdma-verify >/dev/null || fail "rdma-verify is not in the image (scripts/build-image.sh)"
 
 _client_only=

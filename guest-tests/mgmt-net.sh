@@ -8,7 +8,7 @@ echo "instance $IDX of $N: $MGMT_IF $MY_IP, peer $PEER_IP"
 [ -n "$MGMT_IF" ] && [ -n "$PEER_IP" ] || fail "management network not configured"
 run ip -br addr show dev "$MGMT_IF"
 # the peer may still be booting: retry for up to 60 s
-wait_for 60 ping -c 1 -W 1 "$PEER_IP" || fail "peer $PEER_IP does not answer"
+wait_peer
 run ping -c 3 "$PEER_IP" || fail "ping $PEER_IP failed"
 # keep answering until the peer has seen us too
 sleep 3

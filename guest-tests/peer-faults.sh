@@ -37,9 +37,7 @@ state() {
 
 restart=$(sed -n 's/.*mlx5t\.restart=\([0-9]*\).*/\1/p' /proc/cmdline)
 
-load_mlx5
-wait_ib_active mlx5_0 1 90
-wait_for 60 ping -c 1 -W 1 "$PEER_IP" || fail "peer $PEER_IP does not answer"
+hca_and_peer_up
 
 if [ "$IDX" = 1 ] && [ -n "$restart" ]; then
   # --- the peer, booted again after its QEMU was killed: serve the survivor's new QPs

@@ -6,9 +6,7 @@
 # mlx5t-timeout: 1500
 . /test/lib/common.sh
 . /test/lib/pingpong.sh
-load_mlx5
-wait_ib_active mlx5_0 1 90
-wait_for 60 ping -c 1 -W 1 "$PEER_IP" || fail "peer $PEER_IP does not answer"
+hca_and_peer_up
 
 perftest 18530 ib_send_bw -d mlx5_0 -a -n 5
 perftest 18531 ib_send_bw -d mlx5_0 -c UD -a -n 5

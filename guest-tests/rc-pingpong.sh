@@ -7,9 +7,7 @@
 # mlx5t-timeout: 900
 . /test/lib/common.sh
 . /test/lib/pingpong.sh
-load_mlx5
-wait_ib_active mlx5_0 1 90
-wait_for 60 ping -c 1 -W 1 "$PEER_IP" || fail "peer $PEER_IP does not answer"
+hca_and_peer_up
 
 pingpong 18515 ibv_rc_pingpong -d mlx5_0 -n 200
 pingpong 18516 ibv_rc_pingpong -d mlx5_0 -n 200 -s 1

@@ -11,9 +11,7 @@
 . /test/lib/common.sh
 . /test/lib/pingpong.sh
 
-load_mlx5
-wait_ib_active mlx5_0 1 90
-wait_for 60 ping -c 1 -W 1 "$PEER_IP" || fail "peer $PEER_IP does not answer"
+hca_and_peer_up
 
 if [ "$IDX" = 1 ]; then
   boot=

@@ -9,9 +9,7 @@
 . /test/lib/common.sh
 . /test/lib/pingpong.sh
 
-load_mlx5
-wait_ib_active mlx5_0 1 90
-wait_for 60 ping -c 1 -W 1 "$PEER_IP" || fail "peer $PEER_IP does not answer"
+hca_and_peer_up
 
 if [ "$IDX" = 1 ]; then
   ib_write_bw -d mlx5_0 -p 18710 -s 65536 --run_infinitely -D 1 >/tmp/wbw.log 2>&1 &

@@ -57,6 +57,19 @@ wait_ib_active() {
   echo "$_dev port $_port: $(cat "/sys/class/infiniband/$_dev/ports/$_port/state")"
 }
 
+# wait_peer: the other instance answers on the management network (it may still be booting)
+wait_peer() {
+  wait_for 60 ping -c 1 -W 1 "$PEER_IP" || fail "peer $PEER_IP does not answer"
+}
+
+# hca_and_peer_up: how a two-guest test starts: the mlx5 drivers loaded, port 1 of mlx5_0
+# ACTIVE, the peer reachable
+hca_and_peer_up() {
+  load_mlx5
+  wait_ib_active mlx5_0 1 90
+  wait_peer
+}
+
 # expect TEXT EREGEX WHAT: fail unless TEXT has a line matching EREGEX
 expect() {
   printf '%s\n' "$1" | grep -Eq "$2" || fail "expected $3 (/$2/)"
