@@ -5,7 +5,6 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include <zlib.h>
 #include "hw/rdma/ib_wire.h"
 
 
@@ -237,35 +236,34 @@ size_t ib_wire_encode_hdr(const IbPacket *p, uint8_t *hdr, size_t payload_len)
 uint32_t ib_wire_icrc(const uint8_t *hdr, size_t hdr_len, const uint8_t *payload,
                       size_t payload_len, size_t pad)
 {
-    static const uint8_t ones[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
     static const uint8_t zeros[4];
-    uint8_t masked[IB_IPV6_HLEN + IB_UDP_HLEN + IB_BTH_LEN];
+    /* the ICRC's view of the headers, in one piece: one CRC call, folded when long enough */
+    uint8_t m[8 + IB_MAX_HDR_LEN - IB_ETH_HLEN];
     bool v6 = ib_ld16(hdr + 12) == IB_ETHERTYPE_IPV6;
     size_t ip_len = v6 ? IB_IPV6_HLEN : IB_IPV4_HLEN;
-    size_t mlen = ip_len + IB_UDP_HLEN + IB_BTH_LEN;
-    uLong crc = crc32(0L, Z_NULL, 0);
+    size_t n = MIN(hdr_len, IB_MAX_HDR_LEN) - IB_ETH_HLEN;
+    uint8_t *ip = m + 8;
+    uint32_t crc;
 
     /* RoCEv2 ICRC: 64 bits of ones for the absent LRH, variant fields masked to ones */
-    memcpy(masked, hdr + IB_ETH_HLEN, mlen);
+    memset(m, 0xff, 8);
+    memcpy(ip, hdr + IB_ETH_HLEN, n);
     if (v6) {
-        masked[0] |= 0x0f;
-        masked[1] = masked[2] = masked[3] = 0xff;     /* traffic class, flow label */
-        masked[7] = 0xff;                             /* hop limit */
+        ip[0] |= 0x0f;
+        ip[1] = ip[2] = ip[3] = 0xff;                 /* traffic class, flow label */
+        ip[7] = 0xff;                                 /* hop limit */
     } else {
-        masked[1] = 0xff;                             /* TOS */
-        masked[8] = 0xff;                             /* TTL */
-        masked[10] = masked[11] = 0xff;               /* header checksum */
+        ip[1] = 0xff;                                 /* TOS */
+        ip[8] = 0xff;                                 /* TTL */
+        ip[10] = ip[11] = 0xff;                       /* header checksum */
     }
-    masked[ip_len + 6] = masked[ip_len + 7] = 0xff;   /* UDP checksum */
-    masked[ip_len + IB_UDP_HLEN + 4] = 0xff;          /* BTH FECN/BECN/resv */
-    crc = crc32(crc, ones, sizeof(ones));
-    crc = crc32(crc, masked, mlen);
-    crc = crc32(crc, hdr + IB_ETH_HLEN + mlen, hdr_len - IB_ETH_HLEN - mlen);
+    ip[ip_len + 6] = ip[ip_len + 7] = 0xff;           /* UDP checksum */
+    ip[ip_len + IB_UDP_HLEN + 4] = 0xff;              /* BTH FECN/BECN/resv */
+    crc = ib_crc32(0, m, 8 + n);
     if (payload_len) {
-        crc = crc32(crc, payload, payload_len);
+        crc = ib_crc32(crc, payload, payload_len);
     }
-    crc = crc32(crc, zeros, pad);
-    return (uint32_t)crc;
+    return pad ? ib_crc32(crc, zeros, pad) : crc;
 }
 
 int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
@@ -390,7 +388,7 @@ int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
     icrc = ib_wire_icrc(f, hdr_len, p->payload, p->payload_len, 0);
     if (p->pad) {
         /* the pad bytes are part of the frame; fold them in as sent */
-        icrc = (uint32_t)crc32(icrc, p->payload + p->payload_len, p->pad);
+        icrc = ib_crc32(icrc, p->payload + p->payload_len, p->pad);
     }
     {
         const uint8_t *c = p->payload + p->payload_len + p->pad;

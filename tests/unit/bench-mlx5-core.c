@@ -86,6 +86,7 @@ static void pair_up(Pair *p)
     p->b = new_node(2);
     tqp_create(&p->qa, p->a, MLX5_QP_ST_RC, 1);
     tqp_create(&p->qb, p->b, MLX5_QP_ST_RC, 2);
+    p->qa.mtu = p->qb.mtu = 5;      /* 4096, the port's MTU, as perftest uses it */
     tqp_connect(&p->qa, p->b->c->cfg.lid, p->qb.qpn, 0);
     tqp_connect(&p->qb, p->a->c->cfg.lid, p->qa.qpn, 0);
 }

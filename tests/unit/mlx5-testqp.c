@@ -185,7 +185,7 @@ void tqp_connect(TQp *q, uint16_t dlid, uint32_t dqpn, uint32_t qkey)
     MLX5_SET(qpc, QPC_rae, 1);
     MLX5_SET(qpc, QPC_q_key, qkey);
     g_assert_cmpint(tdrv_modify_qp(q->d, MLX5_CMD_OP_RST2INIT_QP, q->qpn, qpc, 0), ==, 0);
-    MLX5_SET(qpc, QPC_mtu, 3);                  /* 1024 */
+    MLX5_SET(qpc, QPC_mtu, q->mtu ? q->mtu : 3);    /* default 1024 */
     MLX5_SET(qpc, QPC_log_msg_max, 30);
     MLX5_SET(qpc, QPC_remote_qpn, dqpn);
     MLX5_SET(ads, ADS_rlid, dlid);

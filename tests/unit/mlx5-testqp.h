@@ -22,6 +22,7 @@ typedef struct TQp {
     uint16_t sq_pi, rq_pi;
     uint32_t cq_ci;
     uint8_t st;
+    uint8_t mtu;        /* PRM encoding for tqp_connect (1 = 256 .. 5 = 4096); 0: 3, 1024 */
 } TQp;
 
 uint32_t create_pa_mkey(TDrv *d, uint32_t pd);

@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include <arpa/inet.h>
+#include <zlib.h>
 #include "ib-fakewire.h"
 
 /* SEND of many sizes across MTUs, with faults on the wire: delivered intact, in order, once */
@@ -272,6 +273,44 @@ static void test_uc_send_inv(void)
     g_assert_cmpint(memcmp(a->mem, b->mem + 0x1000, 700), ==, 0);
     g_assert_cmpuint(b->port.stat_rx_bad, ==, 0);
     wire_free(w);
+}
+
+/*
+ * The ICRC's CRC-32: the carry-less multiplication path gives zlib's crc32() at every length
+ * (below, at and above its 64-byte threshold, with tails), alignment and starting value.
+ */
+static void test_wire_crc32(void)
+{
+    enum { N = 9000 };
+    g_autofree uint8_t *buf = g_malloc(N + 16);
+    GRand *r = g_rand_new_with_seed(0x1c8c);
+
+    g_assert_cmphex(ib_crc32(0, "123456789", 9), ==, 0xcbf43926);
+    g_assert_cmphex(ib_crc32_clmul(0, "123456789", 9), ==, 0xcbf43926);
+    for (size_t i = 0; i < N + 16; i++) {
+        buf[i] = g_rand_int(r);
+    }
+    for (int it = 0; it < 3000; it++) {
+        size_t off = g_rand_int_range(r, 0, 16);
+        size_t len = it < 300 ? (size_t)it : (size_t)g_rand_int_range(r, 0, N);
+        uint32_t seed = it & 1 ? g_rand_int(r) : 0;
+        uint32_t want = crc32(seed, buf + off, len);
+
+        g_assert_cmphex(ib_crc32_generic(seed, buf + off, len), ==, want);
+        g_assert_cmphex(ib_crc32_clmul(seed, buf + off, len), ==, want);
+        g_assert_cmphex(ib_crc32(seed, buf + off, len), ==, want);
+        /* in two pieces, as the ICRC is computed (header, then payload) */
+        if (len) {
+            size_t cut = g_rand_int_range(r, 0, len);
+            uint32_t c = ib_crc32(seed, buf + off, cut);
+
+            g_assert_cmphex(ib_crc32(c, buf + off + cut, len - cut), ==, want);
+        }
+    }
+    if (!ib_crc32_have_clmul()) {
+        g_test_message("this CPU has no PCLMULQDQ: only the generic path was compared");
+    }
+    g_rand_free(r);
 }
 
 static void test_wire_roundtrip(void)
@@ -555,6 +594,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/ib/wire/roundtrip", test_wire_roundtrip);
+    g_test_add_func("/ib/wire/crc32", test_wire_crc32);
     g_test_add_func("/ib/xrc", test_xrc);
     g_test_add_func("/ib/dc", test_dc);
     g_test_add_func("/ib/rc/send-clean", test_rc_send_clean);
