@@ -51,12 +51,23 @@ one() {
   done
 }
 n() { [ "$SMOKE" = 1 ] && echo "$2" || echo "$1"; }    # iterations: full, smoke
+# bandwidth against message size (about 12 MiB per run from 16 KiB up)
+one write_bw 64 4 MiB/s ib_write_bw -s 64 -n "$(n 1000 50)"
+one write_bw 1024 4 MiB/s ib_write_bw -s 1024 -n "$(n 1000 50)"
 one write_bw 4096 4 MiB/s ib_write_bw -s 4096 -n "$(n 1000 50)"
+one write_bw 16384 4 MiB/s ib_write_bw -s 16384 -n "$(n 800 20)"
 one write_bw 65536 4 MiB/s ib_write_bw -s 65536 -n "$(n 200 20)"
+one write_bw 262144 4 MiB/s ib_write_bw -s 262144 -n "$(n 50 10)"
 one write_bw 1048576 4 MiB/s ib_write_bw -s 1048576 -n 20
+# bandwidth against the number of QPs (1 QP is write_bw 65536 above)
+one write_bw_q4 65536 4 MiB/s ib_write_bw -s 65536 -q 4 -n "$(n 50 5)"
+one write_bw_q16 65536 4 MiB/s ib_write_bw -s 65536 -q 16 -n "$(n 15 5)"
 one read_bw 65536 4 MiB/s ib_read_bw -s 65536 -n "$(n 200 20)"
 one send_bw 65536 4 MiB/s ib_send_bw -s 65536 -n "$(n 200 20)"
 one write_rate 64 5 Mpps ib_write_bw -s 64 -q 4 -n "$(n 1000 50)"
 one send_lat 2 5 usec ib_send_lat -s 2 -n "$(n 500 50)"
 one write_lat 2 5 usec ib_write_lat -s 2 -n "$(n 500 50)"
+# latency against message size
+one write_lat 4096 5 usec ib_write_lat -s 4096 -n "$(n 300 30)"
+one write_lat 65536 5 usec ib_write_lat -s 65536 -n "$(n 100 10)"
 echo "bench: OK"

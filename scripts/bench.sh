@@ -2,7 +2,8 @@
 # bench.sh - performance of the emulated ConnectX beside its baselines, measured in one run on
 # this machine (docs/benchmarks.md):
 #   * two guests, the same perftest runs over the device (mlx5_0, -netdev stream fabric link)
-#     and over Soft-RoCE (rxe0 on the virtio-net management link, also a -netdev stream);
+#     and over Soft-RoCE (rxe0 on the virtio-net management link, also a -netdev stream),
+#     including bandwidth and latency against message size and bandwidth against 1/4/16 QPs;
 #   * the device core alone in process (RDMA WRITE 1 MiB, SEND 64 B) beside memcpy.
 # Prints one table (median, min, max of the repetitions; ratios device / rxe and core / memcpy)
 # and writes build/bench/bench.json.
@@ -58,7 +59,7 @@ if not runs:
     sys.exit("bench: no figures in " + serial)
 rows = []
 print(f"{'test':<12}{'size':>9}  {'mlx5-hca median (min-max)':>30}  {'Soft-RoCE median (min-max)':>30}  {'ratio':>8}")
-for (test, size, unit), devs in sorted(runs.items()):
+for (test, size, unit), devs in runs.items():        # in the guest script's order
     def stat(v):
         return {"median": statistics.median(v), "min": min(v), "max": max(v), "n": len(v)} if v else None
     ours, rxe = stat(devs.get("mlx5_0", [])), stat(devs.get("rxe0", []))
@@ -75,7 +76,15 @@ print()
 for f in core["figures"]:
     print(f"{f['name']:<28} {f['median']:>10.3f} ({f['min']:.3f}-{f['max']:.3f}) {f['unit']}")
 print(f"{'core WRITE / memcpy':<28} {100 * core['core_write_over_memcpy']:>10.1f} %")
-json.dump({"date": time.strftime("%Y-%m-%d"), "commit": commit, "guests": rows, "core": core},
+memcpy = next(f["median"] for f in core["figures"] if f["name"].startswith("memcpy"))
+big = next((r for r in rows if r["test"] == "write_bw" and r["size"] == 1048576), None)
+guests_over_memcpy = None
+if big:
+    # MiB/s -> GB/s
+    guests_over_memcpy = big["mlx5_hca"]["median"] * 1048576 / 1e9 / memcpy
+    print(f"{'two guests 1 MiB WRITE / memcpy':<28} {100 * guests_over_memcpy:>10.1f} %")
+json.dump({"date": time.strftime("%Y-%m-%d"), "commit": commit, "guests": rows, "core": core,
+           "guests_write_1mib_over_memcpy": guests_over_memcpy},
           open(out_path, "w"), indent=1)
 print(f"\nbench: {len(rows)} guest figures and {len(core['figures'])} core figures; {out_path}")
 PY
