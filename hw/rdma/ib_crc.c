@@ -6,8 +6,9 @@
  * (docs/benchmarks.md). On x86-64 hosts with PCLMULQDQ this folds 64 bytes per step with
  * carry-less multiplication (Gopal et al., "Fast CRC Computation for Generic Polynomials Using
  * PCLMULQDQ Instruction", Intel 2009; the constants are the paper's for the bit-reflected
- * CRC-32, as in Chromium's zlib crc32_simd.c), chosen at run time by the CPU's feature bits.
- * Elsewhere, and for the tail of fewer than 16 bytes, it is zlib's crc32().
+ * CRC-32, as in Chromium's zlib crc32_simd.c), chosen at run time by the CPU's feature bits;
+ * runs of 16 to 63 bytes fold in one lane, and the last few bytes go through a byte table.
+ * Hosts without it use zlib's crc32().
  *
  * Copyright (c) 2026 The qemu-mlx5 authors
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -158,6 +159,7 @@ single:
     return (uint32_t)_mm_extract_epi32(x1, 1);
 }
 
+/* decided once, on first use, with the byte table the folded path needs */
 bool ib_crc32_have_clmul(void)
 {
     static int have = -1;
@@ -170,7 +172,7 @@ bool ib_crc32_have_clmul(void)
     return have;
 }
 
-uint32_t ib_crc32_clmul(uint32_t crc, const void *buf, size_t len)
+uint32_t ib_crc32(uint32_t crc, const void *buf, size_t len)
 {
     const uint8_t *p = buf;
 
@@ -187,21 +189,11 @@ uint32_t ib_crc32_clmul(uint32_t crc, const void *buf, size_t len)
     return len ? ib_crc32_bytes(crc, p, len) : crc;
 }
 
-uint32_t ib_crc32(uint32_t crc, const void *buf, size_t len)
-{
-    return ib_crc32_clmul(crc, buf, len);
-}
-
 #else
 
 bool ib_crc32_have_clmul(void)
 {
     return false;
-}
-
-uint32_t ib_crc32_clmul(uint32_t crc, const void *buf, size_t len)
-{
-    return ib_crc32_generic(crc, buf, len);
 }
 
 uint32_t ib_crc32(uint32_t crc, const void *buf, size_t len)

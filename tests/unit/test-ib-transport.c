@@ -277,7 +277,8 @@ static void test_uc_send_inv(void)
 
 /*
  * The ICRC's CRC-32: the carry-less multiplication path gives zlib's crc32() at every length
- * (below, at and above its 64-byte threshold, with tails), alignment and starting value.
+ * (below 16 bytes, one lane up to 63, four lanes from 64, with tails), alignment and starting
+ * value.
  */
 static void test_wire_crc32(void)
 {
@@ -286,7 +287,6 @@ static void test_wire_crc32(void)
     GRand *r = g_rand_new_with_seed(0x1c8c);
 
     g_assert_cmphex(ib_crc32(0, "123456789", 9), ==, 0xcbf43926);
-    g_assert_cmphex(ib_crc32_clmul(0, "123456789", 9), ==, 0xcbf43926);
     for (size_t i = 0; i < N + 16; i++) {
         buf[i] = g_rand_int(r);
     }
@@ -297,7 +297,6 @@ static void test_wire_crc32(void)
         uint32_t want = crc32(seed, buf + off, len);
 
         g_assert_cmphex(ib_crc32_generic(seed, buf + off, len), ==, want);
-        g_assert_cmphex(ib_crc32_clmul(seed, buf + off, len), ==, want);
         g_assert_cmphex(ib_crc32(seed, buf + off, len), ==, want);
         /* in two pieces, as the ICRC is computed (header, then payload) */
         if (len) {

@@ -167,12 +167,11 @@ uint32_t ib_wire_icrc(const uint8_t *hdr, size_t hdr_len, const uint8_t *payload
 
 /*
  * CRC-32 of the ICRC (hw/rdma/ib_crc.c), with zlib crc32()'s meaning: @crc is a previous result
- * (0 to start). ib_crc32() uses carry-less multiplication where the host CPU has it;
- * the two others are for tests that compare them.
+ * (0 to start). ib_crc32() uses carry-less multiplication where the host CPU has it
+ * (ib_crc32_have_clmul()); ib_crc32_generic() is zlib's, for tests that compare the two.
  */
 uint32_t ib_crc32(uint32_t crc, const void *buf, size_t len);
 uint32_t ib_crc32_generic(uint32_t crc, const void *buf, size_t len);
-uint32_t ib_crc32_clmul(uint32_t crc, const void *buf, size_t len);
 bool ib_crc32_have_clmul(void);
 /* Fill the IP/UDP length fields after the total size is known (done by encode_hdr). */
 
