@@ -85,6 +85,7 @@ if big:
     # MiB/s -> GB/s
     guests_over_memcpy = big["mlx5_hca"]["median"] * 1048576 / 1e9 / memcpy
     print(f"{'two guests 1 MiB WRITE / memcpy':<28} {100 * guests_over_memcpy:>10.1f} %")
+print(f"{'bound: stream socket / memcpy':<28} {100 * core['stream_over_memcpy']:>10.1f} %")
 json.dump({"date": time.strftime("%Y-%m-%d"), "commit": commit, "guests": rows, "core": core,
            "guests_write_1mib_over_memcpy": guests_over_memcpy},
           open(out_path, "w"), indent=1)
