@@ -47,6 +47,14 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_umr_modify_atomic_disabled, 0);
     MLX5_SET(cap, CAP_umr_indirect_mkey_disabled, 0);
     MLX5_SET(cap, CAP_atomic, 1);
+    /*
+     * Signature offload (mlx5_sig.c): block T10-DIF and CRC32 on signature mkeys, the
+     * SIG_ERR CQE with domain and type, and signature pipelining (drain_sigerr: SQD).
+     */
+    MLX5_SET(cap, CAP_sho, 1);
+    MLX5_SET(cap, CAP_sigerr_cqe, 1);
+    MLX5_SET(cap, CAP_sigerr_domain_and_sig_type, 1);
+    MLX5_SET(cap, CAP_drain_sigerr, 1);
     MLX5_SET(cap, CAP_cq_oi, 1);
     MLX5_SET(cap, CAP_cq_resize, 1);            /* MODIFY_CQ op_mod 1 */
     MLX5_SET(cap, CAP_cq_moderation, 1);        /* MODIFY_CQ op_mod 0 */

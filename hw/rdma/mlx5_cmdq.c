@@ -64,6 +64,8 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     UCMD(SQD_RTS_QP, mlx5_cmd_modify_qp),
     CMD(MAD_IFC, mlx5_cmd_mad_ifc, false),
     UCMD(INIT2INIT_QP, mlx5_cmd_modify_qp),
+    UCMD(CREATE_PSV, mlx5_cmd_create_psv),
+    UCMD(DESTROY_PSV, mlx5_cmd_destroy_psv),
     UCMD(CREATE_SRQ, mlx5_cmd_create_srq),
     UCMD(DESTROY_SRQ, mlx5_cmd_destroy_srq),
     UCMD(QUERY_SRQ, mlx5_cmd_query_srq),

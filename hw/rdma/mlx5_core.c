@@ -160,6 +160,7 @@ Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops, void 
     /* mkey index 0 and 1 are reserved (0x100 is the terminate-scatter-list lkey) */
     mlx5_table_init(&c->mkeys, "mkey", 1u << cfg->log_max_mkey, 0x10);
     mlx5_table_init(&c->srqs, "srq", 1u << cfg->log_max_srq, 1);
+    mlx5_table_init(&c->psvs, "psv", 1u << 16, 1);
     /* QPN 0/1 are the wire QP0/QP1; ordinary QPs start above them */
     mlx5_table_init(&c->qps, "qp", 1u << cfg->log_max_qp, 2);
     c->work = g_new0(uint32_t, c->qps.size);

@@ -52,7 +52,7 @@ void mlx5_cmd_create_uctx(Mlx5Core *c, Mlx5CmdCtx *cmd)
 void mlx5_cmd_destroy_uctx(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5Table *owned[] = { &c->qps, &c->srqs, &c->mkeys, &c->cqs, &c->pds, &c->xrcds,
-                           &c->tds, &c->uars, &c->umems };
+                           &c->tds, &c->uars, &c->umems, &c->psvs };
     uint32_t uid;
     size_t i;
 

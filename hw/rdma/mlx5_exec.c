@@ -311,6 +311,24 @@ static void mlx5_sq_complete_local(Mlx5Core *c, Mlx5Qp *qp, uint16_t idx, uint8_
     mlx5_send_cqe(c, qp, &ctx, st);
 }
 
+/*
+ * Signature pipelining: a check failed on this requester (drain_sigerr). Once nothing is in
+ * flight the send queue is drained: SQD, the SQ_DRAINED event, no WQE runs until SQD_RTS_QP
+ * (software may first cancel what it posted; QUERY_QP shows where the queue stopped).
+ */
+static void mlx5_sig_drain(Mlx5Core *c, Mlx5Qp *qp)
+{
+    if (ib_qp_outstanding(&qp->ib)) {
+        qp->sq_wait = true;
+        return;
+    }
+    qp->sig_drain = false;
+    qp->state = MLX5_QP_STATE_SQD;
+    MLX5_SET(qp->qpc, QPC_state, MLX5_QP_STATE_SQD);
+    trace_mlx5_sig_drain(qp->qpn, qp->sq_ci);
+    mlx5_qp_event(c, qp, MLX5_EVENT_TYPE_SQ_DRAINED);
+}
+
 /* Run the send queue up to the producer counter in the doorbell record. */
 static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
 {
@@ -319,8 +337,8 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
     uint16_t pi;
     unsigned nbb;
 
-    if (!qp->sq_cnt || (qp->state != MLX5_QP_STATE_RTS && qp->state != MLX5_QP_STATE_ERR &&
-                        qp->state != MLX5_QP_STATE_SQD)) {
+    /* (SQD: drained after a signature error; nothing runs until SQD_RTS_QP) */
+    if (!qp->sq_cnt || (qp->state != MLX5_QP_STATE_RTS && qp->state != MLX5_QP_STATE_ERR)) {
         return false;
     }
     if (mlx5_dma_read(c, qp->dbr_addr + 4, dbr, 4)) {
@@ -339,11 +357,20 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
         qp->sq_ci = pi;
         return false;
     }
+    if (qp->sig_drain && !ib_qp_outstanding(&qp->ib)) {
+        mlx5_sig_drain(c, qp);
+        return false;
+    }
     while (qp->sq_ci != pi && budget--) {
         uint16_t idx = qp->sq_ci;
         Mlx5SendCtx *ctx = &qp->sctx[idx & (qp->sq_cnt - 1)];
         IbWcStatus st;
         IbSendWr wr;
+
+        if (qp->sig_drain && qp->state == MLX5_QP_STATE_RTS) {
+            mlx5_sig_drain(c, qp);
+            return false;
+        }
 
         if (mlx5_sq_fetch(c, qp, idx, wqe, &nbb) || mlx5_ld16(wqe + 1) != idx) {
             trace_mlx5_err_sq_wqe(qp->qpn, idx);
@@ -362,7 +389,8 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
             qp->sq_ci = idx + nbb;
             continue;
         }
-        if (wqe[3] == MLX5_OPCODE_NOP || wqe[3] == MLX5_OPCODE_UMR) {
+        if (wqe[3] == MLX5_OPCODE_NOP || wqe[3] == MLX5_OPCODE_UMR ||
+            wqe[3] == MLX5_OPCODE_SET_PSV) {
             /*
              * Local operations run in order, after what is in flight (a UMR may change a
              * key an earlier WR still reads); send_done requeues the QP when that drains.
@@ -371,13 +399,21 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
                 qp->sq_wait = true;
                 return false;
             }
-            st = wqe[3] == MLX5_OPCODE_UMR ? mlx5_umr_execute(c, qp, wqe, nbb) : IB_WC_SUCCESS;
+            st = wqe[3] == MLX5_OPCODE_UMR ? mlx5_umr_execute(c, qp, wqe, nbb) :
+                 wqe[3] == MLX5_OPCODE_SET_PSV ? mlx5_sig_set_psv(c, qp, wqe, nbb) :
+                 IB_WC_SUCCESS;
             mlx5_sq_complete_local(c, qp, idx, wqe[3], wqe[11] & MLX5_WQE_CTRL_CE_MASK, st);
             qp->sq_ci = idx + nbb;
             if (st != IB_WC_SUCCESS) {
                 mlx5_qp_enter_error(c, qp);
             }
             continue;
+        }
+        if ((wqe[11] >> MLX5_WQE_CTRL_FM_SHIFT) >= 2 && MLX5_GET(qp->qpc, QPC_drain_sigerr) &&
+            ib_qp_outstanding(&qp->ib)) {
+            /* signature pipelining: a fenced WQE waits for the checks of those before it */
+            qp->sq_wait = true;
+            return false;
         }
         ctx->wqe_index = idx;
         st = mlx5_sq_decode(c, qp, wqe, nbb, ctx, &wr);
@@ -474,6 +510,7 @@ static IbWcStatus mlx5_ib_gather(IbQp *ib, const IbSendWr *wr, uint64_t off, voi
     Mlx5Qp *qp = qp_of(ib);
     uint32_t slot = wr->cookie & (qp->sq_cnt - 1);
     const Mlx5SendCtx *ctx = &qp->sctx[slot];
+    IbWcStatus st;
 
     if (ctx->inl) {
         uint8_t *b = buf;
@@ -482,11 +519,12 @@ static IbWcStatus mlx5_ib_gather(IbQp *ib, const IbSendWr *wr, uint64_t off, voi
         }
         return IB_WC_SUCCESS;
     }
-    return mlx5_req_fault(core_of(ib), qp, wr, len,
-                          mlx5_sgl_copy(core_of(ib), qp->pdn, qp->ssge, ctx->nsge,
-                                        (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB,
-                                        slot * MLX5_SEGS_PER_WQEBB, off, buf, len, false),
-                          MLX5_PF_TYPE_REQ_SEND_OR_WRITE);
+    mlx5_sig_ctx(core_of(ib), qp, false);
+    st = mlx5_sgl_copy(core_of(ib), qp->pdn, qp->ssge, ctx->nsge,
+                       (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB, slot * MLX5_SEGS_PER_WQEBB,
+                       off, buf, len, false);
+    mlx5_sig_ctx(core_of(ib), NULL, false);
+    return mlx5_req_fault(core_of(ib), qp, wr, len, st, MLX5_PF_TYPE_REQ_SEND_OR_WRITE);
 }
 
 static IbWcStatus mlx5_ib_scatter(IbQp *ib, const IbSendWr *wr, uint64_t off, const void *buf,
@@ -495,12 +533,14 @@ static IbWcStatus mlx5_ib_scatter(IbQp *ib, const IbSendWr *wr, uint64_t off, co
     Mlx5Qp *qp = qp_of(ib);
     uint32_t slot = wr->cookie & (qp->sq_cnt - 1);
     const Mlx5SendCtx *ctx = &qp->sctx[slot];
+    IbWcStatus st;
 
-    return mlx5_req_fault(core_of(ib), qp, wr, len,
-                          mlx5_sgl_copy(core_of(ib), qp->pdn, qp->ssge, ctx->nsge,
-                                        (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB,
-                                        slot * MLX5_SEGS_PER_WQEBB, off, (void *)buf, len, true),
-                          MLX5_PF_TYPE_REQ_READ_OR_ATOMIC);
+    mlx5_sig_ctx(core_of(ib), qp, false);
+    st = mlx5_sgl_copy(core_of(ib), qp->pdn, qp->ssge, ctx->nsge,
+                       (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB, slot * MLX5_SEGS_PER_WQEBB,
+                       off, (void *)buf, len, true);
+    mlx5_sig_ctx(core_of(ib), NULL, false);
+    return mlx5_req_fault(core_of(ib), qp, wr, len, st, MLX5_PF_TYPE_REQ_READ_OR_ATOMIC);
 }
 
 static void mlx5_ib_send_done(IbQp *ib, const IbSendWr *wr, IbWcStatus st)

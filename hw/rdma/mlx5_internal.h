@@ -106,6 +106,35 @@ typedef struct Mlx5Klm {
 #define MLX5_STRIDE_BLOCK_OP    0x400   /* key of a repeat-block header */
 #define MLX5_MAX_INDIRECTION    4       /* indirect mkeys on one translation path */
 
+/* Signature offload (mlx5_sig.c): one domain's protection of each data block. */
+typedef enum Mlx5SigType {
+    MLX5_SIGT_NONE,
+    MLX5_SIGT_T10DIF,           /* 8 bytes: guard (CRC-16/T10 or IP checksum), app, ref tag */
+    MLX5_SIGT_CRC32,            /* 4 bytes, big endian */
+} Mlx5SigType;
+
+typedef struct Mlx5SigDomain {
+    Mlx5SigType type;
+    uint8_t pi;                 /* protection bytes after each block: 0, 4 or 8 */
+    bool csum_guard;            /* T10-DIF guard is the IP checksum, not the CRC */
+    bool inc_ref;               /* ref tag += 1 per block */
+    bool app_escape, appref_escape;
+    uint16_t app, app_mask, guard_seed;
+    uint32_t ref, crc_seed;
+    uint32_t psv;               /* the PSV the BSF names (its value overrides the inline one) */
+} Mlx5SigDomain;
+
+typedef struct Mlx5Sig {
+    bool valid;                 /* a BSF is loaded and enabled */
+    uint32_t block;             /* data bytes per block */
+    Mlx5SigDomain mem, wire;
+    uint8_t check_mask;         /* PI bytes checked in the input domain (bit 7 = byte 0) */
+    uint8_t copy_mask;          /* PI bytes copied from the input to the output domain */
+    /* receive side: the wire PI of the block being received, as it arrives */
+    uint64_t rx_block;
+    uint8_t rx_pi[8];
+} Mlx5Sig;
+
 typedef struct Mlx5Mkey {
     uint32_t index;
     uint32_t key;               /* index << 8 | mkey_7_0 */
@@ -128,7 +157,17 @@ typedef struct Mlx5Mkey {
     bool memic;                 /* mode MEMIC: holds the range mapped at creation */
     uint64_t memic_start;
     uint64_t memic_len;
+    Mlx5Sig *sig;               /* created with bsf_en: signature state (else NULL) */
+    uint8_t sigerr_exp;         /* 1-bit expected_sigerr_count: reports armed while */
+    uint8_t sigerr_hw;          /*   these differ; each report flips sigerr_hw */
 } Mlx5Mkey;
+
+/* A PSV (CREATE_PSV): a signature's running value, set by SET_PSV WQEs. */
+typedef struct Mlx5Psv {
+    uint32_t index;
+    uint32_t pdn;
+    uint64_t transient;         /* T10-DIF: guard<<48 | app<<32 | ref; CRC32: seed<<32 */
+} Mlx5Psv;
 
 /* A piece of device memory handed out by ALLOC_MEMIC (mlx5_memic.c). */
 typedef struct Mlx5MemicAlloc {
@@ -228,6 +267,7 @@ typedef struct Mlx5Qp {
     bool to_error;              /* the transport failed it: move to ERR when safe */
     bool last_wqe_sent;
     bool sq_wait;               /* a NOP/UMR waits for the transport's WRs to complete */
+    bool sig_drain;             /* a signature check failed (drain_sigerr): go to SQD */
     uint8_t pf_pending;         /* PAGE_FAULT events awaiting their resume: 1 << type */
 } Mlx5Qp;
 
@@ -284,7 +324,9 @@ struct Mlx5Core {
     uint8_t cap_odp_cur[HCA_CAP_SIZE];
     bool host_endianness_set;
 
-    Mlx5Table eqs, cqs, pds, uars, xrcds, tds, mkeys, srqs, qps, uctxs, umems;
+    Mlx5Table eqs, cqs, pds, uars, xrcds, tds, mkeys, srqs, qps, uctxs, umems, psvs;
+    Mlx5Qp *sig_qp;             /* whose data access is running (for SIG_ERR CQEs) */
+    bool sig_resp;              /*   as the responder (receive CQ) or requester */
     Mlx5Port port;
     IbPort ib;                  /* the port's transport */
     Mlx5Qp *smi_qp, *gsi_qp;    /* owners of wire QPN 0 and 1 */
@@ -303,6 +345,13 @@ struct Mlx5Core {
     /* trace/test counters */
     uint64_t cmd_count;
 };
+
+/* Whose data access runs now (a signature error's CQE goes to that QP's CQ). */
+static inline void mlx5_sig_ctx(Mlx5Core *c, Mlx5Qp *qp, bool resp)
+{
+    c->sig_qp = qp;
+    c->sig_resp = resp;
+}
 
 static inline void mlx5_ref_put(uint32_t *refcount)
 {
@@ -323,6 +372,17 @@ IbWcStatus mlx5_odp_wqe_fault(Mlx5Core *c, Mlx5Qp *qp, Mlx5Srq *srq, uint8_t typ
                               uint16_t wqe_index, uint32_t len);
 IbWcStatus mlx5_odp_rdma_fault(Mlx5Core *c, Mlx5Qp *qp, uint32_t rkey, uint64_t va,
                                uint32_t op_len, uint32_t pkt_len, bool write);
+
+/* mlx5_sig.c: signature offload */
+void mlx5_psv_free(Mlx5Core *c, void *obj);
+int mlx5_sig_load_bsf(Mlx5Core *c, Mlx5Mkey *mk, const uint8_t *bsf);
+IbWcStatus mlx5_sig_set_psv(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigned nbb);
+bool mlx5_sig_mem_end(const Mlx5Mkey *mk, uint64_t w, uint64_t len, uint64_t *end);
+int mlx5_sig_copy(Mlx5Core *c, Mlx5Mkey *mk, uint64_t w, uint8_t *buf, uint64_t len,
+                  bool to_mem);
+uint16_t mlx5_crc16_t10dif(uint16_t crc, const uint8_t *buf, size_t len);
+int mlx5_mkey_raw(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t off, uint8_t *b, uint64_t len,
+                  bool to_mem);
 
 /* mlx5_memic.c */
 void mlx5_memic_init(Mlx5Core *c);

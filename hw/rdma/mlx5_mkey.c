@@ -15,6 +15,7 @@ static void mlx5_mkey_discard(Mlx5Core *c, Mlx5Mkey *mk)
     }
     g_free(mk->mtt);
     g_free(mk->klm);
+    g_free(mk->sig);
     g_free(mk);
 }
 
@@ -152,7 +153,12 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
      * (DevX sets it on every MTT mkey it creates; indirect DevX mkeys are created free).
      */
     if ((MLX5_GET(cmd->in, CREATE_MKEY_IN_pg_access) && !c->cfg.odp) ||
-        MLX5_GET(mkc, MKC_bsf_en) ||
+        (MLX5_GET(mkc, MKC_bsf_en) &&       /* signature: an indirect key with a 64-byte BSF */
+         (!MLX5_GET(c->cap_general_cur, CAP_sho) ||
+          MLX5_GET(mkc, MKC_access_mode_1_0) != MLX5_MKC_ACCESS_MODE_KLMS ||
+          MLX5_GET(mkc, MKC_access_mode_4_2) || MLX5_GET(mkc, MKC_bsf_octword_size) != 4 ||
+          MLX5_GET(mkc, MKC_crypto_en))) ||
+        (!MLX5_GET(mkc, MKC_bsf_en) && MLX5_GET(mkc, MKC_crypto_en)) ||
         (MLX5_GET(cmd->in, CREATE_MKEY_IN_mkey_umem_valid) &&
          (!MLX5_GET(mkc, MKC_free) ||
           MLX5_GET(cmd->in, CREATE_MKEY_IN_translations_octword_actual_size)))) {
@@ -182,6 +188,11 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     mk->len = MLX5_GET64(mkc, MKC_len_OFF);
     mk->log_page_size = MLX5_GET(mkc, MKC_log_page_size);
     mk->translations_octword_size = MLX5_GET(mkc, MKC_translations_octword_size);
+    if (MLX5_GET(mkc, MKC_bsf_en)) {
+        mk->sig = g_new0(Mlx5Sig, 1);   /* no BSF until a UMR loads one */
+        mk->sig->rx_block = UINT64_MAX;
+    }
+    mk->sigerr_exp = MLX5_GET(mkc, MKC_expected_sigerr_count);
 
     switch (mk->access_mode) {
     case MLX5_MKC_ACCESS_MODE_PA:
@@ -286,6 +297,9 @@ void mlx5_cmd_query_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     MLX5_SET64(mkc, MKC_len_OFF, mk->len);
     MLX5_SET(mkc, MKC_translations_octword_size, mk->translations_octword_size);
     MLX5_SET(mkc, MKC_log_page_size, mk->log_page_size);
+    MLX5_SET(mkc, MKC_bsf_en, mk->sig && mk->sig->valid);
+    MLX5_SET(mkc, MKC_bsf_octword_size, mk->sig ? 4 : 0);
+    MLX5_SET(mkc, MKC_expected_sigerr_count, mk->sigerr_exp);
 }
 
 /* Does @mk grant every right in @need? */
@@ -298,6 +312,13 @@ static bool mlx5_mkey_grants(const Mlx5Mkey *mk, unsigned need)
 
 static bool mlx5_mkey_covers(const Mlx5Mkey *mk, uint64_t va, uint64_t len)
 {
+    if (mk->sig && mk->sig->valid) {
+        /* wire offsets: the memory they reach (data and protection) must be in range */
+        uint64_t end;
+        return va >= mk->start_addr &&
+               mlx5_sig_mem_end(mk, va - mk->start_addr, len, &end) &&
+               (mk->length64 || end <= mk->len);
+    }
     if (mk->access_mode == MLX5_MKC_ACCESS_MODE_MEMIC) {
         return va + len >= va && va + len <= mk->len;   /* zero based */
     }
@@ -319,8 +340,9 @@ int mlx5_mkey_check(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint
     if (!mk || (mk->key & 0xff) != (key & 0xff) || mk->free ||
         (pdn != UINT32_MAX && mk->pdn != pdn)) {
         why = MLX5_XLATE_BAD_KEY;
-    } else if (!mlx5_mkey_grants(mk, need)) {
-        why = MLX5_XLATE_ACCESS;
+    } else if (!mlx5_mkey_grants(mk, need) ||
+               ((need & MLX5_MKEY_A) && mk->sig && mk->sig->valid)) {
+        why = MLX5_XLATE_ACCESS;        /* (no atomics through a signature key) */
     } else if (!mlx5_mkey_covers(mk, va, len)) {
         why = MLX5_XLATE_BOUNDS;
     } else if ((mk->access_mode > MLX5_MKC_ACCESS_MODE_KSM &&
@@ -526,9 +548,23 @@ int mlx5_mkey_copy(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint6
     if (r || len == 0) {
         return r;
     }
-    r = mlx5_mkey_xfer(c, mk, va, buf, len, to_mem, 0);
+    if (mk->sig && mk->sig->valid) {
+        r = mlx5_sig_copy(c, mk, va - mk->start_addr, buf, len, to_mem);
+    } else {
+        r = mlx5_mkey_xfer(c, mk, va, buf, len, to_mem, 0);
+    }
     if (r) {
         trace_mlx5_err_mkey(key, va, len, r);
     }
     return r;
+}
+
+/* Move bytes at offset @off of @mk's own translation (signature keys: memory offsets). */
+int mlx5_mkey_raw(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t off, uint8_t *b, uint64_t len,
+                  bool to_mem)
+{
+    if (off + len < off || (!mk->length64 && off + len > mk->len)) {
+        return MLX5_XLATE_BOUNDS;
+    }
+    return mlx5_mkey_xfer(c, mk, mk->start_addr + off, b, len, to_mem, 0);
 }

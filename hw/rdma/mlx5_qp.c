@@ -39,6 +39,7 @@ static const Mlx5QpcField f_next_rcv_psn = QPCF(QPC_next_rcv_psn);
 static const Mlx5QpcField f_next_send_psn = QPCF(QPC_next_send_psn);
 static const Mlx5QpcField f_atomic_mode = QPCF(QPC_atomic_mode);
 static const Mlx5QpcField f_log_ack_req_freq = QPCF(QPC_log_ack_req_freq);
+static const Mlx5QpcField f_drain_sigerr = QPCF(QPC_drain_sigerr);
 
 /* opt_param_mask bit -> field (the address path is handled as a whole) */
 static const struct {
@@ -58,6 +59,7 @@ static const struct {
     { MLX5_QP_OPTPAR_ACK_TIMEOUT, &f_ack_timeout },
     { MLX5_QP_OPTPAR_PRI_PORT, &f_port },
     { MLX5_QP_OPTPAR_COUNTER_SET_ID, &f_counter_set_id },
+    { MLX5_QP_OPTPAR_DRAIN_SIGERR, &f_drain_sigerr },
 };
 
 typedef struct Mlx5QpTransition {

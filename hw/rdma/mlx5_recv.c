@@ -167,8 +167,12 @@ IbWcStatus mlx5_ib_recv_scatter(IbQp *ib, const IbRecvWr *rwr, uint64_t off,
 {
     Mlx5RecvCtx *rcv = mlx5_rcv_of(ib);
     Mlx5Core *c = core_of(ib);
-    IbWcStatus st = mlx5_sgl_copy(c, rcv->pdn, rcv->sge, rcv->nsge,
-                                  MLX5_MAX_RECV_SGE, 0, off, (void *)buf, len, true);
+    IbWcStatus st;
+
+    mlx5_sig_ctx(c, qp_of(ib), true);
+    st = mlx5_sgl_copy(c, rcv->pdn, rcv->sge, rcv->nsge, MLX5_MAX_RECV_SGE, 0, off,
+                       (void *)buf, len, true);
+    mlx5_sig_ctx(c, NULL, false);
 
     if (st == IB_WC_PAGE_FAULT) {
         /* ODP: the receive WQE's memory is not mapped; the driver maps all of it */
@@ -277,8 +281,10 @@ IbWcStatus mlx5_ib_rkey_write(IbQp *ib, uint32_t rkey, uint64_t va, const void *
     if (!mlx5_rkey_qp_ok(ib, rkey)) {
         return IB_WC_REM_ACCESS_ERR;
     }
+    mlx5_sig_ctx(core_of(ib), qp_of(ib), true);
     st = mlx5_xlate_status(mlx5_mkey_copy(core_of(ib), rkey, mlx5_resp_pdn(ib), MLX5_MKEY_RW,
                                           va, (void *)buf, len, true), true);
+    mlx5_sig_ctx(core_of(ib), NULL, false);
     if (st == IB_WC_PAGE_FAULT) {
         st = mlx5_odp_rdma_fault(core_of(ib), qp_of(ib), rkey, va,
                                  MIN(ib->write_left, UINT32_MAX), len, true);
@@ -294,8 +300,10 @@ IbWcStatus mlx5_ib_rkey_read(IbQp *ib, uint32_t rkey, uint64_t va, void *buf,
     if (!mlx5_rkey_qp_ok(ib, rkey)) {
         return IB_WC_REM_ACCESS_ERR;
     }
+    mlx5_sig_ctx(core_of(ib), qp_of(ib), true);
     st = mlx5_xlate_status(mlx5_mkey_copy(core_of(ib), rkey, mlx5_resp_pdn(ib), MLX5_MKEY_RR,
                                           va, buf, len, false), true);
+    mlx5_sig_ctx(core_of(ib), NULL, false);
     if (st == IB_WC_PAGE_FAULT) {
         st = mlx5_odp_rdma_fault(core_of(ib), qp_of(ib), rkey, va,
                                  MIN(ib->read_left, UINT32_MAX), len, false);

@@ -116,6 +116,7 @@ void mlx5_res_reset(Mlx5Core *c)
     mlx5_table_destroy(&c->qps, mlx5_qp_free, c);
     mlx5_table_destroy(&c->srqs, mlx5_srq_free, c);
     mlx5_table_destroy(&c->mkeys, mlx5_mkey_free, c);
+    mlx5_table_destroy(&c->psvs, mlx5_psv_free, c);
     mlx5_table_destroy(&c->cqs, mlx5_cq_free, c);
     mlx5_table_destroy(&c->eqs, mlx5_eq_free, c);
     mlx5_table_destroy(&c->pds, mlx5_plain_free, c);
@@ -129,7 +130,7 @@ void mlx5_res_reset(Mlx5Core *c)
 void mlx5_res_teardown(Mlx5Core *c)
 {
     Mlx5Table *all[] = { &c->qps, &c->srqs, &c->mkeys, &c->cqs, &c->eqs, &c->pds,
-                         &c->xrcds, &c->tds, &c->uars, &c->uctxs, &c->umems };
+                         &c->xrcds, &c->tds, &c->uars, &c->uctxs, &c->umems, &c->psvs };
     size_t i;
 
     mlx5_res_reset(c);

@@ -108,6 +108,8 @@ IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigne
     const uint8_t *xlt = NULL;
     Mlx5Mkey *mk;
     Mlx5Pd *new_pd = NULL;
+    const uint8_t *bsf = NULL;
+    Mlx5Sig old_sig;
     uint8_t log_ps;
 
     trace_mlx5_umr(qp->qpn, key, flags, n16, mask);
@@ -186,10 +188,29 @@ IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigne
         }
     }
     if ((mask & UMR_M_BSF_EN) && MLX5_GET(mkc, MKC_bsf_en)) {
-        return umr_fail(qp, key, UMR_ERR_FIELD);     /* no signature/crypto offload */
+        /* a signature key's BSF: 4 octowords after the inline translation entries */
+        unsigned at = UMR_XLT + n16 * 16;
+        if (!mk->sig || !(flags & UMR_F_INLINE) || (flags & UMR_F_XLT_OFFSET) ||
+            mlx5_ld16(wqe + UMR_XLT_OFFSET) != 4 || at + 64 > end) {
+            return umr_fail(qp, key, UMR_ERR_FIELD);
+        }
+        bsf = wqe + at;
     }
 
-    /* commit */
+    /* commit (the BSF first: it is the last thing that can fail) */
+    if (mk->sig) {
+        old_sig = *mk->sig;
+        if (bsf && mlx5_sig_load_bsf(c, mk, bsf)) {
+            *mk->sig = old_sig;
+            return umr_fail(qp, key, UMR_ERR_FIELD);
+        }
+        if ((mask & UMR_M_BSF_EN) && !bsf) {
+            mk->sig->valid = false;     /* bsf_en 0: no signature any more */
+        }
+    }
+    if (mask & UMR_M_EN_SIGERR) {
+        mk->sigerr_exp = MLX5_GET(mkc, MKC_expected_sigerr_count);
+    }
     if (n16) {
         uint64_t unit = mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT ? 2 : 1;
         mlx5_mkey_xlt_reserve(mk, (off16 + n16) * unit);

@@ -228,6 +228,8 @@ enum {
     MLX5_CMD_OP_SQD_RTS_QP = 0x50c,
     MLX5_CMD_OP_MAD_IFC = 0x50d,
     MLX5_CMD_OP_INIT2INIT_QP = 0x50e,
+    MLX5_CMD_OP_CREATE_PSV = 0x600,
+    MLX5_CMD_OP_DESTROY_PSV = 0x601,
     MLX5_CMD_OP_CREATE_SRQ = 0x700,
     MLX5_CMD_OP_DESTROY_SRQ = 0x701,
     MLX5_CMD_OP_QUERY_SRQ = 0x702,
@@ -387,6 +389,9 @@ enum {
 #define CAP_umr_indirect_mkey_disabled      16, 22, 22
 #define CAP_cmdif_checksum                  16, 15, 14
 #define CAP_dct                             16, 5, 5
+#define CAP_drain_sigerr                    16, 16, 16
+#define CAP_sigerr_cqe                      16, 13, 13
+#define CAP_sho                             16, 8, 8
 #define CAP_atomic                          16, 1, 1
 #define CAP_cq_oi                           17, 31, 31
 #define CAP_cq_resize                       17, 30, 30
@@ -415,6 +420,7 @@ enum {
 #define CAP_log_max_uctx                    35, 28, 24
 #define CAP_uctx_cap                        53, 31, 0
 #define CAP_log_uar_page_sz                 36, 15, 0
+#define CAP_sigerr_domain_and_sig_type      36, 31, 31
 #define CAP_device_frequency_mhz            38, 31, 0
 #define CAP_device_frequency_khz            39, 31, 0
 #define CAP_native_port_num                 48, 23, 16
@@ -614,11 +620,14 @@ enum {
 #define MKC_mkey_7_0                        1, 7, 0
 #define MKC_length64                        3, 31, 31
 #define MKC_bsf_en                          3, 30, 30
+#define MKC_expected_sigerr_count           3, 26, 26
 #define MKC_en_rinval                       3, 24, 24
 #define MKC_pd                              3, 23, 0
 #define MKC_start_addr_OFF                  0x10
 #define MKC_len_OFF                         0x18
+#define MKC_bsf_octword_size                8, 31, 0
 #define MKC_translations_octword_size       13, 31, 0
+#define MKC_crypto_en                       15, 28, 27
 #define MKC_log_page_size                   14, 5, 0
 #define MLX5_MKC_SIZE                       64
 #define QUERY_MKEY_OUT_SIZE                 0x110
@@ -654,6 +663,7 @@ enum {
 #define QPC_log_sq_size                     2, 14, 11
 #define QPC_rlky                            2, 4, 4
 #define QPC_counter_set_id                  3, 31, 24
+#define QPC_drain_sigerr                    1, 26, 26
 #define QPC_uar_page                        3, 23, 0
 #define QPC_user_index                      4, 23, 0
 #define QPC_log_page_size                   5, 28, 24
@@ -755,6 +765,7 @@ enum {
     MLX5_QP_OPTPAR_SRA_MAX = 1 << 8,
     MLX5_QP_OPTPAR_RRA_MAX = 1 << 9,
     MLX5_QP_OPTPAR_PM_STATE = 1 << 10,
+    MLX5_QP_OPTPAR_DRAIN_SIGERR = 1 << 11,   /* INIT2INIT: signature pipelining */
     MLX5_QP_OPTPAR_RETRY_COUNT = 1 << 12,
     MLX5_QP_OPTPAR_RNR_RETRY = 1 << 13,
     MLX5_QP_OPTPAR_ACK_TIMEOUT = 1 << 14,
@@ -762,6 +773,28 @@ enum {
     MLX5_QP_OPTPAR_SRQN = 1 << 18,
     MLX5_QP_OPTPAR_CQN_RCV = 1 << 19,
     MLX5_QP_OPTPAR_COUNTER_SET_ID = 1 << 25,
+};
+
+/* ---- signature offload: PSVs (CREATE_PSV/DESTROY_PSV) and the SIG_ERR CQE -------------- */
+
+#define CREATE_PSV_IN_num_psv               2, 31, 28
+#define CREATE_PSV_IN_pd                    2, 23, 0
+#define CREATE_PSV_OUT_psv0_index           4, 23, 0    /* psv1..3 in the next dwords */
+#define DESTROY_PSV_IN_psvn                 2, 23, 0
+
+#define MLX5_SIGERR_CQE_expected_trans_sig  0x10    /* be32 */
+#define MLX5_SIGERR_CQE_actual_trans_sig    0x14
+#define MLX5_SIGERR_CQE_expected_reftag     0x18
+#define MLX5_SIGERR_CQE_actual_reftag       0x1c
+#define MLX5_SIGERR_CQE_syndrome            0x20    /* be16 */
+#define MLX5_SIGERR_CQE_sig_type            0x22
+#define MLX5_SIGERR_CQE_domain              0x23
+#define MLX5_SIGERR_CQE_mkey                0x24    /* be32 */
+#define MLX5_SIGERR_CQE_sig_err_offset      0x28    /* be64 */
+enum {
+    MLX5_SIGERR_SYND_REFTAG = 1 << 11,
+    MLX5_SIGERR_SYND_APPTAG = 1 << 12,
+    MLX5_SIGERR_SYND_GUARD = 1 << 13,
 };
 
 /* ---- SRQ (ISSI 0 CREATE_SRQ) ---------------------------------------------------------- */
@@ -930,6 +963,7 @@ enum {
     MLX5_OPCODE_RDMA_READ = 0x10,
     MLX5_OPCODE_ATOMIC_CS = 0x11,
     MLX5_OPCODE_ATOMIC_FA = 0x12,
+    MLX5_OPCODE_SET_PSV = 0x20,
     MLX5_OPCODE_UMR = 0x25,
 };
 
@@ -955,6 +989,7 @@ enum {
     MLX5_CQE_RESP_SEND = 2,
     MLX5_CQE_RESP_SEND_IMM = 3,
     MLX5_CQE_RESP_SEND_INV = 4,
+    MLX5_CQE_SIG_ERR = 12,
     MLX5_CQE_REQ_ERR = 13,
     MLX5_CQE_RESP_ERR = 14,
     MLX5_CQE_INVALID = 15,
