@@ -94,6 +94,16 @@ uint32_t create_free_umr_mkey(TDrv *d, uint32_t pd, unsigned access_mode, unsign
     return (MLX5_GET(out, MKEY_IN_mkey_index) << 8) | variant;
 }
 
+int64_t query_free(TDrv *d, uint32_t key)
+{
+    uint8_t out[QUERY_MKEY_OUT_SIZE];
+
+    if (tdrv_simple(d, MLX5_CMD_OP_QUERY_MKEY, 0, key >> 8, 0, out, sizeof(out))) {
+        return -1;
+    }
+    return MLX5_GET(out + CREATE_MKEY_MKC_OFF, MKC_free);
+}
+
 void tqp_pattern(TDrv *d, uint64_t pa, size_t len, unsigned seed)
 {
     g_autofree uint8_t *b = g_malloc(len);

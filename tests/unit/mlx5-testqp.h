@@ -35,6 +35,8 @@ uint32_t create_odp_mkey(TDrv *d, uint32_t pd, uint64_t va, uint64_t len, uint64
  * byte is @variant. */
 uint32_t create_free_umr_mkey(TDrv *d, uint32_t pd, unsigned access_mode, unsigned octwords,
                               uint8_t variant);
+/* The free bit of @key (QUERY_MKEY), -1 if the query fails. */
+int64_t query_free(TDrv *d, uint32_t key);
 /* A byte pattern at @pa; whether two ranges (of two nodes) hold the same bytes. */
 void tqp_pattern(TDrv *d, uint64_t pa, size_t len, unsigned seed);
 bool tqp_same(TDrv *da, uint64_t pa, TDrv *db, uint64_t pb, size_t len);

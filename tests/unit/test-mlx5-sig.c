@@ -128,39 +128,46 @@ static void test_crc16(void)
  * strips the PI. A bad ref tag is reported once, as a SIG_ERR CQE on b's receive CQ before
  * the receive completion, and again only after a UMR re-arms the key.
  */
+typedef struct Pair {
+    TDrv *a, *b;
+    TQp qa, qb;
+    uint32_t ma, mb;            /* plain keys: 16 KiB at va 0x10000 = each QP's memory */
+    uint32_t sa, sb;            /* signature keys over their first 1 KiB, BSF @bsf */
+} Pair;
+
+static void pair_up(Pair *p, const uint8_t *bsf)
+{
+    p->a = new_node(1);
+    p->b = new_node(2);
+    tqp_rc_pair(&p->qa, p->a, &p->qb, p->b);
+    p->ma = create_mtt_mkey(p->a, p->qa.pd, 0x10000, 0x4000, p->qa.mem, false);
+    p->mb = create_mtt_mkey(p->b, p->qb.pd, 0x10000, 0x4000, p->qb.mem, false);
+    p->sa = sig_mkey(p->a, p->qa.pd, 0x21);
+    p->sb = sig_mkey(p->b, p->qb.pd, 0x22);
+    tqp_pattern(p->a, p->qa.mem, 1024, 5);
+    g_assert_cmpuint(sig_umr(&p->qa, p->sa, 1024, p->ma, 0x10000, bsf, 1), ==, MLX5_CQE_REQ);
+    g_assert_cmpuint(sig_umr(&p->qb, p->sb, 1024, p->mb, 0x10000, bsf, 1), ==, MLX5_CQE_REQ);
+}
+
 static void test_t10dif_wire(void)
 {
-    TDrv *a = new_node(1), *b = new_node(2);
     uint8_t bsf[64], cqe[64], wire[1040];
     uint32_t ma, mb, sa, sb;
+    TDrv *a, *b;
     TQp qa, qb;
+    Pair p;
 
-    tqp_rc_pair(&qa, a, &qb, b);
-    ma = create_mtt_mkey(a, qa.pd, 0x10000, 0x4000, qa.mem, false);
-    mb = create_mtt_mkey(b, qb.pd, 0x10000, 0x4000, qb.mem, false);
-    sa = sig_mkey(a, qa.pd, 0x21);
-    sb = sig_mkey(b, qb.pd, 0x22);
-    tqp_pattern(a, qa.mem, 1024, 5);
     bsf_t10dif_wire(bsf, 0xff);
-    g_assert_cmpuint(sig_umr(&qa, sa, 1024, ma, 0x10000, bsf, 1), ==, MLX5_CQE_REQ);
-    g_assert_cmpuint(sig_umr(&qb, sb, 1024, mb, 0x10000, bsf, 1), ==, MLX5_CQE_REQ);
     /* larger than the memory behind the key (two blocks): refused before anything is sent */
-    send_msg(&qa, &qb, sa, 0, 1041);
-    g_assert_true(tqp_poll(&qa, cqe));
+    pair_up(&p, bsf);
+    send_msg(&p.qa, &p.qb, p.sa, 0, 1041);
+    g_assert_true(tqp_poll(&p.qa, cqe));
     g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
-    tdrv_free(a);
-    tdrv_free(b);
+    tdrv_free(p.a);
+    tdrv_free(p.b);
 
-    a = new_node(1);
-    b = new_node(2);
-    tqp_rc_pair(&qa, a, &qb, b);
-    ma = create_mtt_mkey(a, qa.pd, 0x10000, 0x4000, qa.mem, false);
-    mb = create_mtt_mkey(b, qb.pd, 0x10000, 0x4000, qb.mem, false);
-    sa = sig_mkey(a, qa.pd, 0x21);
-    sb = sig_mkey(b, qb.pd, 0x22);
-    tqp_pattern(a, qa.mem, 1024, 5);
-    g_assert_cmpuint(sig_umr(&qa, sa, 1024, ma, 0x10000, bsf, 1), ==, MLX5_CQE_REQ);
-    g_assert_cmpuint(sig_umr(&qb, sb, 1024, mb, 0x10000, bsf, 1), ==, MLX5_CQE_REQ);
+    pair_up(&p, bsf);
+    a = p.a, b = p.b, qa = p.qa, qb = p.qb, ma = p.ma, mb = p.mb, sa = p.sa, sb = p.sb;
 
     /* what goes on the wire: each block, then guard, app tag, ref tag (big endian) */
     tqp_post_recv(&qb, 2048, qb.mem + 0x2000);
@@ -282,46 +289,38 @@ static void test_crc32_mem(void)
 /* BSFs the device does not take fail the UMR (local protection) and leave the key as it was. */
 static void test_bad_bsf(void)
 {
-    TDrv *a = new_node(1);
-    uint8_t bsf[64];
-    uint32_t ma, sa, plain;
-    TQp qa, qb;
+    static const struct {
+        unsigned off;
+        uint8_t val;
+        const char *what;
+    } bad[] = {
+        { 0, 0, "a key created without bsf_en takes no BSF" },
+        { 12, 0x42, "CRC32C: not offered" },
+        { 3, 9, "no such block size" },
+        { 0, 0xc0, "a signature + crypto BSF" },
+        { 20, 1, "a transaction signature" },
+    };
 
-    tqp_rc_pair(&qa, a, &qb, a);
-    ma = create_mtt_mkey(a, qa.pd, 0x10000, 0x4000, qa.mem, false);
-    sa = sig_mkey(a, qa.pd, 0x41);
-    plain = create_free_umr_mkey(a, qa.pd, MLX5_MKC_ACCESS_MODE_KLMS, 4, 0x42);
-    bsf_crc32_mem(bsf, 0xf0);
-    /* a key created without bsf_en takes no BSF */
-    g_assert_cmpuint(sig_umr(&qa, plain, 516, ma, 0x10000, bsf, 1), ==, MLX5_CQE_REQ_ERR);
-    tdrv_free(a);
+    for (unsigned i = 0; i < G_N_ELEMENTS(bad); i++) {
+        TDrv *a = new_node(1);
+        uint8_t bsf[64], cqe[64];
+        uint32_t ma, key;
+        TQp qa, qb;
 
-    a = new_node(1);
-    tqp_rc_pair(&qa, a, &qb, a);
-    ma = create_mtt_mkey(a, qa.pd, 0x10000, 0x4000, qa.mem, false);
-    sa = sig_mkey(a, qa.pd, 0x41);
-    bsf_crc32_mem(bsf, 0xf0);
-    bsf[12] = 0x42;                     /* CRC32C: not offered */
-    g_assert_cmpuint(sig_umr(&qa, sa, 516, ma, 0x10000, bsf, 1), ==, MLX5_CQE_REQ_ERR);
-    tdrv_free(a);
-
-    a = new_node(1);
-    tqp_rc_pair(&qa, a, &qb, a);
-    ma = create_mtt_mkey(a, qa.pd, 0x10000, 0x4000, qa.mem, false);
-    sa = sig_mkey(a, qa.pd, 0x41);
-    bsf_crc32_mem(bsf, 0xf0);
-    bsf[3] = 9;                         /* no such block size */
-    g_assert_cmpuint(sig_umr(&qa, sa, 516, ma, 0x10000, bsf, 1), ==, MLX5_CQE_REQ_ERR);
-    tdrv_free(a);
-
-    a = new_node(1);
-    tqp_rc_pair(&qa, a, &qb, a);
-    ma = create_mtt_mkey(a, qa.pd, 0x10000, 0x4000, qa.mem, false);
-    sa = sig_mkey(a, qa.pd, 0x41);
-    bsf_crc32_mem(bsf, 0xf0);
-    bsf[0] = 0xc0;                      /* signature + crypto BSF */
-    g_assert_cmpuint(sig_umr(&qa, sa, 516, ma, 0x10000, bsf, 1), ==, MLX5_CQE_REQ_ERR);
-    tdrv_free(a);
+        g_test_message("%s", bad[i].what);
+        tqp_rc_pair(&qa, a, &qb, a);
+        ma = create_mtt_mkey(a, qa.pd, 0x10000, 0x4000, qa.mem, false);
+        key = i == 0 ? create_free_umr_mkey(a, qa.pd, MLX5_MKC_ACCESS_MODE_KLMS, 4, 0x42)
+                     : sig_mkey(a, qa.pd, 0x41);
+        bsf_crc32_mem(bsf, 0xf0);
+        if (i) {
+            bsf[bad[i].off] = bad[i].val;
+        }
+        g_assert_cmpuint(sig_umr(&qa, key, 516, ma, 0x10000, bsf, 1), ==, MLX5_CQE_REQ_ERR);
+        g_assert_false(tqp_poll(&qa, cqe));
+        g_assert_cmpint(query_free(a, key), ==, 1);     /* still free: nothing changed */
+        tdrv_free(a);
+    }
 }
 
 int main(int argc, char **argv)

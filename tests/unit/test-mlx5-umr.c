@@ -107,16 +107,6 @@ static void klm(uint8_t *e, uint32_t bcount, uint32_t key, uint64_t va)
     mlx5_st64(e + 8, va);
 }
 
-static int64_t query_free(TDrv *d, uint32_t key)
-{
-    uint8_t out[QUERY_MKEY_OUT_SIZE];
-
-    if (tdrv_simple(d, MLX5_CMD_OP_QUERY_MKEY, 0, key >> 8, 0, out, sizeof(out))) {
-        return -1;
-    }
-    return MLX5_GET(out + CREATE_MKEY_MKC_OFF, MKC_free);
-}
-
 /* One RDMA op from qa on a to a key of b; returns the requester CQE opcode nibble. */
 static unsigned rdma_op(TQp *qa, TQp *qb, uint8_t op, uint64_t raddr, uint32_t rkey,
                         uint64_t laddr, uint32_t len)
