@@ -375,7 +375,7 @@ IbWcStatus mlx5_odp_rdma_fault(Mlx5Core *c, Mlx5Qp *qp, uint32_t rkey, uint64_t 
 
 /* mlx5_sig.c: signature offload */
 void mlx5_psv_free(Mlx5Core *c, void *obj);
-int mlx5_sig_load_bsf(Mlx5Core *c, Mlx5Mkey *mk, const uint8_t *bsf);
+int mlx5_sig_parse_bsf(const uint8_t *bsf, Mlx5Sig *s);
 IbWcStatus mlx5_sig_set_psv(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigned nbb);
 bool mlx5_sig_mem_end(const Mlx5Mkey *mk, uint64_t w, uint64_t len, uint64_t *end);
 int mlx5_sig_copy(Mlx5Core *c, Mlx5Mkey *mk, uint64_t w, uint8_t *buf, uint64_t len,

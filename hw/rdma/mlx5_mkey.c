@@ -189,8 +189,7 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     mk->log_page_size = MLX5_GET(mkc, MKC_log_page_size);
     mk->translations_octword_size = MLX5_GET(mkc, MKC_translations_octword_size);
     if (MLX5_GET(mkc, MKC_bsf_en)) {
-        mk->sig = g_new0(Mlx5Sig, 1);   /* no BSF until a UMR loads one */
-        mk->sig->rx_block = UINT64_MAX;
+        mk->sig = g_new0(Mlx5Sig, 1);   /* not valid: no BSF until a UMR loads one */
     }
     mk->sigerr_exp = MLX5_GET(mkc, MKC_expected_sigerr_count);
 

@@ -164,41 +164,42 @@ static int sig_parse_domain(uint32_t bfs_psv, const uint8_t *inl, Mlx5SigDomain 
     return 0;
 }
 
-/* Load a 64-byte BSF (basic + extended + inline sections) into @mk's signature state. */
-int mlx5_sig_load_bsf(Mlx5Core *c, Mlx5Mkey *mk, const uint8_t *bsf)
+/*
+ * Decode a 64-byte BSF (basic + extended + inline sections) into @s, a signature state ready
+ * to be loaded into a key. Returns 0, or -1 for what the device does not take (nothing is
+ * changed: the UMR validates before it commits).
+ */
+int mlx5_sig_parse_bsf(const uint8_t *bsf, Mlx5Sig *s)
 {
     bool sbs = bsf[0] & 0x10;
     uint32_t bw, bm;
-    Mlx5Sig s;
 
-    memset(&s, 0, sizeof(s));
-    if (!mk->sig || (bsf[0] >> 6) != 2 || mlx5_ld32(bsf + 20) || mlx5_ld32(bsf + 24) ||
+    memset(s, 0, sizeof(*s));
+    if ((bsf[0] >> 6) != 2 || mlx5_ld32(bsf + 20) || mlx5_ld32(bsf + 24) ||
         mlx5_ld32(bsf + 28) ||
-        sig_parse_domain(mlx5_ld32(bsf + 8), bsf + 32, &s.wire) ||
-        sig_parse_domain(mlx5_ld32(bsf + 12), bsf + 48, &s.mem)) {
+        sig_parse_domain(mlx5_ld32(bsf + 8), bsf + 32, &s->wire) ||
+        sig_parse_domain(mlx5_ld32(bsf + 12), bsf + 48, &s->mem)) {
         return -1;                  /* transaction signatures, crypto, unknown formats */
     }
     bm = sig_block_size(bsf[3]);
     bw = sbs ? bm : sig_block_size(bsf[2]);
-    s.check_mask = bsf[1];
-    s.copy_mask = sbs ? bsf[2] : 0;
-    if (s.mem.type && s.wire.type) {
-        if (!bm || bm != bw || (sbs && s.mem.type != s.wire.type)) {
+    s->check_mask = bsf[1];
+    s->copy_mask = sbs ? bsf[2] : 0;
+    if (s->mem.type && s->wire.type) {
+        if (!bm || bm != bw || (sbs && s->mem.type != s->wire.type)) {
             return -1;
         }
-        s.block = bm;
-    } else if (s.mem.type) {
-        s.block = bm;
-    } else if (s.wire.type) {
-        s.block = bw;
+        s->block = bm;
+    } else if (s->mem.type) {
+        s->block = bm;
+    } else if (s->wire.type) {
+        s->block = bw;
     }
-    if ((s.mem.type || s.wire.type) && !s.block) {
+    if ((s->mem.type || s->wire.type) && !s->block) {
         return -1;
     }
-    s.valid = true;
-    s.rx_block = UINT64_MAX;
-    *mk->sig = s;
-    trace_mlx5_sig_bsf(mk->key, s.block, s.mem.type, s.wire.type, s.check_mask, s.copy_mask);
+    s->valid = true;
+    s->rx_block = UINT64_MAX;
     return 0;
 }
 
@@ -276,14 +277,12 @@ static void sig_report(Mlx5Core *c, Mlx5Mkey *mk, const Mlx5SigDomain *d, bool w
         return;                     /* not armed: reported already, software has not re-armed */
     }
     mk->sigerr_hw ^= 1;
+    /* T10-DIF: guard and app tag, then the ref tag; CRC32: the CRC */
+    mlx5_st32(cqe + MLX5_SIGERR_CQE_expected_trans_sig, mlx5_ld32(found));
+    mlx5_st32(cqe + MLX5_SIGERR_CQE_actual_trans_sig, mlx5_ld32(want));
     if (d->type == MLX5_SIGT_T10DIF) {
-        mlx5_st32(cqe + MLX5_SIGERR_CQE_expected_trans_sig, mlx5_ld32(found));
-        mlx5_st32(cqe + MLX5_SIGERR_CQE_actual_trans_sig, mlx5_ld32(want));
         mlx5_st32(cqe + MLX5_SIGERR_CQE_expected_reftag, mlx5_ld32(found + 4));
         mlx5_st32(cqe + MLX5_SIGERR_CQE_actual_reftag, mlx5_ld32(want + 4));
-    } else {
-        mlx5_st32(cqe + MLX5_SIGERR_CQE_expected_trans_sig, mlx5_ld32(found));
-        mlx5_st32(cqe + MLX5_SIGERR_CQE_actual_trans_sig, mlx5_ld32(want));
     }
     mlx5_st16(cqe + MLX5_SIGERR_CQE_syndrome, synd);
     cqe[MLX5_SIGERR_CQE_sig_type] = 0;                      /* block signature */
@@ -304,36 +303,22 @@ static void sig_check(Mlx5Core *c, Mlx5Mkey *mk, const Mlx5SigDomain *d, bool wi
                       uint64_t b, const uint8_t *data, const uint8_t *found)
 {
     const Mlx5Sig *s = mk->sig;
-    uint8_t want[8] = { 0 }, m = s->check_mask;
+    bool t10 = d->type == MLX5_SIGT_T10DIF;
+    uint8_t want[8] = { 0 };
     uint16_t synd = 0;
 
+    if (t10 && mlx5_ld16(found + 2) == 0xffff &&
+        (d->app_escape || (d->appref_escape && mlx5_ld32(found + 4) == 0xffffffff))) {
+        return;                     /* escaped block: not checked */
+    }
     sig_gen(c, s, d, b, data, want);
-    if (d->type == MLX5_SIGT_CRC32) {
-        if ((m & 0xf0) && memcmp(found, want, 4)) {
-            for (int i = 0; i < 4; i++) {
-                if ((m & (0x80 >> i)) && found[i] != want[i]) {
-                    synd = MLX5_SIGERR_SYND_GUARD;
-                }
-            }
-        }
-    } else if (d->type == MLX5_SIGT_T10DIF) {
-        uint16_t app = mlx5_ld16(found + 2);
+    /* the PI's bytes in stream order (check_mask bit 7 = byte 0); the first mismatch counts */
+    for (unsigned i = 0; i < d->pi && !synd; i++) {
+        uint8_t am = t10 && (i == 2 || i == 3) ? d->app_mask >> (i == 2 ? 8 : 0) : 0xff;
 
-        if ((d->app_escape && app == 0xffff) ||
-            (d->appref_escape && app == 0xffff && mlx5_ld32(found + 4) == 0xffffffff)) {
-            return;                 /* escaped block: not checked */
-        }
-        for (int i = 0; i < 8 && !synd; i++) {
-            uint8_t f = found[i], w = want[i];
-            if (i == 2 || i == 3) {
-                uint8_t am = d->app_mask >> (i == 2 ? 8 : 0);
-                f &= am;
-                w &= am;
-            }
-            if ((m & (0x80 >> i)) && f != w) {
-                synd = i < 2 ? MLX5_SIGERR_SYND_GUARD :
-                       i < 4 ? MLX5_SIGERR_SYND_APPTAG : MLX5_SIGERR_SYND_REFTAG;
-            }
+        if ((s->check_mask & (0x80 >> i)) && (found[i] & am) != (want[i] & am)) {
+            synd = !t10 || i < 2 ? MLX5_SIGERR_SYND_GUARD :
+                   i < 4 ? MLX5_SIGERR_SYND_APPTAG : MLX5_SIGERR_SYND_REFTAG;
         }
     }
     if (synd) {
@@ -434,13 +419,13 @@ static int sig_block_end(Mlx5Core *c, Mlx5Mkey *mk, uint64_t b, bool to_mem)
     if (r) {
         return r;
     }
+    /* (with wire PI, this chunk held its last byte: rx_pi is block @b's) */
     if (s->wire.pi && s->check_mask) {
-        sig_check(c, mk, &s->wire, true, b, data,
-                  s->rx_block == b ? s->rx_pi : (const uint8_t *)"\0\0\0\0\0\0\0\0");
+        sig_check(c, mk, &s->wire, true, b, data, s->rx_pi);
     }
     if (s->mem.pi) {
         sig_gen(c, s, &s->mem, b, data, pi);
-        for (int i = 0; s->rx_block == b && i < s->wire.pi && i < s->mem.pi; i++) {
+        for (int i = 0; i < s->wire.pi && i < s->mem.pi; i++) {
             if (s->copy_mask & (0x80 >> i)) {
                 pi[i] = s->rx_pi[i];
             }

@@ -108,8 +108,8 @@ IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigne
     const uint8_t *xlt = NULL;
     Mlx5Mkey *mk;
     Mlx5Pd *new_pd = NULL;
-    const uint8_t *bsf = NULL;
-    Mlx5Sig old_sig;
+    Mlx5Sig sig;
+    bool load_sig = false;
     uint8_t log_ps;
 
     trace_mlx5_umr(qp->qpn, key, flags, n16, mask);
@@ -191,22 +191,20 @@ IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigne
         /* a signature key's BSF: 4 octowords after the inline translation entries */
         unsigned at = UMR_XLT + n16 * 16;
         if (!mk->sig || !(flags & UMR_F_INLINE) || (flags & UMR_F_XLT_OFFSET) ||
-            mlx5_ld16(wqe + UMR_XLT_OFFSET) != 4 || at + 64 > end) {
+            mlx5_ld16(wqe + UMR_XLT_OFFSET) != 4 || at + 64 > end ||
+            mlx5_sig_parse_bsf(wqe + at, &sig)) {
             return umr_fail(qp, key, UMR_ERR_FIELD);
         }
-        bsf = wqe + at;
+        load_sig = true;
     }
 
-    /* commit (the BSF first: it is the last thing that can fail) */
-    if (mk->sig) {
-        old_sig = *mk->sig;
-        if (bsf && mlx5_sig_load_bsf(c, mk, bsf)) {
-            *mk->sig = old_sig;
-            return umr_fail(qp, key, UMR_ERR_FIELD);
-        }
-        if ((mask & UMR_M_BSF_EN) && !bsf) {
-            mk->sig->valid = false;     /* bsf_en 0: no signature any more */
-        }
+    /* commit */
+    if (load_sig) {
+        *mk->sig = sig;
+        trace_mlx5_sig_bsf(mk->key, sig.block, sig.mem.type, sig.wire.type, sig.check_mask,
+                           sig.copy_mask);
+    } else if ((mask & UMR_M_BSF_EN) && mk->sig) {
+        mk->sig->valid = false;         /* bsf_en 0: no signature any more */
     }
     if (mask & UMR_M_EN_SIGERR) {
         mk->sigerr_exp = MLX5_GET(mkc, MKC_expected_sigerr_count);
