@@ -357,8 +357,8 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
         qp->sq_ci = pi;
         return false;
     }
-    if (qp->sig_drain && !ib_qp_outstanding(&qp->ib)) {
-        mlx5_sig_drain(c, qp);
+    if (qp->sig_drain && qp->state == MLX5_QP_STATE_RTS) {
+        mlx5_sig_drain(c, qp);          /* (waits for what is in flight, then SQD) */
         return false;
     }
     while (qp->sq_ci != pi && budget--) {
@@ -366,11 +366,6 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
         Mlx5SendCtx *ctx = &qp->sctx[idx & (qp->sq_cnt - 1)];
         IbWcStatus st;
         IbSendWr wr;
-
-        if (qp->sig_drain && qp->state == MLX5_QP_STATE_RTS) {
-            mlx5_sig_drain(c, qp);
-            return false;
-        }
 
         if (mlx5_sq_fetch(c, qp, idx, wqe, &nbb) || mlx5_ld16(wqe + 1) != idx) {
             trace_mlx5_err_sq_wqe(qp->qpn, idx);
@@ -789,7 +784,7 @@ void mlx5_exec_modify(Mlx5Core *c, Mlx5Qp *qp, uint8_t old_state)
     case MLX5_QP_STATE_RST:
         ib_qp_set_state(&qp->ib, IB_QPS_RESET);
         qp->sq_ci = qp->rq_ci = 0;
-        qp->sq_wait = false;
+        qp->sq_wait = qp->sig_drain = false;
         qp->to_error = qp->last_wqe_sent = false;
         qp->pf_pending = 0;
         break;
