@@ -2,7 +2,7 @@
  * Unit tests of signature offload (mlx5_sig.c): signature mkeys configured by UMR WQEs with a
  * BSF the way libmlx5 posts them, T10-DIF inserted on the wire and checked and stripped on
  * receive, CRC32 in the memory domain checked on send, SIG_ERR CQEs (syndrome, domain, mkey,
- * offset) and their arming through expected_sigerr_count, and bad BSFs.
+ * offset) and their arming through expected_sigerr_count, bad BSFs, PSV commands and SET_PSV.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -323,6 +323,53 @@ static void test_bad_bsf(void)
     }
 }
 
+/* Hostile PSV commands, a BSF key of the wrong kind, SET_PSV of a PSV that is not there. */
+static void test_bad_psv(void)
+{
+    TDrv *a = new_node(1);
+    uint8_t out[32], cqe[64], segs[16] = { 0 };
+    uint8_t in[MLX5_PAS_OFF] = { 0 }, *mkc = in + CREATE_MKEY_MKC_OFF;
+    uint32_t psv;
+    TQp qa, qb;
+
+    tqp_rc_pair(&qa, a, &qb, a);
+    /* num_psv 0 and 5 (1..4), a PD that does not exist */
+    g_assert_cmpint(tdrv_simple(a, MLX5_CMD_OP_CREATE_PSV, 0, qa.pd, 0, out, 32), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(tdrv_simple(a, MLX5_CMD_OP_CREATE_PSV, 0, 5u << 28 | qa.pd, 0, out, 32), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(tdrv_simple(a, MLX5_CMD_OP_CREATE_PSV, 0, 1u << 28 | 0xabcd, 0, out, 32),
+                    ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    /* two at once (the kernel's integrity MR), then destroyed; twice is once too many */
+    g_assert_cmpint(tdrv_simple(a, MLX5_CMD_OP_CREATE_PSV, 0, 2u << 28 | qa.pd, 0, out, 32), ==,
+                    0);
+    psv = MLX5_GET(out, CREATE_PSV_OUT_psv0_index);
+    g_assert_cmpuint(MLX5_GET(out + 4, CREATE_PSV_OUT_psv0_index), !=, psv);
+    g_assert_cmpint(tdrv_simple(a, MLX5_CMD_OP_DESTROY_PSV, 0, psv, 0, NULL, 0), ==, 0);
+    g_assert_cmpint(tdrv_simple(a, MLX5_CMD_OP_DESTROY_PSV, 0, psv, 0, NULL, 0), ==,
+                    MLX5_CMD_STAT_BAD_RES_ERR);
+    /* bsf_en on an MTT key, or with the wrong BSF size */
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_MKEY);
+    MLX5_SET(mkc, MKC_free, 1);
+    MLX5_SET(mkc, MKC_umr_en, 1);
+    MLX5_SET(mkc, MKC_pd, qa.pd);
+    MLX5_SET(mkc, MKC_bsf_en, 1);
+    MLX5_SET(mkc, MKC_bsf_octword_size, 4);
+    MLX5_SET(mkc, MKC_access_mode_1_0, MLX5_MKC_ACCESS_MODE_MTT);
+    g_assert_cmpint(tdrv_exec(a, in, sizeof(in), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    MLX5_SET(mkc, MKC_access_mode_1_0, MLX5_MKC_ACCESS_MODE_KLMS);
+    MLX5_SET(mkc, MKC_bsf_octword_size, 8);
+    g_assert_cmpint(tdrv_exec(a, in, sizeof(in), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    /* SET_PSV of the destroyed PSV: local protection error, the QP goes to error */
+    mlx5_st32(segs, psv);
+    tqp_post_send(&qa, MLX5_OPCODE_SET_PSV, 0, segs, 1, true, true);
+    run_pair(a, NULL, 100);
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmphex(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+    tdrv_free(a);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -330,5 +377,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/sig/t10dif-wire", test_t10dif_wire);
     g_test_add_func("/mlx5/sig/crc32-mem", test_crc32_mem);
     g_test_add_func("/mlx5/sig/bad-bsf", test_bad_bsf);
+    g_test_add_func("/mlx5/sig/bad-psv", test_bad_psv);
     return g_test_run();
 }
