@@ -38,6 +38,7 @@ Test files may carry directives in comment lines (command-line options win):
   # mlx5t-timeout: 600          seconds for the whole run
   # mlx5t-allow: REGEX          a dmesg line matching REGEX is expected/benign (repeatable)
   # mlx5t-qemu-args: ARGS       extra QEMU arguments for every instance
+  # mlx5t-device-args: PROPS    extra mlx5-hca properties, e.g. link-type=eth
   # mlx5t-hca: no               boot without the mlx5-hca device (image/runner self-tests)
   # mlx5t-reboot: yes           a guest reboot restarts the guest (no -no-reboot): the test runs
                                 again from the start in the new boot and must tell the boots
@@ -585,8 +586,9 @@ def main():
                 cmd += ["-netdev", f"vde,id=fab0,sock={Path(sock_dir.name) / 'fabric.vde'}"]
             # behind a PCIe root port, as a real adapter in a slot (it then has a PCIe link)
             dev = f"mlx5-hca,bus=rp0,netdev=fab0,mac={HCA_MAC.format(i + 1)}"
-            if args.extra_device_args:
-                dev += "," + args.extra_device_args.lstrip(",")
+            for extra in (direc.get("device-args", ""), args.extra_device_args):
+                if extra:
+                    dev += "," + extra.lstrip(",")
             cmd += ["-device", "pcie-root-port,id=rp0,chassis=1,slot=1", "-device", dev]
         if n >= 2:
             mgmt = (stream_netdev("mgmt", mgmt_sock, i == 0, version) if n == 2 else

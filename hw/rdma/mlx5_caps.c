@@ -7,7 +7,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "mlx5_internal.h"
+#include "mlx5_eth.h"
 
 static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
 {
@@ -100,6 +100,15 @@ void mlx5_caps_build(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap, boo
     switch (type) {
     case MLX5_CAP_GENERAL:
         mlx5_caps_general(cfg, cap);
+        if (cfg->eth) {
+            mlx5_eth_caps(cfg, type, cap);
+        }
+        break;
+    case MLX5_CAP_ETHERNET_OFFLOADS:
+    case MLX5_CAP_FLOW_TABLE:
+        if (cfg->eth) {
+            mlx5_eth_caps(cfg, type, cap);
+        }
         break;
     case MLX5_CAP_ATOMIC:
         mlx5_caps_atomic(cap);

@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "mlx5_cmd.h"
+#include "mlx5_eth.h"
 #include "trace.h"
 
 #define MLX5_SUPPORTED_ISSI     0x3     /* ISSI 0 (SRQs via CREATE_SRQ) and 1 (RMPs, XRC SRQs) */
@@ -283,6 +283,9 @@ void mlx5_cmd_access_reg(Mlx5Core *c, Mlx5CmdCtx *cmd)
         memcpy(reg, c->cfg.node_desc, strnlen(c->cfg.node_desc, 64));
         break;
     default:
+        if (c->eth && mlx5_eth_reg(c, cmd, reg_id, reg, len - ACCESS_REG_DATA_OFF, write)) {
+            return;
+        }
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_REGISTER);
         trace_mlx5_unimp_reg(reg_id);
         return;

@@ -10,7 +10,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "mlx5_cmd.h"
+#include "mlx5_eth.h"
 #include "trace.h"
 
 typedef struct Mlx5CmdDesc {
@@ -19,10 +19,13 @@ typedef struct Mlx5CmdDesc {
     Mlx5CmdHandler *handler;
     bool before_init;           /* allowed after ENABLE_HCA but before INIT_HCA */
     bool user;                  /* may be issued by a DevX user context (uid != 0) */
+    bool eth;                   /* exists only on an Ethernet port (mlx5_eth.h) */
 } Mlx5CmdDesc;
 
 #define CMD(op, fn, pre) { MLX5_CMD_OP_##op, #op, fn, pre, false }
 #define UCMD(op, fn) { MLX5_CMD_OP_##op, #op, fn, false, true }
+#define ECMD(op, fn) { MLX5_CMD_OP_##op, #op, fn, false, false, true }
+#define EUCMD(op, fn) { MLX5_CMD_OP_##op, #op, fn, false, true, true }
 
 /* The one dispatch table: opcode -> handler. Sorted by opcode. */
 static const Mlx5CmdDesc mlx5_cmds[] = {
@@ -78,9 +81,16 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     UCMD(DESTROY_DCT, mlx5_cmd_destroy_dct),
     UCMD(DRAIN_DCT, mlx5_cmd_drain_dct),
     UCMD(QUERY_DCT, mlx5_cmd_query_dct),
+    ECMD(QUERY_VPORT_STATE, mlx5_cmd_query_vport_state),
+    ECMD(QUERY_NIC_VPORT_CONTEXT, mlx5_cmd_query_nic_vport_context),
+    ECMD(MODIFY_NIC_VPORT_CONTEXT, mlx5_cmd_modify_nic_vport_context),
     UCMD(QUERY_HCA_VPORT_CONTEXT, mlx5_cmd_query_hca_vport_context),
     CMD(QUERY_HCA_VPORT_GID, mlx5_cmd_query_hca_vport_gid, false),
     CMD(QUERY_HCA_VPORT_PKEY, mlx5_cmd_query_hca_vport_pkey, false),
+    ECMD(QUERY_VPORT_COUNTER, mlx5_cmd_query_vport_counter),
+    ECMD(ALLOC_Q_COUNTER, mlx5_cmd_alloc_q_counter),
+    ECMD(DEALLOC_Q_COUNTER, mlx5_cmd_dealloc_q_counter),
+    ECMD(QUERY_Q_COUNTER, mlx5_cmd_query_q_counter),
     UCMD(ALLOC_PD, mlx5_cmd_alloc_pd),
     UCMD(DEALLOC_PD, mlx5_cmd_dealloc_pd),
     UCMD(ALLOC_UAR, mlx5_cmd_alloc_uar),
@@ -92,10 +102,39 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     UCMD(DEALLOC_XRCD, mlx5_cmd_dealloc_xrcd),
     UCMD(ALLOC_TRANSPORT_DOMAIN, mlx5_cmd_alloc_transport_domain),
     UCMD(DEALLOC_TRANSPORT_DOMAIN, mlx5_cmd_dealloc_transport_domain),
+    EUCMD(CREATE_TIR, mlx5_cmd_create_tir),
+    EUCMD(MODIFY_TIR, mlx5_cmd_modify_tir),
+    EUCMD(DESTROY_TIR, mlx5_cmd_destroy_tir),
+    EUCMD(QUERY_TIR, mlx5_cmd_query_tir),
+    EUCMD(CREATE_SQ, mlx5_cmd_create_sq),
+    EUCMD(MODIFY_SQ, mlx5_cmd_modify_sq),
+    EUCMD(DESTROY_SQ, mlx5_cmd_destroy_sq),
+    EUCMD(QUERY_SQ, mlx5_cmd_query_sq),
+    EUCMD(CREATE_RQ, mlx5_cmd_create_rq),
+    EUCMD(MODIFY_RQ, mlx5_cmd_modify_rq),
+    EUCMD(DESTROY_RQ, mlx5_cmd_destroy_rq),
+    EUCMD(QUERY_RQ, mlx5_cmd_query_rq),
     UCMD(CREATE_RMP, mlx5_cmd_create_rmp),
     UCMD(MODIFY_RMP, mlx5_cmd_modify_rmp),
     UCMD(DESTROY_RMP, mlx5_cmd_destroy_srq),
     UCMD(QUERY_RMP, mlx5_cmd_query_rmp),
+    EUCMD(CREATE_TIS, mlx5_cmd_create_tis),
+    EUCMD(MODIFY_TIS, mlx5_cmd_modify_tis),
+    EUCMD(DESTROY_TIS, mlx5_cmd_destroy_tis),
+    EUCMD(QUERY_TIS, mlx5_cmd_query_tis),
+    EUCMD(CREATE_RQT, mlx5_cmd_create_rqt),
+    EUCMD(MODIFY_RQT, mlx5_cmd_modify_rqt),
+    EUCMD(DESTROY_RQT, mlx5_cmd_destroy_rqt),
+    EUCMD(QUERY_RQT, mlx5_cmd_query_rqt),
+    ECMD(SET_FLOW_TABLE_ROOT, mlx5_cmd_set_flow_table_root),
+    ECMD(CREATE_FLOW_TABLE, mlx5_cmd_create_flow_table),
+    ECMD(DESTROY_FLOW_TABLE, mlx5_cmd_destroy_flow_table),
+    ECMD(QUERY_FLOW_TABLE, mlx5_cmd_query_flow_table),
+    ECMD(CREATE_FLOW_GROUP, mlx5_cmd_create_flow_group),
+    ECMD(DESTROY_FLOW_GROUP, mlx5_cmd_destroy_flow_group),
+    ECMD(SET_FLOW_TABLE_ENTRY, mlx5_cmd_set_fte),
+    ECMD(DELETE_FLOW_TABLE_ENTRY, mlx5_cmd_delete_fte),
+    ECMD(MODIFY_FLOW_TABLE, mlx5_cmd_modify_flow_table),
     CMD(CREATE_UCTX, mlx5_cmd_create_uctx, false),
     CMD(DESTROY_UCTX, mlx5_cmd_destroy_uctx, false),
     UCMD(CREATE_UMEM, mlx5_cmd_create_umem),
@@ -238,7 +277,7 @@ static uint8_t mlx5_cmd_dispatch(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     const Mlx5CmdDesc *d = mlx5_cmd_lookup(cmd->opcode);
 
-    if (!d || !d->handler) {
+    if (!d || !d->handler || (d->eth && !c->eth)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_OP_ERR, MLX5_SYND_BAD_OPCODE);
         trace_mlx5_unimp_cmd(cmd->opcode, cmd->op_mod);
         return MLX5_CMD_DELIVERY_OK;

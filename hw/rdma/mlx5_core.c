@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "mlx5_internal.h"
+#include "mlx5_eth.h"
 #include "trace.h"
 
 int mlx5_dma_read(Mlx5Core *c, uint64_t pa, void *buf, size_t len)
@@ -59,6 +59,7 @@ void mlx5_core_config_default(Mlx5CoreConfig *cfg, const uint8_t mac[6])
         }
     }
     cfg->node_guid = guid;
+    memcpy(cfg->mac, mac, 6);
     cfg->port_guid = guid;
     cfg->sys_image_guid = guid;
     cfg->lid = ((mac[4] << 8) | mac[5]) & 0xbfff;
@@ -176,6 +177,9 @@ Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops, void 
     c->ib.sm_priority = cfg->sm_priority;
     ib_fault_configure(&c->ib, &cfg->fault);
     mlx5_memic_init(c);
+    if (cfg->eth) {
+        mlx5_eth_init(c);
+    }
     mlx5_core_reset(c, MLX5_RESET_SYSTEM);
     return c;
 }
@@ -186,6 +190,9 @@ void mlx5_core_free(Mlx5Core *c)
         return;
     }
     mlx5_res_teardown(c);
+    if (c->eth) {
+        mlx5_eth_free(c);
+    }
     mlx5_memic_free(c);
     ib_port_cleanup(&c->ib);
     g_free(c->work);
@@ -426,7 +433,11 @@ bool mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame, size_t 
     /* the port is on the fabric whether or not a driver runs (address announcements) */
     if (port == 1 && !c->health_fatal) {
         c->busy++;
-        ib_port_link_rx(&c->ib, frame, len);
+        if (c->eth) {
+            mlx5_eth_rx(c, frame, len);
+        } else {
+            ib_port_link_rx(&c->ib, frame, len);
+        }
         c->busy--;
         if (c->nwork) {
             c->ops->kick(c->opaque);
@@ -437,7 +448,9 @@ bool mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame, size_t 
 
 void mlx5_core_link_tx_ready(Mlx5Core *c, unsigned port)
 {
-    if (port == 1) {
+    if (port == 1 && c->eth) {
+        mlx5_eth_tx_ready(c);
+    } else if (port == 1) {
         ib_port_tx_ready(&c->ib);
     }
 }

@@ -12,7 +12,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "mlx5_cmd.h"
+#include "mlx5_eth.h"
 #include "trace.h"
 
 typedef struct Mlx5Uctx {
@@ -70,6 +70,12 @@ void mlx5_cmd_destroy_uctx(Mlx5Core *c, Mlx5CmdCtx *cmd)
             mlx5_cmd_fail(cmd, MLX5_CMD_STAT_RES_BUSY, MLX5_SYND_BUSY);
             return;
         }
+    }
+    if (c->eth && (mlx5_table_has_owner(&c->eth->tises, uid) ||
+                   mlx5_table_has_owner(&c->eth->tirs, uid) ||
+                   mlx5_table_has_owner(&c->eth->rqts, uid))) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_RES_BUSY, MLX5_SYND_BUSY);
+        return;
     }
     g_free(mlx5_table_get(&c->uctxs, uid));
     mlx5_table_remove(&c->uctxs, uid);

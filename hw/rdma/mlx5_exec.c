@@ -6,7 +6,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "mlx5_internal.h"
+#include "mlx5_eth.h"
 #include "trace.h"
 
 #define MLX5_ERR_POLL_NS    1000000     /* RQ polling of QPs in error (no RQ doorbell) */
@@ -603,7 +603,7 @@ static IbQp *mlx5_ib_qp_lookup(IbPort *port, uint32_t qpn)
     }
     qp = mlx5_table_get(&c->qps, qpn);
     if (!qp || qp->st == MLX5_QP_ST_QP0 || qp->st == MLX5_QP_ST_QP1 ||
-        qp->st == MLX5_QP_ST_REG_UMR) {
+        qp->st == MLX5_QP_ST_REG_UMR || mlx5_is_wq(qp)) {
         return NULL;
     }
     return &qp->ib;
@@ -810,6 +810,9 @@ static bool mlx5_qp_service(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
 {
     bool more;
 
+    if (mlx5_is_wq(qp)) {
+        return qp->st == MLX5_QP_ST_ETH_SQ && mlx5_eth_sq_process(c, qp, budget);
+    }
     if (qp->to_error) {
         mlx5_qp_enter_error(c, qp);
     }

@@ -229,6 +229,10 @@ typedef struct Mlx5RecvCtx {
     Mlx5Sge sge[MLX5_MAX_RECV_SGE];
 } Mlx5RecvCtx;
 
+/* SQs and RQs of the Ethernet port live in the QP table with these private types. */
+#define MLX5_QP_ST_ETH_SQ   0xf0
+#define MLX5_QP_ST_ETH_RQ   0xf1
+
 typedef struct Mlx5Qp {
     IbQp ib;                    /* transport state (first member) */
     uint32_t qpn;
@@ -269,6 +273,12 @@ typedef struct Mlx5Qp {
     bool sq_wait;               /* a NOP/UMR waits for the transport's WRs to complete */
     bool sig_drain;             /* a signature check failed (drain_sigerr): go to SQD */
     uint8_t pf_pending;         /* PAGE_FAULT events awaiting their resume: 1 << type */
+    /* Ethernet SQ/RQ (mlx5_wq.c): their own state; .state stays RST */
+    uint8_t wq_state;
+    bool vsd;                   /* RQ: keep the VLAN tag in the frame (no strip) */
+    bool flush_in_error;
+    uint8_t counter_set;        /* RQ: Q counter of its drops */
+    uint32_t tisn;              /* SQ */
 } Mlx5Qp;
 
 /* PerfMgt counters (mlx5_pma.c): the port's totals at the last clear */
@@ -296,6 +306,7 @@ typedef struct Mlx5Port {
 } Mlx5Port;
 
 typedef struct Mlx5CmdCtx Mlx5CmdCtx;
+typedef struct Mlx5Eth Mlx5Eth;
 typedef void Mlx5CmdHandler(Mlx5Core *c, Mlx5CmdCtx *cmd);
 
 struct Mlx5Core {
@@ -328,6 +339,7 @@ struct Mlx5Core {
     Mlx5Qp *sig_qp;             /* whose data access is running (for SIG_ERR CQEs) */
     bool sig_resp;              /*   as the responder (receive CQ) or requester */
     Mlx5Port port;
+    Mlx5Eth *eth;               /* Ethernet port state (cfg.eth), else NULL */
     IbPort ib;                  /* the port's transport */
     Mlx5Qp *smi_qp, *gsi_qp;    /* owners of wire QPN 0 and 1 */
     uint32_t *work;             /* ring of QPNs with SQ/RQ work pending (qps.size slots) */

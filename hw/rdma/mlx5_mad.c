@@ -9,7 +9,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "mlx5_cmd.h"
+#include "mlx5_eth.h"
 #include "trace.h"
 
 #define MLX5_DEFAULT_CAP_MASK   (IB_PORT_TRAP_SUP | IB_PORT_SL_MAP_SUP | \
@@ -117,7 +117,7 @@ void mlx5_port_reset(Mlx5Core *c)
     mlx5_pma_clear(c);              /* counters start from zero after a reset */
     p->pkey_violations_base = c->ib.stat_pkey_violations;
     p->qkey_violations_base = c->ib.stat_qkey_violations;
-    c->ib.link_up = link_up;
+    c->ib.link_up = link_up && !c->eth;
     if (c->ib.lid != p->lid || c->ib.lmc != p->lmc) {
         c->ib.lid = p->lid;
         c->ib.lmc = p->lmc;
@@ -148,6 +148,10 @@ void mlx5_port_set_link(Mlx5Core *c, bool up)
 {
     Mlx5Port *p = &c->port;
 
+    if (c->eth) {
+        mlx5_eth_set_link(c, up);       /* (the IB port stays down and silent) */
+        return;
+    }
     if (p->link_up == up) {
         return;
     }

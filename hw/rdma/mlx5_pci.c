@@ -47,6 +47,7 @@ struct Mlx5Hca {
     uint32_t msix_vectors;
     uint32_t memic_size;
     bool odp;
+    char *link_type;            /* "ib" (default) or "eth" */
     uint8_t log_max_qp;
     uint8_t log_max_cq;
     uint8_t log_max_mkey;
@@ -436,6 +437,14 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
     cfg.msix_vectors = s->msix_vectors;
     cfg.memic_size = s->memic_size;
     cfg.odp = s->odp;
+    if (s->link_type && !strcmp(s->link_type, "eth")) {
+        cfg.eth = true;
+        /* a ConnectX-5 with an Ethernet port is an Ethernet controller */
+        pci_config_set_class(pci_dev->config, PCI_CLASS_NETWORK_ETHERNET);
+    } else if (s->link_type && strcmp(s->link_type, "ib")) {
+        error_setg(errp, "mlx5-hca: link-type must be ib or eth");
+        return;
+    }
     if (s->node_desc) {
         pstrcpy(cfg.node_desc, sizeof(cfg.node_desc), s->node_desc);
     }
@@ -543,6 +552,7 @@ static const Property mlx5_hca_props[] = {
     DEFINE_PROP_UINT32("msix-vectors", Mlx5Hca, msix_vectors, 64),
     DEFINE_PROP_UINT32("memic-size", Mlx5Hca, memic_size, 256 * 1024),
     DEFINE_PROP_BOOL("odp", Mlx5Hca, odp, true),
+    DEFINE_PROP_STRING("link-type", Mlx5Hca, link_type),
     DEFINE_PROP_UINT8("log-max-qp", Mlx5Hca, log_max_qp, 16),
     DEFINE_PROP_UINT8("log-max-cq", Mlx5Hca, log_max_cq, 16),
     DEFINE_PROP_UINT8("log-max-mkey", Mlx5Hca, log_max_mkey, 16),

@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "mlx5_cmd.h"
+#include "mlx5_eth.h"
 #include "trace.h"
 
 #define MLX5_MAX_LOG_RQ_STRIDE  5       /* 16 << 5 = 512 bytes = max_wqe_sz_rq */
@@ -113,7 +113,7 @@ static Mlx5Qp *mlx5_qp_obj(Mlx5CmdCtx *cmd, Mlx5Core *c, uint32_t qpn)
 {
     Mlx5Qp *qp = mlx5_cmd_obj(cmd, &c->qps, qpn);
 
-    return qp && qp->st != MLX5_QP_ST_DCT ? qp : NULL;
+    return qp && qp->st != MLX5_QP_ST_DCT && !mlx5_is_wq(qp) ? qp : NULL;
 }
 
 void mlx5_qp_free(Mlx5Core *c, void *obj)
@@ -123,6 +123,11 @@ void mlx5_qp_free(Mlx5Core *c, void *obj)
     Mlx5Cq *rcq = mlx5_table_get(&c->cqs, qp->cqn_rcv);
     Mlx5Srq *srq = mlx5_table_get(&c->srqs, qp->srqn);
     Mlx5Pd *pd = mlx5_table_get(&c->pds, qp->pdn);
+
+    if (mlx5_is_wq(qp)) {
+        mlx5_wq_free(c, qp);
+        return;
+    }
 
     if (scq) {
         mlx5_ref_put(&scq->refcount);

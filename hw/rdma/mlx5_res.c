@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "mlx5_cmd.h"
+#include "mlx5_eth.h"
 #include "trace.h"
 
 /* ---- handle tables -------------------------------------------------------------------- */
@@ -113,6 +113,7 @@ static void mlx5_plain_free(Mlx5Core *c, void *obj)
 /* Drop every object (DISABLE_HCA, reset). Dependents first. */
 void mlx5_res_reset(Mlx5Core *c)
 {
+    mlx5_eth_reset(c);          /* steering and TIRs refer to RQs */
     mlx5_table_destroy(&c->qps, mlx5_qp_free, c);
     mlx5_table_destroy(&c->srqs, mlx5_srq_free, c);
     mlx5_table_destroy(&c->mkeys, mlx5_mkey_free, c);

@@ -87,6 +87,8 @@ typedef struct Mlx5CoreConfig {
     uint16_t max_uar;           /* UAR pages available in BAR0 (first usable = MLX5_FIRST_UAR) */
     uint32_t memic_size;        /* device memory (MEMIC) bytes, 0 = none; <= MLX5_MEMIC_MAX */
     bool     odp;               /* on-demand paging: page faults (cap pg, mlx5_odp.c) */
+    bool     eth;               /* the port is Ethernet (mlx5e, RoCE), not InfiniBand */
+    uint8_t  mac[6];            /* Ethernet port: the permanent MAC address */
     uint16_t msix_vectors;
     IbFaultConfig fault;        /* fault injection on frames from the link (ib_fault.c) */
     char     node_desc[65];

@@ -1,0 +1,191 @@
+/*
+ * mlx5 HCA core: state of the Ethernet port (link-type=eth; docs/user-guide.md, "Ethernet
+ * port"). Objects: TIS, TIR, RQT (mlx5_tir.c), NIC flow tables (mlx5_flow.c), SQ and RQ
+ * (mlx5_wq.c, kept in the QP table: they share its number space, as on the hardware), the
+ * NIC vport and the port registers (mlx5_vport.c); frames: mlx5_eth_tx.c, mlx5_eth_rx.c.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_RDMA_MLX5_ETH_H
+#define HW_RDMA_MLX5_ETH_H
+
+#include "mlx5_cmd.h"
+#include "hw/rdma/mlx5_eth_prm.h"
+
+#define MLX5_ETH_MAX_FRAME      (9600 + 22)     /* PMTU max_mtu: the largest frame we move */
+#define MLX5_ETH_MAX_TSO        (256 * 1024)    /* bytes of one LSO WQE's payload, at most */
+#define MLX5_ETH_MAX_Q_COUNTERS 64
+#define MLX5_ETH_LOG_MAX_RQT_SIZE 8
+#define MLX5_ETH_MAX_FT_LEVEL   63
+#define MLX5_ETH_LOG_MAX_FT_SIZE 20
+#define MLX5_ETH_MAX_FTES       4096            /* live entries over all tables */
+#define MLX5_ETH_MAX_DEST       16              /* destinations of one entry */
+#define MLX5_ETH_MAX_HOPS       16              /* tables one frame may pass through */
+
+typedef struct Mlx5Tis {
+    uint32_t tisn;
+    uint32_t td;
+    uint8_t prio;
+    uint32_t refcount;          /* SQs sending through it */
+} Mlx5Tis;
+
+typedef struct Mlx5Rqt {
+    uint32_t rqtn;
+    uint32_t max_size;
+    uint32_t size;
+    uint32_t *rqn;              /* [max_size] */
+    uint32_t refcount;          /* TIRs using it */
+} Mlx5Rqt;
+
+typedef struct Mlx5Tir {
+    uint32_t tirn;
+    uint32_t td;
+    uint8_t disp_type;
+    uint8_t hash_fn;
+    bool symmetric;
+    uint8_t self_lb_block;
+    uint32_t inline_rqn;
+    uint32_t rqtn;
+    uint32_t hash_sel;          /* rx_hash_field_selector_outer */
+    uint8_t key[40];
+    uint32_t refcount;          /* flow entries forwarding to it */
+} Mlx5Tir;
+
+typedef struct Mlx5FlowTable Mlx5FlowTable;
+
+typedef struct Mlx5Fte {
+    uint32_t index;
+    uint32_t group_id;
+    uint32_t flow_tag;
+    uint16_t action;
+    uint8_t ndest;
+    struct {
+        uint8_t type;
+        uint32_t id;
+    } dest[MLX5_ETH_MAX_DEST];
+    uint8_t value[MLX5_FTE_MATCH_PARAM_SIZE];
+} Mlx5Fte;
+
+typedef struct Mlx5FlowGroup {
+    uint32_t id;
+    uint32_t table_id;
+    uint32_t start, end;
+    uint8_t criteria_enable;
+    uint8_t criteria[MLX5_FTE_MATCH_PARAM_SIZE];
+    GPtrArray *ftes;            /* Mlx5Fte, in the group's range */
+} Mlx5FlowGroup;
+
+struct Mlx5FlowTable {
+    uint32_t id;
+    uint8_t type;
+    uint8_t level;
+    uint8_t log_size;
+    uint8_t miss_action;
+    uint32_t miss_id;
+    GPtrArray *groups;          /* Mlx5FlowGroup, by start index */
+    uint32_t refcount;          /* entries and tables forwarding to it, the root */
+};
+
+typedef struct Mlx5EthCounters {
+    uint64_t rx_ucast_pkts, rx_ucast_bytes, tx_ucast_pkts, tx_ucast_bytes;
+    uint64_t rx_mcast_pkts, rx_mcast_bytes, tx_mcast_pkts, tx_mcast_bytes;
+    uint64_t rx_bcast_pkts, rx_bcast_bytes, tx_bcast_pkts, tx_bcast_bytes;
+    uint64_t rx_dropped;        /* no steering match, bad frame, no RQ */
+    uint64_t rx_errors;         /* frames longer than the posted buffer */
+    uint64_t tx_errors;
+} Mlx5EthCounters;
+
+typedef struct Mlx5Eth {
+    Mlx5Table tises, tirs, rqts, fts, fgs;
+    uint32_t root_ft;           /* NIC RX root table, 0 = none */
+    uint32_t nftes;
+    /* NIC vport context */
+    uint8_t mac[6];             /* permanent address */
+    uint16_t vport_mtu;
+    bool promisc_uc, promisc_mc, promisc_all, roce_en;
+    uint8_t uc_list[MLX5_NVC_MAX_LIST][6], mc_list[MLX5_NVC_MAX_LIST][6];
+    uint16_t n_uc, n_mc;
+    /* port registers */
+    uint8_t admin_status;       /* PAOS */
+    uint16_t admin_mtu;         /* PMTU */
+    bool oper_up;               /* PAOS admin up and the link up: the vport state */
+    /* Q counters: out_of_buffer per counter set */
+    bool q_used[MLX5_ETH_MAX_Q_COUNTERS];
+    uint64_t q_oob[MLX5_ETH_MAX_Q_COUNTERS];
+    Mlx5EthCounters cnt;
+    bool tx_blocked;            /* the link refused a frame: SQs wait for link_tx_ready */
+    uint8_t *frame;             /* [MLX5_ETH_MAX_FRAME + MLX5_ETH_MAX_TSO]: TX assembly */
+} Mlx5Eth;
+
+static inline bool mlx5_is_wq(const Mlx5Qp *qp)
+{
+    return qp->st == MLX5_QP_ST_ETH_SQ || qp->st == MLX5_QP_ST_ETH_RQ;
+}
+
+/* mlx5_vport.c */
+void mlx5_eth_init(Mlx5Core *c);
+void mlx5_eth_reset(Mlx5Core *c);
+void mlx5_eth_free(Mlx5Core *c);
+void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap);
+void mlx5_eth_set_link(Mlx5Core *c, bool up);
+bool mlx5_eth_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg, uint32_t len,
+                  bool write);
+void mlx5_eth_q_drop(Mlx5Core *c, uint8_t counter);
+Mlx5CmdHandler mlx5_cmd_query_vport_state, mlx5_cmd_query_nic_vport_context,
+    mlx5_cmd_modify_nic_vport_context, mlx5_cmd_query_vport_counter, mlx5_cmd_alloc_q_counter,
+    mlx5_cmd_dealloc_q_counter, mlx5_cmd_query_q_counter;
+
+/* mlx5_tir.c */
+Mlx5CmdHandler mlx5_cmd_create_tis, mlx5_cmd_modify_tis, mlx5_cmd_destroy_tis,
+    mlx5_cmd_query_tis, mlx5_cmd_create_tir, mlx5_cmd_modify_tir, mlx5_cmd_destroy_tir,
+    mlx5_cmd_query_tir, mlx5_cmd_create_rqt, mlx5_cmd_modify_rqt, mlx5_cmd_destroy_rqt,
+    mlx5_cmd_query_rqt;
+void mlx5_tis_free(Mlx5Core *c, void *obj);
+void mlx5_tir_free(Mlx5Core *c, void *obj);
+void mlx5_rqt_free(Mlx5Core *c, void *obj);
+/* The RQ a TIR gives a frame of these parsed headers, or 0. */
+typedef struct Mlx5EthHdr Mlx5EthHdr;
+uint32_t mlx5_tir_select(Mlx5Core *c, Mlx5Tir *tir, const Mlx5EthHdr *h, uint32_t *hash,
+                         uint8_t *hash_type);
+uint32_t mlx5_toeplitz(const uint8_t *key, const uint8_t *in, size_t len);
+
+/* mlx5_flow.c */
+Mlx5CmdHandler mlx5_cmd_set_flow_table_root, mlx5_cmd_create_flow_table,
+    mlx5_cmd_destroy_flow_table, mlx5_cmd_query_flow_table, mlx5_cmd_modify_flow_table,
+    mlx5_cmd_create_flow_group, mlx5_cmd_destroy_flow_group, mlx5_cmd_set_fte,
+    mlx5_cmd_delete_fte;
+void mlx5_ft_free(Mlx5Core *c, void *obj);
+void mlx5_fg_free(Mlx5Core *c, void *obj);
+/* Steer a frame with match set @ms from the root: the TIR it goes to, or NULL (dropped). */
+Mlx5Tir *mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, uint32_t *flow_tag);
+
+/* mlx5_wq.c */
+Mlx5CmdHandler mlx5_cmd_create_sq, mlx5_cmd_modify_sq, mlx5_cmd_destroy_sq, mlx5_cmd_query_sq,
+    mlx5_cmd_create_rq, mlx5_cmd_modify_rq, mlx5_cmd_destroy_rq, mlx5_cmd_query_rq;
+void mlx5_wq_free(Mlx5Core *c, Mlx5Qp *qp);
+
+/* mlx5_eth_tx.c */
+bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget);
+void mlx5_eth_tx_ready(Mlx5Core *c);
+uint32_t mlx5_csum_add(uint32_t sum, const uint8_t *b, size_t len);
+uint16_t mlx5_csum_fold(uint32_t sum);
+
+/* mlx5_eth_rx.c: a frame's headers as the parser found them */
+struct Mlx5EthHdr {
+    uint16_t ethertype;         /* after the VLAN tags */
+    bool cvlan, svlan;
+    uint16_t tci;               /* the outer tag's */
+    uint16_t l3;                /* offset of the IP header, 0 = none */
+    uint8_t ip_version;         /* 4, 6 or 0 */
+    uint8_t proto;              /* IP protocol (IPv6: the next header) */
+    bool frag;
+    uint16_t l4;                /* offset of the TCP/UDP header, 0 = none */
+    uint32_t l3_len;            /* bytes of the IP datagram */
+    uint8_t src[16], dst[16];   /* IPv4 addresses in the first 4 bytes */
+    uint16_t sport, dport;
+};
+bool mlx5_eth_parse(const uint8_t *f, size_t len, Mlx5EthHdr *h);
+void mlx5_eth_match_set(const uint8_t *f, const Mlx5EthHdr *h, uint8_t *ms);
+void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len);
+
+#endif

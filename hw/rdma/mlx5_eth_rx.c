@@ -1,0 +1,299 @@
+/*
+ * mlx5 HCA core, Ethernet port: the receive side. A frame from the link is parsed, steered
+ * through the NIC flow tables to a TIR, from the TIR (and its RQT, by RSS hash) to an RQ; the
+ * RQ's next WQE (a list of data segments) takes it, with the C-tag stripped unless the RQ
+ * keeps it, and a CQE reports its length, checksum, hash and tag.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "mlx5_eth.h"
+#include "trace.h"
+
+#define ETH_P_8021Q     0x8100
+#define ETH_P_8021AD    0x88a8
+#define MLX5_CQE_L3_HDR_IPV6    1
+#define MLX5_CQE_L3_HDR_IPV4    2
+#define MLX5_CQE_L4_HDR_TCP     1
+#define MLX5_CQE_L4_HDR_UDP     2
+
+/* ---- parsing ------------------------------------------------------------------------------ */
+
+/* Parse Ethernet (up to two VLAN tags), IPv4/IPv6 and TCP/UDP. False if not even Ethernet. */
+bool mlx5_eth_parse(const uint8_t *f, size_t len, Mlx5EthHdr *h)
+{
+    size_t off = 12;
+    unsigned tags = 0;
+
+    memset(h, 0, sizeof(*h));
+    if (len < IB_ETH_HLEN) {
+        return false;
+    }
+    h->ethertype = mlx5_ld16(f + off);
+    while ((h->ethertype == ETH_P_8021Q || h->ethertype == ETH_P_8021AD) && tags < 2 &&
+           off + 6 <= len) {
+        if (!tags) {
+            h->cvlan = h->ethertype == ETH_P_8021Q;
+            h->svlan = h->ethertype == ETH_P_8021AD;
+            h->tci = mlx5_ld16(f + off + 2);
+        }
+        off += 4;
+        tags++;
+        h->ethertype = mlx5_ld16(f + off);
+    }
+    off += 2;
+    if (h->ethertype == IB_ETHERTYPE_IPV4 && off + 20 <= len && (f[off] >> 4) == 4) {
+        unsigned ihl = (f[off] & 0xf) * 4;
+        uint16_t tot = mlx5_ld16(f + off + 2);
+        if (ihl < 20 || off + ihl > len || tot < ihl) {
+            return true;
+        }
+        h->l3 = off;
+        h->ip_version = 4;
+        h->proto = f[off + 9];
+        h->frag = mlx5_ld16(f + off + 6) & 0x3fff;
+        h->l3_len = MIN((size_t)tot, len - off);
+        memcpy(h->src, f + off + 12, 4);
+        memcpy(h->dst, f + off + 16, 4);
+        off += ihl;
+    } else if (h->ethertype == IB_ETHERTYPE_IPV6 && off + 40 <= len && (f[off] >> 4) == 6) {
+        h->l3 = off;
+        h->ip_version = 6;
+        h->proto = f[off + 6];
+        h->l3_len = MIN((size_t)mlx5_ld16(f + off + 4) + 40, len - off);
+        memcpy(h->src, f + off + 8, 16);
+        memcpy(h->dst, f + off + 24, 16);
+        off += 40;
+    } else {
+        return true;
+    }
+    if (!h->frag && ((h->proto == 6 && off + 20 <= len) || (h->proto == 17 && off + 8 <= len))) {
+        h->l4 = off;
+        h->sport = mlx5_ld16(f + off);
+        h->dport = mlx5_ld16(f + off + 2);
+    }
+    return true;
+}
+
+/* The outer-header match parameters of frame @f (MLX5_FTE_MATCH_PARAM_SIZE bytes, zeroed). */
+void mlx5_eth_match_set(const uint8_t *f, const Mlx5EthHdr *h, uint8_t *ms)
+{
+    memcpy(ms + MS_smac_47_16_OFF, f + 6, 4);
+    mlx5_st16(ms + MS_smac_47_16_OFF + 4, mlx5_ld16(f + 10));
+    MLX5_SET(ms, MS_ethertype, h->ethertype);
+    memcpy(ms + MS_dmac_47_16_OFF, f, 4);
+    mlx5_st16(ms + MS_dmac_47_16_OFF + 4, mlx5_ld16(f + 4));
+    if (h->cvlan || h->svlan) {
+        MLX5_SET(ms, MS_first_prio, h->tci >> 13);
+        MLX5_SET(ms, MS_first_cfi, (h->tci >> 12) & 1);
+        MLX5_SET(ms, MS_first_vid, h->tci & 0xfff);
+        MLX5_SET(ms, MS_cvlan_tag, h->cvlan);
+        MLX5_SET(ms, MS_svlan_tag, h->svlan);
+    }
+    if (!h->ip_version) {
+        return;
+    }
+    MLX5_SET(ms, MS_ip_version, h->ip_version);
+    MLX5_SET(ms, MS_ip_protocol, h->proto);
+    MLX5_SET(ms, MS_frag, h->frag);
+    if (h->ip_version == 4) {
+        MLX5_SET(ms, MS_ip_dscp, f[h->l3 + 1] >> 2);
+        MLX5_SET(ms, MS_ip_ecn, f[h->l3 + 1] & 3);
+        MLX5_SET(ms, MS_ttl_hoplimit, f[h->l3 + 8]);
+        memcpy(ms + MS_src_ip_OFF + 12, h->src, 4);
+        memcpy(ms + MS_dst_ip_OFF + 12, h->dst, 4);
+    } else {
+        uint8_t tc = (mlx5_ld16(f + h->l3) >> 4) & 0xff;
+        MLX5_SET(ms, MS_ip_dscp, tc >> 2);
+        MLX5_SET(ms, MS_ip_ecn, tc & 3);
+        MLX5_SET(ms, MS_ttl_hoplimit, f[h->l3 + 7]);
+        memcpy(ms + MS_src_ip_OFF, h->src, 16);
+        memcpy(ms + MS_dst_ip_OFF, h->dst, 16);
+    }
+    if (h->l4 && h->proto == 6) {
+        MLX5_SET(ms, MS_tcp_sport, h->sport);
+        MLX5_SET(ms, MS_tcp_dport, h->dport);
+        MLX5_SET(ms, MS_tcp_flags, mlx5_ld16(f + h->l4 + 12) & 0x1ff);
+    } else if (h->l4 && h->proto == 17) {
+        MLX5_SET(ms, MS_udp_sport, h->sport);
+        MLX5_SET(ms, MS_udp_dport, h->dport);
+    }
+}
+
+/* Are the IPv4 header checksum and the TCP/UDP checksum of @f right? (The CQE's L3/L4_OK.) */
+static uint8_t mlx5_eth_csum_ok(const uint8_t *f, const Mlx5EthHdr *h)
+{
+    uint32_t sum;
+    uint8_t ok = 0;
+
+    if (h->ip_version == 4) {
+        if (mlx5_csum_fold(mlx5_csum_add(0, f + h->l3, (f[h->l3] & 0xf) * 4)) != 0xffff) {
+            return 0;
+        }
+        ok |= MLX5_CQE_L3_OK;
+    } else if (h->ip_version == 6) {
+        ok |= MLX5_CQE_L3_OK;
+    }
+    if (h->l4 && h->l3_len >= h->l4 - h->l3) {
+        uint32_t l4len = h->l3_len - (h->l4 - h->l3);
+        size_t alen = h->ip_version == 4 ? 4 : 16;
+        if (h->proto == 17 && h->ip_version == 4 && !mlx5_ld16(f + h->l4 + 6)) {
+            return ok | MLX5_CQE_L4_OK;         /* no UDP checksum */
+        }
+        sum = mlx5_csum_add(mlx5_csum_add(0, h->src, alen), h->dst, alen);
+        sum = mlx5_csum_fold(sum + h->proto + (l4len >> 16) + (l4len & 0xffff));
+        if (mlx5_csum_fold(mlx5_csum_add(sum, f + h->l4, l4len)) == 0xffff) {
+            ok |= MLX5_CQE_L4_OK;
+        }
+    }
+    return ok;
+}
+
+/* ---- receive ------------------------------------------------------------------------------ */
+
+static void mlx5_eth_count_rx(Mlx5Eth *e, const uint8_t *f, size_t len)
+{
+    if (!memcmp(f, "\xff\xff\xff\xff\xff\xff", 6)) {
+        e->cnt.rx_bcast_pkts++;
+        e->cnt.rx_bcast_bytes += len;
+    } else if (f[0] & 1) {
+        e->cnt.rx_mcast_pkts++;
+        e->cnt.rx_mcast_bytes += len;
+    } else {
+        e->cnt.rx_ucast_pkts++;
+        e->cnt.rx_ucast_bytes += len;
+    }
+}
+
+/*
+ * Put @f into @rq's next WQE and complete it. Returns false if the frame was dropped (no WQE,
+ * too long for the buffer).
+ */
+static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f, size_t len,
+                                const Mlx5EthHdr *h, bool stripped, uint16_t tci,
+                                uint32_t hash, uint8_t hash_type, uint32_t flow_tag)
+{
+    uint8_t wqe[MLX5_MAX_RECV_SGE * 16], cqe[MLX5_CQE_SIZE] = { 0 }, dbr[4];
+    unsigned nseg = MIN(rq->rq_stride / 16, MLX5_MAX_RECV_SGE), i;
+    uint64_t room = 0;
+    size_t done = 0;
+    uint16_t idx = rq->rq_ci;
+    IbWcStatus st = IB_WC_SUCCESS;
+
+    if (mlx5_dma_read(c, rq->dbr_addr, dbr, 4)) {
+        return false;
+    }
+    if ((uint16_t)(mlx5_ld32(dbr) - idx) == 0 ||
+        (uint16_t)(mlx5_ld32(dbr) - idx) > rq->rq_cnt) {
+        mlx5_eth_q_drop(c, rq->counter_set);
+        trace_mlx5_eth_rx_drop(rq->qpn, len, "no receive WQE");
+        return false;
+    }
+    if (mlx5_buf_read(c, &rq->buf, (uint64_t)(idx & (rq->rq_cnt - 1)) * rq->rq_stride, wqe,
+                      nseg * 16)) {
+        return false;
+    }
+    for (i = 0; i < nseg; i++) {
+        if (mlx5_ld32(wqe + 16 * i + 4) == MLX5_INVALID_LKEY) {
+            break;
+        }
+        room += mlx5_ld32(wqe + 16 * i) & 0x7fffffff;
+    }
+    nseg = i;
+    if (room < len) {
+        c->eth->cnt.rx_errors++;
+        trace_mlx5_eth_rx_drop(rq->qpn, len, "longer than the receive buffer");
+        return false;
+    }
+    for (i = 0; i < nseg && done < len; i++) {
+        const uint8_t *ds = wqe + 16 * i;
+        size_t n = MIN((size_t)(mlx5_ld32(ds) & 0x7fffffff), len - done);
+        int r = mlx5_mkey_copy(c, mlx5_ld32(ds + 4), rq->pdn, MLX5_MKEY_LW, mlx5_ld64(ds + 8),
+                               (uint8_t *)f + done, n, true);
+        if (r) {
+            st = mlx5_xlate_status(r, false);
+            break;
+        }
+        done += n;
+    }
+    rq->rq_ci = idx + 1;
+    mlx5_st16(cqe + MLX5_CQE_wqe_counter, idx);
+    mlx5_st32(cqe + MLX5_CQE_srqn_uidx, rq->user_index & 0xffffff);
+    if (st != IB_WC_SUCCESS) {
+        mlx5_st32(cqe + MLX5_CQE_sop_drop_qpn, rq->qpn);
+        cqe[MLX5_CQE_syndrome] = mlx5_syndrome(st);
+        cqe[MLX5_CQE_op_own] = MLX5_CQE_RESP_ERR << 4;
+        trace_mlx5_eth_rx_drop(rq->qpn, len, "receive buffer fault");
+        mlx5_cqe_post(c, rq->cqn_rcv, cqe, true);
+        return false;
+    }
+    mlx5_st32(cqe + MLX5_CQE_rss_hash_result, hash);
+    cqe[MLX5_CQE_rss_hash_type] = hash_type;
+    /* cqe_checksum_full: the ones' complement sum of everything after the Ethernet header */
+    mlx5_st16(cqe + MLX5_CQE_check_sum, mlx5_csum_fold(mlx5_csum_add(0, f + IB_ETH_HLEN,
+                                                                      len - IB_ETH_HLEN)));
+    cqe[MLX5_CQE_hds_ip_ext] = mlx5_eth_csum_ok(f, h);
+    cqe[MLX5_CQE_l4_l3_hdr_type] =
+        (h->l4 ? (h->proto == 6 ? MLX5_CQE_L4_HDR_TCP : MLX5_CQE_L4_HDR_UDP) << 4 : 0) |
+        (h->ip_version == 4 ? MLX5_CQE_L3_HDR_IPV4 << 2 :
+         h->ip_version == 6 ? MLX5_CQE_L3_HDR_IPV6 << 2 : 0) | stripped;
+    if (stripped) {
+        mlx5_st16(cqe + MLX5_CQE_vlan_info, tci);
+    }
+    mlx5_st32(cqe + MLX5_CQE_byte_cnt, len);
+    mlx5_st32(cqe + MLX5_CQE_sop_drop_qpn, flow_tag & 0xffffff);
+    cqe[MLX5_CQE_op_own] = MLX5_CQE_RESP_SEND << 4;
+    trace_mlx5_eth_rx(rq->qpn, idx, len, hash);
+    mlx5_cqe_post(c, rq->cqn_rcv, cqe, false);
+    return true;
+}
+
+void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len)
+{
+    Mlx5Eth *e = c->eth;
+    uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE] = { 0 };
+    g_autofree uint8_t *copy = NULL;
+    uint32_t flow_tag, hash, rqn;
+    uint8_t hash_type;
+    Mlx5EthHdr h;
+    Mlx5Tir *tir;
+    Mlx5Qp *rq;
+    bool stripped = false;
+    uint16_t tci = 0;
+
+    if (!c->hca_initialized || !e->oper_up) {
+        return;
+    }
+    if (len > MLX5_ETH_MAX_FRAME + 8 || !mlx5_eth_parse(frame, len, &h)) {
+        e->cnt.rx_dropped++;
+        trace_mlx5_eth_rx_drop(0, len, "not an Ethernet frame we take");
+        return;
+    }
+    mlx5_eth_match_set(frame, &h, ms);
+    tir = mlx5_flow_steer(c, ms, &flow_tag);
+    if (!tir) {
+        e->cnt.rx_dropped++;
+        trace_mlx5_eth_rx_drop(0, len, "no steering rule takes it");
+        return;
+    }
+    rqn = mlx5_tir_select(c, tir, &h, &hash, &hash_type);
+    rq = mlx5_table_get(&c->qps, rqn);
+    if (!rq || rq->st != MLX5_QP_ST_ETH_RQ || rq->wq_state != MLX5_WQ_STATE_RDY) {
+        e->cnt.rx_dropped++;
+        trace_mlx5_eth_rx_drop(rqn, len, "RQ not ready");
+        return;
+    }
+    if (h.cvlan && !rq->vsd) {
+        /* strip the outer C-tag: the CQE carries it */
+        copy = g_malloc(len - 4);
+        memcpy(copy, frame, 12);
+        memcpy(copy + 12, frame + 16, len - 16);
+        frame = copy;
+        len -= 4;
+        stripped = true;
+        tci = h.tci;
+        mlx5_eth_parse(frame, len, &h);
+    }
+    mlx5_eth_count_rx(e, frame, len);
+    mlx5_eth_rq_deliver(c, rq, frame, len, &h, stripped, tci, hash, hash_type, flow_tag);
+}

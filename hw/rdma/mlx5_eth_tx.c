@@ -1,0 +1,356 @@
+/*
+ * mlx5 HCA core, Ethernet port: the send side. An SQ's WQEs (NOP, SEND, LSO) are copied in;
+ * the frame is the eth segment's inline headers followed by the gathered data; checksums are
+ * filled in as cs_flags ask, an LSO WQE is cut into mss-sized TCP or UDP segments, and each
+ * frame goes out on the link. CQEs are written for signalled WQEs; an SQ in error flushes.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "mlx5_eth.h"
+#include "trace.h"
+
+#define MLX5_ETH_MIN_FRAME  60      /* a NIC pads short frames (the FCS is not ours) */
+
+/* ---- checksums --------------------------------------------------------------------------- */
+
+/* Add big-endian 16-bit words (an odd last byte is the high half of a word). */
+uint32_t mlx5_csum_add(uint32_t sum, const uint8_t *b, size_t len)
+{
+    uint64_t s = sum;
+    size_t i;
+
+    for (i = 0; i + 1 < len; i += 2) {
+        s += (b[i] << 8) | b[i + 1];
+    }
+    if (len & 1) {
+        s += b[len - 1] << 8;
+    }
+    while (s >> 16) {
+        s = (s & 0xffff) + (s >> 16);
+    }
+    return (uint32_t)s;
+}
+
+uint16_t mlx5_csum_fold(uint32_t sum)
+{
+    while (sum >> 16) {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    return (uint16_t)sum;
+}
+
+/* Fill the IPv4 header checksum and/or the TCP/UDP checksum of frame @f as parsed in @h. */
+static void mlx5_eth_fill_csum(uint8_t *f, size_t len, const Mlx5EthHdr *h, bool l3, bool l4)
+{
+    uint32_t sum;
+    size_t l4len;
+    unsigned off;
+
+    if (l3 && h->ip_version == 4) {
+        unsigned ihl = (f[h->l3] & 0xf) * 4;
+        mlx5_st16(f + h->l3 + 10, 0);
+        mlx5_st16(f + h->l3 + 10, ~mlx5_csum_fold(mlx5_csum_add(0, f + h->l3, ihl)));
+    }
+    if (!l4 || !h->l4 || h->frag || (h->proto != 6 && h->proto != 17)) {
+        return;
+    }
+    l4len = MIN(len, (size_t)h->l3 + h->l3_len) - h->l4;
+    off = h->l4 + (h->proto == 6 ? 16 : 6);
+    if (off + 2 > len) {
+        return;
+    }
+    mlx5_st16(f + off, 0);
+    sum = h->ip_version == 4 ? mlx5_csum_add(0, h->src, 4) : mlx5_csum_add(0, h->src, 16);
+    sum = h->ip_version == 4 ? mlx5_csum_add(sum, h->dst, 4) : mlx5_csum_add(sum, h->dst, 16);
+    sum = mlx5_csum_fold(sum + h->proto + (uint32_t)(l4len >> 16) + (uint32_t)(l4len & 0xffff));
+    sum = (uint16_t)~mlx5_csum_fold(mlx5_csum_add(sum, f + h->l4, l4len));
+    if (h->proto == 17 && sum == 0) {
+        sum = 0xffff;
+    }
+    mlx5_st16(f + off, sum);
+}
+
+/* ---- frames out ---------------------------------------------------------------------------- */
+
+static void mlx5_eth_count_tx(Mlx5Eth *e, const uint8_t *f, size_t len)
+{
+    if (!memcmp(f, "\xff\xff\xff\xff\xff\xff", 6)) {
+        e->cnt.tx_bcast_pkts++;
+        e->cnt.tx_bcast_bytes += len;
+    } else if (f[0] & 1) {
+        e->cnt.tx_mcast_pkts++;
+        e->cnt.tx_mcast_bytes += len;
+    } else {
+        e->cnt.tx_ucast_pkts++;
+        e->cnt.tx_ucast_bytes += len;
+    }
+}
+
+static void mlx5_eth_xmit(Mlx5Core *c, uint8_t *f, size_t len)
+{
+    Mlx5Eth *e = c->eth;
+    struct iovec iov;
+
+    if (len < MLX5_ETH_MIN_FRAME) {
+        memset(f + len, 0, MLX5_ETH_MIN_FRAME - len);
+        len = MLX5_ETH_MIN_FRAME;
+    }
+    mlx5_eth_count_tx(e, f, len);
+    trace_mlx5_eth_tx(len, mlx5_ld16(f + 12));
+    if (!e->oper_up) {
+        return;                 /* the port is down: the frame is lost */
+    }
+    iov.iov_base = f;
+    iov.iov_len = len;
+    if (!c->ops->link_tx(c->opaque, 1, &iov, 1, false)) {
+        e->tx_blocked = true;   /* taken; the next waits for link_tx_ready */
+    }
+}
+
+/*
+ * Cut the LSO frame @f (@hlen header bytes, then the payload) into @mss-byte segments and send
+ * them, each with its IP length, IPv4 id and checksum, TCP sequence number and flags (FIN and
+ * PSH on the last only, CWR on the first only) or UDP length, and L4 checksum.
+ */
+static IbWcStatus mlx5_eth_lso(Mlx5Core *c, uint8_t *f, size_t len, uint16_t mss)
+{
+    g_autofree uint8_t *seg = NULL;
+    Mlx5EthHdr h;
+    size_t hlen, off, n;
+    uint32_t seq = 0;
+    uint16_t id = 0;
+    unsigned i = 0;
+
+    if (!mlx5_eth_parse(f, len, &h) || !h.l4 || h.frag || (h.proto != 6 && h.proto != 17) ||
+        mss == 0) {
+        return IB_WC_LOC_QP_OP_ERR;
+    }
+    hlen = h.proto == 6 ? h.l4 + (size_t)(f[h.l4 + 12] >> 4) * 4 : h.l4 + 8u;
+    if (hlen > len || hlen + mss > MLX5_ETH_MAX_FRAME) {
+        return IB_WC_LOC_QP_OP_ERR;
+    }
+    if (h.proto == 6) {
+        seq = mlx5_ld32(f + h.l4 + 4);
+    }
+    if (h.ip_version == 4) {
+        id = mlx5_ld16(f + h.l3 + 4);
+    }
+    seg = g_malloc(hlen + mss + MLX5_ETH_MIN_FRAME);
+    for (off = hlen; off < len || (off == hlen && len == hlen); off += n, i++) {
+        size_t slen;
+        Mlx5EthHdr sh;
+
+        n = MIN((size_t)mss, len - off);
+        slen = hlen + n;
+        memcpy(seg, f, hlen);
+        memcpy(seg + hlen, f + off, n);
+        if (h.ip_version == 4) {
+            mlx5_st16(seg + h.l3 + 2, slen - h.l3);
+            mlx5_st16(seg + h.l3 + 4, id + i);
+        } else {
+            mlx5_st16(seg + h.l3 + 4, slen - h.l3 - 40);
+        }
+        if (h.proto == 6) {
+            uint8_t *fl = seg + h.l4 + 13;
+            mlx5_st32(seg + h.l4 + 4, seq + (uint32_t)(off - hlen));
+            if (off + n < len) {
+                *fl &= ~0x09;           /* FIN, PSH */
+            }
+            if (i) {
+                *fl &= ~0x80;           /* CWR */
+            }
+        } else {
+            mlx5_st16(seg + h.l4 + 4, slen - h.l4);
+        }
+        if (!mlx5_eth_parse(seg, slen, &sh)) {
+            return IB_WC_LOC_QP_OP_ERR;
+        }
+        mlx5_eth_fill_csum(seg, slen, &sh, true, true);
+        mlx5_eth_xmit(c, seg, slen);
+        if (n == 0) {
+            break;
+        }
+    }
+    return IB_WC_SUCCESS;
+}
+
+/* ---- the send queue --------------------------------------------------------------------- */
+
+static int mlx5_eth_sq_fetch(Mlx5Core *c, Mlx5Qp *sq, uint16_t idx, uint8_t *wqe, unsigned nbb)
+{
+    unsigned i;
+
+    for (i = 0; i < nbb; i++) {
+        uint64_t off = (uint64_t)((idx + i) & (sq->sq_cnt - 1)) * MLX5_SEND_WQE_BB;
+        if (mlx5_buf_read(c, &sq->buf, off, wqe + i * MLX5_SEND_WQE_BB, MLX5_SEND_WQE_BB)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void mlx5_eth_sq_cqe(Mlx5Core *c, Mlx5Qp *sq, uint16_t idx, uint8_t opcode,
+                            IbWcStatus st)
+{
+    uint8_t cqe[MLX5_CQE_SIZE] = { 0 };
+
+    mlx5_st32(cqe + MLX5_CQE_srqn_uidx, sq->user_index & 0xffffff);
+    mlx5_st32(cqe + MLX5_CQE_sop_drop_qpn, ((uint32_t)opcode << 24) | sq->qpn);
+    mlx5_st16(cqe + MLX5_CQE_wqe_counter, idx);
+    if (st == IB_WC_SUCCESS) {
+        cqe[MLX5_CQE_op_own] = MLX5_CQE_REQ << 4;
+    } else {
+        cqe[MLX5_CQE_syndrome] = mlx5_syndrome(st);
+        cqe[MLX5_CQE_op_own] = MLX5_CQE_REQ_ERR << 4;
+        if (st != IB_WC_WR_FLUSH_ERR) {
+            trace_mlx5_err_send_cqe(sq->qpn, idx, cqe[MLX5_CQE_syndrome]);
+        }
+    }
+    mlx5_cqe_post(c, sq->cqn_snd, cqe, st != IB_WC_SUCCESS);
+}
+
+/*
+ * Build and send the frame of a SEND or LSO WQE of @nds 16-byte segments. The frame is the
+ * inline headers, then the data segments' bytes read through their lkeys.
+ */
+static IbWcStatus mlx5_eth_send(Mlx5Core *c, Mlx5Qp *sq, const uint8_t *wqe, unsigned nds,
+                                bool lso)
+{
+    const uint8_t *es = wqe + MLX5_ESEG_OFF;
+    uint8_t cs = es[MLX5_ESEG_cs_flags];
+    uint16_t mss = mlx5_ld16(es + MLX5_ESEG_mss);
+    size_t ihs = mlx5_ld16(es + MLX5_ESEG_inline_sz) & 0x3ff;
+    size_t max = lso ? MLX5_ETH_MAX_TSO : MLX5_ETH_MAX_FRAME;
+    uint8_t *f = c->eth->frame;
+    size_t len, first;
+    unsigned d;
+    Mlx5EthHdr h;
+
+    /* ctrl, eth segment (2 inline bytes), the inline rest, then data segments */
+    first = 2 + (ihs > 2 ? (ihs - 2 + 15) / 16 : 0);
+    if (nds < 2 || first > nds || MLX5_ESEG_OFF + MLX5_ESEG_inline + ihs > nds * 16u) {
+        return IB_WC_LOC_LEN_ERR;       /* inline headers beyond the WQE */
+    }
+    memcpy(f, es + MLX5_ESEG_inline, ihs);
+    len = ihs;
+    for (d = first; d < nds; d++) {
+        const uint8_t *ds = wqe + d * 16;
+        uint32_t bc = mlx5_ld32(ds) & 0x7fffffff;
+        int r;
+
+        if (mlx5_ld32(ds) & 0x80000000u) {
+            return IB_WC_LOC_QP_OP_ERR; /* inline data segments: not for these opcodes */
+        }
+        if (bc > max - len) {
+            return IB_WC_LOC_LEN_ERR;
+        }
+        r = mlx5_mkey_copy(c, mlx5_ld32(ds + 4), sq->pdn, MLX5_MKEY_LR, mlx5_ld64(ds + 8),
+                           f + len, bc, false);
+        if (r) {
+            return mlx5_xlate_status(r, false);
+        }
+        len += bc;
+    }
+    if (len < IB_ETH_HLEN) {
+        return IB_WC_LOC_LEN_ERR;
+    }
+    if (lso) {
+        return mlx5_eth_lso(c, f, len, mss);
+    }
+    if ((cs & (MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM)) && mlx5_eth_parse(f, len, &h)) {
+        mlx5_eth_fill_csum(f, len, &h, cs & MLX5_ETH_WQE_L3_CSUM, cs & MLX5_ETH_WQE_L4_CSUM);
+    }
+    mlx5_eth_xmit(c, f, len);
+    return IB_WC_SUCCESS;
+}
+
+bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget)
+{
+    uint8_t wqe[MLX5_SEND_WQE_MAX_WQEBBS * MLX5_SEND_WQE_BB];
+    uint8_t dbr[4];
+    uint16_t pi;
+
+    if (sq->wq_state == MLX5_WQ_STATE_RST || !c->eth) {
+        return false;
+    }
+    if (mlx5_dma_read(c, sq->dbr_addr + 4, dbr, 4)) {
+        sq->wq_state = MLX5_WQ_STATE_ERR;
+        return false;
+    }
+    pi = mlx5_ld32(dbr) & 0xffff;
+    if ((uint16_t)(pi - sq->sq_ci) > sq->sq_cnt) {
+        trace_mlx5_err_sq_counter(sq->qpn, pi, sq->sq_ci);
+        sq->wq_state = MLX5_WQ_STATE_ERR;
+        sq->sq_ci = pi;
+        return false;
+    }
+    while (sq->sq_ci != pi && budget--) {
+        uint16_t idx = sq->sq_ci;
+        unsigned nds, nbb;
+        uint8_t opcode;
+        IbWcStatus st;
+
+        if (c->eth->tx_blocked && sq->wq_state == MLX5_WQ_STATE_RDY) {
+            return false;               /* mlx5_eth_tx_ready requeues us */
+        }
+        if (mlx5_eth_sq_fetch(c, sq, idx, wqe, 1)) {
+            sq->wq_state = MLX5_WQ_STATE_ERR;
+            return false;
+        }
+        opcode = wqe[3];
+        nds = wqe[7] & 0x3f;
+        nbb = MAX(1u, (nds * 16 + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB);
+        if (mlx5_ld16(wqe + 1) != idx || nds == 0 || nbb > MLX5_SEND_WQE_MAX_WQEBBS ||
+            (uint16_t)(pi - idx) < nbb ||
+            (nbb > 1 && mlx5_eth_sq_fetch(c, sq, idx + 1, wqe + MLX5_SEND_WQE_BB, nbb - 1))) {
+            trace_mlx5_err_sq_wqe(sq->qpn, idx);
+            st = IB_WC_LOC_QP_OP_ERR;
+            nbb = 1;
+        } else if (sq->wq_state == MLX5_WQ_STATE_ERR) {
+            st = IB_WC_WR_FLUSH_ERR;
+        } else if (opcode == MLX5_OPCODE_NOP) {
+            st = IB_WC_SUCCESS;
+        } else if (opcode == MLX5_OPCODE_SEND || opcode == MLX5_OPCODE_LSO) {
+            st = mlx5_eth_send(c, sq, wqe, nds, opcode == MLX5_OPCODE_LSO);
+        } else {
+            st = IB_WC_LOC_QP_OP_ERR;
+        }
+        trace_mlx5_eth_sq_wqe(sq->qpn, idx, opcode, nds, st);
+        sq->sq_ci = idx + nbb;
+        if (st == IB_WC_SUCCESS) {
+            if (wqe[11] & MLX5_WQE_CTRL_CE_MASK) {
+                mlx5_eth_sq_cqe(c, sq, idx, opcode, st);
+            }
+            continue;
+        }
+        if (st != IB_WC_WR_FLUSH_ERR) {
+            c->eth->cnt.tx_errors++;
+            sq->wq_state = MLX5_WQ_STATE_ERR;
+        }
+        if (st != IB_WC_WR_FLUSH_ERR || sq->flush_in_error) {
+            mlx5_eth_sq_cqe(c, sq, idx, opcode, st);
+        }
+    }
+    return sq->sq_ci != pi;
+}
+
+/* The link takes frames again: the SQs that stopped for it go on. */
+void mlx5_eth_tx_ready(Mlx5Core *c)
+{
+    uint32_t i, seen = 0;
+
+    if (!c->eth || !c->eth->tx_blocked) {
+        return;
+    }
+    c->eth->tx_blocked = false;
+    for (i = 0; i < c->qps.size && seen < c->qps.count; i++) {
+        Mlx5Qp *qp = c->qps.slot[i];
+        if (qp) {
+            seen++;
+            if (qp->st == MLX5_QP_ST_ETH_SQ && qp->wq_state == MLX5_WQ_STATE_RDY) {
+                mlx5_exec_queue(c, qp);
+            }
+        }
+    }
+}

@@ -1,0 +1,506 @@
+/*
+ * mlx5 HCA core, Ethernet port: NIC receive flow steering. Flow tables hold groups (a range
+ * of entry indexes and the header fields they match on); entries match values under their
+ * group's criteria and forward to TIRs or further tables, or drop. A frame starts at the root
+ * table; the first group (by index) with a matching entry decides; a miss follows the table's
+ * miss table, or drops.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "mlx5_eth.h"
+#include "trace.h"
+
+enum {
+    MLX5_SYND_FT_TYPE = 0x30000001,         /* not a NIC receive table, or another vport's */
+    MLX5_SYND_FT_LEVEL = 0x30000002,        /* level beyond max_ft_level, or not above ours */
+    MLX5_SYND_FG_RANGE = 0x30000003,        /* group range outside the table, or overlapping */
+    MLX5_SYND_FTE_INDEX = 0x30000004,       /* no group holds the index, or another group's */
+    MLX5_SYND_FTE_EXISTS = 0x30000005,
+    MLX5_SYND_FTE_ACTION = 0x30000006,      /* an action or destination we do not offer */
+    MLX5_SYND_FTE_LIMIT = 0x30000007,
+};
+
+static Mlx5FlowTable *mlx5_ft_get(Mlx5Core *c, uint32_t id)
+{
+    return mlx5_table_get(&c->eth->fts, id);
+}
+
+/* The NIC RX table a flow command names (table_type, other_vport, table_id), or fail. */
+static Mlx5FlowTable *mlx5_ft_in(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5FlowTable *ft;
+
+    if (!mlx5_cmd_in_ok(cmd, 0x18)) {
+        return NULL;
+    }
+    if (MLX5_GET(cmd->in, VPORT_IN_other_vport) ||
+        MLX5_GET(cmd->in, FT_IN_table_type) != MLX5_FLOW_TABLE_TYPE_NIC_RX) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FT_TYPE);
+        return NULL;
+    }
+    ft = mlx5_ft_get(c, MLX5_GET(cmd->in, FT_IN_table_id));
+    if (!ft) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
+    }
+    return ft;
+}
+
+static void mlx5_fte_free(Mlx5Core *c, Mlx5Fte *fte)
+{
+    mlx5_ref_put(&c->eth->nftes);
+    g_free(fte);
+}
+
+/* Free a group and its entries; the caller unlinks it from its table. */
+static void mlx5_fg_release(Mlx5Core *c, Mlx5FlowGroup *fg)
+{
+    guint i;
+
+    for (i = 0; i < fg->ftes->len; i++) {
+        mlx5_fte_free(c, g_ptr_array_index(fg->ftes, i));
+    }
+    g_ptr_array_free(fg->ftes, true);
+    g_free(fg);
+}
+
+void mlx5_fg_free(Mlx5Core *c, void *obj)
+{
+    Mlx5FlowGroup *fg = obj;
+    Mlx5FlowTable *ft = mlx5_ft_get(c, fg->table_id);
+
+    if (ft) {
+        g_ptr_array_remove(ft->groups, fg);
+    }
+    mlx5_fg_release(c, fg);
+}
+
+void mlx5_ft_free(Mlx5Core *c, void *obj)
+{
+    Mlx5FlowTable *ft = obj;
+    guint i;
+
+    for (i = 0; i < ft->groups->len; i++) {
+        Mlx5FlowGroup *fg = g_ptr_array_index(ft->groups, i);
+        mlx5_table_remove(&c->eth->fgs, fg->id);
+        mlx5_fg_release(c, fg);
+    }
+    g_ptr_array_free(ft->groups, true);
+    if (c->eth->root_ft == ft->id) {
+        c->eth->root_ft = 0;
+    }
+    g_free(ft);
+}
+
+/* ---- tables ---------------------------------------------------------------------------- */
+
+/* Check a table context's miss action against table @level. Returns a syndrome or 0. */
+static uint32_t mlx5_ft_check_miss(Mlx5Core *c, const uint8_t *ftc, uint8_t level)
+{
+    uint8_t act = MLX5_GET(ftc, FTC_table_miss_action);
+    Mlx5FlowTable *next;
+
+    if (act == MLX5_FT_MISS_ACTION_DEF) {
+        return 0;
+    }
+    if (act != MLX5_FT_MISS_ACTION_FWD) {
+        return MLX5_SYND_FTE_ACTION;
+    }
+    next = mlx5_ft_get(c, MLX5_GET(ftc, FTC_table_miss_id));
+    if (!next) {
+        return MLX5_SYND_BAD_HANDLE;
+    }
+    return next->level > level ? 0 : MLX5_SYND_FT_LEVEL;
+}
+
+void mlx5_cmd_create_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    const uint8_t *ftc = cmd->in + FT_CTX_OFF;
+    Mlx5FlowTable *ft;
+    uint32_t synd = 0;
+
+    if (!mlx5_cmd_in_ok(cmd, FT_CTX_OFF + 8) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+        return;
+    }
+    if (MLX5_GET(cmd->in, VPORT_IN_other_vport) ||
+        MLX5_GET(cmd->in, FT_IN_table_type) != MLX5_FLOW_TABLE_TYPE_NIC_RX) {
+        synd = MLX5_SYND_FT_TYPE;
+    } else if (MLX5_GET(ftc, FTC_level) > MLX5_ETH_MAX_FT_LEVEL) {
+        synd = MLX5_SYND_FT_LEVEL;
+    } else if (MLX5_GET(ftc, FTC_log_size) > MLX5_ETH_LOG_MAX_FT_SIZE) {
+        synd = MLX5_SYND_BAD_SIZE;
+    } else {
+        synd = mlx5_ft_check_miss(c, ftc, MLX5_GET(ftc, FTC_level));
+    }
+    if (synd) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
+        return;
+    }
+    ft = g_new0(Mlx5FlowTable, 1);
+    ft->type = MLX5_FLOW_TABLE_TYPE_NIC_RX;
+    ft->level = MLX5_GET(ftc, FTC_level);
+    ft->log_size = MLX5_GET(ftc, FTC_log_size);
+    ft->miss_action = MLX5_GET(ftc, FTC_table_miss_action);
+    ft->miss_id = MLX5_GET(ftc, FTC_table_miss_id);
+    ft->groups = g_ptr_array_new();
+    if (mlx5_table_alloc(&c->eth->fts, ft, &ft->id)) {
+        g_ptr_array_free(ft->groups, true);
+        g_free(ft);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
+        return;
+    }
+    MLX5_SET(cmd->out, FT_OUT_table_id, ft->id);
+    trace_mlx5_eth_ft(ft->id, ft->level, ft->log_size, ft->miss_action, ft->miss_id);
+}
+
+void mlx5_cmd_destroy_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5FlowTable *ft = mlx5_ft_in(c, cmd);
+
+    if (ft) {
+        /* entries and tables still forwarding here drop what they would send (see steer) */
+        mlx5_table_remove(&c->eth->fts, ft->id);
+        trace_mlx5_obj_destroy("flow table", ft->id);
+        mlx5_ft_free(c, ft);
+    }
+}
+
+void mlx5_cmd_query_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5FlowTable *ft = mlx5_ft_in(c, cmd);
+    uint8_t *ftc = cmd->out + FT_CTX_OFF;
+
+    if (ft && mlx5_cmd_out_ok(cmd, FT_CTX_OFF + 8)) {
+        MLX5_SET(ftc, FTC_level, ft->level);
+        MLX5_SET(ftc, FTC_log_size, ft->log_size);
+        MLX5_SET(ftc, FTC_table_miss_action, ft->miss_action);
+        MLX5_SET(ftc, FTC_table_miss_id, ft->miss_id);
+    }
+}
+
+void mlx5_cmd_modify_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5FlowTable *ft = mlx5_ft_in(c, cmd);
+    const uint8_t *ftc = cmd->in + FT_CTX_OFF;
+    uint32_t synd;
+
+    if (!ft || !mlx5_cmd_in_ok(cmd, FT_CTX_OFF + 8)) {
+        return;
+    }
+    if (MLX5_GET(cmd->in, MODIFY_FT_modify_field_select) & MLX5_FT_MODIFY_MISS_TABLE_ID) {
+        synd = mlx5_ft_check_miss(c, ftc, ft->level);
+        if (synd) {
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
+            return;
+        }
+        ft->miss_action = MLX5_GET(ftc, FTC_table_miss_action);
+        ft->miss_id = MLX5_GET(ftc, FTC_table_miss_id);
+        trace_mlx5_eth_ft(ft->id, ft->level, ft->log_size, ft->miss_action, ft->miss_id);
+    }
+}
+
+void mlx5_cmd_set_flow_table_root(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    uint32_t id;
+
+    if (!mlx5_cmd_in_ok(cmd, 0x18)) {
+        return;
+    }
+    id = MLX5_GET(cmd->in, FT_IN_table_id);
+    if (MLX5_GET(cmd->in, VPORT_IN_other_vport) ||
+        MLX5_GET(cmd->in, FT_IN_table_type) != MLX5_FLOW_TABLE_TYPE_NIC_RX) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FT_TYPE);
+        return;
+    }
+    if (id && !mlx5_ft_get(c, id)) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
+        return;
+    }
+    c->eth->root_ft = id;
+    trace_mlx5_eth_ft_root(id);
+}
+
+/* ---- groups ---------------------------------------------------------------------------- */
+
+static gint mlx5_fg_cmp(gconstpointer a, gconstpointer b)
+{
+    const Mlx5FlowGroup *x = *(Mlx5FlowGroup *const *)a, *y = *(Mlx5FlowGroup *const *)b;
+
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+void mlx5_cmd_create_flow_group(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5FlowTable *ft = mlx5_ft_in(c, cmd);
+    uint32_t start, end;
+    Mlx5FlowGroup *fg;
+    guint i;
+
+    if (!ft || !mlx5_cmd_in_ok(cmd, FG_IN_criteria_OFF + MLX5_FTE_MATCH_PARAM_SIZE) ||
+        !mlx5_cmd_out_ok(cmd, 0x10)) {
+        return;
+    }
+    start = MLX5_GET(cmd->in, FG_IN_start_flow_index);
+    end = MLX5_GET(cmd->in, FG_IN_end_flow_index);
+    if (start > end || end >= (1u << ft->log_size)) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FG_RANGE);
+        return;
+    }
+    for (i = 0; i < ft->groups->len; i++) {
+        Mlx5FlowGroup *o = g_ptr_array_index(ft->groups, i);
+        if (start <= o->end && o->start <= end) {
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FG_RANGE);
+            return;
+        }
+    }
+    fg = g_new0(Mlx5FlowGroup, 1);
+    fg->table_id = ft->id;
+    fg->start = start;
+    fg->end = end;
+    fg->criteria_enable = MLX5_GET(cmd->in, FG_IN_match_criteria_enable);
+    memcpy(fg->criteria, cmd->in + FG_IN_criteria_OFF, MLX5_FTE_MATCH_PARAM_SIZE);
+    fg->ftes = g_ptr_array_new();
+    if (mlx5_table_alloc(&c->eth->fgs, fg, &fg->id)) {
+        g_ptr_array_free(fg->ftes, true);
+        g_free(fg);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
+        return;
+    }
+    g_ptr_array_add(ft->groups, fg);
+    g_ptr_array_sort(ft->groups, mlx5_fg_cmp);
+    MLX5_SET(cmd->out, FG_OUT_group_id, fg->id);
+    trace_mlx5_eth_fg(ft->id, fg->id, start, end, fg->criteria_enable);
+}
+
+void mlx5_cmd_destroy_flow_group(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5FlowTable *ft = mlx5_ft_in(c, cmd);
+    Mlx5FlowGroup *fg;
+
+    if (!ft || !mlx5_cmd_in_ok(cmd, 0x1c)) {
+        return;
+    }
+    fg = mlx5_table_get(&c->eth->fgs, MLX5_GET(cmd->in, FG_IN_group_id));
+    if (!fg || fg->table_id != ft->id) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
+        return;
+    }
+    mlx5_table_remove(&c->eth->fgs, fg->id);
+    trace_mlx5_obj_destroy("flow group", fg->id);
+    mlx5_fg_free(c, fg);
+}
+
+/* ---- entries --------------------------------------------------------------------------- */
+
+static Mlx5FlowGroup *mlx5_fg_of(Mlx5FlowTable *ft, uint32_t index)
+{
+    guint i;
+
+    for (i = 0; i < ft->groups->len; i++) {
+        Mlx5FlowGroup *fg = g_ptr_array_index(ft->groups, i);
+        if (index >= fg->start && index <= fg->end) {
+            return fg;
+        }
+    }
+    return NULL;
+}
+
+static Mlx5Fte *mlx5_fte_at(Mlx5FlowGroup *fg, uint32_t index, guint *pos)
+{
+    guint i;
+
+    for (i = 0; i < fg->ftes->len; i++) {
+        Mlx5Fte *fte = g_ptr_array_index(fg->ftes, i);
+        if (fte->index == index) {
+            *pos = i;
+            return fte;
+        }
+    }
+    return NULL;
+}
+
+/* Decode and check an entry's flow context. Returns a syndrome or 0. */
+static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft, Mlx5Fte *fte)
+{
+    const uint8_t *fc = cmd->in + FTE_CTX_OFF;
+    uint32_t ndest = MLX5_GET(fc, FC_destination_list_size);
+    uint32_t ncnt = MLX5_GET(fc, FC_flow_counter_list_size);
+    uint16_t known = MLX5_FLOW_CONTEXT_ACTION_ALLOW | MLX5_FLOW_CONTEXT_ACTION_DROP |
+                     MLX5_FLOW_CONTEXT_ACTION_FWD_DEST | MLX5_FLOW_CONTEXT_ACTION_COUNT;
+    uint32_t i;
+
+    fte->group_id = MLX5_GET(fc, FC_group_id);
+    fte->flow_tag = MLX5_GET(fc, FC_flow_tag);
+    fte->action = MLX5_GET(fc, FC_action);
+    memcpy(fte->value, fc + FC_match_value_OFF, MLX5_FTE_MATCH_PARAM_SIZE);
+    if ((fte->action & ~known) || ndest > MLX5_ETH_MAX_DEST || ncnt > MLX5_ETH_MAX_DEST ||
+        (!(fte->action & MLX5_FLOW_CONTEXT_ACTION_FWD_DEST) && ndest) ||
+        ((fte->action & MLX5_FLOW_CONTEXT_ACTION_FWD_DEST) && !ndest)) {
+        return MLX5_SYND_FTE_ACTION;
+    }
+    if (!mlx5_cmd_in_ok(cmd, FTE_CTX_OFF + FC_dest_OFF + 8 * (ndest + ncnt))) {
+        return MLX5_SYND_INLEN;
+    }
+    for (i = 0; i < ndest; i++) {
+        const uint8_t *d = fc + FC_dest_OFF + 8 * i;
+        uint8_t type = MLX5_GET(d, DEST_type);
+        uint32_t id = MLX5_GET(d, DEST_id);
+
+        if (type == MLX5_FLOW_DEST_TYPE_TIR) {
+            if (!mlx5_table_get(&c->eth->tirs, id)) {
+                return MLX5_SYND_BAD_HANDLE;
+            }
+        } else if (type == MLX5_FLOW_DEST_TYPE_FLOW_TABLE) {
+            Mlx5FlowTable *next = mlx5_ft_get(c, id);
+            if (!next) {
+                return MLX5_SYND_BAD_HANDLE;
+            }
+            if (next->level <= ft->level) {
+                return MLX5_SYND_FT_LEVEL;
+            }
+        } else {
+            return MLX5_SYND_FTE_ACTION;
+        }
+        fte->dest[i].type = type;
+        fte->dest[i].id = id;
+    }
+    fte->ndest = ndest;
+    return 0;
+}
+
+void mlx5_cmd_set_fte(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5FlowTable *ft = mlx5_ft_in(c, cmd);
+    Mlx5FlowGroup *fg;
+    Mlx5Fte *fte;
+    uint32_t index, synd;
+    guint pos;
+
+    if (!ft || !mlx5_cmd_in_ok(cmd, FTE_CTX_OFF + FC_dest_OFF)) {
+        return;
+    }
+    if (cmd->op_mod != 0) {
+        /* updating an entry in place (flow_modify_en) is not offered */
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
+        return;
+    }
+    index = MLX5_GET(cmd->in, FTE_IN_flow_index);
+    fg = mlx5_fg_of(ft, index);
+    if (!fg || fg->id != MLX5_GET(cmd->in + FTE_CTX_OFF, FC_group_id)) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FTE_INDEX);
+        return;
+    }
+    if (mlx5_fte_at(fg, index, &pos)) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FTE_EXISTS);
+        return;
+    }
+    if (c->eth->nftes >= MLX5_ETH_MAX_FTES) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_FTE_LIMIT);
+        return;
+    }
+    fte = g_new0(Mlx5Fte, 1);
+    fte->index = index;
+    synd = mlx5_fte_load(c, cmd, ft, fte);
+    if (synd) {
+        g_free(fte);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
+        return;
+    }
+    g_ptr_array_add(fg->ftes, fte);
+    c->eth->nftes++;
+    trace_mlx5_eth_fte(ft->id, index, fte->action, fte->ndest ? fte->dest[0].type : 0,
+                       fte->ndest ? fte->dest[0].id : 0);
+}
+
+void mlx5_cmd_delete_fte(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5FlowTable *ft = mlx5_ft_in(c, cmd);
+    Mlx5FlowGroup *fg;
+    Mlx5Fte *fte = NULL;
+    uint32_t index;
+    guint pos;
+
+    if (!ft || !mlx5_cmd_in_ok(cmd, 0x24)) {
+        return;
+    }
+    index = MLX5_GET(cmd->in, FTE_IN_flow_index);
+    fg = mlx5_fg_of(ft, index);
+    if (fg) {
+        fte = mlx5_fte_at(fg, index, &pos);
+    }
+    if (!fte) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FTE_INDEX);
+        return;
+    }
+    g_ptr_array_remove_index_fast(fg->ftes, pos);
+    mlx5_fte_free(c, fte);
+    trace_mlx5_obj_destroy("flow entry", index);
+}
+
+/* ---- lookup ---------------------------------------------------------------------------- */
+
+/* Does @value match the frame's match parameters @ms under @fg's criteria? */
+static bool mlx5_fte_match(const Mlx5FlowGroup *fg, const uint8_t *value, const uint8_t *ms)
+{
+    unsigned sec, i;
+
+    for (sec = 0; sec < MLX5_FTE_MATCH_PARAM_SIZE / MLX5_FTE_MATCH_SET_SIZE; sec++) {
+        if (!(fg->criteria_enable & (1u << sec))) {
+            continue;
+        }
+        for (i = sec * MLX5_FTE_MATCH_SET_SIZE; i < (sec + 1) * MLX5_FTE_MATCH_SET_SIZE; i++) {
+            if ((value[i] ^ ms[i]) & fg->criteria[i]) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms)
+{
+    guint g, i;
+
+    for (g = 0; g < ft->groups->len; g++) {
+        const Mlx5FlowGroup *fg = g_ptr_array_index(ft->groups, g);
+        for (i = 0; i < fg->ftes->len; i++) {
+            const Mlx5Fte *fte = g_ptr_array_index(fg->ftes, i);
+            if (mlx5_fte_match(fg, fte->value, ms)) {
+                return fte;
+            }
+        }
+    }
+    return NULL;
+}
+
+/*
+ * Steer a frame whose match parameters are @ms (MLX5_FTE_MATCH_PARAM_SIZE bytes; the outer
+ * headers filled) from the root table. Returns the TIR it reaches, or NULL if it is dropped.
+ * A forward to several destinations goes to the first TIR or table among them.
+ */
+Mlx5Tir *mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, uint32_t *flow_tag)
+{
+    Mlx5FlowTable *ft = mlx5_ft_get(c, c->eth->root_ft);
+    unsigned hops;
+
+    *flow_tag = 0;
+    for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
+        const Mlx5Fte *fte = mlx5_ft_lookup(ft, ms);
+
+        if (!fte) {
+            trace_mlx5_eth_steer(ft->id, UINT32_MAX, ft->miss_action);
+            ft = ft->miss_action == MLX5_FT_MISS_ACTION_FWD ? mlx5_ft_get(c, ft->miss_id) : NULL;
+            continue;
+        }
+        trace_mlx5_eth_steer(ft->id, fte->index, fte->action);
+        if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_DROP) || !fte->ndest) {
+            return NULL;
+        }
+        *flow_tag = fte->flow_tag;
+        if (fte->dest[0].type == MLX5_FLOW_DEST_TYPE_TIR) {
+            return mlx5_table_get(&c->eth->tirs, fte->dest[0].id);
+        }
+        ft = mlx5_ft_get(c, fte->dest[0].id);
+    }
+    return NULL;
+}

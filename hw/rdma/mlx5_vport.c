@@ -1,0 +1,426 @@
+/*
+ * mlx5 HCA core, Ethernet port: capabilities, the NIC vport (context, state, counters), Q
+ * counters, the port registers mlx5e reads and writes (PAOS, PMTU, PTYS, PPCNT, PFCC), and the
+ * link as the driver sees it (vport state and PORT_CHANGE events).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "mlx5_eth.h"
+#include "trace.h"
+
+/* ---- capabilities --------------------------------------------------------------------- */
+
+/* The Ethernet port's fields of the general cap page (mlx5_caps.c calls this). */
+static void mlx5_eth_caps_general(uint8_t *cap)
+{
+    MLX5_SET(cap, CAP_port_type, 1);                /* Ethernet */
+    MLX5_SET(cap, CAP_eth_net_offloads, 1);
+    MLX5_SET(cap, CAP_nic_flow_table, 1);
+    MLX5_SET(cap, CAP_vport_counters, 1);
+    MLX5_SET(cap, CAP_log_max_transport_domain, 16);
+    MLX5_SET(cap, CAP_log_max_tis, 8);
+    MLX5_SET(cap, CAP_log_max_tir, 10);
+    MLX5_SET(cap, CAP_log_max_rqt, 8);
+    MLX5_SET(cap, CAP_log_max_rqt_size, MLX5_ETH_LOG_MAX_RQT_SIZE);
+    MLX5_SET(cap, CAP_log_max_tis_per_sq, 0);
+    MLX5_SET(cap, CAP_log_max_rq, 12);
+    MLX5_SET(cap, CAP_log_max_sq, 12);
+    MLX5_SET(cap, CAP_log_max_wq_sz, 15);
+    MLX5_SET(cap, CAP_log_max_current_uc_list, 6);   /* MLX5_NVC_MAX_LIST */
+    MLX5_SET(cap, CAP_log_max_current_mc_list, 6);
+    MLX5_SET(cap, CAP_striding_rq, 0);              /* legacy cyclic RQs */
+}
+
+void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
+{
+    switch (type) {
+    case MLX5_CAP_GENERAL:
+        mlx5_eth_caps_general(cap);
+        break;
+    case MLX5_CAP_ETHERNET_OFFLOADS:
+        MLX5_SET(cap, ETH_CAP_csum_cap, 1);
+        MLX5_SET(cap, ETH_CAP_vlan_cap, 1);
+        MLX5_SET(cap, ETH_CAP_self_lb_en_modifiable, 1);
+        MLX5_SET(cap, ETH_CAP_max_lso_cap, 18);     /* 256 KiB: MLX5_ETH_MAX_TSO */
+        MLX5_SET(cap, ETH_CAP_wqe_inline_mode, 2);  /* no inline headers required */
+        MLX5_SET(cap, ETH_CAP_rss_ind_tbl_cap, MLX5_ETH_LOG_MAX_RQT_SIZE);
+        MLX5_SET(cap, ETH_CAP_cqe_checksum_full, 1);    /* check_sum covers the whole frame */
+        break;
+    case MLX5_CAP_FLOW_TABLE:
+        MLX5_SET(cap, FT_CAP_nic_rx_ft_support, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_modify_root, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_log_max_ft_size, MLX5_ETH_LOG_MAX_FT_SIZE);
+        MLX5_SET(cap, FT_CAP_nic_rx_max_ft_level, MLX5_ETH_MAX_FT_LEVEL);
+        MLX5_SET(cap, FT_CAP_nic_rx_log_max_ft_num, 10);
+        MLX5_SET(cap, FT_CAP_nic_rx_log_max_destination, 4);    /* MLX5_ETH_MAX_DEST */
+        MLX5_SET(cap, FT_CAP_nic_rx_log_max_flow, 12);          /* MLX5_ETH_MAX_FTES */
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- lifetime ---------------------------------------------------------------------------- */
+
+static void mlx5_plain_free(Mlx5Core *c, void *obj)
+{
+    g_free(obj);
+}
+
+void mlx5_eth_init(Mlx5Core *c)
+{
+    Mlx5Eth *e = g_new0(Mlx5Eth, 1);
+
+    mlx5_table_init(&e->tises, "tis", 1u << 8, 1);
+    mlx5_table_init(&e->tirs, "tir", 1u << 10, 1);
+    mlx5_table_init(&e->rqts, "rqt", 1u << 8, 1);
+    mlx5_table_init(&e->fts, "flow table", 1u << 10, 1);
+    mlx5_table_init(&e->fgs, "flow group", 1u << 12, 1);
+    e->frame = g_malloc(MLX5_ETH_MAX_FRAME + MLX5_ETH_MAX_TSO);
+    c->eth = e;
+}
+
+/* Drop every Ethernet object and return the port to its power-on state (the link stays). */
+void mlx5_eth_reset(Mlx5Core *c)
+{
+    Mlx5Eth *e = c->eth;
+
+    if (!e) {
+        return;
+    }
+    mlx5_table_destroy(&e->fts, mlx5_ft_free, c);
+    mlx5_table_destroy(&e->fgs, mlx5_fg_free, c);
+    mlx5_table_destroy(&e->tirs, mlx5_tir_free, c);
+    mlx5_table_destroy(&e->rqts, mlx5_rqt_free, c);
+    mlx5_table_destroy(&e->tises, mlx5_plain_free, c);
+    e->root_ft = 0;
+    e->nftes = 0;
+    memcpy(e->mac, c->cfg.mac, 6);
+    e->vport_mtu = 0;
+    e->promisc_uc = e->promisc_mc = e->promisc_all = e->roce_en = false;
+    e->n_uc = e->n_mc = 0;
+    e->admin_status = MLX5_PORT_STATUS_UP;
+    e->admin_mtu = 1500 + 22;
+    e->oper_up = c->port.link_up;
+    memset(e->q_used, 0, sizeof(e->q_used));
+    memset(e->q_oob, 0, sizeof(e->q_oob));
+    memset(&e->cnt, 0, sizeof(e->cnt));
+    e->tx_blocked = false;
+}
+
+void mlx5_eth_free(Mlx5Core *c)
+{
+    Mlx5Eth *e = c->eth;
+    Mlx5Table *all[] = { &e->tises, &e->tirs, &e->rqts, &e->fts, &e->fgs };
+    size_t i;
+
+    mlx5_eth_reset(c);
+    for (i = 0; i < G_N_ELEMENTS(all); i++) {
+        g_free(all[i]->slot);
+        g_free(all[i]->owner);
+    }
+    g_free(e->frame);
+    g_free(e);
+    c->eth = NULL;
+}
+
+/* ---- link ---------------------------------------------------------------------------------- */
+
+/* The vport is up when the port is administratively up and the link is up (PAOS, the wire). */
+static void mlx5_eth_update_oper(Mlx5Core *c)
+{
+    Mlx5Eth *e = c->eth;
+    bool up = c->port.link_up && e->admin_status == MLX5_PORT_STATUS_UP;
+    uint8_t data[28] = { 0 };
+
+    if (up == e->oper_up) {
+        return;
+    }
+    e->oper_up = up;
+    trace_mlx5_eth_link(up);
+    if (!c->hca_initialized) {
+        return;
+    }
+    data[0x28 - MLX5_EQE_data] = 1 << 4;     /* port 1 in bits [7:4] */
+    mlx5_eq_post_async(c, MLX5_EVENT_TYPE_PORT_CHANGE,
+                       up ? MLX5_PORT_CHANGE_SUBTYPE_ACTIVE : MLX5_PORT_CHANGE_SUBTYPE_DOWN,
+                       data, sizeof(data));
+}
+
+void mlx5_eth_set_link(Mlx5Core *c, bool up)
+{
+    c->port.link_up = up;
+    mlx5_eth_update_oper(c);
+    if (up) {
+        mlx5_eth_tx_ready(c);
+    }
+}
+
+/* ---- registers ------------------------------------------------------------------------------ */
+
+/*
+ * The Ethernet port's registers. Returns false if @reg_id is not one of them. @reg holds the
+ * input and becomes the output (@len bytes).
+ */
+bool mlx5_eth_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg, uint32_t len,
+                  bool write)
+{
+    Mlx5Eth *e = c->eth;
+
+    switch (reg_id) {
+    case MLX5_REG_PAOS:
+        if (write) {
+            uint8_t st = MLX5_GET(reg, PAOS_admin_status);
+            if (MLX5_GET(reg, PAOS_ase) && (st == MLX5_PORT_STATUS_UP ||
+                                            st == MLX5_PORT_STATUS_DOWN)) {
+                e->admin_status = st;
+                mlx5_eth_update_oper(c);
+            }
+        }
+        MLX5_SET(reg, PAOS_admin_status, e->admin_status);
+        MLX5_SET(reg, PAOS_oper_status, e->oper_up ? MLX5_PORT_STATUS_UP : MLX5_PORT_STATUS_DOWN);
+        return true;
+    case MLX5_REG_PMTU:
+        if (write) {
+            uint16_t mtu = MLX5_GET(reg, PMTU_admin_mtu);
+            if (mtu < 64 || mtu > MLX5_ETH_MAX_FRAME) {
+                mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_MTU);
+                return true;
+            }
+            e->admin_mtu = mtu;
+        }
+        MLX5_SET(reg, PMTU_max_mtu, MLX5_ETH_MAX_FRAME);
+        MLX5_SET(reg, PMTU_admin_mtu, e->admin_mtu);
+        MLX5_SET(reg, PMTU_oper_mtu, e->admin_mtu);
+        return true;
+    case MLX5_REG_PTYS:
+        if (len < 0x30 || !(MLX5_GET(reg, PTYS_proto_mask) & MLX5_PTYS_EN)) {
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_REGISTER);
+            return true;
+        }
+        /* a 10GBase-CR port (the speed mlx5_ib reports for RoCE); writes change nothing */
+        memset(reg + 4, 0, len - 4);
+        mlx5_st32(reg + PTYS_eth_proto_capability_OFF, MLX5_ETH_10GBASE_CR);
+        mlx5_st32(reg + PTYS_eth_proto_admin_OFF, MLX5_ETH_10GBASE_CR);
+        mlx5_st32(reg + PTYS_eth_proto_oper_OFF, e->oper_up ? MLX5_ETH_10GBASE_CR : 0);
+        MLX5_SET(reg, PTYS_connector_type, MLX5_PORT_CONNECTOR_DA);
+        return true;
+    case MLX5_REG_PPCNT:
+    case MLX5_REG_PFCC:
+        /* counter groups and pause settings: none kept (the vport counters carry traffic) */
+        if (!write) {
+            memset(reg + (reg_id == MLX5_REG_PPCNT ? PPCNT_DATA_OFF : 4), 0,
+                   len - (reg_id == MLX5_REG_PPCNT ? PPCNT_DATA_OFF : 4));
+        }
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* ---- NIC vport commands --------------------------------------------------------------------- */
+
+/* Only our own vport (0) exists: there is no eswitch. */
+static bool mlx5_vport_own(Mlx5CmdCtx *cmd)
+{
+    if (!mlx5_cmd_in_ok(cmd, 0x10)) {
+        return false;
+    }
+    if (MLX5_GET(cmd->in, VPORT_IN_other_vport)) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PORT);
+        return false;
+    }
+    return true;
+}
+
+void mlx5_cmd_query_vport_state(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5Eth *e = c->eth;
+
+    if (!mlx5_vport_own(cmd) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+        return;
+    }
+    MLX5_SET(cmd->out, QUERY_VPORT_STATE_OUT_admin_state,
+             e->admin_status == MLX5_PORT_STATUS_UP ? 1 : 2);
+    MLX5_SET(cmd->out, QUERY_VPORT_STATE_OUT_state, e->oper_up ? 1 : 0);
+}
+
+void mlx5_cmd_query_nic_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5Eth *e = c->eth;
+    uint8_t *nvc = cmd->out + QUERY_NIC_VPORT_OUT_CTX_OFF;
+    unsigned type, n, i;
+
+    if (!mlx5_vport_own(cmd) || !mlx5_cmd_out_ok(cmd, QUERY_NIC_VPORT_OUT_CTX_OFF + NVC_SIZE)) {
+        return;
+    }
+    MLX5_SET(nvc, NVC_roce_en, e->roce_en);
+    MLX5_SET(nvc, NVC_mtu, e->vport_mtu);
+    MLX5_SET64(nvc, NVC_system_image_guid_OFF, c->cfg.sys_image_guid);
+    MLX5_SET64(nvc, NVC_port_guid_OFF, c->cfg.port_guid);
+    MLX5_SET64(nvc, NVC_node_guid_OFF, c->cfg.node_guid);
+    MLX5_SET(nvc, NVC_promisc_uc, e->promisc_uc);
+    MLX5_SET(nvc, NVC_promisc_mc, e->promisc_mc);
+    MLX5_SET(nvc, NVC_promisc_all, e->promisc_all);
+    memcpy(nvc + NVC_permanent_address_OFF, e->mac, 6);
+    /* the address list asked for, as far as the output has room */
+    type = MLX5_GET(cmd->in, QUERY_NIC_VPORT_IN_allowed_list_type);
+    if (type != MLX5_NVC_LIST_UC && type != MLX5_NVC_LIST_MC) {
+        return;                 /* (VLAN lists: none kept) */
+    }
+    n = type == MLX5_NVC_LIST_UC ? e->n_uc : e->n_mc;
+    n = MIN(n, (cmd->outlen - QUERY_NIC_VPORT_OUT_CTX_OFF - NVC_LIST_OFF) / 8);
+    MLX5_SET(nvc, NVC_allowed_list_type, type);
+    MLX5_SET(nvc, NVC_allowed_list_size, n);
+    for (i = 0; i < n; i++) {
+        memcpy(nvc + NVC_LIST_OFF + 8 * i + 2,
+               type == MLX5_NVC_LIST_UC ? e->uc_list[i] : e->mc_list[i], 6);
+    }
+}
+
+void mlx5_cmd_modify_nic_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5Eth *e = c->eth;
+    const uint8_t *nvc = cmd->in + MODIFY_NIC_VPORT_IN_CTX_OFF;
+    uint32_t fs;
+    unsigned i, n, type;
+
+    if (!mlx5_vport_own(cmd) || !mlx5_cmd_in_ok(cmd, MODIFY_NIC_VPORT_IN_CTX_OFF + NVC_SIZE)) {
+        return;
+    }
+    fs = MLX5_GET(cmd->in, MODIFY_NIC_VPORT_IN_field_select);
+    trace_mlx5_eth_vport_modify(fs);
+    if (fs & MLX5_NVC_FS_ADDRESSES_LIST) {
+        type = MLX5_GET(nvc, NVC_allowed_list_type);
+        n = MLX5_GET(nvc, NVC_allowed_list_size);
+        if ((type != MLX5_NVC_LIST_UC && type != MLX5_NVC_LIST_MC && type != MLX5_NVC_LIST_VLAN) ||
+            n > MLX5_NVC_MAX_LIST || !mlx5_cmd_in_ok(cmd, MODIFY_NIC_VPORT_IN_CTX_OFF +
+                                                      NVC_LIST_OFF + 8 * n)) {
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SIZE);
+            return;
+        }
+        for (i = 0; i < n && type != MLX5_NVC_LIST_VLAN; i++) {
+            memcpy(type == MLX5_NVC_LIST_UC ? e->uc_list[i] : e->mc_list[i],
+                   nvc + NVC_LIST_OFF + 8 * i + 2, 6);
+        }
+        if (type == MLX5_NVC_LIST_UC) {
+            e->n_uc = n;
+        } else if (type == MLX5_NVC_LIST_MC) {
+            e->n_mc = n;
+        }
+    }
+    if (fs & MLX5_NVC_FS_PERMANENT_ADDRESS) {
+        memcpy(e->mac, nvc + NVC_permanent_address_OFF, 6);
+    }
+    if (fs & MLX5_NVC_FS_PROMISC) {
+        e->promisc_uc = MLX5_GET(nvc, NVC_promisc_uc);
+        e->promisc_mc = MLX5_GET(nvc, NVC_promisc_mc);
+        e->promisc_all = MLX5_GET(nvc, NVC_promisc_all);
+    }
+    if (fs & MLX5_NVC_FS_MTU) {
+        uint16_t mtu = MLX5_GET(nvc, NVC_mtu);
+        if (mtu > MLX5_ETH_MAX_FRAME) {
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_MTU);
+            return;
+        }
+        e->vport_mtu = mtu;
+    }
+    if (fs & MLX5_NVC_FS_ROCE_EN) {
+        e->roce_en = MLX5_GET(nvc, NVC_roce_en);
+    }
+}
+
+static void mlx5_traffic(uint8_t *out, unsigned off, uint64_t pkts, uint64_t bytes)
+{
+    mlx5_st64(out + off, pkts);
+    mlx5_st64(out + off + 8, bytes);
+}
+
+void mlx5_cmd_query_vport_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5EthCounters *n = &c->eth->cnt;
+
+    if (!mlx5_vport_own(cmd) || !mlx5_cmd_out_ok(cmd, VPORT_COUNTER_OUT_SIZE)) {
+        return;
+    }
+    mlx5_traffic(cmd->out, VC_received_errors_OFF, n->rx_errors, 0);
+    mlx5_traffic(cmd->out, VC_transmit_errors_OFF, n->tx_errors, 0);
+    mlx5_traffic(cmd->out, VC_rx_bcast_OFF, n->rx_bcast_pkts, n->rx_bcast_bytes);
+    mlx5_traffic(cmd->out, VC_tx_bcast_OFF, n->tx_bcast_pkts, n->tx_bcast_bytes);
+    mlx5_traffic(cmd->out, VC_rx_ucast_OFF, n->rx_ucast_pkts, n->rx_ucast_bytes);
+    mlx5_traffic(cmd->out, VC_tx_ucast_OFF, n->tx_ucast_pkts, n->tx_ucast_bytes);
+    mlx5_traffic(cmd->out, VC_rx_mcast_OFF, n->rx_mcast_pkts, n->rx_mcast_bytes);
+    mlx5_traffic(cmd->out, VC_tx_mcast_OFF, n->tx_mcast_pkts, n->tx_mcast_bytes);
+    if (MLX5_GET(cmd->in, VPORT_COUNTER_IN_clear)) {
+        memset(n, 0, sizeof(*n));
+    }
+}
+
+/* ---- Q counters ------------------------------------------------------------------------------ */
+
+void mlx5_cmd_alloc_q_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5Eth *e = c->eth;
+    unsigned i;
+
+    if (!mlx5_cmd_out_ok(cmd, 0x10)) {
+        return;
+    }
+    for (i = 1; i < MLX5_ETH_MAX_Q_COUNTERS; i++) {     /* set 0 is the default: not ours */
+        if (!e->q_used[i]) {
+            e->q_used[i] = true;
+            e->q_oob[i] = 0;
+            MLX5_SET(cmd->out, ALLOC_Q_COUNTER_OUT_counter_set_id, i);
+            trace_mlx5_obj_create("q counter", i);
+            return;
+        }
+    }
+    mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
+}
+
+static int mlx5_q_counter_in(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    unsigned id;
+
+    if (!mlx5_cmd_in_ok(cmd, 0x20)) {
+        return -1;
+    }
+    id = MLX5_GET(cmd->in, Q_COUNTER_IN_counter_set_id);
+    if (id >= MLX5_ETH_MAX_Q_COUNTERS || !c->eth->q_used[id]) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
+        return -1;
+    }
+    return id;
+}
+
+void mlx5_cmd_dealloc_q_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    int id = mlx5_q_counter_in(c, cmd);
+
+    if (id >= 0) {
+        c->eth->q_used[id] = false;
+        trace_mlx5_obj_destroy("q counter", id);
+    }
+}
+
+void mlx5_cmd_query_q_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    int id = mlx5_q_counter_in(c, cmd);
+
+    if (id < 0 || !mlx5_cmd_out_ok(cmd, Q_COUNTER_OUT_SIZE)) {
+        return;
+    }
+    mlx5_st32(cmd->out + Q_COUNTER_OUT_out_of_buffer_OFF, (uint32_t)c->eth->q_oob[id]);
+    if (MLX5_GET(cmd->in, Q_COUNTER_IN_clear)) {
+        c->eth->q_oob[id] = 0;
+    }
+}
+
+/* A frame steered to an RQ that had no WQE posted: count it where the RQ says. */
+void mlx5_eth_q_drop(Mlx5Core *c, uint8_t counter)
+{
+    if (counter < MLX5_ETH_MAX_Q_COUNTERS && c->eth->q_used[counter]) {
+        c->eth->q_oob[counter]++;
+    }
+}

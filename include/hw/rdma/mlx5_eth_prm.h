@@ -1,0 +1,338 @@
+/*
+ * mlx5 PRM layouts of the Ethernet port (docs/ethernet-plan.md): the Ethernet offload and flow
+ * table capability pages, transport objects (TIS, TIR, RQT, SQ, RQ), NIC flow steering, the
+ * NIC vport commands, the port registers and the Ethernet WQE/CQE fields. Same conventions as
+ * mlx5_prm.h: (dword, high bit, low bit) triples named after mlx5_ifc.h, relative to the named
+ * structure, big endian.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_RDMA_MLX5_ETH_PRM_H
+#define HW_RDMA_MLX5_ETH_PRM_H
+
+/* ---- opcodes -------------------------------------------------------------------------- */
+enum {
+    MLX5_CMD_OP_MODIFY_VPORT_STATE = 0x751,
+    MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT = 0x754,
+    MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT = 0x755,
+    MLX5_CMD_OP_QUERY_VPORT_COUNTER = 0x770,
+    MLX5_CMD_OP_ALLOC_Q_COUNTER = 0x771,
+    MLX5_CMD_OP_DEALLOC_Q_COUNTER = 0x772,
+    MLX5_CMD_OP_QUERY_Q_COUNTER = 0x773,
+    MLX5_CMD_OP_CREATE_TIR = 0x900,
+    MLX5_CMD_OP_MODIFY_TIR = 0x901,
+    MLX5_CMD_OP_DESTROY_TIR = 0x902,
+    MLX5_CMD_OP_QUERY_TIR = 0x903,
+    MLX5_CMD_OP_CREATE_SQ = 0x904,
+    MLX5_CMD_OP_MODIFY_SQ = 0x905,
+    MLX5_CMD_OP_DESTROY_SQ = 0x906,
+    MLX5_CMD_OP_QUERY_SQ = 0x907,
+    MLX5_CMD_OP_CREATE_RQ = 0x908,
+    MLX5_CMD_OP_MODIFY_RQ = 0x909,
+    MLX5_CMD_OP_DESTROY_RQ = 0x90a,
+    MLX5_CMD_OP_QUERY_RQ = 0x90b,
+    MLX5_CMD_OP_CREATE_TIS = 0x912,
+    MLX5_CMD_OP_MODIFY_TIS = 0x913,
+    MLX5_CMD_OP_DESTROY_TIS = 0x914,
+    MLX5_CMD_OP_QUERY_TIS = 0x915,
+    MLX5_CMD_OP_CREATE_RQT = 0x916,
+    MLX5_CMD_OP_MODIFY_RQT = 0x917,
+    MLX5_CMD_OP_DESTROY_RQT = 0x918,
+    MLX5_CMD_OP_QUERY_RQT = 0x919,
+    MLX5_CMD_OP_SET_FLOW_TABLE_ROOT = 0x92f,
+    MLX5_CMD_OP_CREATE_FLOW_TABLE = 0x930,
+    MLX5_CMD_OP_DESTROY_FLOW_TABLE = 0x931,
+    MLX5_CMD_OP_QUERY_FLOW_TABLE = 0x932,
+    MLX5_CMD_OP_CREATE_FLOW_GROUP = 0x933,
+    MLX5_CMD_OP_DESTROY_FLOW_GROUP = 0x934,
+    MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY = 0x936,
+    MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY = 0x938,
+    MLX5_CMD_OP_MODIFY_FLOW_TABLE = 0x93c,
+};
+
+/* cap types (QUERY_HCA_CAP op_mod >> 1) */
+enum {
+    MLX5_CAP_ETHERNET_OFFLOADS = 0x1,
+    MLX5_CAP_FLOW_TABLE = 0x7,
+};
+
+/* cmd_hca_cap, the Ethernet port's fields */
+#define CAP_rq_delay_drop                   12, 26, 26
+#define CAP_modify_rq_counter_set_id        12, 27, 27
+#define CAP_vport_counters                  12, 30, 30
+#define CAP_nic_flow_table                  13, 25, 25
+#define CAP_striding_rq                     16, 30, 30
+#define CAP_eth_net_offloads                16, 3, 3
+#define CAP_roce                            16, 2, 2
+#define CAP_log_max_rq                      27, 28, 24
+#define CAP_log_max_sq                      27, 20, 16
+#define CAP_log_max_tir                     27, 12, 8
+#define CAP_log_max_tis                     27, 4, 0
+#define CAP_log_max_rqt                     28, 20, 16
+#define CAP_log_max_rqt_size                28, 12, 8
+#define CAP_log_max_tis_per_sq              28, 4, 0
+#define CAP_log_max_wq_sz                   30, 4, 0
+#define CAP_log_max_current_mc_list         31, 12, 8
+#define CAP_log_max_current_uc_list         31, 4, 0
+
+/* per_protocol_networking_offload_caps */
+#define ETH_CAP_csum_cap                    0, 31, 31
+#define ETH_CAP_vlan_cap                    0, 30, 30
+#define ETH_CAP_self_lb_en_modifiable       0, 23, 23
+#define ETH_CAP_max_lso_cap                 0, 20, 16
+#define ETH_CAP_wqe_inline_mode             0, 13, 12
+#define ETH_CAP_rss_ind_tbl_cap             0, 11, 8
+#define ETH_CAP_cqe_checksum_full           1, 28, 28
+
+/* flow_table_nic_cap: flow_table_properties_nic_receive at byte 0x40 */
+#define FT_CAP_nic_rx_ft_support            16, 31, 31
+#define FT_CAP_nic_rx_modify_root           16, 27, 27
+#define FT_CAP_nic_rx_log_max_ft_size       17, 29, 24
+#define FT_CAP_nic_rx_max_ft_level          17, 7, 0
+#define FT_CAP_nic_rx_log_max_ft_num        19, 7, 0
+#define FT_CAP_nic_rx_log_max_destination   20, 7, 0
+#define FT_CAP_nic_rx_log_max_flow          21, 7, 0
+
+/* ---- common object command layout ------------------------------------------------------ */
+#define OBJ_CTX_OFF                         0x20    /* sqc, rqc, tirc, tisc, rqtc in create/modify */
+#define OBJ_OUT_handle                      2, 23, 0
+#define OBJ_IN_handle                       2, 23, 0    /* sqn, rqn, tirn, tisn, rqtn */
+#define OBJ_IN_state                        2, 31, 28   /* modify: the current state */
+#define OBJ_IN_modify_bitmask_OFF           0x10        /* 64 bits */
+#define OBJ_QUERY_OUT_CTX_OFF               0x20
+
+/* tisc */
+#define TISC_prio                           0, 19, 16
+#define TISC_transport_domain               9, 23, 0
+#define TISC_pd                             11, 23, 0
+#define TISC_SIZE                           0xa0
+
+/* tirc */
+#define TIRC_disp_type                      1, 31, 28
+#define TIRC_inline_rqn                     7, 23, 0
+#define TIRC_rx_hash_symmetric              8, 31, 31
+#define TIRC_indirect_table                 8, 23, 0
+#define TIRC_rx_hash_fn                     9, 31, 28
+#define TIRC_self_lb_block                  9, 25, 24
+#define TIRC_transport_domain               9, 23, 0
+#define TIRC_toeplitz_key_OFF               0x28        /* 40 bytes */
+#define TIRC_hash_outer                     20, 31, 0
+#define TIRC_SIZE                           0xf0
+#define MODIFY_TIR_bitmask_self_lb_en       5, 4, 4
+#define MODIFY_TIR_bitmask_hash             5, 2, 2
+enum {
+    MLX5_TIRC_DISP_DIRECT = 0,
+    MLX5_TIRC_DISP_INDIRECT = 1,
+    MLX5_RX_HASH_FN_NONE = 0,
+    MLX5_RX_HASH_FN_INVERTED_XOR8 = 1,
+    MLX5_RX_HASH_FN_TOEPLITZ = 2,
+};
+/* rx_hash_field_select */
+#define HASH_SEL_l3_prot_type               (1u << 31)  /* 0 IPv4, 1 IPv6 */
+#define HASH_SEL_l4_prot_type               (1u << 30)  /* 0 TCP, 1 UDP */
+#define HASH_SEL_SRC_IP                     (1u << 0)
+#define HASH_SEL_DST_IP                     (1u << 1)
+#define HASH_SEL_L4_SPORT                   (1u << 2)
+#define HASH_SEL_L4_DPORT                   (1u << 3)
+
+/* rqtc: the RQ list follows the context */
+#define RQTC_rqt_max_size                   5, 15, 0
+#define RQTC_rqt_actual_size                6, 15, 0
+#define RQTC_LIST_OFF                       0xf0
+#define MODIFY_RQT_bitmask_rqn_list         5, 0, 0
+
+/* sqc / rqc and their wq (at ctx + 0x30) */
+#define SQC_flush_in_error_en               0, 28, 28
+#define SQC_min_wqe_inline_mode             0, 26, 24
+#define SQC_state                           0, 23, 20
+#define SQC_user_index                      1, 23, 0
+#define SQC_cqn                             2, 23, 0
+#define SQC_tis_lst_sz                      8, 31, 16
+#define SQC_tis_num_0                       11, 23, 0
+#define RQC_vsd                             0, 28, 28
+#define RQC_mem_rq_type                     0, 27, 24
+#define RQC_state                           0, 23, 20
+#define RQC_flush_in_error_en               0, 18, 18
+#define RQC_user_index                      1, 23, 0
+#define RQC_cqn                             2, 23, 0
+#define RQC_counter_set_id                  3, 31, 24
+#define WQC_OFF                             0x30    /* the wq in sqc/rqc (WQ_* of mlx5_prm.h) */
+#define WQ_uar_page                         3, 23, 0
+#define WQ_hw_counter_OFF                   0x18
+#define WQ_dbr_umem_id_OFF                  0x28
+#define WQ_wq_umem_id_OFF                   0x2c
+#define WQ_wq_umem_offset_OFF               0x30
+#define WQ_CREATE_PAS_OFF                   (OBJ_CTX_OFF + WQC_OFF + 0xc0)
+#define WQ_QUERY_OUT_SIZE                   (OBJ_QUERY_OUT_CTX_OFF + WQC_OFF + 0xc0)
+#define MLX5_RQ_BITMASK_VSD                 (1ull << 1)
+#define MLX5_RQ_BITMASK_COUNTER_SET_ID      (1ull << 3)
+enum {
+    MLX5_WQ_TYPE_CYCLIC = 1,
+    MLX5_WQ_STATE_RST = 0,
+    MLX5_WQ_STATE_RDY = 1,
+    MLX5_WQ_STATE_ERR = 3,
+    MLX5_RQC_MEM_RQ_TYPE_INLINE = 0,
+};
+
+/* ---- NIC flow steering ------------------------------------------------------------------ */
+#define FT_IN_table_type                    4, 31, 24
+#define FT_IN_table_id                      5, 23, 0
+#define FT_CTX_OFF                          0x18        /* flow_table_context */
+#define FTC_table_miss_action               0, 27, 24
+#define FTC_level                           0, 23, 16
+#define FTC_log_size                        0, 7, 0
+#define FTC_table_miss_id                   1, 23, 0
+#define FT_OUT_table_id                     2, 23, 0
+#define MODIFY_FT_modify_field_select       3, 15, 0
+#define FG_IN_start_flow_index              7, 31, 0
+#define FG_IN_end_flow_index                9, 31, 0
+#define FG_IN_match_criteria_enable         15, 7, 0
+#define FG_IN_criteria_OFF                  0x40
+#define FG_OUT_group_id                     2, 23, 0
+#define FG_IN_group_id                      6, 31, 0    /* destroy */
+#define FTE_IN_op_mod                       1, 15, 0
+#define FTE_IN_flow_index                   8, 31, 0
+#define FTE_CTX_OFF                         0x40        /* flow_context */
+#define FC_group_id                         1, 31, 0
+#define FC_flow_tag                         2, 23, 0
+#define FC_action                           3, 15, 0
+#define FC_destination_list_size            4, 23, 0
+#define FC_flow_counter_list_size           5, 23, 0
+#define FC_match_value_OFF                  0x40
+#define FC_dest_OFF                         0x300
+#define DEST_type                           0, 31, 24
+#define DEST_id                             0, 23, 0
+#define MLX5_FTE_MATCH_PARAM_SIZE           0x200
+#define MLX5_FTE_MATCH_SET_SIZE             0x40
+enum {
+    MLX5_FLOW_TABLE_TYPE_NIC_RX = 0,
+    MLX5_FT_MISS_ACTION_DEF = 0,
+    MLX5_FT_MISS_ACTION_FWD = 1,
+    MLX5_FT_MODIFY_MISS_TABLE_ID = 1 << 0,
+    MLX5_FLOW_CONTEXT_ACTION_ALLOW = 1 << 0,
+    MLX5_FLOW_CONTEXT_ACTION_DROP = 1 << 1,
+    MLX5_FLOW_CONTEXT_ACTION_FWD_DEST = 1 << 2,
+    MLX5_FLOW_CONTEXT_ACTION_COUNT = 1 << 3,
+    MLX5_FLOW_DEST_TYPE_FLOW_TABLE = 1,
+    MLX5_FLOW_DEST_TYPE_TIR = 2,
+    MLX5_FLOW_DEST_TYPE_COUNTER = 0x100,    /* (in the counter list, not a destination) */
+};
+/* fte_match_set_lyr_2_4 (outer headers, byte 0 of fte_match_param) */
+#define MS_smac_47_16_OFF                   0x00
+#define MS_ethertype                        1, 15, 0
+#define MS_dmac_47_16_OFF                   0x08
+#define MS_first_prio                       3, 15, 13
+#define MS_first_cfi                        3, 12, 12
+#define MS_first_vid                        3, 11, 0
+#define MS_ip_protocol                      4, 31, 24
+#define MS_ip_dscp                          4, 23, 18
+#define MS_ip_ecn                           4, 17, 16
+#define MS_cvlan_tag                        4, 15, 15
+#define MS_svlan_tag                        4, 14, 14
+#define MS_frag                             4, 13, 13
+#define MS_ip_version                       4, 12, 9
+#define MS_tcp_flags                        4, 8, 0
+#define MS_tcp_sport                        5, 31, 16
+#define MS_tcp_dport                        5, 15, 0
+#define MS_ttl_hoplimit                     6, 7, 0
+#define MS_udp_sport                        7, 31, 16
+#define MS_udp_dport                        7, 15, 0
+#define MS_src_ip_OFF                       0x20
+#define MS_dst_ip_OFF                       0x30
+
+/* ---- NIC vport --------------------------------------------------------------------------- */
+#define QUERY_VPORT_STATE_OUT_admin_state   3, 7, 4
+#define QUERY_VPORT_STATE_OUT_state         3, 3, 0
+#define VPORT_IN_other_vport                2, 31, 31
+#define QUERY_NIC_VPORT_IN_allowed_list_type 3, 26, 24
+#define QUERY_NIC_VPORT_OUT_CTX_OFF         0x10
+#define MODIFY_NIC_VPORT_IN_field_select    3, 31, 0
+#define MODIFY_NIC_VPORT_IN_CTX_OFF         0x100
+#define NVC_min_wqe_inline_mode             0, 26, 24
+#define NVC_roce_en                         0, 0, 0
+#define NVC_mtu                             9, 15, 0
+#define NVC_system_image_guid_OFF           0x28
+#define NVC_port_guid_OFF                   0x30
+#define NVC_node_guid_OFF                   0x38
+#define NVC_promisc_uc                      60, 31, 31
+#define NVC_promisc_mc                      60, 30, 30
+#define NVC_promisc_all                     60, 29, 29
+#define NVC_allowed_list_type               60, 26, 24
+#define NVC_allowed_list_size               60, 11, 0
+#define NVC_permanent_address_OFF           0xf6        /* 6 bytes */
+#define NVC_SIZE                            0x100
+#define NVC_LIST_OFF                        0x100       /* 8 bytes per entry, MAC at +2 */
+enum {
+    MLX5_NVC_FS_ROCE_EN = 1 << 1,
+    MLX5_NVC_FS_ADDRESSES_LIST = 1 << 2,
+    MLX5_NVC_FS_PERMANENT_ADDRESS = 1 << 3,
+    MLX5_NVC_FS_PROMISC = 1 << 4,
+    MLX5_NVC_FS_MTU = 1 << 6,
+    MLX5_NVC_LIST_UC = 0,
+    MLX5_NVC_LIST_MC = 1,
+    MLX5_NVC_LIST_VLAN = 2,
+};
+#define MLX5_NVC_MAX_LIST                   64
+#define ALLOC_Q_COUNTER_OUT_counter_set_id  2, 7, 0
+#define Q_COUNTER_IN_counter_set_id         7, 7, 0
+#define Q_COUNTER_IN_clear                  6, 31, 31
+#define Q_COUNTER_OUT_out_of_buffer_OFF     0x30
+#define Q_COUNTER_OUT_SIZE                  0x100
+#define VPORT_COUNTER_OUT_SIZE              0x210
+#define VPORT_COUNTER_IN_clear              6, 31, 31
+/* query_vport_counter_out: 16-byte traffic_counter pairs (packets, octets) from byte 0x10 */
+#define VC_received_errors_OFF              0x10
+#define VC_transmit_errors_OFF              0x20
+#define VC_rx_bcast_OFF                     0x70
+#define VC_tx_bcast_OFF                     0x80
+#define VC_rx_ucast_OFF                     0x90
+#define VC_tx_ucast_OFF                     0xa0
+#define VC_rx_mcast_OFF                     0xb0
+#define VC_tx_mcast_OFF                     0xc0
+
+/* ---- port registers (ACCESS_REG) ---------------------------------------------------------- */
+enum {
+    MLX5_REG_PFCC = 0x5007,
+    MLX5_REG_PPCNT = 0x5008,
+};
+#define PMTU_max_mtu                        1, 31, 16
+#define PMTU_admin_mtu                      2, 31, 16
+#define PMTU_oper_mtu                       3, 31, 16
+#define PAOS_admin_status                   0, 11, 8
+#define PAOS_oper_status                    0, 3, 0
+#define PAOS_ase                            1, 31, 31
+#define PTYS_local_port                     0, 23, 16
+#define PTYS_proto_mask                     0, 2, 0
+#define PTYS_eth_proto_capability_OFF       0x0c
+#define PTYS_eth_proto_admin_OFF            0x18
+#define PTYS_eth_proto_oper_OFF             0x24
+#define PTYS_connector_type                 11, 3, 0
+#define PPCNT_grp                           0, 5, 0
+#define PPCNT_DATA_OFF                      0x08
+enum {
+    MLX5_PTYS_EN = 1 << 2,
+    MLX5_PORT_STATUS_UP = 1,
+    MLX5_PORT_STATUS_DOWN = 2,
+    MLX5_ETH_10GBASE_CR = 1u << 12,     /* (10GBase-CR, legacy PTYS bit 12) */
+    MLX5_PORT_CONNECTOR_DA = 7,
+};
+
+/* ---- Ethernet WQEs and CQEs ---------------------------------------------------------------- */
+#define MLX5_OPCODE_LSO                     0x0e
+#define MLX5_ESEG_OFF                       0x10        /* in the WQE, after the ctrl segment */
+#define MLX5_ESEG_cs_flags                  0x04
+#define MLX5_ESEG_mss                       0x06        /* be16 */
+#define MLX5_ESEG_inline_sz                 0x0c        /* be16 */
+#define MLX5_ESEG_inline                    0x0e        /* first 2 inline header bytes */
+#define MLX5_ETH_WQE_L3_CSUM                0x40
+#define MLX5_ETH_WQE_L4_CSUM                0x80
+#define MLX5_CQE_rss_hash_result            0x0c
+#define MLX5_CQE_rss_hash_type              0x10
+#define MLX5_CQE_check_sum                  0x14        /* be16 */
+#define MLX5_CQE_hds_ip_ext                 0x1c
+#define MLX5_CQE_l4_l3_hdr_type             0x1d
+#define MLX5_CQE_vlan_info                  0x1e        /* be16 */
+#define MLX5_CQE_L3_OK                      (1u << 1)
+#define MLX5_CQE_L4_OK                      (1u << 2)
+
+#endif
