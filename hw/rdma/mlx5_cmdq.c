@@ -22,15 +22,15 @@ typedef struct Mlx5CmdDesc {
     bool eth;                   /* exists only on an Ethernet port (mlx5_eth.h) */
 } Mlx5CmdDesc;
 
-#define CMD(op, fn, pre) { MLX5_CMD_OP_##op, #op, fn, pre, false }
-#define UCMD(op, fn) { MLX5_CMD_OP_##op, #op, fn, false, true }
+#define CMD(op, fn, pre) { MLX5_CMD_OP_##op, #op, fn, pre, false, false }
+#define UCMD(op, fn) { MLX5_CMD_OP_##op, #op, fn, false, true, false }
 #define ECMD(op, fn) { MLX5_CMD_OP_##op, #op, fn, false, false, true }
 #define EUCMD(op, fn) { MLX5_CMD_OP_##op, #op, fn, false, true, true }
 
 /* The one dispatch table: opcode -> handler. Sorted by opcode. */
 static const Mlx5CmdDesc mlx5_cmds[] = {
-    { MLX5_CMD_OP_QUERY_HCA_CAP, "QUERY_HCA_CAP", mlx5_cmd_query_hca_cap, true, true },
-    { MLX5_CMD_OP_QUERY_ADAPTER, "QUERY_ADAPTER", mlx5_cmd_query_adapter, true, true },
+    { MLX5_CMD_OP_QUERY_HCA_CAP, "QUERY_HCA_CAP", mlx5_cmd_query_hca_cap, true, true, false },
+    { MLX5_CMD_OP_QUERY_ADAPTER, "QUERY_ADAPTER", mlx5_cmd_query_adapter, true, true, false },
     CMD(INIT_HCA, mlx5_cmd_init_hca, true),
     CMD(TEARDOWN_HCA, mlx5_cmd_teardown_hca, false),
     CMD(ENABLE_HCA, mlx5_cmd_enable_hca, true),
@@ -38,7 +38,7 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     CMD(QUERY_PAGES, mlx5_cmd_query_pages, true),
     CMD(MANAGE_PAGES, mlx5_cmd_manage_pages, true),
     CMD(SET_HCA_CAP, mlx5_cmd_set_hca_cap, true),
-    { MLX5_CMD_OP_QUERY_ISSI, "QUERY_ISSI", mlx5_cmd_query_issi, true, true },
+    { MLX5_CMD_OP_QUERY_ISSI, "QUERY_ISSI", mlx5_cmd_query_issi, true, true, false },
     CMD(SET_ISSI, mlx5_cmd_set_issi, true),
     CMD(SET_DRIVER_VERSION, mlx5_cmd_set_driver_version, false),
     UCMD(CREATE_MKEY, mlx5_cmd_create_mkey),

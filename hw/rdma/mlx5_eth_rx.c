@@ -44,7 +44,10 @@ bool mlx5_eth_parse(const uint8_t *f, size_t len, Mlx5EthHdr *h)
     off += 2;
     if (h->ethertype == IB_ETHERTYPE_IPV4 && off + 20 <= len && (f[off] >> 4) == 4) {
         unsigned ihl = (f[off] & 0xf) * 4;
-        uint16_t tot = mlx5_ld16(f + off + 2);
+        size_t tot = mlx5_ld16(f + off + 2);
+        if (tot == 0) {
+            tot = len - off;            /* (an LSO header of more than 64 KiB: BIG TCP) */
+        }
         if (ihl < 20 || off + ihl > len || tot < ihl) {
             return true;
         }
@@ -52,7 +55,7 @@ bool mlx5_eth_parse(const uint8_t *f, size_t len, Mlx5EthHdr *h)
         h->ip_version = 4;
         h->proto = f[off + 9];
         h->frag = mlx5_ld16(f + off + 6) & 0x3fff;
-        h->l3_len = MIN((size_t)tot, len - off);
+        h->l3_len = MIN(tot, len - off);
         memcpy(h->src, f + off + 12, 4);
         memcpy(h->dst, f + off + 16, 4);
         off += ihl;

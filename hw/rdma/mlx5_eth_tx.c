@@ -301,14 +301,17 @@ bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget)
         opcode = wqe[3];
         nds = wqe[7] & 0x3f;
         nbb = MAX(1u, (nds * 16 + MLX5_SEND_WQE_BB - 1) / MLX5_SEND_WQE_BB);
-        if (mlx5_ld16(wqe + 1) != idx || nds == 0 || nbb > MLX5_SEND_WQE_MAX_WQEBBS ||
-            (uint16_t)(pi - idx) < nbb ||
-            (nbb > 1 && mlx5_eth_sq_fetch(c, sq, idx + 1, wqe + MLX5_SEND_WQE_BB, nbb - 1))) {
+        if (nbb > MLX5_SEND_WQE_MAX_WQEBBS || (uint16_t)(pi - idx) < nbb) {
+            nbb = 1;
+        }
+        if (sq->wq_state == MLX5_WQ_STATE_ERR) {
+            st = IB_WC_WR_FLUSH_ERR;    /* (one CQE per WQE, whatever it holds) */
+        } else if (mlx5_ld16(wqe + 1) != idx || nds == 0 || nds > nbb * 4 ||
+                   (nbb > 1 && mlx5_eth_sq_fetch(c, sq, idx + 1, wqe + MLX5_SEND_WQE_BB,
+                                                 nbb - 1))) {
             trace_mlx5_err_sq_wqe(sq->qpn, idx);
             st = IB_WC_LOC_QP_OP_ERR;
             nbb = 1;
-        } else if (sq->wq_state == MLX5_WQ_STATE_ERR) {
-            st = IB_WC_WR_FLUSH_ERR;
         } else if (opcode == MLX5_OPCODE_NOP) {
             st = IB_WC_SUCCESS;
         } else if (opcode == MLX5_OPCODE_SEND || opcode == MLX5_OPCODE_LSO) {

@@ -377,7 +377,7 @@ uint32_t mlx5_toeplitz(const uint8_t *key, const uint8_t *in, size_t len)
 uint32_t mlx5_tir_select(Mlx5Core *c, Mlx5Tir *tir, const Mlx5EthHdr *h, uint32_t *hash,
                          uint8_t *hash_type)
 {
-    uint8_t in[36];
+    uint8_t in[36] = { 0 };
     size_t n = 0, alen = h->ip_version == 6 ? 16 : 4;
     const uint8_t *s = h->src, *d = h->dst;
     uint16_t sp = h->sport, dp = h->dport;

@@ -245,9 +245,13 @@ void mlx5_cmd_modify_sq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!qp || !mlx5_cmd_in_ok(cmd, OBJ_CTX_OFF + 0x10)) {
         return;
     }
+    /*
+     * An SQ going to error flushes what is posted. One going to RDY waits for a doorbell: its
+     * record may still hold the count of before a reset.
+     */
     if (mlx5_wq_transition(cmd, qp, MLX5_GET(cmd->in + OBJ_CTX_OFF, SQC_state)) &&
-        qp->wq_state != MLX5_WQ_STATE_RST) {
-        mlx5_exec_queue(c, qp);         /* WQEs posted before RDY (or to flush) run now */
+        qp->wq_state == MLX5_WQ_STATE_ERR) {
+        mlx5_exec_queue(c, qp);
     }
 }
 

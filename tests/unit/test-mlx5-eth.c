@@ -1,0 +1,498 @@
+/*
+ * Unit tests of the Ethernet port (link-type=eth): caps and the eth-only commands, receive
+ * steering (flow table -> TIR -> RQ, VLAN strip, the full-frame checksum, out-of-buffer drops),
+ * the send side (checksum offload, LSO), hostile WQEs and frames, and the Toeplitz hash.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "mlx5-testqp.h"
+#include "mlx5_eth.h"
+
+typedef struct TEth {
+    TDrv *d;
+    uint32_t pd, key, td, cqn, rqn, sqn, tisn, tirn, ft, fg;
+    uint64_t cq_buf, cq_dbr, rq_buf, rq_dbr, sq_buf, sq_dbr, mem;
+    uint32_t cq_ci;
+    uint16_t rq_pi, sq_pi;
+} TEth;
+
+static const uint8_t my_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+static const uint8_t peer_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
+
+static TDrv *eth_node(void)
+{
+    Mlx5CoreConfig cfg;
+    TDrv *d;
+
+    mlx5_core_config_default(&cfg, my_mac);
+    cfg.sm = false;
+    cfg.eth = true;
+    d = tdrv_new_cfg(&cfg);
+    tdrv_bringup(d);
+    mlx5_core_link_set_up(d->c, 1, true);
+    return d;
+}
+
+static uint32_t obj_create(TDrv *d, uint16_t op, uint8_t *in, uint32_t inlen)
+{
+    uint8_t out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, op);
+    g_assert_cmpint(tdrv_exec(d, in, inlen, out, sizeof(out)), ==, 0);
+    return MLX5_GET(out, OBJ_OUT_handle);
+}
+
+/* A cyclic WQ context (in a create input of @inlen bytes) over one page at @buf. */
+static void wq_ctx(TEth *t, uint8_t *in, unsigned log_stride, unsigned log_sz, uint64_t buf,
+                   uint64_t dbr)
+{
+    uint8_t *wq = in + OBJ_CTX_OFF + WQC_OFF;
+
+    MLX5_SET(wq, WQ_wq_type, MLX5_WQ_TYPE_CYCLIC);
+    MLX5_SET(wq, WQ_pd, t->pd);
+    MLX5_SET(wq, WQ_uar_page, t->d->uar);
+    MLX5_SET(wq, WQ_log_wq_stride, log_stride);
+    MLX5_SET(wq, WQ_log_wq_sz, log_sz);
+    MLX5_SET64(wq, WQ_dbr_addr_OFF, dbr);
+    mlx5_st64(in + WQ_CREATE_PAS_OFF, buf);
+}
+
+static int modify_wq(TEth *t, uint16_t op, uint32_t n, uint8_t cur, uint8_t next)
+{
+    uint8_t in[WQ_CREATE_PAS_OFF] = { 0 }, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, op);
+    MLX5_SET(in, OBJ_IN_handle, n);
+    MLX5_SET(in, OBJ_IN_state, cur);
+    MLX5_SET(in + OBJ_CTX_OFF, SQC_state, next);      /* (the same bits in rqc) */
+    return tdrv_exec(t->d, in, sizeof(in), out, sizeof(out));
+}
+
+/* Everything mlx5e makes for one channel: TD, TIS, CQ, RQ (RDY), SQ (RDY), a direct TIR, and
+ * a root flow table whose one group matches the destination MAC, with our MAC -> the TIR. */
+static void eth_setup(TEth *t)
+{
+    uint8_t in[0x400] = { 0 }, out[16];
+    uint64_t eq_pa;
+    uint32_t eqn;
+
+    memset(t, 0, sizeof(*t));
+    t->d = eth_node();
+    t->pd = tdrv_alloc_pd(t->d);
+    t->key = create_pa_mkey(t->d, t->pd);
+    g_assert_cmpint(tdrv_simple(t->d, MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN, 0, 0, 0, out, 16),
+                    ==, 0);
+    t->td = MLX5_GET(out, ALLOC_OUT_handle);
+    eqn = tdrv_create_eq(t->d, 0, 7, 1, &eq_pa);
+    t->cqn = tdrv_create_cq(t->d, eqn, LOG_CQ, &t->cq_buf, &t->cq_dbr);
+    t->mem = fake_alloc(t->d->h, 64 * 1024, 4096);
+
+    MLX5_SET(in + OBJ_CTX_OFF, TISC_transport_domain, t->td);
+    t->tisn = obj_create(t->d, MLX5_CMD_OP_CREATE_TIS, in, OBJ_CTX_OFF + TISC_SIZE);
+
+    memset(in, 0, sizeof(in));
+    t->rq_buf = fake_alloc(t->d->h, 4096, 4096);
+    t->rq_dbr = fake_alloc(t->d->h, 64, 64);
+    MLX5_SET(in + OBJ_CTX_OFF, RQC_cqn, t->cqn);
+    wq_ctx(t, in, 5, 4, t->rq_buf, t->rq_dbr);       /* 16 WQEs of 2 segments */
+    t->rqn = obj_create(t->d, MLX5_CMD_OP_CREATE_RQ, in, WQ_CREATE_PAS_OFF + 8);
+    g_assert_cmpint(modify_wq(t, MLX5_CMD_OP_MODIFY_RQ, t->rqn, 0, 1), ==, 0);
+
+    memset(in, 0, sizeof(in));
+    t->sq_buf = fake_alloc(t->d->h, 4096, 4096);
+    t->sq_dbr = fake_alloc(t->d->h, 64, 64);
+    MLX5_SET(in + OBJ_CTX_OFF, SQC_cqn, t->cqn);
+    MLX5_SET(in + OBJ_CTX_OFF, SQC_tis_lst_sz, 1);
+    MLX5_SET(in + OBJ_CTX_OFF, SQC_tis_num_0, t->tisn);
+    MLX5_SET(in + OBJ_CTX_OFF, SQC_flush_in_error_en, 1);
+    wq_ctx(t, in, 6, 6, t->sq_buf, t->sq_dbr);       /* 64 WQEBBs */
+    t->sqn = obj_create(t->d, MLX5_CMD_OP_CREATE_SQ, in, WQ_CREATE_PAS_OFF + 8);
+    g_assert_cmpint(modify_wq(t, MLX5_CMD_OP_MODIFY_SQ, t->sqn, 0, 1), ==, 0);
+
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in + OBJ_CTX_OFF, TIRC_transport_domain, t->td);
+    MLX5_SET(in + OBJ_CTX_OFF, TIRC_disp_type, MLX5_TIRC_DISP_DIRECT);
+    MLX5_SET(in + OBJ_CTX_OFF, TIRC_inline_rqn, t->rqn);
+    t->tirn = obj_create(t->d, MLX5_CMD_OP_CREATE_TIR, in, OBJ_CTX_OFF + TIRC_SIZE);
+
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in + FT_CTX_OFF, FTC_level, 5);
+    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 4);
+    t->ft = obj_create(t->d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
+
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, FT_IN_table_id, t->ft);
+    MLX5_SET(in, FG_IN_start_flow_index, 0);
+    MLX5_SET(in, FG_IN_end_flow_index, 7);
+    MLX5_SET(in, FG_IN_match_criteria_enable, 1);
+    memset(in + FG_IN_criteria_OFF + MS_dmac_47_16_OFF, 0xff, 6);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+    g_assert_cmpint(tdrv_exec(t->d, in, sizeof(in), out, sizeof(out)), ==, 0);
+    t->fg = MLX5_GET(out, FG_OUT_group_id);
+
+    {
+        g_autofree uint8_t *fte = g_malloc0(FTE_CTX_OFF + FC_dest_OFF + 8);
+        uint8_t *fc = fte + FTE_CTX_OFF;
+        MLX5_SET(fte, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+        MLX5_SET(fte, FT_IN_table_id, t->ft);
+        MLX5_SET(fte, FTE_IN_flow_index, 3);
+        MLX5_SET(fc, FC_group_id, t->fg);
+        MLX5_SET(fc, FC_flow_tag, 0x77);
+        MLX5_SET(fc, FC_action, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
+        MLX5_SET(fc, FC_destination_list_size, 1);
+        memcpy(fc + FC_match_value_OFF + MS_dmac_47_16_OFF, my_mac, 6);
+        MLX5_SET(fc + FC_dest_OFF, DEST_type, MLX5_FLOW_DEST_TYPE_TIR);
+        MLX5_SET(fc + FC_dest_OFF, DEST_id, t->tirn);
+        g_assert_cmpint(tdrv_exec(t->d, fte, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==, 0);
+        /* the same index again: taken */
+        g_assert_cmpint(tdrv_exec(t->d, fte, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==,
+                        MLX5_CMD_STAT_BAD_PARAM_ERR);
+    }
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, FT_IN_table_id, t->ft);
+    obj_create(t->d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+}
+
+static void eth_free(TEth *t)
+{
+    tdrv_free(t->d);
+}
+
+static void post_recv(TEth *t, uint32_t len, uint64_t addr)
+{
+    uint8_t wqe[32] = { 0 };
+
+    mlx5_st32(wqe, len | 0x80000000u);          /* (mlx5e's start-padding bit) */
+    mlx5_st32(wqe + 4, t->key);
+    mlx5_st64(wqe + 8, addr);
+    mlx5_st32(wqe + 20, MLX5_INVALID_LKEY);     /* terminator */
+    fake_write(t->d->h, t->rq_buf + (t->rq_pi & 15) * 32, wqe, 32);
+    t->rq_pi++;
+    fake_wr32(t->d->h, t->rq_dbr, t->rq_pi);
+}
+
+static bool poll_cqe(TEth *t, uint8_t *cqe)
+{
+    unsigned n = 1u << LOG_CQ;
+
+    mlx5_core_run(t->d->c, 1000);
+    fake_read(t->d->h, t->cq_buf + (t->cq_ci & (n - 1)) * 64, cqe, 64);
+    if ((cqe[63] >> 4) == MLX5_CQE_INVALID || (cqe[63] & 1) != ((t->cq_ci / n) & 1)) {
+        return false;
+    }
+    t->cq_ci++;
+    fake_wr32(t->d->h, t->cq_dbr, t->cq_ci & 0xffffff);
+    return true;
+}
+
+/* An Ethernet/IPv4/UDP frame of @payload bytes (checksums right unless @zero_csum). */
+static size_t udp_frame(uint8_t *f, const uint8_t *dmac, size_t payload, bool zero_csum)
+{
+    size_t len = 14 + 20 + 8 + payload, i;
+    Mlx5EthHdr h;
+
+    memset(f, 0, len);
+    memcpy(f, dmac, 6);
+    memcpy(f + 6, peer_mac, 6);
+    mlx5_st16(f + 12, 0x0800);
+    f[14] = 0x45;
+    mlx5_st16(f + 16, 20 + 8 + payload);
+    f[22] = 64;
+    f[23] = 17;
+    memcpy(f + 26, "\x0a\x00\x00\x02\x0a\x00\x00\x01", 8);
+    mlx5_st16(f + 34, 4000);
+    mlx5_st16(f + 36, 5000);
+    mlx5_st16(f + 38, 8 + payload);
+    for (i = 0; i < payload; i++) {
+        f[42 + i] = i * 7 + 1;
+    }
+    if (!zero_csum) {
+        g_assert_true(mlx5_eth_parse(f, len, &h));
+        mlx5_st16(f + 24, ~mlx5_csum_fold(mlx5_csum_add(0, f + 14, 20)));
+        /* UDP: pseudo header + segment, computed here independently of the device */
+        uint32_t s = mlx5_csum_add(0, f + 26, 8) + 17 + 8 + payload;
+        s = mlx5_csum_add(s, f + 34, 8 + payload);
+        mlx5_st16(f + 40, ~mlx5_csum_fold(s) ? ~mlx5_csum_fold(s) : 0xffff);
+    }
+    return len;
+}
+
+static void test_caps(void)
+{
+    TDrv *ib = new_node(9);
+    TEth t;
+    uint8_t out[HCA_CAP_OFF + HCA_CAP_SIZE];
+
+    /* an InfiniBand port has no Ethernet commands or pages */
+    g_assert_cmpint(tdrv_simple(ib, MLX5_CMD_OP_QUERY_VPORT_STATE, 0, 0, 0, out, 16), ==,
+                    MLX5_CMD_STAT_BAD_OP_ERR);
+    g_assert_cmpint(tdrv_simple(ib, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_GENERAL << 1 | 1, 0, 0,
+                                out, sizeof(out)), ==, 0);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_port_type), ==, 0);
+    tdrv_free(ib);
+
+    eth_setup(&t);
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_GENERAL << 1 | 1, 0, 0,
+                                out, sizeof(out)), ==, 0);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_port_type), ==, 1);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_eth_net_offloads), ==, 1);
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_HCA_CAP,
+                                MLX5_CAP_ETHERNET_OFFLOADS << 1 | 1, 0, 0, out, sizeof(out)), ==, 0);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, ETH_CAP_csum_cap), ==, 1);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, ETH_CAP_max_lso_cap), ==, 18);
+    /* the vport is up (link up, PAOS admin up), with our MAC */
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_VPORT_STATE, 0, 0, 0, out, 16), ==, 0);
+    g_assert_cmpint(MLX5_GET(out, QUERY_VPORT_STATE_OUT_state), ==, 1);
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT, 0, 0, 0, out,
+                                QUERY_NIC_VPORT_OUT_CTX_OFF + NVC_SIZE), ==, 0);
+    g_assert_cmpmem(out + QUERY_NIC_VPORT_OUT_CTX_OFF + NVC_permanent_address_OFF, 6, my_mac, 6);
+    /* a TIS with SQs on it is busy; an RQT of an SQ is refused */
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_DESTROY_TIS, 0, t.tisn, 0, out, 16), ==,
+                    MLX5_CMD_STAT_RES_BUSY);
+    g_assert_cmpint(modify_wq(&t, MLX5_CMD_OP_MODIFY_SQ, t.sqn, 0, 1), ==,
+                    MLX5_CMD_STAT_BAD_RES_STATE_ERR);       /* it is RDY, not RST */
+    eth_free(&t);
+}
+
+static void test_rx(void)
+{
+    uint8_t f[256], cqe[64], got[256], out[Q_COUNTER_OUT_SIZE];
+    TEth t;
+    size_t len;
+    uint32_t counter;
+
+    eth_setup(&t);
+    len = udp_frame(f, my_mac, 100, false);
+    post_recv(&t, 2048, t.mem);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    g_assert_true(poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
+    g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, len);
+    g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, 0);
+    g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_sop_drop_qpn) & 0xffffff, ==, 0x77);   /* flow tag */
+    /* IP and UDP checksums are right, and check_sum is the sum of the bytes after the MACs
+     * and type: a correct IPv4 header sums to 0xffff, so it is that plus the rest */
+    g_assert_cmpint(cqe[MLX5_CQE_hds_ip_ext], ==, MLX5_CQE_L3_OK | MLX5_CQE_L4_OK);
+    g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_check_sum), ==,
+                    mlx5_csum_fold(0xffff + mlx5_csum_add(0, f + 34, len - 34)));
+    fake_read(t.d->h, t.mem, got, len);
+    g_assert_cmpmem(got, len, f, len);
+
+    /* another MAC: no rule takes it */
+    len = udp_frame(f, peer_mac, 10, false);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    g_assert_false(poll_cqe(&t, cqe));
+
+    /* C-tagged: delivered without the tag, which the CQE carries */
+    len = udp_frame(f + 4, my_mac, 20, false);
+    memmove(f, f + 4, 12);
+    mlx5_st16(f + 12, 0x8100);
+    mlx5_st16(f + 14, 0x2005);                  /* prio 1, VID 5 */
+    post_recv(&t, 2048, t.mem + 4096);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len + 4));
+    g_assert_true(poll_cqe(&t, cqe));
+    g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, len);
+    g_assert_cmpint(cqe[MLX5_CQE_l4_l3_hdr_type] & 1, ==, 1);
+    g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_vlan_info), ==, 0x2005);
+    fake_read(t.d->h, t.mem + 4096 + 12, got, 2);
+    g_assert_cmpint(mlx5_ld16(got), ==, 0x0800);
+
+    /* too long for the posted buffer: dropped, the WQE stays */
+    len = udp_frame(f, my_mac, 200, false);
+    post_recv(&t, 64, t.mem);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    g_assert_false(poll_cqe(&t, cqe));
+
+    /* out of buffer: counted in the RQ's Q counter */
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_ALLOC_Q_COUNTER, 0, 0, 0, out, 16), ==, 0);
+    counter = MLX5_GET(out, ALLOC_Q_COUNTER_OUT_counter_set_id);
+    {
+        uint8_t in[WQ_CREATE_PAS_OFF] = { 0 };
+        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_MODIFY_RQ);
+        MLX5_SET(in, OBJ_IN_handle, t.rqn);
+        MLX5_SET(in, OBJ_IN_state, 1);
+        MLX5_SET(in + OBJ_CTX_OFF, RQC_state, 1);
+        MLX5_SET(in + OBJ_CTX_OFF, RQC_counter_set_id, counter);
+        mlx5_st64(in + OBJ_IN_modify_bitmask_OFF, MLX5_RQ_BITMASK_COUNTER_SET_ID);
+        g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, 0);
+    }
+    len = udp_frame(f, my_mac, 10, false);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));   /* takes the 64-byte WQE */
+    g_assert_true(poll_cqe(&t, cqe));
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    g_assert_false(poll_cqe(&t, cqe));
+    {
+        uint8_t in[0x20] = { 0 };
+        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_Q_COUNTER);
+        MLX5_SET(in, Q_COUNTER_IN_counter_set_id, counter);
+        g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, sizeof(out)), ==, 0);
+    }
+    g_assert_cmpint(mlx5_ld32(out + Q_COUNTER_OUT_out_of_buffer_OFF), ==, 2);
+
+    /* malformed frames from the fabric: dropped, nothing breaks */
+    for (len = 0; len < 80; len++) {
+        memset(f, 0xff, sizeof(f));
+        memcpy(f, my_mac, 6);
+        g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+        mlx5_st16(f + 12, 0x0800);
+        f[14] = 0x4f;
+        g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+        mlx5_st16(f + 12, 0x86dd);
+        g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    }
+    eth_free(&t);
+}
+
+/* Post a SEND/LSO WQE: inline headers @hdr (@ihs bytes), then one data segment. */
+static void post_send(TEth *t, uint8_t opcode, uint8_t cs, uint16_t mss, const uint8_t *hdr,
+                      unsigned ihs, uint32_t dlen, uint64_t daddr, int force_ds)
+{
+    uint8_t wqe[256] = { 0 };
+    unsigned inl_ds = ihs > 2 ? (ihs - 2 + 15) / 16 : 0;
+    unsigned ds = 2 + inl_ds + (dlen ? 1 : 0), i, nbb;
+    uint8_t *es = wqe + MLX5_ESEG_OFF;
+
+    mlx5_st32(wqe, ((uint32_t)t->sq_pi << 8) | opcode);
+    mlx5_st32(wqe + 4, (t->sqn << 8) | (force_ds >= 0 ? force_ds : ds));
+    wqe[11] = MLX5_WQE_CTRL_CE_MASK;
+    es[MLX5_ESEG_cs_flags] = cs;
+    mlx5_st16(es + MLX5_ESEG_mss, mss);
+    mlx5_st16(es + MLX5_ESEG_inline_sz, ihs);
+    if (ihs) {
+        memcpy(es + MLX5_ESEG_inline, hdr, ihs);
+    }
+    if (dlen) {
+        data_seg(wqe + 16 * (2 + inl_ds), dlen, t->key, daddr);
+    }
+    nbb = MAX(1, ((force_ds >= 0 ? force_ds : ds) * 16 + 63) / 64);
+    for (i = 0; i < nbb; i++) {
+        fake_write(t->d->h, t->sq_buf + ((t->sq_pi + i) & 63) * 64, wqe + 64 * i, 64);
+    }
+    t->sq_pi += nbb;
+    fake_wr32(t->d->h, t->sq_dbr + 4, t->sq_pi);
+    mlx5_exec_sq_doorbell(t->d->c, (uint64_t)t->sqn << 8);
+}
+
+static GByteArray *tx_frame(TEth *t, unsigned i)
+{
+    g_assert_cmpuint(t->d->h->tx->len, >, i);
+    return g_ptr_array_index(t->d->h->tx, i);
+}
+
+static bool sums_ok(const uint8_t *f, size_t len)
+{
+    Mlx5EthHdr h;
+    uint32_t s;
+    size_t l4len;
+
+    g_assert_true(mlx5_eth_parse(f, len, &h));
+    if (mlx5_csum_fold(mlx5_csum_add(0, f + h.l3, 20)) != 0xffff) {
+        return false;
+    }
+    l4len = h.l3_len - 20;
+    s = mlx5_csum_add(mlx5_csum_add(0, h.src, 4), h.dst, 4) + h.proto + l4len;
+    return mlx5_csum_fold(mlx5_csum_add(s, f + h.l4, l4len)) == 0xffff;
+}
+
+static void test_tx(void)
+{
+    uint8_t f[4096], cqe[64];
+    GByteArray *g;
+    TEth t;
+    size_t len;
+    unsigned i;
+
+    eth_setup(&t);
+    /* checksum offload: headers inline, the payload through the PA key */
+    len = udp_frame(f, peer_mac, 300, true);
+    fake_write(t.d->h, t.mem, f + 42, 300);
+    post_send(&t, MLX5_OPCODE_SEND, MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM, 0, f, 42, 300,
+              t.mem, -1);
+    g_assert_true(poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_sop_drop_qpn) & 0xffffff, ==, t.sqn);
+    g = tx_frame(&t, 0);
+    g_assert_cmpint(g->len, ==, len);
+    g_assert_true(sums_ok(g->data, g->len));
+    g_assert_cmpmem(g->data + 42, 300, f + 42, 300);
+
+    /* LSO: a TCP frame of 2500 payload bytes, mss 1000 -> 1000, 1000, 500 */
+    memset(f, 0, 66);
+    memcpy(f, peer_mac, 6);
+    memcpy(f + 6, my_mac, 6);
+    mlx5_st16(f + 12, 0x0800);
+    f[14] = 0x45;
+    mlx5_st16(f + 16, 52 + 2500);               /* the whole super-packet, as Linux sends it */
+    mlx5_st16(f + 18, 0x1234);
+    f[22] = 64;
+    f[23] = 6;
+    memcpy(f + 26, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
+    mlx5_st32(f + 38, 1000000);
+    f[46] = 0x80;                               /* doff 8: 32-byte TCP header */
+    f[47] = 0x19;                               /* FIN, PSH, ACK */
+    for (i = 0; i < 2500; i++) {
+        f[66 + i] = i * 13;
+    }
+    fake_write(t.d->h, t.mem, f + 66, 2500);
+    post_send(&t, MLX5_OPCODE_LSO, 0, 1000, f, 66, 2500, t.mem, -1);
+    g_assert_true(poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_cmpuint(t.d->h->tx->len, ==, 4);
+    for (i = 0; i < 3; i++) {
+        size_t n = i < 2 ? 1000 : 500;
+        g = tx_frame(&t, 1 + i);
+        g_assert_cmpint(g->len, ==, 66 + n);
+        g_assert_true(sums_ok(g->data, g->len));
+        g_assert_cmpint(mlx5_ld16(g->data + 16), ==, 52 + n);          /* IP length */
+        g_assert_cmpint(mlx5_ld16(g->data + 18), ==, 0x1234 + i);      /* IP id */
+        g_assert_cmpint(mlx5_ld32(g->data + 38), ==, 1000000 + 1000 * i);
+        g_assert_cmpint(g->data[47], ==, i < 2 ? 0x10 : 0x19);
+        g_assert_cmpmem(g->data + 66, n, f + 66 + 1000 * i, n);
+    }
+
+    /* hostile: inline headers reaching beyond the WQE's segments -> error CQE, SQ in error */
+    post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 60, 0, 0, 3);
+    g_assert_true(poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmpint(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+    /* what follows is flushed */
+    post_send(&t, MLX5_OPCODE_NOP, 0, 0, NULL, 0, 0, 0, 1);
+    g_assert_true(poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+    g_assert_cmpuint(t.d->h->tx->len, ==, 4);
+    /* recovery as mlx5e does it: ERR -> RST -> RDY, then a zero-DS WQE is refused */
+    g_assert_cmpint(modify_wq(&t, MLX5_CMD_OP_MODIFY_SQ, t.sqn, 3, 0), ==, 0);
+    g_assert_cmpint(modify_wq(&t, MLX5_CMD_OP_MODIFY_SQ, t.sqn, 0, 1), ==, 0);
+    t.sq_pi = 0;
+    post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 42, 0, 0, 0);
+    g_assert_true(poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmpint(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+    eth_free(&t);
+}
+
+/* Microsoft's RSS verification suite (the first IPv4 vector). */
+static void test_toeplitz(void)
+{
+    static const uint8_t key[40] = {
+        0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3,
+        0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3,
+        0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+    };
+    /* src 66.9.149.187:2794, dst 161.142.100.80:1766 */
+    static const uint8_t in[12] = { 66, 9, 149, 187, 161, 142, 100, 80, 0x0a, 0xea, 0x06, 0xe6 };
+
+    g_assert_cmphex(mlx5_toeplitz(key, in, 8), ==, 0x323e8fc2);
+    g_assert_cmphex(mlx5_toeplitz(key, in, 12), ==, 0x51ccc178);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/mlx5/eth/caps", test_caps);
+    g_test_add_func("/mlx5/eth/rx", test_rx);
+    g_test_add_func("/mlx5/eth/tx", test_tx);
+    g_test_add_func("/mlx5/eth/toeplitz", test_toeplitz);
+    return g_test_run();
+}
