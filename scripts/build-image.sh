@@ -118,7 +118,7 @@ done
 # ---- what goes into the image -------------------------------------------------------------
 # Packages whose files are copied (minus docs); everything else they need is pulled in as
 # shared libraries (ELF DT_NEEDED closure), which keeps perl, systemd, udev etc. out.
-TOOL_PACKAGES="busybox-static dash kmod iproute2 ibverbs-utils ibverbs-providers rdmacm-utils
+TOOL_PACKAGES="busybox-static dash kmod iproute2 ethtool ibverbs-utils ibverbs-providers rdmacm-utils
   perftest infiniband-diags dropbear-bin opensm $EXTRA_PACKAGES"
 # Modules to include with their dependency closure (names with '_'; built-ins are skipped).
 WANT_MODULES="mlx5_core mlx5_ib ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm rdma_ucm ib_ipoib

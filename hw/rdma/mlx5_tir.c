@@ -172,7 +172,7 @@ void mlx5_cmd_modify_rqt(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!rqt || !mlx5_cmd_in_ok(cmd, OBJ_CTX_OFF + RQTC_LIST_OFF)) {
         return;
     }
-    if (!MLX5_GET(cmd->in + OBJ_IN_modify_bitmask_OFF, MODIFY_RQT_bitmask_rqn_list)) {
+    if (!MLX5_GET(cmd->in, MODIFY_RQT_bitmask_rqn_list)) {
         return;
     }
     synd = mlx5_rqt_load(c, cmd, rqt, cmd->in + OBJ_CTX_OFF);
@@ -293,13 +293,12 @@ void mlx5_cmd_create_tir(Mlx5Core *c, Mlx5CmdCtx *cmd)
 void mlx5_cmd_modify_tir(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5Tir *tir = mlx5_eth_obj(cmd, &c->eth->tirs);
-    const uint8_t *mask = cmd->in + OBJ_IN_modify_bitmask_OFF;
     const uint8_t *ctx = cmd->in + OBJ_CTX_OFF;
 
     if (!tir || !mlx5_cmd_in_ok(cmd, OBJ_CTX_OFF + TIRC_SIZE)) {
         return;
     }
-    if (MLX5_GET(mask, MODIFY_TIR_bitmask_hash)) {
+    if (MLX5_GET(cmd->in, MODIFY_TIR_bitmask_hash)) {
         if (tir->disp_type != MLX5_TIRC_DISP_INDIRECT ||
             MLX5_GET(ctx, TIRC_rx_hash_fn) > MLX5_RX_HASH_FN_TOEPLITZ) {
             mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_HANDLE);
@@ -307,7 +306,7 @@ void mlx5_cmd_modify_tir(Mlx5Core *c, Mlx5CmdCtx *cmd)
         }
         mlx5_tir_load_hash(tir, ctx);
     }
-    if (MLX5_GET(mask, MODIFY_TIR_bitmask_self_lb_en)) {
+    if (MLX5_GET(cmd->in, MODIFY_TIR_bitmask_self_lb_en)) {
         tir->self_lb_block = MLX5_GET(ctx, TIRC_self_lb_block);
     }
 }

@@ -118,7 +118,7 @@ enum {
 #define TIRC_toeplitz_key_OFF               0x28        /* 40 bytes */
 #define TIRC_hash_outer                     20, 31, 0
 #define TIRC_SIZE                           0xf0
-#define MODIFY_TIR_bitmask_self_lb_en       5, 4, 4
+#define MODIFY_TIR_bitmask_self_lb_en       5, 4, 4     /* (of the command input) */
 #define MODIFY_TIR_bitmask_hash             5, 2, 2
 enum {
     MLX5_TIRC_DISP_DIRECT = 0,
