@@ -86,10 +86,13 @@ struct Mlx5FlowTable {
     uint32_t refcount;          /* entries and tables forwarding to it, the root */
 };
 
+/* One direction's frames by destination kind (QUERY_VPORT_COUNTER). */
+typedef struct Mlx5EthTraffic {
+    uint64_t ucast_pkts, ucast_bytes, mcast_pkts, mcast_bytes, bcast_pkts, bcast_bytes;
+} Mlx5EthTraffic;
+
 typedef struct Mlx5EthCounters {
-    uint64_t rx_ucast_pkts, rx_ucast_bytes, tx_ucast_pkts, tx_ucast_bytes;
-    uint64_t rx_mcast_pkts, rx_mcast_bytes, tx_mcast_pkts, tx_mcast_bytes;
-    uint64_t rx_bcast_pkts, rx_bcast_bytes, tx_bcast_pkts, tx_bcast_bytes;
+    Mlx5EthTraffic rx, tx;
     uint64_t rx_dropped;        /* no steering match, bad frame, no RQ */
     uint64_t rx_errors;         /* frames longer than the posted buffer */
     uint64_t tx_errors;
@@ -131,6 +134,7 @@ void mlx5_eth_set_link(Mlx5Core *c, bool up);
 bool mlx5_eth_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg, uint32_t len,
                   bool write);
 void mlx5_eth_q_drop(Mlx5Core *c, uint8_t counter);
+void mlx5_eth_count(Mlx5EthTraffic *t, const uint8_t *f, size_t len);
 Mlx5CmdHandler mlx5_cmd_query_vport_state, mlx5_cmd_query_nic_vport_context,
     mlx5_cmd_modify_nic_vport_context, mlx5_cmd_query_vport_counter, mlx5_cmd_alloc_q_counter,
     mlx5_cmd_dealloc_q_counter, mlx5_cmd_query_q_counter;

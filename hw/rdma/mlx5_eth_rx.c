@@ -154,20 +154,6 @@ static uint8_t mlx5_eth_csum_ok(const uint8_t *f, const Mlx5EthHdr *h)
 
 /* ---- receive ------------------------------------------------------------------------------ */
 
-static void mlx5_eth_count_rx(Mlx5Eth *e, const uint8_t *f, size_t len)
-{
-    if (!memcmp(f, "\xff\xff\xff\xff\xff\xff", 6)) {
-        e->cnt.rx_bcast_pkts++;
-        e->cnt.rx_bcast_bytes += len;
-    } else if (f[0] & 1) {
-        e->cnt.rx_mcast_pkts++;
-        e->cnt.rx_mcast_bytes += len;
-    } else {
-        e->cnt.rx_ucast_pkts++;
-        e->cnt.rx_ucast_bytes += len;
-    }
-}
-
 /*
  * Put @f into @rq's next WQE and complete it. Returns false if the frame was dropped (no WQE,
  * too long for the buffer).
@@ -297,6 +283,6 @@ void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len)
         tci = h.tci;
         mlx5_eth_parse(frame, len, &h);
     }
-    mlx5_eth_count_rx(e, frame, len);
+    mlx5_eth_count(&e->cnt.rx, frame, len);
     mlx5_eth_rq_deliver(c, rq, frame, len, &h, stripped, tci, hash, hash_type, flow_tag);
 }

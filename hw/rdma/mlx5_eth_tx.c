@@ -73,20 +73,6 @@ static void mlx5_eth_fill_csum(uint8_t *f, size_t len, const Mlx5EthHdr *h, bool
 
 /* ---- frames out ---------------------------------------------------------------------------- */
 
-static void mlx5_eth_count_tx(Mlx5Eth *e, const uint8_t *f, size_t len)
-{
-    if (!memcmp(f, "\xff\xff\xff\xff\xff\xff", 6)) {
-        e->cnt.tx_bcast_pkts++;
-        e->cnt.tx_bcast_bytes += len;
-    } else if (f[0] & 1) {
-        e->cnt.tx_mcast_pkts++;
-        e->cnt.tx_mcast_bytes += len;
-    } else {
-        e->cnt.tx_ucast_pkts++;
-        e->cnt.tx_ucast_bytes += len;
-    }
-}
-
 static void mlx5_eth_xmit(Mlx5Core *c, uint8_t *f, size_t len)
 {
     Mlx5Eth *e = c->eth;
@@ -96,7 +82,7 @@ static void mlx5_eth_xmit(Mlx5Core *c, uint8_t *f, size_t len)
         memset(f + len, 0, MLX5_ETH_MIN_FRAME - len);
         len = MLX5_ETH_MIN_FRAME;
     }
-    mlx5_eth_count_tx(e, f, len);
+    mlx5_eth_count(&e->cnt.tx, f, len);
     trace_mlx5_eth_tx(len, mlx5_ld16(f + 12));
     if (!e->oper_up) {
         return;                 /* the port is down: the frame is lost */

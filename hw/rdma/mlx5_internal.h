@@ -433,6 +433,8 @@ void mlx5_table_set_owner(Mlx5Table *t, uint32_t handle, uint16_t uid);
 /* Does any object of @t belong to @uid? */
 bool mlx5_table_has_owner(const Mlx5Table *t, uint16_t uid);
 void mlx5_res_reset(Mlx5Core *c);
+/* Free an object that holds nothing else (PD, UAR, TIS, ...). */
+void mlx5_plain_free(Mlx5Core *c, void *obj);
 void mlx5_res_teardown(Mlx5Core *c);
 
 /* PAS buffers (mlx5_res.c) */
@@ -556,6 +558,8 @@ void mlx5_exec_expire(Mlx5Core *c, int64_t now);
 void mlx5_exec_sq_doorbell(Mlx5Core *c, uint64_t ctrl);
 
 /* mlx5_mad.c */
+/* A PORT_CHANGE event of port 1 (once the HCA is initialized). */
+void mlx5_port_event(Mlx5Core *c, uint8_t sub_type);
 void mlx5_port_reset(Mlx5Core *c);
 void mlx5_port_set_link(Mlx5Core *c, bool up);
 void mlx5_port_clash(Mlx5Core *c, uint16_t lid, uint64_t guid);

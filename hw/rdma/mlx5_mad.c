@@ -23,7 +23,7 @@
 #define IB_MTU_4096             5
 #define IB_VL_CAP_VL0_7         4
 
-static void mlx5_port_event(Mlx5Core *c, uint8_t sub_type)
+void mlx5_port_event(Mlx5Core *c, uint8_t sub_type)
 {
     uint8_t data[28] = { 0 };
 

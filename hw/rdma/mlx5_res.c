@@ -105,7 +105,7 @@ bool mlx5_table_has_owner(const Mlx5Table *t, uint16_t uid)
     return false;
 }
 
-static void mlx5_plain_free(Mlx5Core *c, void *obj)
+void mlx5_plain_free(Mlx5Core *c, void *obj)
 {
     g_free(obj);
 }

@@ -63,11 +63,6 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
 
 /* ---- lifetime ---------------------------------------------------------------------------- */
 
-static void mlx5_plain_free(Mlx5Core *c, void *obj)
-{
-    g_free(obj);
-}
-
 void mlx5_eth_init(Mlx5Core *c)
 {
     Mlx5Eth *e = g_new0(Mlx5Eth, 1);
@@ -132,20 +127,13 @@ static void mlx5_eth_update_oper(Mlx5Core *c)
 {
     Mlx5Eth *e = c->eth;
     bool up = c->port.link_up && e->admin_status == MLX5_PORT_STATUS_UP;
-    uint8_t data[28] = { 0 };
 
     if (up == e->oper_up) {
         return;
     }
     e->oper_up = up;
     trace_mlx5_eth_link(up);
-    if (!c->hca_initialized) {
-        return;
-    }
-    data[0x28 - MLX5_EQE_data] = 1 << 4;     /* port 1 in bits [7:4] */
-    mlx5_eq_post_async(c, MLX5_EVENT_TYPE_PORT_CHANGE,
-                       up ? MLX5_PORT_CHANGE_SUBTYPE_ACTIVE : MLX5_PORT_CHANGE_SUBTYPE_DOWN,
-                       data, sizeof(data));
+    mlx5_port_event(c, up ? MLX5_PORT_CHANGE_SUBTYPE_ACTIVE : MLX5_PORT_CHANGE_SUBTYPE_DOWN);
 }
 
 void mlx5_eth_set_link(Mlx5Core *c, bool up)
@@ -346,12 +334,12 @@ void mlx5_cmd_query_vport_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     mlx5_traffic(cmd->out, VC_received_errors_OFF, n->rx_errors, 0);
     mlx5_traffic(cmd->out, VC_transmit_errors_OFF, n->tx_errors, 0);
-    mlx5_traffic(cmd->out, VC_rx_bcast_OFF, n->rx_bcast_pkts, n->rx_bcast_bytes);
-    mlx5_traffic(cmd->out, VC_tx_bcast_OFF, n->tx_bcast_pkts, n->tx_bcast_bytes);
-    mlx5_traffic(cmd->out, VC_rx_ucast_OFF, n->rx_ucast_pkts, n->rx_ucast_bytes);
-    mlx5_traffic(cmd->out, VC_tx_ucast_OFF, n->tx_ucast_pkts, n->tx_ucast_bytes);
-    mlx5_traffic(cmd->out, VC_rx_mcast_OFF, n->rx_mcast_pkts, n->rx_mcast_bytes);
-    mlx5_traffic(cmd->out, VC_tx_mcast_OFF, n->tx_mcast_pkts, n->tx_mcast_bytes);
+    mlx5_traffic(cmd->out, VC_rx_bcast_OFF, n->rx.bcast_pkts, n->rx.bcast_bytes);
+    mlx5_traffic(cmd->out, VC_tx_bcast_OFF, n->tx.bcast_pkts, n->tx.bcast_bytes);
+    mlx5_traffic(cmd->out, VC_rx_ucast_OFF, n->rx.ucast_pkts, n->rx.ucast_bytes);
+    mlx5_traffic(cmd->out, VC_tx_ucast_OFF, n->tx.ucast_pkts, n->tx.ucast_bytes);
+    mlx5_traffic(cmd->out, VC_rx_mcast_OFF, n->rx.mcast_pkts, n->rx.mcast_bytes);
+    mlx5_traffic(cmd->out, VC_tx_mcast_OFF, n->tx.mcast_pkts, n->tx.mcast_bytes);
     if (MLX5_GET(cmd->in, VPORT_COUNTER_IN_clear)) {
         memset(n, 0, sizeof(*n));
     }
@@ -414,6 +402,21 @@ void mlx5_cmd_query_q_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
     mlx5_st32(cmd->out + Q_COUNTER_OUT_out_of_buffer_OFF, (uint32_t)c->eth->q_oob[id]);
     if (MLX5_GET(cmd->in, Q_COUNTER_IN_clear)) {
         c->eth->q_oob[id] = 0;
+    }
+}
+
+/* Count a frame (destination MAC at @f) in one direction's traffic. */
+void mlx5_eth_count(Mlx5EthTraffic *t, const uint8_t *f, size_t len)
+{
+    if (!memcmp(f, "\xff\xff\xff\xff\xff\xff", 6)) {
+        t->bcast_pkts++;
+        t->bcast_bytes += len;
+    } else if (f[0] & 1) {
+        t->mcast_pkts++;
+        t->mcast_bytes += len;
+    } else {
+        t->ucast_pkts++;
+        t->ucast_bytes += len;
     }
 }
 
