@@ -93,6 +93,10 @@ bool ib_sa_rx(IbPort *port, const IbPacket *p);
 /* ib_mcast.c: deliver a packet to a multicast LID to the QPs attached here */
 void ib_mcast_rx(IbPort *port, const IbPacket *p);
 
+/* ib_roce.c: RoCE v2 addressing (port->roce) */
+void ib_roce_fill_av(const IbPort *port, const IbAv *av, IbPacket *p);
+bool ib_roce_rx_ok(IbPort *port, const IbPacket *p);
+
 /* LRH/GRH fields of a packet from an address vector (the source GID is the port's). */
 void ib_port_fill_av(const IbPort *port, const IbAv *av, IbPacket *p);
 

@@ -64,6 +64,8 @@ void ib_port_cleanup(IbPort *port)
     g_free(port->mcast);
     port->mcast = NULL;
     port->mcast_count = 0;
+    g_free(port->gids);
+    port->gids = NULL;
 }
 
 void ib_qp_init(IbQp *qp, IbPort *port, uint32_t qpn, IbQpType type, uint32_t sq_entries)
@@ -234,6 +236,10 @@ void ib_port_fill_av(const IbPort *port, const IbAv *av, IbPacket *p)
 {
     int i;
 
+    if (port->roce) {
+        ib_roce_fill_av(port, av, p);
+        return;
+    }
     p->dlid = av->dlid;
     p->sl = av->sl;
     p->src_path_bits = av->src_path_bits;
@@ -290,6 +296,11 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t paylo
     if (!port->link_up) {
         return;                     /* a dead link eats frames; timeouts recover */
     }
+    if (p->no_route) {
+        port->stat_roce_no_gid++;
+        trace_ib_roce_no_gid(p->dest_qpn);
+        return;
+    }
     if (port->lmc) {
         uint16_t mask = (1u << port->lmc) - 1;
         p->slid = (port->lid & ~mask) | (p->src_path_bits & mask);
@@ -314,6 +325,15 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t paylo
     port->stat_tx_bytes += ib_packet_octets(hlen + payload_len + p->pad + IB_ICRC_LEN, p->grh);
     port->stat_tx_mcast += IB_LID_IS_MCAST(p->dlid);
     trace_ib_tx(ib_opcode_name(p->opcode), p->dest_qpn, p->psn, p->dlid, payload_len);
+    if (port->roce) {
+        /* RoCE: a packet to one of our own GIDs is looped back */
+        if (ib_roce_find_gid(port, p->dgid) >= 0) {
+            ib_port_loopback(port, iov, 3);
+        } else if (!port->ops->link_tx(port, iov, 3, false)) {
+            port->tx_blocked = true;
+        }
+        return;
+    }
     if (ib_port_owns_lid(port, p->dlid)) {
         ib_port_loopback(port, iov, 3);
         return;
@@ -405,7 +425,7 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
 {
     IbPacket p;
     IbQp *qp;
-    int r = ib_wire_decode(frame, len, &p);
+    int r = port->roce ? ib_wire_decode_roce(frame, len, &p) : ib_wire_decode(frame, len, &p);
 
     if (r) {
         if (r != -1) {
@@ -417,13 +437,16 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
     if (!port->link_up) {
         return;
     }
-    if (p.dlid == IB_LID_PERMISSIVE &&
+    if (port->roce) {
+        if (!ib_roce_rx_ok(port, &p)) {
+            return;                 /* not to one of our GIDs */
+        }
+    } else if (p.dlid == IB_LID_PERMISSIVE &&
         (ib_port_rx_announce(port, &p) || p.dest_qpn != 0)) {
         /* the permissive LID carries announcements and directed-route SMPs to QP0 (an SM
          * sweeping a back-to-back link reaches its neighbour this way); nothing else */
         return;
-    }
-    if (!IB_LID_IS_MCAST(p.dlid) && !ib_port_owns_lid(port, p.dlid) &&
+    } else if (!IB_LID_IS_MCAST(p.dlid) && !ib_port_owns_lid(port, p.dlid) &&
         p.dlid != IB_LID_PERMISSIVE) {
         return;                     /* another node's frame on a shared segment */
     }
@@ -441,10 +464,16 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
         return;
     }
     trace_ib_rx(ib_opcode_name(p.opcode), p.dest_qpn, p.psn, p.slid, p.payload_len);
-    if (p.dest_qpn == 1 && (p.opcode & 0xe0) == IB_TRANSPORT_UD && ib_sa_rx(port, &p)) {
+    if (!port->roce && p.dest_qpn == 1 && (p.opcode & 0xe0) == IB_TRANSPORT_UD &&
+        ib_sa_rx(port, &p)) {
         return;                     /* the subnet administrator (we are the master SM) */
     }
-    if (p.dest_qpn == 0 && (p.opcode & 0xe0) == IB_TRANSPORT_UD && ib_sm_rx_smp(port, &p)) {
+    if (port->roce && p.dest_qpn == 0) {
+        port->stat_rx_drop++;       /* RoCE has no QP0 */
+        return;
+    }
+    if (!port->roce && p.dest_qpn == 0 && (p.opcode & 0xe0) == IB_TRANSPORT_UD &&
+        ib_sm_rx_smp(port, &p)) {
         return;                     /* SMInfo: the master SM answers for itself */
     }
     qp = port->ops->qp_lookup(port, p.dest_qpn);

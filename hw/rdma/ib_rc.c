@@ -62,7 +62,9 @@ void ib_qp_fill_hdr(const IbQp *qp, IbPacket *p, uint8_t opcode, uint32_t psn)
     p->pkey = qp->pkey;
     p->dest_qpn = qp->dest_qpn;
     p->psn = psn & IB_PSN_MASK;
-    p->udp_sport = qp->qpn & 0x3fff;
+    if (!p->udp_sport) {
+        p->udp_sport = qp->qpn & 0x3fff;        /* (RoCE: the path's, when it names one) */
+    }
     p->migreq = qp->mig_state == IB_MIG_MIGRATED;     /* IBA 9.2: 0 while armed/rearming */
     if (qp->dci) {
         p->dc_key = qp->dc_key;

@@ -46,7 +46,9 @@ unsigned ib_ud_tx(IbQp *qp, unsigned budget)
             p.deth_qkey = (wr->qkey & 0x80000000u) ? qp->qkey : wr->qkey;
             p.deth_src_qpn = qp->qpn;
             p.imm = wr->imm;
-            p.udp_sport = qp->qpn & 0x3fff;
+            if (!p.udp_sport) {
+                p.udp_sport = qp->qpn & 0x3fff; /* (RoCE: the AV's, when it names one) */
+            }
             ib_port_send(port, &p, port->payload, wr->length);
             qp->next_psn = (qp->next_psn + 1) & IB_PSN_MASK;
             qp->stat_tx++;
@@ -121,7 +123,13 @@ void ib_ud_rx(IbQp *qp, const IbPacket *p)
     if (IB_GRH_LEN + (uint64_t)p->payload_len > rwr.capacity) {
         st = IB_WC_LOC_LEN_ERR;
     } else {
-        if (p->grh) {
+        if (p->roce && p->nethdr) {
+            /* RoCE v2: the IPv6 header, or 20 zero bytes and the IPv4 header, as received */
+            uint8_t nh[IB_GRH_LEN] = { 0 };
+            memcpy(nh + IB_GRH_LEN - MIN(p->nethdr_len, IB_GRH_LEN), p->nethdr,
+                   MIN(p->nethdr_len, IB_GRH_LEN));
+            st = port->ops->recv_scatter(qp, &rwr, 0, nh, IB_GRH_LEN);
+        } else if (p->grh) {
             uint8_t grh[IB_GRH_LEN];
             ib_ud_grh(p, grh);
             st = port->ops->recv_scatter(qp, &rwr, 0, grh, IB_GRH_LEN);
@@ -147,8 +155,14 @@ void ib_ud_rx(IbQp *qp, const IbPacket *p)
     rc.slid = p->slid;
     rc.sl = p->sl;
     rc.dlid_path_bits = ib_port_path_bits(port, p->dlid);
-    rc.grh = p->grh;
+    rc.grh = p->grh || p->roce;
     rc.solicited = p->se;
     rc.pkey_index = 0;
+    if (p->roce) {
+        rc.net_type = p->ipv4 ? IB_NET_ROCE_IPV4 : IB_NET_ROCE_IPV6;
+        rc.vlan = p->vlan;
+        rc.vlan_tci = p->vlan_tci;
+        rc.sl = p->vlan ? p->vlan_tci >> 13 : 0;
+    }
     port->ops->recv_done(qp, &rwr, &rc);
 }

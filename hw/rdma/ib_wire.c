@@ -147,32 +147,52 @@ static uint16_t ip_checksum(const uint8_t *p, size_t len)
 size_t ib_wire_encode_hdr(const IbPacket *p, uint8_t *hdr, size_t payload_len)
 {
     unsigned h = ib_opcode_headers(p->opcode);
-    size_t ip_len = p->grh ? IB_IPV6_HLEN : IB_IPV4_HLEN;
+    bool v6 = p->roce ? !p->ipv4 : p->grh;
+    size_t ip_len = v6 ? IB_IPV6_HLEN : IB_IPV4_HLEN;
+    size_t l2 = IB_ETH_HLEN + (p->roce && p->vlan ? IB_VLAN_HLEN : 0);
     size_t udp_len = IB_UDP_HLEN + IB_BTH_LEN + ib_ext_len(h) + payload_len + p->pad +
                      IB_ICRC_LEN;
-    uint8_t *ip = hdr + IB_ETH_HLEN, *udp = ip + ip_len, *bth = udp + IB_UDP_HLEN;
+    uint8_t *ip = hdr + l2, *udp = ip + ip_len, *bth = udp + IB_UDP_HLEN;
     uint8_t *x = bth + IB_BTH_LEN;
+    /* RoCE: the address vector's hop limit (a zero one would not cross the first router) */
+    uint8_t hops = p->roce ? (p->hop_limit ? p->hop_limit : 64) : p->hop_limit;
 
-    ib_wire_lid_mac(p->dlid, 0, hdr);
-    ib_wire_lid_mac(p->slid, p->sl, hdr + 6);
-    if (p->grh) {
-        ib_st16(hdr + 12, IB_ETHERTYPE_IPV6);
+    if (p->roce) {
+        memcpy(hdr, p->dmac, 6);
+        memcpy(hdr + 6, p->smac, 6);
+        if (p->vlan) {
+            ib_st16(hdr + 12, IB_ETHERTYPE_VLAN);
+            ib_st16(hdr + 14, p->vlan_tci);
+        }
+    } else {
+        ib_wire_lid_mac(p->dlid, 0, hdr);
+        ib_wire_lid_mac(p->slid, p->sl, hdr + 6);
+    }
+    if (v6) {
+        ib_st16(ip - 2, IB_ETHERTYPE_IPV6);
         ib_st32(ip, (6u << 28) | ((uint32_t)p->tclass << 20) | (p->flow_label & 0xfffff));
         ib_st16(ip + 4, udp_len);
         ip[6] = 17;
-        ip[7] = p->hop_limit;
+        ip[7] = hops;
         memcpy(ip + 8, p->sgid, 16);
         memcpy(ip + 24, p->dgid, 16);
     } else {
-        ib_st16(hdr + 12, IB_ETHERTYPE_IPV4);
+        ib_st16(ip - 2, IB_ETHERTYPE_IPV4);
         memset(ip, 0, IB_IPV4_HLEN);
         ip[0] = 0x45;
         ib_st16(ip + 2, IB_IPV4_HLEN + udp_len);
         ib_st16(ip + 6, 0x4000);                   /* DF */
-        ip[8] = 64;
         ip[9] = 17;
-        ip[12] = 10; ip[13] = 73; ib_st16(ip + 14, p->slid);
-        ip[16] = 10; ip[17] = 73; ib_st16(ip + 18, p->dlid);
+        if (p->roce) {
+            ip[1] = p->tclass;                      /* DSCP and ECN */
+            ip[8] = hops;
+            memcpy(ip + 12, p->sgid + 12, 4);
+            memcpy(ip + 16, p->dgid + 12, 4);
+        } else {
+            ip[8] = 64;
+            ip[12] = 10; ip[13] = 73; ib_st16(ip + 14, p->slid);
+            ip[16] = 10; ip[17] = 73; ib_st16(ip + 18, p->dlid);
+        }
         ib_st16(ip + 10, ip_checksum(ip, IB_IPV4_HLEN));
     }
     ib_st16(udp, p->udp_sport | 0xc000);
@@ -239,15 +259,17 @@ uint32_t ib_wire_icrc(const uint8_t *hdr, size_t hdr_len, const uint8_t *payload
     static const uint8_t zeros[4];
     /* the ICRC's view of the headers, in one piece: one CRC call, folded when long enough */
     uint8_t m[8 + IB_MAX_HDR_LEN - IB_ETH_HLEN];
-    bool v6 = ib_ld16(hdr + 12) == IB_ETHERTYPE_IPV6;
+    size_t l2 = ib_ld16(hdr + 12) == IB_ETHERTYPE_VLAN ? IB_ETH_HLEN + IB_VLAN_HLEN : IB_ETH_HLEN;
+    bool v6 = ib_ld16(hdr + l2 - 2) == IB_ETHERTYPE_IPV6;
     size_t ip_len = v6 ? IB_IPV6_HLEN : IB_IPV4_HLEN;
-    size_t n = MIN(hdr_len, IB_MAX_HDR_LEN) - IB_ETH_HLEN;
+    size_t n = MIN(hdr_len, IB_MAX_HDR_LEN) - l2;
     uint8_t *ip = m + 8;
     uint32_t crc;
 
-    /* RoCEv2 ICRC: 64 bits of ones for the absent LRH, variant fields masked to ones */
+    /* RoCEv2 ICRC: 64 bits of ones for the absent LRH, variant fields masked to ones (the
+     * Ethernet header and any VLAN tag are not covered) */
     memset(m, 0xff, 8);
-    memcpy(ip, hdr + IB_ETH_HLEN, n);
+    memcpy(ip, hdr + l2, n);
     if (v6) {
         ip[0] |= 0x0f;
         ip[1] = ip[2] = ip[3] = 0xff;                 /* traffic class, flow label */
@@ -266,9 +288,9 @@ uint32_t ib_wire_icrc(const uint8_t *hdr, size_t hdr_len, const uint8_t *payload
     return pad ? ib_crc32(crc, zeros, pad) : crc;
 }
 
-int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
+static int ib_wire_decode_frame(const uint8_t *f, size_t len, IbPacket *p, bool roce)
 {
-    size_t ip_len, udp_len, off, ext, hdr_len;
+    size_t ip_len, udp_len, off, ext, hdr_len, l2 = IB_ETH_HLEN;
     const uint8_t *ip, *udp, *bth, *x;
     uint16_t ethertype;
     unsigned h;
@@ -278,18 +300,30 @@ int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
     if (len < IB_ETH_HLEN + IB_IPV4_HLEN + IB_UDP_HLEN + IB_BTH_LEN + IB_ICRC_LEN) {
         return -1;
     }
-    if (f[0] != IB_MAC_OUI0 || f[1] != IB_MAC_OUI1 || f[2] != IB_MAC_OUI2 ||
-        f[6] != IB_MAC_OUI0 || f[7] != IB_MAC_OUI1 || f[8] != IB_MAC_OUI2) {
-        return -1;
-    }
-    p->dlid = ib_ld16(f + 4);
-    p->sl = f[9] & 0xf;
-    p->slid = ib_ld16(f + 10);
     ethertype = ib_ld16(f + 12);
-    ip = f + IB_ETH_HLEN;
+    if (roce) {
+        p->roce = true;
+        memcpy(p->dmac, f, 6);
+        memcpy(p->smac, f + 6, 6);
+        if (ethertype == IB_ETHERTYPE_VLAN) {
+            p->vlan = true;
+            p->vlan_tci = ib_ld16(f + 14);
+            ethertype = ib_ld16(f + 16);
+            l2 += IB_VLAN_HLEN;
+        }
+    } else {
+        if (f[0] != IB_MAC_OUI0 || f[1] != IB_MAC_OUI1 || f[2] != IB_MAC_OUI2 ||
+            f[6] != IB_MAC_OUI0 || f[7] != IB_MAC_OUI1 || f[8] != IB_MAC_OUI2) {
+            return -1;
+        }
+        p->dlid = ib_ld16(f + 4);
+        p->sl = f[9] & 0xf;
+        p->slid = ib_ld16(f + 10);
+    }
+    ip = f + l2;
     if (ethertype == IB_ETHERTYPE_IPV6) {
         ip_len = IB_IPV6_HLEN;
-        if (len < IB_ETH_HLEN + ip_len + IB_UDP_HLEN || (ip[0] >> 4) != 6 || ip[6] != 17) {
+        if (len < l2 + ip_len + IB_UDP_HLEN || (ip[0] >> 4) != 6 || ip[6] != 17) {
             return -2;
         }
         p->grh = true;
@@ -300,12 +334,29 @@ int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
         memcpy(p->dgid, ip + 24, 16);
     } else if (ethertype == IB_ETHERTYPE_IPV4) {
         ip_len = IB_IPV4_HLEN;
-        if (ip[0] != 0x45 || ip[9] != 17 ||
-            ib_ld16(ip + 2) > len - IB_ETH_HLEN || ib_ld16(ip + 2) < IB_IPV4_HLEN) {
-            return -2;
+        if (len < l2 + ip_len + IB_UDP_HLEN || ip[0] != 0x45 || ip[9] != 17 ||
+            ib_ld16(ip + 2) > len - l2 || ib_ld16(ip + 2) < IB_IPV4_HLEN ||
+            (ib_ld16(ip + 6) & 0x3fff)) {
+            return -2;                  /* (fragments: RoCE v2 never fragments) */
+        }
+        if (roce) {
+            /* the header checksum is not under the ICRC: check it here */
+            if (ip_checksum(ip, IB_IPV4_HLEN)) {
+                return -2;
+            }
+            p->ipv4 = true;
+            p->tclass = ip[1];
+            p->hop_limit = ip[8];
+            p->sgid[10] = p->sgid[11] = p->dgid[10] = p->dgid[11] = 0xff;
+            memcpy(p->sgid + 12, ip + 12, 4);
+            memcpy(p->dgid + 12, ip + 16, 4);
         }
     } else {
         return -1;
+    }
+    if (roce) {
+        p->nethdr = ip;
+        p->nethdr_len = ip_len;
     }
     udp = ip + ip_len;
     if (ib_ld16(udp + 2) != IB_ROCE_UDP_PORT) {
@@ -314,7 +365,7 @@ int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
     p->udp_sport = ib_ld16(udp);
     udp_len = ib_ld16(udp + 4);
     if (udp_len < IB_UDP_HLEN + IB_BTH_LEN + IB_ICRC_LEN ||
-        udp_len > len - IB_ETH_HLEN - ip_len) {
+        udp_len > len - l2 - ip_len) {
         return -3;
     }
     bth = udp + IB_UDP_HLEN;
@@ -398,4 +449,14 @@ int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
         }
     }
     return 0;
+}
+
+int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
+{
+    return ib_wire_decode_frame(f, len, p, false);
+}
+
+int ib_wire_decode_roce(const uint8_t *f, size_t len, IbPacket *p)
+{
+    return ib_wire_decode_frame(f, len, p, true);
 }

@@ -106,6 +106,7 @@ void mlx5_caps_build(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap, boo
         break;
     case MLX5_CAP_ETHERNET_OFFLOADS:
     case MLX5_CAP_FLOW_TABLE:
+    case MLX5_CAP_ROCE:
         if (cfg->eth) {
             mlx5_eth_caps(cfg, type, cap);
         }

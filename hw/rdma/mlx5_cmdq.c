@@ -84,6 +84,8 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     ECMD(QUERY_VPORT_STATE, mlx5_cmd_query_vport_state),
     ECMD(QUERY_NIC_VPORT_CONTEXT, mlx5_cmd_query_nic_vport_context),
     ECMD(MODIFY_NIC_VPORT_CONTEXT, mlx5_cmd_modify_nic_vport_context),
+    ECMD(QUERY_ROCE_ADDRESS, mlx5_cmd_query_roce_address),
+    ECMD(SET_ROCE_ADDRESS, mlx5_cmd_set_roce_address),
     UCMD(QUERY_HCA_VPORT_CONTEXT, mlx5_cmd_query_hca_vport_context),
     CMD(QUERY_HCA_VPORT_GID, mlx5_cmd_query_hca_vport_gid, false),
     CMD(QUERY_HCA_VPORT_PKEY, mlx5_cmd_query_hca_vport_pkey, false),

@@ -450,6 +450,7 @@ void mlx5_core_link_tx_ready(Mlx5Core *c, unsigned port)
 {
     if (port == 1 && c->eth) {
         mlx5_eth_tx_ready(c);
+        ib_port_tx_ready(&c->ib);       /* RoCE shares the link */
     } else if (port == 1) {
         ib_port_tx_ready(&c->ib);
     }

@@ -118,6 +118,8 @@ typedef struct Mlx5Eth {
     Mlx5EthCounters cnt;
     bool tx_blocked;            /* the link refused a frame: SQs wait for link_tx_ready */
     uint8_t *frame;             /* [MLX5_ETH_MAX_FRAME + MLX5_ETH_MAX_TSO]: TX assembly */
+    /* RoCE: the GID table as SET_ROCE_ADDRESS wrote it (roce_addr_layout per entry) */
+    uint8_t roce_addr[IB_ROCE_MAX_GIDS][ROCE_ADDR_SIZE];
 } Mlx5Eth;
 
 static inline bool mlx5_is_wq(const Mlx5Qp *qp)
@@ -138,6 +140,10 @@ void mlx5_eth_count(Mlx5EthTraffic *t, const uint8_t *f, size_t len);
 Mlx5CmdHandler mlx5_cmd_query_vport_state, mlx5_cmd_query_nic_vport_context,
     mlx5_cmd_modify_nic_vport_context, mlx5_cmd_query_vport_counter, mlx5_cmd_alloc_q_counter,
     mlx5_cmd_dealloc_q_counter, mlx5_cmd_query_q_counter;
+
+/* mlx5_roce.c */
+void mlx5_roce_caps(uint8_t *cap);
+Mlx5CmdHandler mlx5_cmd_set_roce_address, mlx5_cmd_query_roce_address;
 
 /* mlx5_tir.c */
 Mlx5CmdHandler mlx5_cmd_create_tis, mlx5_cmd_modify_tis, mlx5_cmd_destroy_tis,

@@ -253,6 +253,12 @@ void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len)
     if (!c->hca_initialized || !e->oper_up) {
         return;
     }
+    if (e->roce_en && ib_roce_frame_is_ours(&c->ib, frame, len)) {
+        /* RoCE v2 to our MAC and one of our GIDs: the RDMA transport's (mlx5_roce.c) */
+        trace_mlx5_roce_rx(len);
+        ib_port_link_rx(&c->ib, frame, len);
+        return;
+    }
     if (len > MLX5_ETH_MAX_FRAME + 8 || !mlx5_eth_parse(frame, len, &h)) {
         e->cnt.rx_dropped++;
         trace_mlx5_eth_rx_drop(0, len, "not an Ethernet frame we take");

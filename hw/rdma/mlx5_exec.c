@@ -166,6 +166,8 @@ static void mlx5_decode_av(const uint8_t *seg, IbSendWr *wr)
     wr->av.sl = seg[12] & 0xf;
     wr->av.src_path_bits = seg[13] & 0x7f;
     wr->av.dlid = mlx5_ld16(seg + 14);
+    wr->av.udp_sport = mlx5_ld16(seg + 14);     /* RoCE: the same bytes */
+    memcpy(wr->av.dmac, seg + 20, 6);
     wr->av.tclass = seg[26];
     wr->av.hop_limit = seg[27];
     wr->av.grh = grh_gid_fl & (1u << 30);
@@ -741,6 +743,8 @@ static void mlx5_ads_to_av(const uint8_t *ads, IbAv *av)
     av->tclass = MLX5_GET(ads, ADS_tclass);
     av->flow_label = MLX5_GET(ads, ADS_flow_label);
     memcpy(av->dgid, ads + ADS_rgid_OFF, 16);
+    av->udp_sport = MLX5_GET(ads, ADS_udp_sport);
+    memcpy(av->dmac, ads + ADS_rmac_OFF, 6);
 }
 
 /* Copy the transport-relevant context fields into the transport's QP. */

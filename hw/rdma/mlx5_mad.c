@@ -117,7 +117,12 @@ void mlx5_port_reset(Mlx5Core *c)
     mlx5_pma_clear(c);              /* counters start from zero after a reset */
     p->pkey_violations_base = c->ib.stat_pkey_violations;
     p->qkey_violations_base = c->ib.stat_qkey_violations;
-    c->ib.link_up = link_up && !c->eth;
+    if (c->eth) {
+        /* RoCE: the transport is up with the Ethernet port (mlx5_eth_update_oper); no LID */
+        c->ib.link_up = c->eth->oper_up;
+        return;
+    }
+    c->ib.link_up = link_up;
     if (c->ib.lid != p->lid || c->ib.lmc != p->lmc) {
         c->ib.lid = p->lid;
         c->ib.lmc = p->lmc;

@@ -37,9 +37,20 @@ static void mlx5_recv_cqe(Mlx5Core *c, Mlx5Qp *qp, uint32_t cqn, uint32_t uidx,
         return;
     }
     cqe[MLX5_CQE_ml_path] = rc->dlid_path_bits & 0x7f;
-    mlx5_st16(cqe + MLX5_CQE_slid, rc->slid);
-    mlx5_st32(cqe + MLX5_CQE_flags_rqpn, (rc->src_qpn & 0xffffff) | ((rc->sl & 0xfu) << 24) |
-              (rc->grh ? 1u << 28 : 0));
+    if (rc->net_type != IB_NET_IB) {
+        /* RoCE: no SLID; the network header type (1 IPv6, 2 IPv4) where IB has the SL, the
+         * VLAN tag (PCP = SL) in vlan_info */
+        mlx5_st32(cqe + MLX5_CQE_flags_rqpn, (rc->src_qpn & 0xffffff) |
+                  ((rc->net_type == IB_NET_ROCE_IPV4 ? 2u : 1u) << 24) | (1u << 28));
+        if (rc->vlan) {
+            cqe[MLX5_CQE_l4_l3_hdr_type] |= 1;
+            mlx5_st16(cqe + MLX5_CQE_vlan_info, rc->vlan_tci);
+        }
+    } else {
+        mlx5_st16(cqe + MLX5_CQE_slid, rc->slid);
+        mlx5_st32(cqe + MLX5_CQE_flags_rqpn, (rc->src_qpn & 0xffffff) |
+                  ((rc->sl & 0xfu) << 24) | (rc->grh ? 1u << 28 : 0));
+    }
     if (rc->opcode == IB_RECV_SEND && mlx5_qp_is_ud(qp)) {
         mlx5_st32(cqe + MLX5_CQE_imm_inval_pkey, IB_DEFAULT_PKEY);
     } else if (rc->opcode != IB_RECV_SEND) {

@@ -30,6 +30,7 @@ static void mlx5_eth_caps_general(uint8_t *cap)
     MLX5_SET(cap, CAP_log_max_current_uc_list, 6);   /* MLX5_NVC_MAX_LIST */
     MLX5_SET(cap, CAP_log_max_current_mc_list, 6);
     MLX5_SET(cap, CAP_striding_rq, 0);              /* legacy cyclic RQs */
+    MLX5_SET(cap, CAP_roce, 1);                     /* RoCE v2 (mlx5_roce.c) */
 }
 
 void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
@@ -55,6 +56,9 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_ft_num, 10);
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_destination, 4);    /* MLX5_ETH_MAX_DEST */
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_flow, 12);          /* MLX5_ETH_MAX_FTES */
+        break;
+    case MLX5_CAP_ROCE:
+        mlx5_roce_caps(cap);
         break;
     default:
         break;
@@ -102,6 +106,10 @@ void mlx5_eth_reset(Mlx5Core *c)
     memset(e->q_oob, 0, sizeof(e->q_oob));
     memset(&e->cnt, 0, sizeof(e->cnt));
     e->tx_blocked = false;
+    memset(e->roce_addr, 0, sizeof(e->roce_addr));
+    /* RoCE: the transport's port addressed by the GID table (emptied), up with the vport */
+    ib_roce_enable(&c->ib, c->cfg.mac);
+    c->ib.link_up = e->oper_up;
 }
 
 void mlx5_eth_free(Mlx5Core *c)
@@ -132,6 +140,7 @@ static void mlx5_eth_update_oper(Mlx5Core *c)
         return;
     }
     e->oper_up = up;
+    c->ib.link_up = up;
     trace_mlx5_eth_link(up);
     mlx5_port_event(c, up ? MLX5_PORT_CHANGE_SUBTYPE_ACTIVE : MLX5_PORT_CHANGE_SUBTYPE_DOWN);
 }

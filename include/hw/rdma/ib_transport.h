@@ -110,6 +110,9 @@ typedef struct IbAv {
     uint8_t tclass;
     uint32_t flow_label;
     uint8_t dgid[16];
+    /* RoCE (the port's roce mode): the next hop's MAC and the UDP source port (0: the QP's) */
+    uint8_t dmac[6];
+    uint16_t udp_sport;
 } IbAv;
 
 /* One send work request, decoded by the device. */
@@ -140,6 +143,13 @@ typedef struct IbRecvWr {
     uint64_t capacity;          /* total bytes the scatter list can take */
 } IbRecvWr;
 
+/* The network header a packet came with (RoCE: what precedes UDP; IB: IB_NET_IB) */
+typedef enum IbNetType {
+    IB_NET_IB,
+    IB_NET_ROCE_IPV6,
+    IB_NET_ROCE_IPV4,
+} IbNetType;
+
 typedef struct IbRecvCompletion {
     IbWcStatus status;
     IbRecvOpcode opcode;
@@ -152,6 +162,9 @@ typedef struct IbRecvCompletion {
     bool grh;
     bool solicited;
     uint16_t pkey_index;
+    IbNetType net_type;
+    bool vlan;                  /* RoCE: the frame had an 802.1Q tag (vlan_tci) */
+    uint16_t vlan_tci;
 } IbRecvCompletion;
 
 typedef enum IbQpEvent {
@@ -360,6 +373,21 @@ typedef struct IbPeer {
 
 #define IB_FABRIC_MAX_PEERS     63      /* other ports a port keeps in its directory */
 
+/*
+ * RoCE v2 (ib_roce.c): one entry of the port's GID table, as its driver programs it. The GID is
+ * an IPv6 address or an IPv4-mapped one (::ffff:a.b.c.d); the MAC and VLAN are the interface's
+ * the address belongs to. Packets from this GID leave with them.
+ */
+#define IB_ROCE_MAX_GIDS    128
+typedef struct IbRoceGid {
+    bool valid;
+    bool ipv4;
+    bool vlan;
+    uint16_t vlan_id;
+    uint8_t gid[16];
+    uint8_t mac[6];
+} IbRoceGid;
+
 typedef struct IbSa IbSa;
 typedef struct IbMcastAttach IbMcastAttach;
 typedef struct IbFault IbFault;
@@ -414,6 +442,15 @@ struct IbPort {
     IbMcastAttach *mcast;
     unsigned mcast_count;
     IbFault *fault;             /* fault injection on the link, NULL = none (ib_fault.c) */
+    /*
+     * RoCE v2 (ib_roce.c): the port is an Ethernet port. Packets are addressed by GIDs (IP
+     * addresses) and MACs instead of LIDs, go out as standard RoCE v2 frames, and there is no
+     * subnet manager, SA or announcement (the port's LID is 0).
+     */
+    bool roce;
+    uint8_t mac[6];             /* the port's own MAC (frames to it are ours) */
+    IbRoceGid *gids;            /* IB_ROCE_MAX_GIDS entries while roce */
+    uint64_t stat_roce_no_gid;  /* packets not sent: their source GID index is not set */
 };
 
 /*
@@ -461,6 +498,17 @@ void ib_sm_self(const IbPort *port, IbPeer *e);
 const IbPeer *ib_sm_find_lid(const IbPort *port, uint16_t lid, IbPeer *self);
 const IbPeer *ib_sm_find_guid(const IbPort *port, uint64_t guid, IbPeer *self);
 bool ib_sm_is_master(const IbPort *port);
+
+/*
+ * RoCE v2 (ib_roce.c). ib_roce_enable() makes @port an Ethernet port with MAC @mac (its GID table
+ * empty); ib_roce_set_gid() sets (@gid NULL: clears) entry @index; ib_roce_frame_is_ours() tells
+ * whether a frame from the Ethernet link is a RoCE v2 packet for this port (to ib_port_link_rx)
+ * rather than for the NIC.
+ */
+void ib_roce_enable(IbPort *port, const uint8_t mac[6]);
+bool ib_roce_set_gid(IbPort *port, unsigned index, const IbRoceGid *gid);
+int ib_roce_find_gid(const IbPort *port, const uint8_t gid[16]);
+bool ib_roce_frame_is_ours(const IbPort *port, const uint8_t *frame, size_t len);
 
 /* Multicast (ib_mcast.c): attach a QP to a group (MGID), as ATTACH_TO_MCG does. */
 #define IB_MCAST_MAX_ATTACH     1024    /* (group, QP) attachments per port */

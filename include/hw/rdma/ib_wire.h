@@ -35,7 +35,9 @@
 #define IB_ROCE_UDP_PORT    4791
 #define IB_ETHERTYPE_IPV4   0x0800
 #define IB_ETHERTYPE_IPV6   0x86dd
-#define IB_MAX_HDR_LEN      (IB_ETH_HLEN + IB_IPV6_HLEN + IB_UDP_HLEN + IB_BTH_LEN + \
+#define IB_ETHERTYPE_VLAN   0x8100
+#define IB_VLAN_HLEN        4
+#define IB_MAX_HDR_LEN      (IB_ETH_HLEN + IB_VLAN_HLEN + IB_IPV6_HLEN + IB_UDP_HLEN + IB_BTH_LEN + \
                              IB_XRCETH_LEN + IB_DCETH_LEN + IB_DETH_LEN + IB_RETH_LEN + IB_ATOMIC_ETH_LEN + \
                              IB_IMMDT_LEN)
 #define IB_MAC_OUI0         0x02
@@ -153,6 +155,19 @@ typedef struct IbPacket {
     const uint8_t *payload;
     uint32_t payload_len;
     uint16_t udp_sport;
+    /*
+     * RoCE v2 framing (roce set): real Ethernet addresses, an optional 802.1Q tag, and an IPv4
+     * (ipv4: the GIDs are IPv4-mapped, ::ffff:a.b.c.d) or IPv6 header between the GIDs; there
+     * is no LRH (dlid/slid 0). Decode points nethdr at the IP header as received.
+     */
+    bool roce;
+    bool ipv4;
+    bool vlan;
+    uint16_t vlan_tci;
+    uint8_t dmac[6], smac[6];
+    const uint8_t *nethdr;
+    uint8_t nethdr_len;
+    bool no_route;              /* sending: the source GID entry is not set (not sent) */
 } IbPacket;
 
 /* Header set of a BTH opcode, or 0 if the opcode is not supported. */
@@ -180,6 +195,8 @@ bool ib_crc32_have_clmul(void);
  * the frame is not for the IB fabric, malformed, or fails the ICRC.
  */
 int ib_wire_decode(const uint8_t *frame, size_t len, IbPacket *p);
+/* The same for a RoCE v2 frame from an Ethernet link (any MACs; IPv4 or IPv6; 802.1Q tag). */
+int ib_wire_decode_roce(const uint8_t *frame, size_t len, IbPacket *p);
 
 /* LID <-> MAC mapping */
 void ib_wire_lid_mac(uint16_t lid, uint8_t sl, uint8_t mac[6]);

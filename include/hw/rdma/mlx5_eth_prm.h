@@ -48,12 +48,38 @@ enum {
     MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY = 0x936,
     MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY = 0x938,
     MLX5_CMD_OP_MODIFY_FLOW_TABLE = 0x93c,
+    MLX5_CMD_OP_QUERY_ROCE_ADDRESS = 0x760,
+    MLX5_CMD_OP_SET_ROCE_ADDRESS = 0x761,
 };
+
+/* roce_cap (cap type 4) */
+#define ROCE_CAP_l3_type                    4, 19, 16   /* bit 1 IPv4, bit 2 IPv6 */
+#define ROCE_CAP_roce_version               4, 7, 0     /* bit 0 v1, bit 2 v2 */
+#define ROCE_CAP_r_roce_dest_udp_port       5, 15, 0
+#define ROCE_CAP_r_roce_max_src_udp_port    6, 31, 16
+#define ROCE_CAP_r_roce_min_src_udp_port    6, 15, 0
+#define ROCE_CAP_roce_address_table_size    7, 15, 0
+#define MLX5_ROCE_VERSION_2                 2
+#define MLX5_ROCE_L3_TYPE_IPV4              0
+#define MLX5_ROCE_L3_TYPE_IPV6              1
+
+/* SET_ROCE_ADDRESS in / QUERY_ROCE_ADDRESS in (index), roce_addr_layout at in/out + 0x10 */
+#define ROCE_ADDR_IN_index                  2, 31, 16
+#define ROCE_ADDR_IN_vhca_port_num          2, 3, 0
+#define ROCE_ADDR_OFF                       0x10
+#define ROCE_ADDR_SIZE                      0x20
+#define ROCE_ADDR_l3_OFF                    0x00        /* 16 bytes */
+#define ROCE_ADDR_vlan_valid                4, 28, 28
+#define ROCE_ADDR_vlan_id                   4, 27, 16
+#define ROCE_ADDR_mac_OFF                   0x12        /* 6 bytes */
+#define ROCE_ADDR_l3_type                   6, 11, 8
+#define ROCE_ADDR_version                   6, 7, 0
 
 /* cap types (QUERY_HCA_CAP op_mod >> 1) */
 enum {
     MLX5_CAP_ETHERNET_OFFLOADS = 0x1,
     MLX5_CAP_FLOW_TABLE = 0x7,
+    MLX5_CAP_ROCE = 0x4,
 };
 
 /* cmd_hca_cap, the Ethernet port's fields */
@@ -330,8 +356,6 @@ enum {
 #define MLX5_CQE_rss_hash_type              0x10
 #define MLX5_CQE_check_sum                  0x14        /* be16 */
 #define MLX5_CQE_hds_ip_ext                 0x1c
-#define MLX5_CQE_l4_l3_hdr_type             0x1d
-#define MLX5_CQE_vlan_info                  0x1e        /* be16 */
 #define MLX5_CQE_L3_OK                      (1u << 1)
 #define MLX5_CQE_L4_OK                      (1u << 2)
 

@@ -683,6 +683,8 @@ enum {
 #define ADS_rgid_OFF                        0x10
 #define ADS_sl                              9, 27, 24
 #define ADS_vhca_port_num                   9, 23, 16
+#define ADS_udp_sport                       8, 15, 0    /* RoCE v2 */
+#define ADS_rmac_OFF                        0x26        /* RoCE: next hop MAC, 6 bytes */
 #define MLX5_ADS_SIZE                       44
 #define QPC_ADS2_OFF                        0x44        /* secondary_address_path */
 #define QPC_log_ack_req_freq                28, 31, 28
@@ -973,6 +975,8 @@ enum {
 #define MLX5_CQE_ml_path                17
 #define MLX5_CQE_slid                   22      /* be16 */
 #define MLX5_CQE_flags_rqpn             24      /* be32 */
+#define MLX5_CQE_l4_l3_hdr_type         29      /* bit 0: VLAN tag (vlan_info) */
+#define MLX5_CQE_vlan_info              30      /* be16 */
 #define MLX5_CQE_srqn_uidx              32      /* be32 */
 #define MLX5_CQE_imm_inval_pkey         36      /* be32 */
 #define MLX5_CQE_byte_cnt               44      /* be32 */

@@ -1,0 +1,134 @@
+/*
+ * Vendor-neutral IB transport: RoCE v2, the transport on an Ethernet port.
+ *
+ * The port's GID table (programmed by the device's driver: every entry an IP address of the
+ * interface, with its MAC and VLAN) takes the place of the LID: packets leave as standard
+ * RoCE v2 frames (Ethernet | [802.1Q] | IPv4 or IPv6 | UDP 4791 | BTH ... | ICRC) from the
+ * address vector's source GID entry to its destination GID and MAC, and a frame from the link
+ * is ours when it is sent to our MAC and one of our GIDs. There is no subnet manager, SA or
+ * announcement on Ethernet: the port's LID stays 0 (docs/fabric.md, "RoCE v2").
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "ib_internal.h"
+#include "trace.h"
+
+void ib_roce_enable(IbPort *port, const uint8_t mac[6])
+{
+    port->roce = true;
+    memcpy(port->mac, mac, 6);
+    if (!port->gids) {
+        port->gids = g_new0(IbRoceGid, IB_ROCE_MAX_GIDS);
+    }
+    memset(port->gids, 0, IB_ROCE_MAX_GIDS * sizeof(*port->gids));
+    port->lid = 0;
+    port->lmc = 0;
+}
+
+bool ib_roce_set_gid(IbPort *port, unsigned index, const IbRoceGid *gid)
+{
+    IbRoceGid *e;
+
+    if (!port->roce || index >= IB_ROCE_MAX_GIDS) {
+        return false;
+    }
+    e = &port->gids[index];
+    if (gid) {
+        *e = *gid;
+        e->valid = true;
+    } else {
+        memset(e, 0, sizeof(*e));
+    }
+    trace_ib_roce_gid(index, e->valid, e->ipv4, e->gid[12], e->gid[13], e->gid[14], e->gid[15]);
+    return true;
+}
+
+int ib_roce_find_gid(const IbPort *port, const uint8_t gid[16])
+{
+    unsigned i;
+
+    for (i = 0; port->roce && i < IB_ROCE_MAX_GIDS; i++) {
+        if (port->gids[i].valid && !memcmp(port->gids[i].gid, gid, 16)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/*
+ * A frame from the Ethernet link is a RoCE v2 packet for this port if it is sent to our MAC, to
+ * UDP port 4791 of one of our GIDs. (Only a look at the headers: ib_port_rx checks the rest.)
+ */
+bool ib_roce_frame_is_ours(const IbPort *port, const uint8_t *f, size_t len)
+{
+    size_t l2 = IB_ETH_HLEN;
+    uint16_t ethertype;
+    uint8_t gid[16] = { [10] = 0xff, [11] = 0xff };
+    const uint8_t *ip, *udp;
+
+    if (!port->roce || len < IB_ETH_HLEN + IB_IPV4_HLEN + IB_UDP_HLEN ||
+        memcmp(f, port->mac, 6)) {
+        return false;
+    }
+    ethertype = ib_ld16(f + 12);
+    if (ethertype == IB_ETHERTYPE_VLAN) {
+        l2 += IB_VLAN_HLEN;
+        ethertype = ib_ld16(f + 16);
+    }
+    ip = f + l2;
+    if (ethertype == IB_ETHERTYPE_IPV4) {
+        if (len < l2 + IB_IPV4_HLEN + IB_UDP_HLEN || (ip[0] >> 4) != 4 || ip[9] != 17) {
+            return false;
+        }
+        udp = ip + (ip[0] & 0xf) * 4;
+        memcpy(gid + 12, ip + 16, 4);
+    } else if (ethertype == IB_ETHERTYPE_IPV6) {
+        if (len < l2 + IB_IPV6_HLEN + IB_UDP_HLEN || (ip[0] >> 4) != 6 || ip[6] != 17) {
+            return false;
+        }
+        udp = ip + IB_IPV6_HLEN;
+        memcpy(gid, ip + 24, 16);
+    } else {
+        return false;
+    }
+    if (udp + IB_UDP_HLEN > f + len || ib_ld16(udp + 2) != IB_ROCE_UDP_PORT) {
+        return false;
+    }
+    return ib_roce_find_gid(port, gid) >= 0;
+}
+
+/* The Ethernet and IP addresses of a packet from an address vector (ib_port_fill_av). */
+void ib_roce_fill_av(const IbPort *port, const IbAv *av, IbPacket *p)
+{
+    const IbRoceGid *g = &port->gids[av->sgid_index % IB_ROCE_MAX_GIDS];
+
+    p->roce = true;
+    if (av->sgid_index >= IB_ROCE_MAX_GIDS || !g->valid) {
+        p->no_route = true;             /* ib_port_send drops it */
+        return;
+    }
+    memcpy(p->dmac, av->dmac, 6);
+    memcpy(p->smac, g->mac, 6);
+    p->vlan = g->vlan;
+    p->vlan_tci = g->vlan_id & 0xfff;
+    p->ipv4 = g->ipv4;
+    p->grh = !g->ipv4;
+    p->sl = av->sl;
+    p->tclass = av->tclass;
+    p->flow_label = av->flow_label;
+    p->hop_limit = av->hop_limit;
+    p->udp_sport = av->udp_sport;
+    memcpy(p->sgid, g->gid, 16);
+    memcpy(p->dgid, av->dgid, 16);
+}
+
+/* A decoded RoCE frame: is it to one of our GIDs (unicast; RoCE multicast is not offered)? */
+bool ib_roce_rx_ok(IbPort *port, const IbPacket *p)
+{
+    if (p->ipv4 != (p->dgid[10] == 0xff && p->dgid[11] == 0xff) ||
+        ib_roce_find_gid(port, p->dgid) < 0) {
+        return false;
+    }
+    return true;
+}
