@@ -339,3 +339,37 @@ void fill(uint8_t *p, size_t len, unsigned seed)
         p[i] = (uint8_t)(i * 7 + seed * 13 + (i >> 8));
     }
 }
+
+void roce_gid(uint8_t gid[16], unsigned node, bool ipv4)
+{
+    memset(gid, 0, 16);
+    if (ipv4) {
+        gid[10] = gid[11] = 0xff;
+        gid[12] = 192; gid[13] = 168; gid[14] = 77; gid[15] = node + 1;
+    } else {
+        gid[0] = 0xfe; gid[1] = 0x80;
+        gid[15] = node + 1;
+    }
+}
+
+void wire_roce(Wire *w, unsigned sgid_index, bool vlan, uint16_t vlan_id)
+{
+    for (int i = 0; i < 2; i++) {
+        FakeNode *n = w->node[i];
+        uint8_t mac[6] = { 0x02, 0, 0, 0, 0, i + 1 };
+        IbRoceGid g = { .mac = { 0x02, 0, 0, 0, 0, i + 1 }, .vlan = vlan, .vlan_id = vlan_id };
+
+        ib_roce_enable(&n->port, mac);
+        roce_gid(g.gid, i, false);
+        g_assert_true(ib_roce_set_gid(&n->port, 0, &g));
+        roce_gid(g.gid, i, true);
+        g.ipv4 = true;
+        g_assert_true(ib_roce_set_gid(&n->port, 1, &g));
+        memset(&n->qp.av, 0, sizeof(n->qp.av));
+        n->qp.av.sgid_index = sgid_index;
+        n->qp.av.hop_limit = 64;
+        roce_gid(n->qp.av.dgid, 1 - i, sgid_index == 1);
+        memcpy(n->qp.av.dmac, mac, 6);
+        n->qp.av.dmac[5] = 2 - i;
+    }
+}

@@ -73,5 +73,12 @@ void post_recv(FakeNode *n, uint64_t va, uint32_t len);
 void post_send(FakeNode *n, IbWrOpcode op, uint64_t local_va, uint32_t len, uint64_t remote_va,
                unsigned id);
 void fill(uint8_t *p, size_t len, unsigned seed);
+/*
+ * Make both nodes RoCE v2 ports: MACs 02:00:00:00:00:0(i+1), GID 0 = fe80::i+1 (IPv6), GID 1 =
+ * ::ffff:192.168.77.(i+1) (IPv4), VLAN @vlan_id on both if @vlan; each QP's path goes to the
+ * other's GID @sgid_index (0 or 1) and MAC.
+ */
+void wire_roce(Wire *w, unsigned sgid_index, bool vlan, uint16_t vlan_id);
+void roce_gid(uint8_t gid[16], unsigned node, bool ipv4);
 
 #endif

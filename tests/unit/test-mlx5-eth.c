@@ -487,6 +487,116 @@ static void test_toeplitz(void)
     g_assert_cmphex(mlx5_toeplitz(key, in, 12), ==, 0x51ccc178);
 }
 
+/* SET_ROCE_ADDRESS of entry @index: @ip (IPv4, 4 bytes) as a v4-mapped RoCE v2 GID */
+static int set_roce_addr(TEth *t, unsigned index, const uint8_t *ip, unsigned version,
+                         unsigned l3, unsigned port)
+{
+    uint8_t in[ROCE_ADDR_OFF + ROCE_ADDR_SIZE] = { 0 }, out[16];
+    uint8_t *a = in + ROCE_ADDR_OFF;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_ROCE_ADDRESS);
+    MLX5_SET(in, ROCE_ADDR_IN_index, index);
+    MLX5_SET(in, ROCE_ADDR_IN_vhca_port_num, port);
+    if (ip) {
+        a[10] = a[11] = 0xff;
+        memcpy(a + 12, ip, 4);
+        memcpy(a + ROCE_ADDR_mac_OFF, my_mac, 6);
+    }
+    MLX5_SET(a, ROCE_ADDR_version, version);
+    MLX5_SET(a, ROCE_ADDR_l3_type, l3);
+    return tdrv_exec(t->d, in, sizeof(in), out, sizeof(out));
+}
+
+static void set_roce_en(TEth *t, bool on)
+{
+    uint8_t in[MODIFY_NIC_VPORT_IN_CTX_OFF + NVC_SIZE] = { 0 }, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT);
+    MLX5_SET(in, MODIFY_NIC_VPORT_IN_field_select, MLX5_NVC_FS_ROCE_EN);
+    MLX5_SET(in + MODIFY_NIC_VPORT_IN_CTX_OFF, NVC_roce_en, on);
+    g_assert_cmpint(tdrv_exec(t->d, in, sizeof(in), out, sizeof(out)), ==, 0);
+}
+
+/* RoCE v2: the ROCE cap page, the GID table, and which frames go to RDMA rather than mlx5e */
+static void test_roce(void)
+{
+    static const uint8_t my_ip[4] = { 10, 0, 0, 1 };
+    uint8_t out[HCA_CAP_OFF + HCA_CAP_SIZE], f[256], cqe[64];
+    uint8_t in[0x10] = { 0 };
+    IbPacket p = { 0 };
+    uint64_t before;
+    size_t len, hlen;
+    TEth t;
+
+    eth_setup(&t);
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_GENERAL << 1 | 1, 0, 0,
+                                out, sizeof(out)), ==, 0);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_roce), ==, 1);
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_ROCE << 1 | 1, 0, 0,
+                                out, sizeof(out)), ==, 0);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, ROCE_CAP_l3_type), ==, 6);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, ROCE_CAP_roce_version), ==, 4);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, ROCE_CAP_r_roce_dest_udp_port), ==, 4791);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, ROCE_CAP_roce_address_table_size), ==,
+                    IB_ROCE_MAX_GIDS);
+
+    /* the GID table: what is refused, what is kept */
+    g_assert_cmpint(set_roce_addr(&t, IB_ROCE_MAX_GIDS, my_ip, 2, 0, 0), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(set_roce_addr(&t, 1, my_ip, 0, 0, 0), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(set_roce_addr(&t, 1, my_ip, 2, 1, 0), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(set_roce_addr(&t, 1, my_ip, 2, 0, 2), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(set_roce_addr(&t, 1, my_ip, 2, 0, 1), ==, 0);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_ROCE_ADDRESS);
+    MLX5_SET(in, ROCE_ADDR_IN_index, 1);
+    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, ROCE_ADDR_OFF + ROCE_ADDR_SIZE), ==, 0);
+    g_assert_cmpmem(out + ROCE_ADDR_OFF + 12, 4, my_ip, 4);
+    g_assert_cmpmem(out + ROCE_ADDR_OFF + ROCE_ADDR_mac_OFF, 6, my_mac, 6);
+    g_assert_cmpint(MLX5_GET(out + ROCE_ADDR_OFF, ROCE_ADDR_version), ==, 2);
+
+    /* a RoCE v2 SEND to our MAC and 10.0.0.1, for a QP that does not exist */
+    p.roce = p.ipv4 = true;
+    memcpy(p.dmac, my_mac, 6);
+    memcpy(p.smac, peer_mac, 6);
+    p.sgid[10] = p.sgid[11] = p.dgid[10] = p.dgid[11] = 0xff;
+    memcpy(p.sgid + 12, "\x0a\x00\x00\x02", 4);
+    memcpy(p.dgid + 12, my_ip, 4);
+    p.opcode = IB_TRANSPORT_RC | IB_OP_SEND_ONLY;
+    p.pkey = 0xffff;
+    p.dest_qpn = 0x999;
+    hlen = ib_wire_encode_hdr(&p, f, 0);
+    {
+        uint32_t crc = ib_wire_icrc(f, hlen, NULL, 0, 0);
+        for (int i = 0; i < 4; i++) {
+            f[hlen + i] = crc >> (8 * i);
+        }
+    }
+    len = hlen + 4;
+    /* roce_en off (as before mlx5_ib loads): the NIC takes it */
+    post_recv(&t, 2048, t.mem);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    g_assert_true(poll_cqe(&t, cqe));
+    g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, len);
+    /* roce_en on: the RDMA transport takes it (and drops it: no such QP) */
+    set_roce_en(&t, true);
+    before = t.d->c->ib.stat_rx_drop;
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    g_assert_false(poll_cqe(&t, cqe));
+    g_assert_cmpuint(t.d->c->ib.stat_rx_drop, ==, before + 1);
+    /* a damaged one is counted as bad, still not the NIC's */
+    f[len - 1] ^= 1;
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    g_assert_false(poll_cqe(&t, cqe));
+    g_assert_cmpuint(t.d->c->ib.stat_rx_bad, ==, 1);
+    f[len - 1] ^= 1;
+    /* the address deleted (all-zero address): the NIC's again */
+    g_assert_cmpint(set_roce_addr(&t, 1, NULL, 2, 1, 0), ==, 0);
+    post_recv(&t, 2048, t.mem);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    g_assert_true(poll_cqe(&t, cqe));
+    eth_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -494,5 +604,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/eth/rx", test_rx);
     g_test_add_func("/mlx5/eth/tx", test_tx);
     g_test_add_func("/mlx5/eth/toeplitz", test_toeplitz);
+    g_test_add_func("/mlx5/eth/roce", test_roce);
     return g_test_run();
 }

@@ -1,0 +1,293 @@
+/*
+ * Unit tests of RoCE v2 in the vendor-neutral transport (ib_roce.c, ib_wire.c): the frames as
+ * they go on an Ethernet wire (MACs, 802.1Q, IPv4 with a valid header checksum or IPv6, UDP
+ * 4791, the ICRC), RC and UD between two RoCE ports on the fake wire, the network header a UD
+ * receive gets, and what a port must not take or send.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "ib-fakewire.h"
+
+static uint16_t csum16(const uint8_t *p, size_t len)
+{
+    uint32_t sum = 0;
+
+    for (size_t i = 0; i + 1 < len; i += 2) {
+        sum += (p[i] << 8) | p[i + 1];
+    }
+    while (sum >> 16) {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    return ~sum & 0xffff;
+}
+
+/* Encode a RoCE packet with @payload, its pad and ICRC into @frame; returns the length. */
+static size_t encode(IbPacket *p, uint8_t *frame, const uint8_t *payload, size_t len)
+{
+    size_t hlen;
+    uint32_t crc;
+
+    p->pad = (4 - (len & 3)) & 3;
+    hlen = ib_wire_encode_hdr(p, frame, len);
+    memcpy(frame + hlen, payload, len);
+    memset(frame + hlen + len, 0, p->pad);
+    crc = ib_wire_icrc(frame, hlen, payload, len, p->pad);
+    for (int i = 0; i < 4; i++) {
+        frame[hlen + len + p->pad + i] = crc >> (8 * i);
+    }
+    return hlen + len + p->pad + 4;
+}
+
+static void roce_packet(IbPacket *p, bool ipv4, bool vlan)
+{
+    memset(p, 0, sizeof(*p));
+    p->roce = true;
+    p->ipv4 = ipv4;
+    p->grh = !ipv4;
+    p->vlan = vlan;
+    p->vlan_tci = (5 << 13) | 100;
+    memcpy(p->dmac, (uint8_t[]){ 0x02, 0, 0, 0, 0, 2 }, 6);
+    memcpy(p->smac, (uint8_t[]){ 0x02, 0, 0, 0, 0, 1 }, 6);
+    roce_gid(p->sgid, 0, ipv4);
+    roce_gid(p->dgid, 1, ipv4);
+    p->tclass = 0x12;
+    p->hop_limit = 7;
+    p->flow_label = 0x12345;
+    p->udp_sport = 0xd00d;
+    p->opcode = IB_TRANSPORT_UD | IB_OP_SEND_ONLY_IMM;
+    p->pkey = 0xffff;
+    p->dest_qpn = 0x20;
+    p->psn = 0x123456;
+    p->deth_qkey = 0x11111111;
+    p->deth_src_qpn = 0x10;
+    p->imm = 0xdeadbeef;
+}
+
+/* The frames as they go on the wire, and back */
+static void test_roce_wire(void)
+{
+    uint8_t frame[IB_MAX_HDR_LEN + 64], payload[13];
+    IbPacket p, q;
+    size_t len;
+
+    fill(payload, sizeof(payload), 9);
+    for (int v4 = 0; v4 < 2; v4++) {
+        for (int vlan = 0; vlan < 2; vlan++) {
+            size_t l2 = vlan ? 18 : 14;
+            const uint8_t *ip = frame + l2, *udp;
+
+            roce_packet(&p, v4, vlan);
+            len = encode(&p, frame, payload, sizeof(payload));
+            g_assert_cmpmem(frame, 6, p.dmac, 6);
+            g_assert_cmpmem(frame + 6, 6, p.smac, 6);
+            if (vlan) {
+                g_assert_cmphex(ib_ld16(frame + 12), ==, 0x8100);
+                g_assert_cmphex(ib_ld16(frame + 14), ==, (5 << 13) | 100);
+            }
+            g_assert_cmphex(ib_ld16(frame + l2 - 2), ==, v4 ? 0x0800 : 0x86dd);
+            if (v4) {
+                g_assert_cmphex(ip[0], ==, 0x45);
+                g_assert_cmphex(ip[1], ==, 0x12);           /* TOS = traffic class */
+                g_assert_cmpuint(ip[8], ==, 7);             /* TTL = hop limit */
+                g_assert_cmpuint(ib_ld16(ip + 2), ==, len - l2);
+                g_assert_cmphex(csum16(ip, 20), ==, 0);     /* a valid header checksum */
+                g_assert_cmpmem(ip + 12, 4, ((uint8_t[]){ 192, 168, 77, 1 }), 4);
+                g_assert_cmpmem(ip + 16, 4, ((uint8_t[]){ 192, 168, 77, 2 }), 4);
+                udp = ip + 20;
+            } else {
+                g_assert_cmphex(ib_ld32(ip), ==, (6u << 28) | (0x12 << 20) | 0x12345);
+                g_assert_cmpuint(ip[6], ==, 17);
+                g_assert_cmpuint(ip[7], ==, 7);
+                g_assert_cmpmem(ip + 8, 16, p.sgid, 16);
+                g_assert_cmpmem(ip + 24, 16, p.dgid, 16);
+                udp = ip + 40;
+            }
+            g_assert_cmphex(ib_ld16(udp), ==, 0xd00d);
+            g_assert_cmpuint(ib_ld16(udp + 2), ==, 4791);
+            g_assert_cmpuint(ib_ld16(udp + 4), ==, frame + len - udp);
+
+            g_assert_cmpint(ib_wire_decode_roce(frame, len, &q), ==, 0);
+            g_assert_true(q.roce && q.ipv4 == v4 && q.vlan == vlan);
+            g_assert_cmpmem(q.sgid, 16, p.sgid, 16);
+            g_assert_cmpmem(q.dgid, 16, p.dgid, 16);
+            g_assert_cmpmem(q.smac, 6, p.smac, 6);
+            g_assert_cmpuint(q.nethdr_len, ==, v4 ? 20 : 40);
+            g_assert_true(q.nethdr == ip);
+            g_assert_cmphex(q.deth_qkey, ==, 0x11111111);
+            g_assert_cmphex(q.imm, ==, 0xdeadbeef);
+            g_assert_cmpuint(q.payload_len, ==, sizeof(payload));
+            g_assert_cmpmem(q.payload, q.payload_len, payload, sizeof(payload));
+            /* an IB-mode decoder does not take it (no 02:49:42 LID addresses) */
+            g_assert_cmpint(ib_wire_decode(frame, len, &q), ==, -1);
+            /* the variant fields are outside the ICRC: a router may change them */
+            frame[l2 + (v4 ? 8 : 7)] -= 1;                  /* TTL / hop limit */
+            if (v4) {
+                frame[l2 + 10] = 0;                         /* ...and fix the checksum */
+                frame[l2 + 11] = 0;
+                uint16_t c = csum16(ip, 20);
+                frame[l2 + 10] = c >> 8;
+                frame[l2 + 11] = c;
+            }
+            g_assert_cmpint(ib_wire_decode_roce(frame, len, &q), ==, 0);
+            /* a damaged payload fails the ICRC */
+            frame[len - 6] ^= 0x40;
+            g_assert_cmpint(ib_wire_decode_roce(frame, len, &q), ==, -7);
+            frame[len - 6] ^= 0x40;
+            if (v4) {
+                /* a bad IPv4 header checksum (not under the ICRC), a fragment: dropped */
+                frame[l2 + 10] ^= 1;
+                g_assert_cmpint(ib_wire_decode_roce(frame, len, &q), ==, -2);
+                frame[l2 + 10] ^= 1;
+                frame[l2 + 6] |= 0x20;                      /* MF */
+                g_assert_cmpint(ib_wire_decode_roce(frame, len, &q), ==, -2);
+                frame[l2 + 6] &= ~0x20;
+            }
+            for (size_t cut = 0; cut < len; cut++) {
+                g_assert_cmpint(ib_wire_decode_roce(frame, cut, &q), <, 0);
+            }
+        }
+    }
+}
+
+/* RC over RoCE v2 (IPv4 and IPv6 GIDs, one with a VLAN), with loss: SEND, WRITE, READ */
+static void test_roce_rc(void)
+{
+    for (unsigned sgid = 0; sgid < 2; sgid++) {
+        Wire *w = wire_new(IB_QPT_RC, 3);
+        FakeNode *a = w->node[0], *b = w->node[1];
+        IbPacket q;
+
+        wire_roce(w, sgid, sgid == 0, 42);
+        a->qp.av.udp_sport = 0xc123;
+        fill(a->mem, 100000, 4);
+        fill(b->mem + 500000, 50000, 5);
+        post_recv(b, 0x100000, 200000);
+        post_send(a, IB_WR_SEND, 0, 100000, 0, 1);
+        /* the first frame: our MACs, the VLAN, the path's UDP source port */
+        ib_port_run(&a->port, 1);
+        g_assert_cmpuint(w->count, ==, 1);
+        g_assert_cmpint(ib_wire_decode_roce(w->frame[0], w->len[0], &q), ==, 0);
+        g_assert_cmpmem(q.dmac, 6, ((uint8_t[]){ 2, 0, 0, 0, 0, 2 }), 6);
+        g_assert_cmpmem(q.smac, 6, ((uint8_t[]){ 2, 0, 0, 0, 0, 1 }), 6);
+        g_assert_true(q.vlan == (sgid == 0) && q.ipv4 == (sgid == 1));
+        g_assert_cmphex(q.vlan_tci & 0xfff, ==, sgid == 0 ? 42 : 0);
+        g_assert_cmphex(q.udp_sport, ==, 0xc123);
+        w->drop_every = 7;
+        post_send(a, IB_WR_RDMA_WRITE, 0, 100000, 0x80000, 2);
+        post_send(a, IB_WR_RDMA_READ, 0x40000, 50000, 500000, 3);
+        wire_run(w, 100000);
+        g_assert_cmpuint(a->nsend, ==, 3);
+        for (unsigned i = 0; i < 3; i++) {
+            g_assert_cmpint(a->send_status[i], ==, IB_WC_SUCCESS);
+        }
+        g_assert_cmpuint(b->nrecv, ==, 1);
+        g_assert_cmpuint(b->recv[0].byte_len, ==, 100000);
+        g_assert_cmpmem(b->mem + 0x100000, 100000, a->mem, 100000);
+        g_assert_cmpmem(b->mem + 0x80000, 100000, a->mem, 100000);
+        g_assert_cmpmem(a->mem + 0x40000, 50000, b->mem + 500000, 50000);
+        g_assert_cmpuint(a->port.stat_rx_bad + b->port.stat_rx_bad, ==, 0);
+        wire_free(w);
+    }
+}
+
+/* UD over RoCE v2: the receive buffer starts with the network header as received */
+static void test_roce_ud(void)
+{
+    for (unsigned sgid = 0; sgid < 2; sgid++) {
+        Wire *w = wire_new(IB_QPT_UD, 5);
+        FakeNode *a = w->node[0], *b = w->node[1];
+        IbSendWr wr = { .cookie = 7, .opcode = IB_WR_SEND, .length = 1000, .dest_qpn = 0x20,
+                        .qkey = 0x11111111 };
+        const uint8_t *nh = b->mem + 0x1000;
+
+        wire_roce(w, sgid, sgid == 1, 7);
+        wr.av = a->qp.av;
+        wr.av.sl = 3;
+        fill(a->mem, 1000, 6);
+        post_recv(b, 0x1000, 4096);
+        memset(b->mem + 0x1000, 0xee, 40);
+        g_assert_true(ib_qp_post_send(&a->qp, &wr));
+        wire_run(w, 1000);
+        g_assert_cmpuint(a->nsend, ==, 1);
+        g_assert_cmpint(a->send_status[0], ==, IB_WC_SUCCESS);
+        g_assert_cmpuint(b->nrecv, ==, 1);
+        g_assert_cmpuint(b->recv[0].byte_len, ==, 1040);
+        g_assert_true(b->recv[0].grh);
+        g_assert_cmpint(b->recv[0].net_type, ==, sgid ? IB_NET_ROCE_IPV4 : IB_NET_ROCE_IPV6);
+        g_assert_cmpuint(b->recv[0].slid, ==, 0);
+        g_assert_cmpuint(b->recv[0].src_qpn, ==, 0x10);
+        g_assert_true(b->recv[0].vlan == (sgid == 1));
+        if (sgid) {
+            /* 20 zero bytes, then the IPv4 header (kernel: union rdma_network_hdr) */
+            for (int i = 0; i < 20; i++) {
+                g_assert_cmpuint(nh[i], ==, 0);
+            }
+            g_assert_cmphex(nh[20], ==, 0x45);
+            g_assert_cmphex(csum16(nh + 20, 20), ==, 0);
+            g_assert_cmpmem(nh + 32, 4, ((uint8_t[]){ 192, 168, 77, 1 }), 4);
+            g_assert_cmphex(b->recv[0].vlan_tci & 0xfff, ==, 7);
+        } else {
+            uint8_t sgid0[16];
+            roce_gid(sgid0, 0, false);
+            g_assert_cmphex(nh[0] >> 4, ==, 6);
+            g_assert_cmpuint(nh[6], ==, 17);                /* next header UDP */
+            g_assert_cmpmem(nh + 8, 16, sgid0, 16);
+        }
+        g_assert_cmpmem(b->mem + 0x1000 + 40, 1000, a->mem, 1000);
+        wire_free(w);
+    }
+}
+
+/* What a RoCE port does not send or take */
+static void test_roce_refuse(void)
+{
+    Wire *w = wire_new(IB_QPT_RC, 3);
+    FakeNode *a = w->node[0], *b = w->node[1];
+    uint8_t frame[IB_MAX_HDR_LEN + 64], payload[8] = { 0 };
+    IbPacket p;
+    size_t len;
+
+    wire_roce(w, 1, false, 0);
+    /* a source GID index that is not set: nothing leaves */
+    a->qp.av.sgid_index = 5;
+    post_send(a, IB_WR_SEND, 0, 100, 0, 1);
+    ib_port_run(&a->port, 8);
+    g_assert_cmpuint(w->count, ==, 0);
+    g_assert_cmpuint(a->port.stat_roce_no_gid, ==, 1);
+    g_assert_false(ib_roce_set_gid(&a->port, IB_ROCE_MAX_GIDS, NULL));
+
+    /* frames the NIC keeps: to another MAC, another GID, another UDP port, not IP */
+    roce_packet(&p, true, false);
+    p.opcode = IB_TRANSPORT_RC | IB_OP_SEND_ONLY;
+    len = encode(&p, frame, payload, sizeof(payload));
+    g_assert_true(ib_roce_frame_is_ours(&b->port, frame, len));
+    g_assert_false(ib_roce_frame_is_ours(&a->port, frame, len));     /* not a's MAC */
+    frame[5] = 9;
+    g_assert_false(ib_roce_frame_is_ours(&b->port, frame, len));
+    frame[5] = 2;
+    frame[14 + 19] = 99;                                             /* another IPv4 address */
+    g_assert_false(ib_roce_frame_is_ours(&b->port, frame, len));
+    frame[14 + 19] = 2;
+    frame[14 + 20 + 3] = 0x99;                                       /* UDP port 4761 */
+    g_assert_false(ib_roce_frame_is_ours(&b->port, frame, len));
+    frame[14 + 20 + 3] = 4791 & 0xff;
+    for (size_t cut = 0; cut < 14 + 20 + 8; cut++) {
+        g_assert_false(ib_roce_frame_is_ours(&b->port, frame, cut));
+    }
+    /* after its GID is cleared the port takes nothing for that address */
+    g_assert_true(ib_roce_set_gid(&b->port, 1, NULL));
+    g_assert_false(ib_roce_frame_is_ours(&b->port, frame, len));
+    ib_port_rx(&b->port, frame, len);
+    g_assert_cmpuint(b->port.stat_rx, ==, 0);
+    wire_free(w);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/ib/roce/wire", test_roce_wire);
+    g_test_add_func("/ib/roce/rc", test_roce_rc);
+    g_test_add_func("/ib/roce/ud", test_roce_ud);
+    g_test_add_func("/ib/roce/refuse", test_roce_refuse);
+    return g_test_run();
+}
