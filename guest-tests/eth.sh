@@ -11,14 +11,8 @@
 . /test/lib/common.sh
 . /test/lib/ipoib.sh
 load_mlx5
-# the mlx5e interface: the netdev whose PCI function mlx5_core drives (the other NIC is the
-# management virtio-net)
-mlx5_netdev() {
-  for n in /sys/class/net/*; do
-    case "$(readlink "$n/device/driver")" in */mlx5_core) echo "${n##*/}"; return 0 ;; esac
-  done
-  return 1
-}
+# the mlx5e interface (mlx5_netdev, common.sh: the netdev whose PCI function mlx5_core drives;
+# the other NIC is the management virtio-net)
 wait_for 30 mlx5_netdev || fail "no mlx5e interface (mlx5e did not probe)"
 E=$(mlx5_netdev)
 drv=$(ethtool -i $E) || fail "ethtool -i $E failed"

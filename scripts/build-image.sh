@@ -12,7 +12,9 @@
 #                  (compiled on the host against trixie's libibverbs/libmlx5), the
 #                  shared-library closure of all of them, and the kernel modules mlx5_core
 #                  mlx5_ib ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm rdma_ucm ib_ipoib
-#                  nvme_rdma nvmet_rdma brd virtio_net virtio_pci + their
+#                  nvme_rdma nvmet_rdma brd virtio_net virtio_pci, Soft-RoCE (rdma_rxe, and
+#                  crc32_generic, which its ICRC needs: `modprobe -a crc32_generic rdma_rxe`,
+#                  then iproute2's `rdma link add rxe0 type rxe netdev ethX`) + their
 #                  modules.dep closure
 #                  (decompressed, depmod'ed for the image, so modprobe/rmmod work).
 #   manifest.txt   package versions, modules and sizes that went into the image
@@ -36,7 +38,7 @@
 #                        KERNEL only if it matches Debian's kernel version.
 #   OVERRIDE_KO="a.ko b.ko"  replace individual modules by these files (e.g. a patched
 #                        mlx5_core.ko built against the same kernel); matched by module name.
-#   EXTRA_MODULES="..."  more module names to include (with their dependencies), e.g. rdma_rxe
+#   EXTRA_MODULES="..."  more module names to include (with their dependencies), e.g. siw
 #   EXTRA_PACKAGES="..." more trixie packages whose files (and library closure) go into the
 #                        image, e.g. "strace gdb"
 #   KEEP_PATHS="..."     paths (relative to the root) kept although PRUNE would remove them;
@@ -62,9 +64,14 @@
 #   mlx5t.probe=1      print "@@MLX5T RESULT PASS" right away and power off (accelerator probe)
 #   mlx5t.ssh=1        start dropbear (sshd) on port 22, root's authorized_keys from
 #                      /test/ssh/authorized_keys; prints "@@MLX5T SSH READY ..." when it runs
-# NICs by MAC: 02:4d:47:* management (10.0.0.(I+1)/24), 02:4d:55:* QEMU user networking (DHCP).
+#   mlx5t.fabric=KIND  what this instance has on the fabric netdev: hca (the mlx5-hca), virtio
+#                      (a virtio-net NIC, e.g. for Soft-RoCE) or none; exported as FABRIC_NIC
+#                      (empty when the runner did not say)
+# NICs by MAC: 02:4d:47:* management (10.0.0.(I+1)/24), 02:4d:55:* QEMU user networking (DHCP),
+# 02:4d:52:* a virtio-net NIC on the fabric (FABRIC_IF; left down and without an address: the
+# test configures it).
 # /init runs /test/run.sh (from a second cpio appended at boot) with IDX, N, MY_IP, PEER_IP,
-# MGMT_IF, USER_IF, USER_IP exported, and prints on the console:
+# MGMT_IF, USER_IF, USER_IP, FABRIC_NIC, FABRIC_IF exported, and prints on the console:
 #   @@MLX5T TEST BEGIN ... / @@MLX5T TEST END rc=R   around the test's output
 #   @@MLX5T RESULT PASS|FAIL
 #   @@MLX5T DMESG BEGIN / @@MLX5T DMESG END          around the full dmesg
@@ -118,12 +125,18 @@ done
 # ---- what goes into the image -------------------------------------------------------------
 # Packages whose files are copied (minus docs); everything else they need is pulled in as
 # shared libraries (ELF DT_NEEDED closure), which keeps perl, systemd, udev etc. out.
+# Where the RDMA tools come from: ibv_devinfo, ibv_{rc,uc,ud,srq,xsrq}_pingpong: ibverbs-utils;
+# rping, ucmatose, udaddy, mckey, rstream: rdmacm-utils (Fedora's librdmacm-utils); ib_*_{bw,lat}:
+# perftest; `rdma` (rdma link add ... type rxe): iproute2; ibstat, saquery: infiniband-diags.
 TOOL_PACKAGES="busybox-static dash kmod iproute2 ethtool ibverbs-utils ibverbs-providers rdmacm-utils
   perftest infiniband-diags dropbear-bin opensm $EXTRA_PACKAGES"
 # Modules to include with their dependency closure (names with '_'; built-ins are skipped).
+# rdma_rxe (Soft-RoCE, on a virtio-net fabric NIC: the RoCE interop tests rxe.sh, roce-rxe.sh):
+# Debian 6.12's rxe gets its ICRC's CRC-32 from the crypto API ("crc32"), which no module
+# dependency names: crc32_generic must be there (and loaded first), or `rdma link add` fails.
 WANT_MODULES="mlx5_core mlx5_ib ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm rdma_ucm ib_ipoib
   nvme_rdma nvmet_rdma brd
-  virtio_pci virtio_net $EXTRA_MODULES"
+  virtio_pci virtio_net rdma_rxe crc32_generic $EXTRA_MODULES"
 # Paths removed from the image after unpacking (relative to its root, globs allowed): docs,
 # and programs not needed for RDMA tests that would drag in large libraries (arpd: libdb,
 # ss: libtirpc+krb5) or are for Ethernet links only (perftest raw_ethernet_*).
@@ -455,9 +468,10 @@ mount -t tmpfs tmpfs /dev/shm
 ip link set lo up
 
 # mlx5t.KEY=VALUE from the kernel command line
-IDX=0 N=1 TIMEOUT=600 SHELL_MODE=0 PROBE=0 SSH=0
+IDX=0 N=1 TIMEOUT=600 SHELL_MODE=0 PROBE=0 SSH=0 FABRIC_NIC=
 for arg in $(cat /proc/cmdline); do
   case $arg in
+    mlx5t.fabric=*) FABRIC_NIC=${arg#*=} ;;
     mlx5t.idx=*) IDX=${arg#*=} ;;
     mlx5t.n=*) N=${arg#*=} ;;
     mlx5t.timeout=*) TIMEOUT=${arg#*=} ;;
@@ -490,7 +504,9 @@ fi
 # virtio-net NICs (PCI 1af4:1000 or 1af4:1041), told apart by their MAC (scripts/guest-run.py):
 #   02:4d:47:..  management NIC on a stream socket between the guests: 10.0.0.(IDX+1)/24
 #   02:4d:55:..  QEMU user networking (-netdev user, slirp): address by DHCP, sshd (mlx5t.ssh=1)
-MGMT_IF= MY_IP= PEER_IP= USER_IF= USER_IP=
+#   02:4d:52:..  a NIC on the fabric netdev instead of the mlx5-hca (mlx5t.fabric=virtio):
+#                FABRIC_IF, configured by the test
+MGMT_IF= MY_IP= PEER_IP= USER_IF= USER_IP= FABRIC_IF=
 nic_by_mac() { # PREFIX: name of the virtio-net interface whose MAC starts with PREFIX
   for d in /sys/class/net/*; do
     [ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = virtio_net ] || continue
@@ -504,10 +520,18 @@ if cat /sys/bus/pci/devices/*/uevent 2>/dev/null | grep -Eq '^PCI_ID=1AF4:(1000|
   for _ in $(seq 50); do
     MGMT_IF=$(nic_by_mac 02:4d:47:) || true
     USER_IF=$(nic_by_mac 02:4d:55:) || true
-    [ -n "$MGMT_IF$USER_IF" ] && break
+    FABRIC_IF=$(nic_by_mac 02:4d:52:) || true
+    if [ "$FABRIC_NIC" = virtio ]; then
+      # the fabric NIC, and the management NIC too when there is one (2+ instances)
+      [ -n "$FABRIC_IF" ] && { [ "$N" -lt 2 ] || [ -n "$MGMT_IF" ]; } && break
+    else
+      [ -n "$MGMT_IF$USER_IF" ] && break
+    fi
     sleep 0.1
   done
-  [ -n "$MGMT_IF$USER_IF" ] || echo "mlx5t: WARNING: virtio-net device present but no interface appeared"
+  [ -n "$MGMT_IF$USER_IF$FABRIC_IF" ] || echo "mlx5t: WARNING: virtio-net device present but no interface appeared"
+  [ "$FABRIC_NIC" != virtio ] || [ -n "$FABRIC_IF" ] ||
+    echo "mlx5t: WARNING: no virtio-net interface with the fabric MAC (02:4d:52:*) appeared"
 fi
 if [ -n "$MGMT_IF" ]; then
   MY_IP=10.0.0.$((IDX + 1))
@@ -533,8 +557,8 @@ if [ "$SSH" = 1 ]; then
     echo "mlx5t: WARNING: dropbear did not start: $(cat /tmp/dropbear.log)"
   fi
 fi
-export IDX N MY_IP PEER_IP MGMT_IF USER_IF USER_IP
-echo "@@MLX5T BOOTED idx=$IDX n=$N kernel=$(uname -r) mgmt_if=${MGMT_IF:-none} ip=${MY_IP:-none} peer=${PEER_IP:-none} uptime=$(cut -d' ' -f1 /proc/uptime)"
+export IDX N MY_IP PEER_IP MGMT_IF USER_IF USER_IP FABRIC_NIC FABRIC_IF
+echo "@@MLX5T BOOTED idx=$IDX n=$N kernel=$(uname -r) mgmt_if=${MGMT_IF:-none} ip=${MY_IP:-none} peer=${PEER_IP:-none} fabric=${FABRIC_NIC:-?}${FABRIC_IF:+:$FABRIC_IF} uptime=$(cut -d' ' -f1 /proc/uptime)"
 
 if [ "$SHELL_MODE" = 1 ]; then
   echo "mlx5t: interactive shell; exit it to power off"

@@ -3,8 +3,9 @@
 (two guests; QEMU's filter-dump writes each instance's fabric frames to LOGDIR/fab-I.pcap),
 then check both captures with check-capture.py against the pingpong runs in serial-0.log.
 
-Usage: scripts/capture-test.py [guest-run.py options...]
-  (--test defaults to guest-tests/capture.sh, --log-dir to build/guest-logs/capture)
+Usage: scripts/capture-test.py [--roce] [guest-run.py options...]
+  (--test defaults to guest-tests/capture.sh, --log-dir to build/guest-logs/capture;
+  --roce: an Ethernet-mode capture, checked with check-capture.py --roce)
 Exit status 0 only if the guest test and the capture check both pass.
 """
 import signal
@@ -46,6 +47,8 @@ def run(cmd):
 
 def main():
     argv = sys.argv[1:]
+    roce = "--roce" in argv
+    argv = [a for a in argv if a != "--roce"]
     if opt(argv, "--test") is None:
         argv = ["--test", str(REPO / "guest-tests" / "capture.sh")] + argv
     log_dir = opt(argv, "--log-dir")
@@ -69,7 +72,8 @@ def main():
         print(f"capture-test: FAIL: no capture written: {', '.join(missing)}")
         return 1
     rc = run([sys.executable, str(REPO / "scripts" / "check-capture.py"),
-              "--serial", str(log_dir / "serial-0.log")] + [str(p) for p in pcaps])
+              "--serial", str(log_dir / "serial-0.log")] + (["--roce"] if roce else []) +
+             [str(p) for p in pcaps])
     print(f"capture-test: {'PASS' if rc == 0 else 'FAIL'} (guests {t1 - t0:.0f}s, "
           f"check {time.monotonic() - t1:.1f}s; logs and pcaps in {log_dir})")
     return 0 if rc == 0 else 1

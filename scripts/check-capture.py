@@ -30,6 +30,12 @@ docs/fabric.md), so Wireshark's own InfiniBand dissector decodes them. Checks, p
     connection: requests from each side go to the QPN the other side printed, start at the PSN
     the sender printed, and carry exactly ITERS messages of SIZE bytes each way; no RC traffic
     belongs to no run.
+With --roce the capture is of an Ethernet port (link-type=eth) running RoCE v2: frames that are
+not RoCE v2 (ARP, IP traffic of the network interface) are counted and skipped; the RoCE frames
+must carry real (not 02:49:42) MACs, the same pair for each pair of IP addresses, a good IPv4
+header checksum, a UDP source port in 0xc000-0xffff (the kernel's flow-label hash, not the QPN);
+each host is named by the last two bytes of its IP address where the checks above say LID, and
+the pingpong runs are matched by the GIDs they print ("GID ::ffff:a.b.c.d").
 With several PCAPs (e.g. both ends of one link) each is checked, and then every frame sent by
 one end must appear, bytes identical and in the same order, in the other end's capture.
 
@@ -40,6 +46,7 @@ scripts/host-deps.sh installs it (group 'capture').
 """
 
 import argparse
+import ipaddress
 import os
 import re
 import shutil
@@ -277,7 +284,27 @@ def parse_raw(frame):
 
 # ---- serial log: the pingpong runs ---------------------------------------------------------------
 ADDR_RE = re.compile(r"(local|remote) address:\s+LID 0x([0-9a-fA-F]+), QPN 0x([0-9a-fA-F]+), "
-                     r"PSN 0x([0-9a-fA-F]+)")
+                     r"PSN 0x([0-9a-fA-F]+)(?:[,:]\s+GID ([0-9a-fA-F:.]+))?")
+
+
+def addr_lid(ip):
+    """RoCE: the pseudo-LID that names a host, from its IP address (bytes or text)."""
+    if isinstance(ip, str):
+        ip = ipaddress.ip_address(ip).packed
+    return (ip[-2] << 8) | ip[-1]
+
+
+def is_roce_frame(frame):
+    """An IPv4/IPv6 UDP datagram to port 4791 (a cheap look; parse_raw checks the rest)."""
+    if len(frame) < 14:
+        return False
+    etype = struct.unpack(">H", frame[12:14])[0]
+    if etype == 0x0800 and len(frame) >= 14 + 20 + 8 and frame[23] == 17:
+        ihl = (frame[14] & 0xf) * 4
+        return len(frame) >= 14 + ihl + 4 and struct.unpack(">H", frame[14 + ihl + 2:14 + ihl + 4])[0] == ROCE_PORT
+    if etype == 0x86dd and len(frame) >= 14 + 40 + 8 and frame[20] == 17:
+        return struct.unpack(">H", frame[14 + 42:14 + 44])[0] == ROCE_PORT
+    return False
 
 
 def parse_runs(path):
@@ -292,6 +319,11 @@ def parse_runs(path):
         m = ADDR_RE.search(line)
         if m:
             side, lid, qpn, psn = m.group(1), int(m.group(2), 16), int(m.group(3), 16), int(m.group(4), 16)
+            if m.group(5):
+                try:
+                    lid = addr_lid(m.group(5).rstrip(":."))    # RoCE: the GID names the host
+                except ValueError:
+                    pass
             if side == "local":
                 cur = {"title": title, "local": (lid, qpn, psn)}
                 runs.append(cur)
@@ -356,10 +388,15 @@ def check_pcap(pcap, tshark, args, runs):
         return ck, [], raw
 
     pkts = []
+    other = 0
+    macs = {}
     for i, (row, (ts, frame)) in enumerate(zip(rows, raw)):
         n = i + 1
         where = f"frame {n}"
         protos = row["frame.protocols"].split(":")
+        if args.roce and not is_roce_frame(frame):
+            other += 1                  # the network interface's own traffic
+            continue
         if "infiniband" not in protos or num(row["infiniband.bth.opcode"]) is None:
             ck.fail(f"{where}: not decoded as InfiniBand with a BTH (protocols {row['frame.protocols']};"
                     f" {row['_ws.col.Info']})")
@@ -388,21 +425,35 @@ def check_pcap(pcap, tshark, args, runs):
         sev = [num(s) for s in row["_ws.expert.severity"].split(",") if s]
         if any(s is not None and s >= SEV_WARN for s in sev):
             ck.fail(f"{where}: tshark expert info: {row['_ws.expert.message']} ({row['_ws.col.Info']})")
-        # the wire format of docs/fabric.md
-        dlid = ck.lid_of_mac(p["dmac"], True)
-        slid = ck.lid_of_mac(p["smac"], False)
-        if dlid is None or slid is None:
-            ck.fail(f"{where}: MACs {p['dmac'].hex(':')} <- {p['smac'].hex(':')} do not carry LIDs"
-                    " (02:49:42:00:DLID / 02:49:42:SL:SLID)")
-            continue
-        p["dlid"], p["slid"], p["sl"] = dlid, slid, p["smac"][3]
-        if p["etype"] == 0x0800:
-            want_src, want_dst = bytes([10, 73, slid >> 8, slid & 0xff]), bytes([10, 73, dlid >> 8, dlid & 0xff])
-            if p["ipsrc"] != want_src or p["ipdst"] != want_dst:
-                ck.fail(f"{where}: IPv4 {row['ip.src']} -> {row['ip.dst']} does not match LIDs "
-                        f"0x{slid:04x} -> 0x{dlid:04x}")
-            if num(row["ip.checksum.status"]) != 1:
+        if args.roce:
+            # RoCE v2: real MACs, one pair per pair of addresses; hosts named by their address
+            if p["dmac"][:3] == b"\x02\x49\x42" or p["smac"][:3] == b"\x02\x49\x42":
+                ck.fail(f"{where}: MACs {p['dmac'].hex(':')} <- {p['smac'].hex(':')} are IB-mode addresses")
+            if p["dmac"][0] & 1:
+                ck.fail(f"{where}: RC/UD unicast to a group MAC {p['dmac'].hex(':')}")
+            pair = (bytes(p["ipsrc"]), bytes(p["ipdst"]))
+            if macs.setdefault(pair, (p["smac"], p["dmac"])) != (p["smac"], p["dmac"]):
+                ck.fail(f"{where}: MACs {p['smac'].hex(':')} -> {p['dmac'].hex(':')} differ from the "
+                        f"earlier frames between the same addresses")
+            p["slid"], p["dlid"], p["sl"] = addr_lid(p["ipsrc"]), addr_lid(p["ipdst"]), 0
+            if p["etype"] == 0x0800 and num(row["ip.checksum.status"]) != 1:
                 ck.fail(f"{where}: IPv4 header checksum status {row['ip.checksum.status']!r} (1 = good)")
+        # the wire format of docs/fabric.md
+        if not args.roce:
+            dlid = ck.lid_of_mac(p["dmac"], True)
+            slid = ck.lid_of_mac(p["smac"], False)
+            if dlid is None or slid is None:
+                ck.fail(f"{where}: MACs {p['dmac'].hex(':')} <- {p['smac'].hex(':')} do not carry LIDs"
+                        " (02:49:42:00:DLID / 02:49:42:SL:SLID)")
+                continue
+            p["dlid"], p["slid"], p["sl"] = dlid, slid, p["smac"][3]
+            if p["etype"] == 0x0800:
+                want_src, want_dst = bytes([10, 73, slid >> 8, slid & 0xff]), bytes([10, 73, dlid >> 8, dlid & 0xff])
+                if p["ipsrc"] != want_src or p["ipdst"] != want_dst:
+                    ck.fail(f"{where}: IPv4 {row['ip.src']} -> {row['ip.dst']} does not match LIDs "
+                            f"0x{slid:04x} -> 0x{dlid:04x}")
+                if num(row["ip.checksum.status"]) != 1:
+                    ck.fail(f"{where}: IPv4 header checksum status {row['ip.checksum.status']!r} (1 = good)")
         if p["dport"] != ROCE_PORT:
             ck.fail(f"{where}: UDP destination port {p['dport']}, expected {ROCE_PORT}")
         if p["sport"] & 0xc000 != 0xc000:
@@ -414,6 +465,10 @@ def check_pcap(pcap, tshark, args, runs):
         if p["ext"] is None:
             ck.fail(f"{where}: unexpected BTH opcode 0x{p['opcode']:02x} ({opname(p['opcode'])})")
         pkts.append(p)
+    if args.roce:
+        ck.notes.append(f"{other} frame(s) of other traffic (not RoCE v2) skipped")
+        if not pkts:
+            ck.fail("no RoCE v2 frame in the capture")
 
     check_rc(ck, pkts, args, runs)
     return ck, pkts, raw
@@ -528,9 +583,19 @@ def check_rc(ck, pkts, args, runs):
         # requests answered here: from dlid to slid, sent by QP `qp` (UDP source port) to the
         # QP that sends these responses (its UDP source port)
         sport = ps[0]["sport"]
-        cands = [k for k in flows if k[3] == "req" and k[0] == dlid and k[1] == slid
-                 and (k[2] & 0x3fff) == (sport & 0x3fff)
-                 and (flows[k][0]["sport"] & 0x3fff) == (qp & 0x3fff)]
+        if args.roce:
+            # the UDP source port is a flow-label hash: the runs say which QPs talk (both ends
+            # of a pingpong send requests, to each other's QP); without them, the one flow back
+            # (host, QPN) -> the peer's (host, QPN); hosts by their addresses' pseudo-LIDs
+            peer = {r["local"][:2]: r["remote"][:2] for r in runs}
+            peer.update({r["remote"][:2]: r["local"][:2] for r in runs})
+            want = peer.get((dlid, qp))
+            cands = [k for k in flows if k[3] == "req" and k[0] == dlid and k[1] == slid
+                     and (want is None or want == (slid, k[2]))]
+        else:
+            cands = [k for k in flows if k[3] == "req" and k[0] == dlid and k[1] == slid
+                     and (k[2] & 0x3fff) == (sport & 0x3fff)
+                     and (flows[k][0]["sport"] & 0x3fff) == (qp & 0x3fff)]
         if len(cands) != 1:
             ck.fail(f"{fname}: {len(cands)} request flows match it (want exactly 1): "
                     f"{[ck.flow_info[k]['name'] for k in cands]}")
@@ -603,7 +668,7 @@ def check_rc(ck, pkts, args, runs):
             used.add(key)
             if info.get("resp"):
                 used.add(info["resp"])
-            if info["sport"] != 0xc000 | (sq & 0x3fff):
+            if not args.roce and info["sport"] != 0xc000 | (sq & 0x3fff):
                 ck.fail(f"{what}: {info['name']} has UDP source port 0x{info['sport']:04x}, "
                         f"sender QPN 0x{sq:06x}")
             if info["first_psn"] != psn:
@@ -690,6 +755,8 @@ def main():
                     help=f"comma-separated RC opcode names that must occur (default {DEFAULT_OPCODES})")
     ap.add_argument("--summary", type=int, default=10, help="decoded packets to print (default 10)")
     ap.add_argument("--quiet", action="store_true", help="print only the verdict and failures")
+    ap.add_argument("--roce", action="store_true",
+                    help="an Ethernet port's capture: RoCE v2 frames among other traffic")
     args = ap.parse_args()
 
     tshark = ensure_tshark()

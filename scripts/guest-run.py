@@ -7,7 +7,8 @@ Usage:
                        [--kernel build/guest/vmlinuz --initrd build/guest/base.cpio]
                        [--log-dir build/guest-logs/NAME] [--extra-device-args PROPS]
                        [--extra-qemu-args ARGS] [--append ARGS] [--allow REGEX]...
-                       [--no-hca] [--shell] [--ssh [PORT]] [--verbose] [--print-output]
+                       [--no-hca] [--fabric-nic I=KIND,...] [--shell] [--ssh [PORT]]
+                       [--verbose] [--print-output]
 
 What it does:
   * builds a small cpio with the test as /test/run.sh plus guest-tests/lib/* as /test/lib/*,
@@ -21,6 +22,12 @@ What it does:
     a real learning switch between separate QEMU processes, nothing leaving the machine.
     With 2 instances each also gets a management virtio-net NIC on a second stream
     socket; the guest /init gives it 10.0.0.(I+1)/24 and exports PEER_IP to the test;
+  * with --fabric-nic (or `# mlx5t-fabric-nic:`) an instance can have a virtio-net NIC on the
+    fabric netdev fab0 in place of its mlx5-hca: `-device virtio-net-pci,netdev=fab0,
+    mac=02:4d:52:00:00:<I+1>` (e.g. for Linux Soft-RoCE, rdma_rxe, beside or against the HCA
+    of the other instance, which sees the same frames). Every instance is told its kind on the
+    kernel command line (mlx5t.fabric=hca|virtio|none); /init exports it as FABRIC_NIC and
+    the virtio NIC's interface name (found by that MAC) as FABRIC_IF;
   * with --ssh (or `# mlx5t-ssh: check`), instance 0 also gets QEMU user networking (slirp):
     `-netdev user,restrict=on,hostfwd=tcp:127.0.0.1:PORT-:22` on a virtio-net NIC with MAC
     02:4d:55:00:00:01; the guest takes slirp's DHCP lease (10.0.2.15) and runs dropbear with a
@@ -40,6 +47,14 @@ Test files may carry directives in comment lines (command-line options win):
   # mlx5t-qemu-args: ARGS       extra QEMU arguments for every instance
   # mlx5t-device-args: PROPS    extra mlx5-hca properties, e.g. link-type=eth
   # mlx5t-hca: no               boot without the mlx5-hca device (image/runner self-tests)
+  # mlx5t-fabric-nic: 1=virtio  what instances have on the fabric netdev fab0 instead of the
+                                default: a list (commas or blanks) of I=KIND, I an instance
+                                index or `all`, KIND `hca` (the mlx5-hca; the default, `none`
+                                with `mlx5t-hca: no`), `virtio` (a virtio-net NIC with MAC
+                                02:4d:52:00:00:<I+1>) or `none`; later items win, e.g.
+                                `all=virtio` (Soft-RoCE on both) or `1=virtio` (HCA vs rxe).
+                                The fabric netdev exists on every instance when any has a NIC
+                                on it; mlx5t-device-args apply to the HCAs only
   # mlx5t-reboot: yes           a guest reboot restarts the guest (no -no-reboot): the test runs
                                 again from the start in the new boot and must tell the boots
                                 apart itself; console kernel messages of the earlier boots
@@ -124,6 +139,8 @@ SANITIZER_ENV = {"ASAN_OPTIONS": "detect_leaks=1:print_summary=1",
                  "UBSAN_OPTIONS": "print_stacktrace=1:print_summary=1"}
 
 HCA_MAC = "02:4d:58:35:00:{:02x}"    # locally administered; last byte = instance index + 1
+FABRIC_VIRTIO_MAC = "02:4d:52:00:00:{:02x}"   # virtio-net on the fabric (--fabric-nic), see /init
+FABRIC_KINDS = ("hca", "virtio", "none")
 MGMT_MAC = "02:4d:47:00:00:{:02x}"
 USER_MAC = "02:4d:55:00:00:{:02x}"   # QEMU user networking (slirp), see /init
 MARK = "@@MLX5T"
@@ -443,6 +460,26 @@ def expand_instance(word, idx, log_dir):
     return word.replace("{idx}", str(idx)).replace("{logdir}", str(log_dir))
 
 
+def parse_fabric_nics(spec, n, default):
+    """--fabric-nic / `# mlx5t-fabric-nic:` SPEC -> one kind per instance ('hca', 'virtio' or
+    'none'), starting from @default; ValueError on a bad item"""
+    kinds = [default] * n
+    for item in re.split(r"[,\s]+", spec.strip()):
+        if not item:
+            continue
+        idx, sep, kind = item.partition("=")
+        kind = kind.strip().lower()
+        if not sep or kind not in FABRIC_KINDS:
+            raise ValueError(f"{item!r}: want I=KIND with KIND one of {', '.join(FABRIC_KINDS)}")
+        if idx.strip().lower() == "all":
+            kinds = [kind] * n
+        elif idx.strip().isdigit() and int(idx) < n:
+            kinds[int(idx)] = kind
+        else:
+            raise ValueError(f"{item!r}: no instance {idx.strip()!r} (0..{n - 1} or all)")
+    return kinds
+
+
 def read_directives(test):
     d = {"allow": [], "qemu-args": []}
     for line in test.read_text(errors="replace").splitlines():
@@ -477,6 +514,10 @@ def parse_args():
     ap.add_argument("--append", default="", help="extra kernel command line arguments")
     ap.add_argument("--allow", action="append", default=[], help="benign dmesg regex (repeatable)")
     ap.add_argument("--no-hca", action="store_true", help="boot without the mlx5-hca device")
+    ap.add_argument("--fabric-nic", metavar="I=KIND,...",
+                    help="per instance, what is on the fabric netdev: hca, virtio (virtio-net "
+                         "NIC, MAC 02:4d:52:00:00:<I+1>, e.g. for rdma_rxe) or none; I may be "
+                         "'all' (replaces `# mlx5t-fabric-nic:`)")
     ap.add_argument("--shell", action="store_true",
                     help="interactive: 1 instance, serial on this terminal, mlx5t.shell=1")
     ap.add_argument("--ssh", nargs="?", type=int, const=0, default=None, metavar="PORT",
@@ -502,6 +543,16 @@ def main():
     timeout = args.timeout or float(direc.get("timeout", 300))
     allowed = direc["allow"] + args.allow
     no_hca = args.no_hca or direc.get("hca", "yes").lower() in ("no", "0", "false")
+    try:
+        fabric_kinds = parse_fabric_nics(
+            args.fabric_nic if args.fabric_nic is not None else direc.get("fabric-nic", ""),
+            n, "none" if no_hca else "hca")
+    except ValueError as e:
+        log(f"bad fabric NIC list: {e}")
+        return 2
+    # the fabric netdev: on every instance when any has a NIC on it (instance 0 owns the stream
+    # socket even if it has none), on none otherwise
+    fabric = any(k != "none" for k in fabric_kinds)
     log_dir = Path(args.log_dir or REPO / "build/guest-logs" / name).resolve()
     ssh_check = direc.get("ssh", "").lower() == "check"
     if ssh_check and args.ssh is None:
@@ -557,7 +608,7 @@ def main():
     if n >= 3:
         sw_log = open(log_dir / "vde_switch.log", "wb")
         try:
-            for what in (("mgmt",) if no_hca else ("fabric", "mgmt")):
+            for what in (("fabric", "mgmt") if fabric else ("mgmt",)):
                 switches.append(start_switch(Path(sock_dir.name) / f"{what}.vde", sw_log))
         except (OSError, RuntimeError) as e:
             for sw in switches:
@@ -567,7 +618,8 @@ def main():
     for i in range(n):
         serial = log_dir / f"serial-{i}.log"
         serials.append(serial)
-        append = [f"mlx5t.idx={i}", f"mlx5t.n={n}", f"mlx5t.timeout={guest_timeout}"]
+        append = [f"mlx5t.idx={i}", f"mlx5t.n={n}", f"mlx5t.timeout={guest_timeout}",
+                  f"mlx5t.fabric={fabric_kinds[i]}"]
         if args.shell:
             append.append("mlx5t.shell=1")
         if args.ssh is not None and i == 0:
@@ -577,19 +629,24 @@ def main():
         cmd = base_cmd(args, accel, direc.get("reboot", "").lower() in ("yes", "1", "true"))
         cmd += ["-serial", "mon:stdio" if args.shell else f"file:{serial}",
                 "-kernel", args.kernel, "-initrd", str(initrd), "-append", kernel_append(append)]
-        if not no_hca:
+        if fabric:
             if n == 1:
                 cmd += ["-netdev", "hubport,id=fab0,hubid=0"]
             elif n == 2:
                 cmd += ["-netdev", stream_netdev("fab0", fab_sock, i == 0, version)]
             else:
                 cmd += ["-netdev", f"vde,id=fab0,sock={Path(sock_dir.name) / 'fabric.vde'}"]
+        if fabric_kinds[i] == "hca":
             # behind a PCIe root port, as a real adapter in a slot (it then has a PCIe link)
             dev = f"mlx5-hca,bus=rp0,netdev=fab0,mac={HCA_MAC.format(i + 1)}"
             for extra in (direc.get("device-args", ""), args.extra_device_args):
                 if extra:
                     dev += "," + extra.lstrip(",")
             cmd += ["-device", "pcie-root-port,id=rp0,chassis=1,slot=1", "-device", dev]
+        elif fabric_kinds[i] == "virtio":
+            # a plain NIC on the same fabric backend (the guest finds it by this MAC)
+            cmd += ["-device", f"virtio-net-pci,romfile=,netdev=fab0,"
+                               f"mac={FABRIC_VIRTIO_MAC.format(i + 1)}"]
         if n >= 2:
             mgmt = (stream_netdev("mgmt", mgmt_sock, i == 0, version) if n == 2 else
                     f"vde,id=mgmt,sock={Path(sock_dir.name) / 'mgmt.vde'}")
@@ -626,9 +683,10 @@ def main():
             # let instance 0 create its listening sockets before instance 1 connects
             deadline = time.monotonic() + 15
             while time.monotonic() < deadline and procs[0].poll() is None and not (
-                    mgmt_sock.exists() and (no_hca or fab_sock.exists())):
+                    mgmt_sock.exists() and (not fabric or fab_sock.exists())):
                 time.sleep(0.1)
-    log(f"{name}: {n} instance(s), accel {accel} ({why}), timeout {timeout:.0f}s, logs {log_dir}")
+    kinds = "" if all(k == "hca" for k in fabric_kinds) else f", fabric {','.join(fabric_kinds)}"
+    log(f"{name}: {n} instance(s){kinds}, accel {accel} ({why}), timeout {timeout:.0f}s, logs {log_dir}")
 
     # wait, streaming or just watching the serial logs for progress markers
     t0 = time.monotonic()

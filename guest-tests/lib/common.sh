@@ -1,7 +1,9 @@
 # Helpers for guest tests; scripts/guest-run.py puts this file at /test/lib/common.sh.
 # Use from a test with:  . /test/lib/common.sh
 # The environment from /init: IDX (instance index), N (instances), MY_IP / PEER_IP / MGMT_IF
-# (management network, only with 2 instances). Tests run under busybox sh.
+# (management network, only with 2 instances), FABRIC_NIC (hca, virtio or none: what this
+# instance has on the fabric netdev; empty on an image older than the runner's --fabric-nic)
+# and FABRIC_IF (the virtio-net NIC on the fabric, MAC 02:4d:52:*). Tests run under dash.
 
 # fail MSG: print the reason and some device state, exit 1
 fail() {
@@ -35,6 +37,15 @@ wait_for() {
 # access modules
 load_mlx5() {
   run modprobe -a ib_uverbs ib_umad mlx5_core mlx5_ib || fail "modprobe failed"
+}
+
+# mlx5_netdev: the name of the mlx5e interface (link-type=eth): the netdev whose PCI function
+# mlx5_core drives (the other NICs are virtio-net); status 1 if there is none
+mlx5_netdev() {
+  for _n in /sys/class/net/*; do
+    case "$(readlink "$_n/device/driver")" in */mlx5_core) echo "${_n##*/}"; return 0 ;; esac
+  done
+  return 1
 }
 
 # unload_mlx5: remove the mlx5 drivers (RDMA core modules stay loaded)

@@ -26,10 +26,13 @@
 bool ib_dc_same_target(const IbQp *dci, const IbSendWr *wr)
 {
     const IbAv *a = &dci->av, *b = &wr->av;
+    bool roce = dci->port->roce;        /* RoCE: always a global route, and a next hop MAC */
 
     return dci->dest_qpn == wr->dest_qpn && dci->dc_key == wr->dc_key && a->dlid == b->dlid &&
            a->sl == b->sl && a->src_path_bits == b->src_path_bits && a->grh == b->grh &&
-           (!a->grh || (!memcmp(a->dgid, b->dgid, 16) && a->sgid_index == b->sgid_index &&
+           (!roce || !memcmp(a->dmac, b->dmac, 6)) &&
+           ((!a->grh && !roce) ||
+            (!memcmp(a->dgid, b->dgid, 16) && a->sgid_index == b->sgid_index &&
                         a->hop_limit == b->hop_limit && a->tclass == b->tclass &&
                         a->flow_label == b->flow_label));
 }
@@ -115,6 +118,7 @@ static void ib_dct_bind(IbQp *dct, IbQp *ctx, const IbPacket *p)
     ib_dct_unbind(ctx);
     ctx->dc_bound = true;
     ctx->dc_slid = p->slid;
+    memcpy(ctx->dc_sgid, p->sgid, 16);
     ctx->dc_src_qpn = p->dc_src_qpn;
     ctx->dc_conn_id = p->dc_conn_id;
     /* the responder's side of the connection: the DCT's attributes, the initiator's path */
@@ -136,6 +140,16 @@ static void ib_dct_bind(IbQp *dct, IbQp *ctx, const IbPacket *p)
         ctx->av.flow_label = dct->av.flow_label;
         memcpy(ctx->av.dgid, p->sgid, 16);
     }
+    if (p->roce) {
+        /* RoCE: back to the initiator's address and MAC, from the GID it was sent to */
+        int g = ib_roce_find_gid(dct->port, p->dgid);
+        ctx->av.hop_limit = dct->av.hop_limit ? dct->av.hop_limit : 64;
+        ctx->av.tclass = dct->av.tclass;
+        memcpy(ctx->av.dgid, p->sgid, 16);
+        memcpy(ctx->av.dmac, p->smac, 6);
+        ctx->av.sgid_index = g < 0 ? 0 : g;
+        ctx->av.udp_sport = p->udp_sport;
+    }
     ctx->rq_psn = p->dc_conn_psn;
     ib_qp_set_state(ctx, IB_QPS_INIT);
     ib_qp_set_state(ctx, IB_QPS_RTR);
@@ -152,7 +166,8 @@ static IbQp *ib_dct_context(IbQp *dct, const IbPacket *p)
 
     for (i = 0; i < dct->dc_nctx; i++) {
         IbQp *c = &dct->dc_ctx[i];
-        if (c->dc_bound && c->dc_slid == p->slid && c->dc_src_qpn == p->dc_src_qpn) {
+        if (c->dc_bound && c->dc_slid == p->slid && c->dc_src_qpn == p->dc_src_qpn &&
+            !memcmp(c->dc_sgid, p->sgid, 16)) {
             ctx = c;
             break;
         }

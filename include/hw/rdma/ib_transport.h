@@ -281,7 +281,8 @@ struct IbQp {
     unsigned dc_index;          /* context: index in the DCT's dc_ctx */
     bool dc_bound;              /* context: serving an initiator */
     bool dc_draining;           /* DCT: accepts no more requests */
-    uint16_t dc_slid;           /* context: the initiator's LID and DCI */
+    uint16_t dc_slid;           /* context: the initiator's LID (RoCE: GID) and DCI */
+    uint8_t dc_sgid[16];
     uint32_t dc_src_qpn;
     uint64_t dc_last_use;       /* context: LRU stamp */
     uint64_t dc_clock;          /* DCT: LRU clock */
