@@ -11,6 +11,15 @@
 MODULES=$(sed -n 's/.*mlx5t.pyverbs_modules=\([^ ]*\).*/\1/p' /proc/cmdline | tr ',' ' ')
 CLEAN=$(sed -n 's/.*mlx5t.pyverbs_clean=\([^ ]*\).*/\1/p' /proc/cmdline | tr ',' ' ')
 load_mlx5
+# an Ethernet port (PYVERBS_DEVICE_ARGS=link-type=eth): the mlx5e interface up with an address,
+# so that the port is ACTIVE and the GID table has a RoCE v2 GID with an IP (the tests pick it)
+wait_for 30 test -d /sys/class/infiniband/mlx5_0/ports/1 || fail "no mlx5_0"
+if [ "$(cat /sys/class/infiniband/mlx5_0/ports/1/link_layer)" = Ethernet ]; then
+  wait_for 30 mlx5_netdev || fail "no mlx5e interface"
+  E=$(mlx5_netdev)
+  ip link set "$E" up && ip addr add 192.168.77.1/24 dev "$E" || fail "cannot bring up $E"
+  echo "Ethernet port: $E 192.168.77.1"
+fi
 wait_ib_active mlx5_0 1 90
 # test_odp's huge-page tests register an ODP MR on a 2 MiB page (MAP_HUGETLB)
 echo 8 > /proc/sys/vm/nr_hugepages || true

@@ -8,7 +8,9 @@
 #   scripts/pyverbs.sh [MODULE...]      default: the modules of issue 8's acceptance list
 #
 # Logs: build/pyverbs/serial-0.log (every test's outcome and the tracebacks).
-# PYVERBS_DEVICE_ARGS: extra -device mlx5-hca properties (scripts/fuzz.sh --record uses it).
+# PYVERBS_DEVICE_ARGS: extra -device mlx5-hca properties (scripts/fuzz.sh --record uses it;
+# link-type=eth runs the suite on an Ethernet port: RoCE v2, the Ethernet-only tests). PYVERBS_LOGS:
+# the log directory (default build/pyverbs).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -22,7 +24,7 @@ qemu=${MLX5T_QEMU:-$(scripts/build-qemu.sh | tail -n1)}   # (meson sets it: the 
 EXTRA_PACKAGES="python3-pyverbs python3-scapy python3 python3-minimal python3.13 python3.13-minimal
   libpython3.13-minimal libpython3.13-stdlib libpython3.13" \
 KEEP_PATHS="usr/share/doc/rdma-core/tests" OUT=build/guest-pyverbs scripts/build-image.sh >&2
-logs=build/pyverbs
+logs=${PYVERBS_LOGS:-build/pyverbs}
 rc=0
 python3 scripts/guest-run.py --test guest-tests/pyverbs.sh --qemu "$qemu" \
   --kernel build/guest-pyverbs/vmlinuz --initrd build/guest-pyverbs/base.cpio --log-dir "$logs" \

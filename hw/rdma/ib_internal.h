@@ -58,6 +58,18 @@ static inline bool ib_port_owns_lid(const IbPort *port, uint16_t lid)
            (lid & ~mask) == (port->lid & ~mask);
 }
 
+/*
+ * A multicast GID: ff00::/8, and on a RoCE port also an IPv4-mapped multicast address
+ * (::ffff:224.0.0.0/4), as RDMA CM joins IPv4 groups there.
+ */
+static inline bool ib_gid_is_mcast(const IbPort *port, const uint8_t gid[16])
+{
+    static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+    return gid[0] == 0xff ||
+           (port->roce && !memcmp(gid, v4mapped, 12) && (gid[12] & 0xf0) == 0xe0);
+}
+
 /* The path bits of a packet's DLID under the port's LMC (0 for multicast). */
 static inline uint8_t ib_port_path_bits(const IbPort *port, uint16_t dlid)
 {

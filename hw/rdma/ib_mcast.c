@@ -25,7 +25,7 @@ IbMcastStatus ib_mcast_attach(IbPort *port, const uint8_t mgid[16], uint32_t qpn
     IbMcastAttach *free_slot = NULL;
     unsigned i, in_group = 0;
 
-    if (mgid[0] != 0xff) {
+    if (!ib_gid_is_mcast(port, mgid)) {
         return IB_MCAST_BAD_GID;
     }
     if (!port->mcast) {
@@ -88,8 +88,8 @@ void ib_mcast_rx(IbPort *port, const IbPacket *p)
 {
     unsigned i, delivered = 0;
 
-    if (!p->grh || p->dgid[0] != 0xff || (p->opcode & 0xe0) != IB_TRANSPORT_UD ||
-        p->dest_qpn != IB_QPN_MASK) {
+    if ((!p->grh && !p->roce) || !ib_gid_is_mcast(port, p->dgid) ||
+        (p->opcode & 0xe0) != IB_TRANSPORT_UD || p->dest_qpn != IB_QPN_MASK) {
         /* IBA 10.5.2: multicast is UD with a GRH and the destination QP 0xFFFFFF */
         port->stat_rx_drop++;
         trace_ib_mcast_drop(p->dlid, p->dest_qpn);
@@ -103,7 +103,7 @@ void ib_mcast_rx(IbPort *port, const IbPacket *p)
         }
         qp = port->ops->qp_lookup(port, a->qpn);
         if (qp && qp->block_self_mcast && qp->qpn == p->deth_src_qpn &&
-            ib_port_owns_lid(port, p->slid)) {
+            (port->roce ? ib_roce_find_gid(port, p->sgid) >= 0 : ib_port_owns_lid(port, p->slid))) {
             continue;                   /* its own send, looped back: blocked */
         }
         if (qp && qp->type == IB_QPT_UD && qp->state >= IB_QPS_RTR && qp->state != IB_QPS_ERR) {

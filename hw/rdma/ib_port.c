@@ -326,10 +326,18 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t paylo
     port->stat_tx_mcast += IB_LID_IS_MCAST(p->dlid);
     trace_ib_tx(ib_opcode_name(p->opcode), p->dest_qpn, p->psn, p->dlid, payload_len);
     if (port->roce) {
-        /* RoCE: a packet to one of our own GIDs is looped back */
-        if (ib_roce_find_gid(port, p->dgid) >= 0) {
+        /* RoCE: a packet to one of our own GIDs is looped back; multicast goes out and to
+         * our own members of the group */
+        bool mcast = ib_gid_is_mcast(port, p->dgid);
+        port->stat_tx_mcast += mcast;
+        if (!mcast && ib_roce_find_gid(port, p->dgid) >= 0) {
             ib_port_loopback(port, iov, 3);
-        } else if (!port->ops->link_tx(port, iov, 3, false)) {
+            return;
+        }
+        if (mcast && port->mcast_count) {
+            ib_port_loopback(port, iov, 3);
+        }
+        if (!port->ops->link_tx(port, iov, 3, mcast)) {
             port->tx_blocked = true;
         }
         return;
@@ -438,6 +446,16 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
         return;
     }
     if (port->roce) {
+        if (ib_gid_is_mcast(port, p.dgid)) {
+            if (!ib_pkey_match(p.pkey, IB_DEFAULT_PKEY)) {
+                port->stat_pkey_violations++;
+                return;
+            }
+            port->stat_rx++;
+            port->stat_rx_mcast++;
+            ib_mcast_rx(port, &p);
+            return;
+        }
         if (!ib_roce_rx_ok(port, &p)) {
             return;                 /* not to one of our GIDs */
         }

@@ -67,8 +67,10 @@ bool ib_roce_frame_is_ours(const IbPort *port, const uint8_t *f, size_t len)
     uint8_t gid[16] = { [10] = 0xff, [11] = 0xff };
     const uint8_t *ip, *udp;
 
+    bool group = f[0] & 1;          /* a multicast MAC: for our groups (ib_mcast.c) */
+
     if (!port->roce || len < IB_ETH_HLEN + IB_IPV4_HLEN + IB_UDP_HLEN ||
-        memcmp(f, port->mac, 6)) {
+        (!group && memcmp(f, port->mac, 6))) {
         return false;
     }
     ethertype = ib_ld16(f + 12);
@@ -94,6 +96,9 @@ bool ib_roce_frame_is_ours(const IbPort *port, const uint8_t *f, size_t len)
     }
     if (udp + IB_UDP_HLEN > f + len || ib_ld16(udp + 2) != IB_ROCE_UDP_PORT) {
         return false;
+    }
+    if (group) {
+        return port->mcast_count && ib_gid_is_mcast(port, gid);
     }
     return ib_roce_find_gid(port, gid) >= 0;
 }
@@ -123,7 +128,7 @@ void ib_roce_fill_av(const IbPort *port, const IbAv *av, IbPacket *p)
     memcpy(p->dgid, av->dgid, 16);
 }
 
-/* A decoded RoCE frame: is it to one of our GIDs (unicast; RoCE multicast is not offered)? */
+/* A decoded unicast RoCE frame: is it to one of our GIDs? */
 bool ib_roce_rx_ok(IbPort *port, const IbPacket *p)
 {
     if (p->ipv4 != (p->dgid[10] == 0xff && p->dgid[11] == 0xff) ||

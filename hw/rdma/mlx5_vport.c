@@ -376,14 +376,16 @@ void mlx5_cmd_alloc_q_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
     mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
 }
 
-static int mlx5_q_counter_in(Mlx5Core *c, Mlx5CmdCtx *cmd)
+/* The counter set a QUERY_Q_COUNTER (@dealloc false) or DEALLOC_Q_COUNTER names, or -1. */
+static int mlx5_q_counter_in(Mlx5Core *c, Mlx5CmdCtx *cmd, bool dealloc)
 {
     unsigned id;
 
-    if (!mlx5_cmd_in_ok(cmd, 0x20)) {
+    if (!mlx5_cmd_in_ok(cmd, dealloc ? 0x10 : 0x20)) {
         return -1;
     }
-    id = MLX5_GET(cmd->in, Q_COUNTER_IN_counter_set_id);
+    id = dealloc ? MLX5_GET(cmd->in, DEALLOC_Q_COUNTER_IN_counter_set_id)
+                 : MLX5_GET(cmd->in, Q_COUNTER_IN_counter_set_id);
     if (id >= MLX5_ETH_MAX_Q_COUNTERS || !c->eth->q_used[id]) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return -1;
@@ -393,7 +395,7 @@ static int mlx5_q_counter_in(Mlx5Core *c, Mlx5CmdCtx *cmd)
 
 void mlx5_cmd_dealloc_q_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    int id = mlx5_q_counter_in(c, cmd);
+    int id = mlx5_q_counter_in(c, cmd, true);
 
     if (id >= 0) {
         c->eth->q_used[id] = false;
@@ -403,7 +405,7 @@ void mlx5_cmd_dealloc_q_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
 
 void mlx5_cmd_query_q_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    int id = mlx5_q_counter_in(c, cmd);
+    int id = mlx5_q_counter_in(c, cmd, false);
 
     if (id < 0 || !mlx5_cmd_out_ok(cmd, Q_COUNTER_OUT_SIZE)) {
         return;

@@ -282,6 +282,38 @@ static void test_roce_refuse(void)
     wire_free(w);
 }
 
+/* UD multicast over RoCE: an IPv4-mapped group, to the attached QP only */
+static void test_roce_mcast(void)
+{
+    Wire *w = wire_new(IB_QPT_UD, 5);
+    FakeNode *a = w->node[0], *b = w->node[1];
+    static const uint8_t mgid[16] = { [10] = 0xff, [11] = 0xff, [12] = 230, [13] = 1,
+                                      [14] = 2, [15] = 3 };
+    IbSendWr wr = { .cookie = 1, .opcode = IB_WR_SEND, .length = 100, .dest_qpn = IB_QPN_MASK,
+                    .qkey = 0x11111111 };
+
+    wire_roce(w, 1, false, 0);
+    wr.av = a->qp.av;
+    memcpy(wr.av.dgid, mgid, 16);
+    memcpy(wr.av.dmac, ((uint8_t[]){ 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 }), 6);
+    /* an IPv4-mapped unicast address is no group; a multicast one is (RoCE only) */
+    g_assert_cmpint(ib_mcast_attach(&b->port, a->qp.av.dgid, b->qp.qpn, 8), ==, IB_MCAST_BAD_GID);
+    fill(a->mem, 100, 3);
+    post_recv(b, 0x1000, 4096);
+    /* not attached: dropped */
+    g_assert_true(ib_qp_post_send(&a->qp, &wr));
+    wire_run(w, 100);
+    g_assert_cmpuint(b->nrecv, ==, 0);
+    g_assert_cmpint(ib_mcast_attach(&b->port, mgid, b->qp.qpn, 8), ==, IB_MCAST_OK);
+    g_assert_true(ib_qp_post_send(&a->qp, &wr));
+    wire_run(w, 100);
+    g_assert_cmpuint(b->nrecv, ==, 1);
+    g_assert_cmpint(b->recv[0].net_type, ==, IB_NET_ROCE_IPV4);
+    g_assert_cmpmem(b->mem + 0x1000 + 40, 100, a->mem, 100);
+    g_assert_cmpuint(b->port.stat_rx_mcast, ==, 2);      /* (both arrived) */
+    wire_free(w);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -289,5 +321,6 @@ int main(int argc, char **argv)
     g_test_add_func("/ib/roce/rc", test_roce_rc);
     g_test_add_func("/ib/roce/ud", test_roce_ud);
     g_test_add_func("/ib/roce/refuse", test_roce_refuse);
+    g_test_add_func("/ib/roce/mcast", test_roce_mcast);
     return g_test_run();
 }

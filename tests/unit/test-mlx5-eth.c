@@ -329,6 +329,18 @@ static void test_rx(void)
         g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, sizeof(out)), ==, 0);
     }
     g_assert_cmpint(mlx5_ld32(out + Q_COUNTER_OUT_out_of_buffer_OFF), ==, 2);
+    /* DEALLOC_Q_COUNTER: a 16-byte input naming the set in dword 2; the set is gone after */
+    {
+        uint8_t in[0x10] = { 0 }, q[0x20] = { 0 };
+        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_DEALLOC_Q_COUNTER);
+        MLX5_SET(in, DEALLOC_Q_COUNTER_IN_counter_set_id, counter);
+        g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, 0);
+        g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, MLX5_CMD_STAT_BAD_RES_ERR);
+        MLX5_SET(q, CMD_IN_opcode, MLX5_CMD_OP_QUERY_Q_COUNTER);
+        MLX5_SET(q, Q_COUNTER_IN_counter_set_id, counter);
+        g_assert_cmpint(tdrv_exec(t.d, q, sizeof(q), out, sizeof(out)), ==,
+                        MLX5_CMD_STAT_BAD_RES_ERR);
+    }
 
     /* malformed frames from the fabric: dropped, nothing breaks */
     for (len = 0; len < 80; len++) {

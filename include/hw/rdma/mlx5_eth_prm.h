@@ -300,7 +300,8 @@ enum {
 };
 #define MLX5_NVC_MAX_LIST                   64
 #define ALLOC_Q_COUNTER_OUT_counter_set_id  2, 7, 0
-#define Q_COUNTER_IN_counter_set_id         7, 7, 0
+#define Q_COUNTER_IN_counter_set_id         7, 7, 0     /* QUERY_Q_COUNTER (in 0x20 bytes) */
+#define DEALLOC_Q_COUNTER_IN_counter_set_id 2, 7, 0     /* DEALLOC_Q_COUNTER (in 0x10 bytes) */
 #define Q_COUNTER_IN_clear                  6, 31, 31
 #define Q_COUNTER_OUT_out_of_buffer_OFF     0x30
 #define Q_COUNTER_OUT_SIZE                  0x100
