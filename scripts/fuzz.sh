@@ -8,7 +8,9 @@
 # Targets (tests/fuzz/fuzz-*.c): cmd (command queue entries, mailbox chains, every command's
 # input), wqe (send and receive WQEs, UMR, doorbell records), frame (wire frames: all BTH
 # opcodes and extension headers), mad (SMP, SA, CM, PMA and MAD_IFC), mmio (BAR0 registers,
-# UAR doorbells, doorbell records). No TARGET: all of them, one after another.
+# UAR doorbells, doorbell records), roce (frames from an Ethernet link: RoCE v2 over IPv4, IPv6
+# and 802.1Q to every QP type, roce_en and the GID table toggled under traffic, the NIC path).
+# No TARGET: all of them, one after another.
 #
 # 1. installs clang and its fuzzer/sanitizer runtimes (scripts/host-deps.sh fuzz);
 # 2. builds build/fuzz (meson -Dfuzzer=true: the core with ASan, UBSan and coverage);
@@ -28,7 +30,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-ALL="cmd wqe frame mad mmio"
+ALL="cmd wqe frame mad mmio roce"
 time_s=600 jobs=1 merge= record=0 targets=() tests=()
 while (($#)); do
   case $1 in

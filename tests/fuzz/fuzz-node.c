@@ -6,6 +6,7 @@
  */
 #include "fuzz.h"
 #include "hw/rdma/ib_wire.h"
+#include "mlx5_eth.h"
 
 #define FZ_MAX_LOOPED   4096        /* frames looped back per input, at most */
 
@@ -31,8 +32,85 @@ static void fz_dct(FzNode *n)
     g_assert_cmpint(tdrv_create_qp(n->d, MLX5_QP_ST_DCI, n->pd, cqn, n->srqn, &n->dci), ==, 0);
 }
 
-static void fz_up(TDrv *d, uint32_t qpn)
+const uint8_t fz_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x01 };
+const uint8_t fz_peer_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x02 };
+const uint8_t fz_gid_v6[16] = { 0xfe, 0x80, [15] = 1 };
+const uint8_t fz_gid_v4[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 1 };
+static const uint8_t fz_peer_gid[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 2 };
+
+/* RoCE: the path from our IPv4 GID to the peer's IP and MAC (the LID is 0 on Ethernet) */
+static void fz_roce_path(uint8_t *ads)
 {
+    MLX5_SET(ads, ADS_src_addr_index, FZ_GID_V4);
+    MLX5_SET(ads, ADS_hop_limit, 64);
+    MLX5_SET(ads, ADS_udp_sport, 0xc000);
+    memcpy(ads + ADS_rgid_OFF, fz_peer_gid, 16);
+    memcpy(ads + ADS_rmac_OFF, fz_peer_mac, 6);
+}
+
+/* tqp_connect's states and attributes, with the RoCE path on an Ethernet node */
+static void fz_connect(FzNode *n, TQp *q, uint32_t dqpn)
+{
+    uint8_t qpc[MLX5_QPC_SIZE] = { 0 };
+    uint8_t *ads = qpc + QPC_ADS_OFF;
+
+    if (!n->eth) {
+        tqp_connect(q, n->d->c->port.lid, dqpn, 0x11111111);
+        return;
+    }
+    MLX5_SET(ads, ADS_vhca_port_num, 1);
+    MLX5_SET(qpc, QPC_rre, 1);
+    MLX5_SET(qpc, QPC_rwe, 1);
+    MLX5_SET(qpc, QPC_rae, 1);
+    MLX5_SET(qpc, QPC_q_key, 0x11111111);
+    g_assert_cmpint(tdrv_modify_qp(n->d, MLX5_CMD_OP_RST2INIT_QP, q->qpn, qpc, 0), ==, 0);
+    MLX5_SET(qpc, QPC_mtu, 3);
+    MLX5_SET(qpc, QPC_log_msg_max, 30);
+    MLX5_SET(qpc, QPC_remote_qpn, dqpn);
+    fz_roce_path(ads);
+    MLX5_SET(qpc, QPC_next_rcv_psn, 0x123);
+    MLX5_SET(qpc, QPC_log_rra_max, 2);
+    MLX5_SET(qpc, QPC_min_rnr_nak, 1);
+    g_assert_cmpint(tdrv_modify_qp(n->d, MLX5_CMD_OP_INIT2RTR_QP, q->qpn, qpc, 0), ==, 0);
+    MLX5_SET(qpc, QPC_next_send_psn, 0x123);
+    MLX5_SET(qpc, QPC_retry_count, 7);
+    MLX5_SET(qpc, QPC_rnr_retry, 7);
+    MLX5_SET(qpc, QPC_log_sra_max, 2);
+    MLX5_SET(ads, ADS_ack_timeout, 14);
+    g_assert_cmpint(tdrv_modify_qp(n->d, MLX5_CMD_OP_RTR2RTS_QP, q->qpn, qpc, 0), ==, 0);
+}
+
+int fz_set_roce_en(FzNode *n, bool on)
+{
+    uint8_t in[MODIFY_NIC_VPORT_IN_CTX_OFF + NVC_SIZE] = { 0 }, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT);
+    MLX5_SET(in, MODIFY_NIC_VPORT_IN_field_select, MLX5_NVC_FS_ROCE_EN);
+    MLX5_SET(in + MODIFY_NIC_VPORT_IN_CTX_OFF, NVC_roce_en, on);
+    return tdrv_exec(n->d, in, sizeof(in), out, sizeof(out));
+}
+
+int fz_set_gid(FzNode *n, unsigned index, bool set)
+{
+    uint8_t in[ROCE_ADDR_OFF + ROCE_ADDR_SIZE] = { 0 }, out[16];
+    uint8_t *a = in + ROCE_ADDR_OFF;
+    bool v4 = index == FZ_GID_V4;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_ROCE_ADDRESS);
+    MLX5_SET(in, ROCE_ADDR_IN_index, index);
+    MLX5_SET(in, ROCE_ADDR_IN_vhca_port_num, 1);
+    if (set) {                          /* (an all-zero address deletes the entry) */
+        memcpy(a + ROCE_ADDR_l3_OFF, v4 ? fz_gid_v4 : fz_gid_v6, 16);
+        memcpy(a + ROCE_ADDR_mac_OFF, fz_mac, 6);
+        MLX5_SET(a, ROCE_ADDR_version, MLX5_ROCE_VERSION_2);
+        MLX5_SET(a, ROCE_ADDR_l3_type, v4 ? MLX5_ROCE_L3_TYPE_IPV4 : MLX5_ROCE_L3_TYPE_IPV6);
+    }
+    return tdrv_exec(n->d, in, sizeof(in), out, sizeof(out));
+}
+
+static void fz_up(FzNode *n, uint32_t qpn)
+{
+    TDrv *d = n->d;
     uint8_t qpc[MLX5_QPC_SIZE] = { 0 };
 
     MLX5_SET(qpc, QPC_rre, 1);
@@ -42,6 +120,9 @@ static void fz_up(TDrv *d, uint32_t qpn)
 
     MLX5_SET(qpc + QPC_ADS_OFF, ADS_vhca_port_num, 1);
     MLX5_SET(qpc + QPC_ADS_OFF, ADS_rlid, d->c->port.lid);
+    if (n->eth) {
+        fz_roce_path(qpc + QPC_ADS_OFF);
+    }
     MLX5_SET(qpc, QPC_mtu, 3);
     MLX5_SET(qpc, QPC_log_msg_max, 30);
     MLX5_SET(qpc, QPC_remote_qpn, qpn);
@@ -65,21 +146,29 @@ void fz_qp_recover(FzNode *n, uint32_t qpn)
             n->q[i].rq_pi = n->q[i].sq_pi = 0;
         }
     }
-    fz_up(n->d, qpn);
+    fz_up(n, qpn);
 }
 
-FzNode *fz_node_new(bool sm, bool objects)
+static FzNode *fz_node_make(bool sm, bool objects, bool eth)
 {
-    static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x01 };
     FzNode *n = g_new0(FzNode, 1);
     Mlx5CoreConfig cfg;
 
     mlx5_test_trace_off = true;         /* as QEMU's disabled trace points: a branch */
-    mlx5_core_config_default(&cfg, mac);
+    mlx5_core_config_default(&cfg, fz_mac);
     cfg.sm = sm;
+    cfg.eth = eth;
+    n->eth = eth;
     n->d = tdrv_new_cfg(&cfg);
     n->d->h->ram_hi = FZ_RAM_BYTES;
     tdrv_bringup(n->d);
+    if (eth) {
+        /* as mlx5e and mlx5_ib bring an Ethernet port up: carrier, roce_en, the GID table */
+        mlx5_core_link_set_up(n->d->c, 1, true);
+        g_assert_cmpint(fz_set_roce_en(n, true), ==, 0);
+        g_assert_cmpint(fz_set_gid(n, FZ_GID_V6, true), ==, 0);
+        g_assert_cmpint(fz_set_gid(n, FZ_GID_V4, true), ==, 0);
+    }
     if (!objects) {
         n->d->events = false;
         return n;
@@ -92,14 +181,14 @@ FzNode *fz_node_new(bool sm, bool objects)
             [FZ_SRQ_RC] = MLX5_QP_ST_RC, [FZ_QP1] = MLX5_QP_ST_QP1,
         };
         tqp_create_on(&n->q[i], n->d, st[i], i, 0, n->pd);
-        tqp_connect(&n->q[i], n->d->c->port.lid, n->q[i].qpn, 0x11111111);
+        fz_connect(n, &n->q[i], n->q[i].qpn);
     }
     n->rkey = create_mtt_mkey(n->d, n->pd, 0x10000000, 1 << 20, n->q[FZ_RC].mem, true);
     for (int k = 0; k < FZ_NKEYS; k++) {       /* MTT, KLM, KSM, each twice */
         n->keys[k] = create_free_umr_mkey(n->d, n->pd, 1 + k % 3, 4 << (k / 3), 0);
     }
     fz_dct(n);
-    fz_up(n->d, n->dci);
+    fz_up(n, n->dci);
     /* receive buffers on every RQ, so that frames land somewhere */
     for (int i = 0; i < FZ_NQP; i++) {
         for (int k = 0; k < 8; k++) {
@@ -109,6 +198,16 @@ FzNode *fz_node_new(bool sm, bool objects)
     /* from here on commands are polled: inputs may overrun or destroy the EQs */
     n->d->events = false;
     return n;
+}
+
+FzNode *fz_node_new(bool sm, bool objects)
+{
+    return fz_node_make(sm, objects, false);
+}
+
+FzNode *fz_node_new_eth(void)
+{
+    return fz_node_make(false, true, true);
 }
 
 void fz_node_free(FzNode *n)

@@ -98,9 +98,24 @@ typedef struct FzNode {
     uint32_t pd, lkey, rkey;            /* lkey: PA, whole memory; rkey: MTT over q[0].mem */
     uint32_t keys[FZ_NKEYS];            /* free, UMR-enabled mkeys: MTT, KLM, KSM (x2) */
     unsigned frames_looped;
+    bool eth;                           /* an Ethernet port with RoCE v2 (fz_node_new_eth) */
 } FzNode;
 
 FzNode *fz_node_new(bool sm, bool objects);
+/*
+ * The same objects on an Ethernet port (mlx5e and RoCE v2), link up, roce_en set and two GIDs
+ * with the node's MAC: FZ_GID_V6 = fe80::1 (IPv6) and FZ_GID_V4 = ::ffff:10.0.0.1 (IPv4). The
+ * connected QPs send from FZ_GID_V4 to FZ_PEER_IP4 at FZ_PEER_MAC (so responses leave the port
+ * and, looped back by fz_settle, go to mlx5e's steering, which drops them).
+ */
+FzNode *fz_node_new_eth(void);
+#define FZ_GID_V6       0
+#define FZ_GID_V4       1
+extern const uint8_t fz_mac[6], fz_peer_mac[6], fz_gid_v6[16], fz_gid_v4[16];
+/* roce_en of the NIC vport (MODIFY_NIC_VPORT_CONTEXT), as mlx5_ib sets it on load */
+int fz_set_roce_en(FzNode *n, bool on);
+/* GID entry @index (FZ_GID_V6 or FZ_GID_V4) programmed as fz_node_new_eth does, or cleared */
+int fz_set_gid(FzNode *n, unsigned index, bool set);
 void fz_node_free(FzNode *n);
 /* A QP in error back to RTS (through RESET, as a driver recovers it); others untouched. */
 void fz_qp_recover(FzNode *n, uint32_t qpn);
