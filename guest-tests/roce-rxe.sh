@@ -4,7 +4,7 @@
 # netdev (--fabric-nic 1=virtio) with rdma_rxe on it (rxe0). Both GID tables hold the IPv4
 # address as RoCE v2; then the RoCE programs of lib/roce.sh run in both directions (each side
 # the server once): ibv_rc_pingpong and ibv_ud_pingpong with the IPv4 RoCE v2 GID (-g), rping,
-# perftest ib_write_bw -R, ib_send_bw -x and ib_read_lat -R, so the device's RoCE v2 frames
+# perftest ib_write_bw -R, ib_send_bw -x and ib_read_lat -x, so the device's RoCE v2 frames
 # (UDP port 4791, ICRC, GRH from the GID) are what another implementation expects.
 # mlx5t-instances: 2
 # mlx5t-timeout: 900

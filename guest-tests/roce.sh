@@ -5,7 +5,7 @@
 # address, each as RoCE v2 on the mlx5e interface; then the RoCE programs of lib/roce.sh run
 # with each instance as the server once: ibv_rc_pingpong and ibv_ud_pingpong with the IPv4
 # RoCE v2 GID (-g), rping (RDMA CM over IP), perftest ib_write_bw -R, ib_send_bw -x and
-# ib_read_lat -R; then UC, SRQ, the IPv6 default GID and DC (perftest -c DC). (rxe.sh runs the
+# ib_read_lat -x; then UC, SRQ, the IPv6 default GID and DC (perftest -c DC). (rxe.sh runs the
 # lib/roce.sh programs between two Soft-RoCE guests.)
 # mlx5t-instances: 2
 # mlx5t-timeout: 900

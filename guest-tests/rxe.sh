@@ -4,7 +4,7 @@
 # rdma_rxe on it (rxe0). The GID table holds the default GID and the IPv4 address as RoCE v2
 # on that NIC; then the RoCE programs of lib/roce.sh run with each instance as the server once:
 # ibv_rc_pingpong and ibv_ud_pingpong with the IPv4 RoCE v2 GID (-g), rping, perftest
-# ib_write_bw -R, ib_send_bw -x and ib_read_lat -R. The same programs run over the device in
+# ib_write_bw -R, ib_send_bw -x and ib_read_lat -x. The same programs run over the device in
 # roce.sh (both mlx5, link-type=eth) and roce-rxe.sh (mlx5 against rxe).
 # mlx5t-instances: 2
 # mlx5t-timeout: 600
