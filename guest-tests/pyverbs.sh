@@ -7,10 +7,6 @@
 # errors; the others are reported only.
 # mlx5t-instances: 1
 # mlx5t-timeout: 1500
-# On an Ethernet port the kernel refuses some raw-packet QPs (test_flow, test_qp's
-# test_query_raw_qp: README, "pyverbs on an Ethernet port"), and says so; those modules are not
-# in the clean list of that run.
-# mlx5t-allow: infiniband mlx5_0: create_qp:[0-9]+:\(pid [0-9]+\): Create QP type 8 failed
 . /test/lib/common.sh
 MODULES=$(sed -n 's/.*mlx5t.pyverbs_modules=\([^ ]*\).*/\1/p' /proc/cmdline | tr ',' ' ')
 CLEAN=$(sed -n 's/.*mlx5t.pyverbs_clean=\([^ ]*\).*/\1/p' /proc/cmdline | tr ',' ' ')

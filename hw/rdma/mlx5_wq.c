@@ -75,7 +75,7 @@ static uint32_t mlx5_wq_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Qp *qp, bool sq)
         synd = mlx5_buf_init(&qp->buf, cmd->in + WQ_CREATE_PAS_OFF,
                              (cmd->inlen - WQ_CREATE_PAS_OFF) / 8,
                              MLX5_GET(wq, WQ_log_wq_pg_sz) + 12,
-                             MLX5_GET(wq, WQ_page_offset) * 64, bytes);
+                             MLX5_GET(wq, WQ_page_offset), bytes);     /* (quantized) */
     }
     if (!synd && MLX5_GET(wq, WQ_dbr_umem_valid)) {
         synd = mlx5_umem_addr(c, cmd, mlx5_ld32(wq + WQ_dbr_umem_id_OFF), qp->dbr_addr,

@@ -16,6 +16,8 @@ typedef struct TEth {
     uint16_t rq_pi, sq_pi;
 } TEth;
 
+#define RQ_RING_OFF 1024                /* the RQ ring's offset into its page */
+
 static const uint8_t my_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
 static const uint8_t peer_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
 
@@ -95,6 +97,9 @@ static void eth_setup(TEth *t)
     t->rq_dbr = fake_alloc(t->d->h, 64, 64);
     MLX5_SET(in + OBJ_CTX_OFF, RQC_cqn, t->cqn);
     wq_ctx(t, in, 5, 4, t->rq_buf, t->rq_dbr);       /* 16 WQEs of 2 segments */
+    /* the ring starts 1 KiB into its page: page_offset counts page_size / 64 (64-byte units
+     * of a 4 KiB page), as mlx5_ib quantizes user buffers (raw-packet QPs) */
+    MLX5_SET(in + OBJ_CTX_OFF + WQC_OFF, WQ_page_offset, RQ_RING_OFF / 64);
     t->rqn = obj_create(t->d, MLX5_CMD_OP_CREATE_RQ, in, WQ_CREATE_PAS_OFF + 8);
     g_assert_cmpint(modify_wq(t, MLX5_CMD_OP_MODIFY_RQ, t->rqn, 0, 1), ==, 0);
 
@@ -166,7 +171,7 @@ static void post_recv(TEth *t, uint32_t len, uint64_t addr)
     mlx5_st32(wqe + 4, t->key);
     mlx5_st64(wqe + 8, addr);
     mlx5_st32(wqe + 20, MLX5_INVALID_LKEY);     /* terminator */
-    fake_write(t->d->h, t->rq_buf + (t->rq_pi & 15) * 32, wqe, 32);
+    fake_write(t->d->h, t->rq_buf + RQ_RING_OFF + (t->rq_pi & 15) * 32, wqe, 32);
     t->rq_pi++;
     fake_wr32(t->d->h, t->rq_dbr, t->rq_pi);
 }
