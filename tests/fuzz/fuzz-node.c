@@ -48,36 +48,17 @@ static void fz_roce_path(uint8_t *ads)
     memcpy(ads + ADS_rmac_OFF, fz_peer_mac, 6);
 }
 
-/* tqp_connect's states and attributes, with the RoCE path on an Ethernet node */
+/* tqp_connect, with the RoCE path on an Ethernet node */
 static void fz_connect(FzNode *n, TQp *q, uint32_t dqpn)
 {
-    uint8_t qpc[MLX5_QPC_SIZE] = { 0 };
-    uint8_t *ads = qpc + QPC_ADS_OFF;
+    uint8_t path[MLX5_ADS_SIZE] = { 0 };
 
     if (!n->eth) {
         tqp_connect(q, n->d->c->port.lid, dqpn, 0x11111111);
         return;
     }
-    MLX5_SET(ads, ADS_vhca_port_num, 1);
-    MLX5_SET(qpc, QPC_rre, 1);
-    MLX5_SET(qpc, QPC_rwe, 1);
-    MLX5_SET(qpc, QPC_rae, 1);
-    MLX5_SET(qpc, QPC_q_key, 0x11111111);
-    g_assert_cmpint(tdrv_modify_qp(n->d, MLX5_CMD_OP_RST2INIT_QP, q->qpn, qpc, 0), ==, 0);
-    MLX5_SET(qpc, QPC_mtu, 3);
-    MLX5_SET(qpc, QPC_log_msg_max, 30);
-    MLX5_SET(qpc, QPC_remote_qpn, dqpn);
-    fz_roce_path(ads);
-    MLX5_SET(qpc, QPC_next_rcv_psn, 0x123);
-    MLX5_SET(qpc, QPC_log_rra_max, 2);
-    MLX5_SET(qpc, QPC_min_rnr_nak, 1);
-    g_assert_cmpint(tdrv_modify_qp(n->d, MLX5_CMD_OP_INIT2RTR_QP, q->qpn, qpc, 0), ==, 0);
-    MLX5_SET(qpc, QPC_next_send_psn, 0x123);
-    MLX5_SET(qpc, QPC_retry_count, 7);
-    MLX5_SET(qpc, QPC_rnr_retry, 7);
-    MLX5_SET(qpc, QPC_log_sra_max, 2);
-    MLX5_SET(ads, ADS_ack_timeout, 14);
-    g_assert_cmpint(tdrv_modify_qp(n->d, MLX5_CMD_OP_RTR2RTS_QP, q->qpn, qpc, 0), ==, 0);
+    fz_roce_path(path);
+    tqp_connect_path(q, path, dqpn, 0x11111111);
 }
 
 int fz_set_roce_en(FzNode *n, bool on)

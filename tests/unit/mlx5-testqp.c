@@ -186,6 +186,14 @@ void tqp_create(TQp *q, TDrv *d, uint8_t st, uint32_t user_index)
 
 void tqp_connect(TQp *q, uint16_t dlid, uint32_t dqpn, uint32_t qkey)
 {
+    uint8_t path[MLX5_ADS_SIZE] = { 0 };
+
+    MLX5_SET(path, ADS_rlid, dlid);
+    tqp_connect_path(q, path, dqpn, qkey);
+}
+
+void tqp_connect_path(TQp *q, const uint8_t *path, uint32_t dqpn, uint32_t qkey)
+{
     uint8_t qpc[MLX5_QPC_SIZE] = { 0 };
     uint8_t *ads = qpc + QPC_ADS_OFF;
 
@@ -198,7 +206,8 @@ void tqp_connect(TQp *q, uint16_t dlid, uint32_t dqpn, uint32_t qkey)
     MLX5_SET(qpc, QPC_mtu, q->mtu ? q->mtu : 3);    /* default 1024 */
     MLX5_SET(qpc, QPC_log_msg_max, 30);
     MLX5_SET(qpc, QPC_remote_qpn, dqpn);
-    MLX5_SET(ads, ADS_rlid, dlid);
+    memcpy(ads, path, MLX5_ADS_SIZE);
+    MLX5_SET(ads, ADS_vhca_port_num, 1);
     MLX5_SET(qpc, QPC_next_rcv_psn, 0x123);
     MLX5_SET(qpc, QPC_log_rra_max, 2);
     MLX5_SET(qpc, QPC_min_rnr_nak, 1);

@@ -45,6 +45,8 @@ void tqp_create_on(TQp *q, TDrv *d, uint8_t st, uint32_t user_index, uint32_t sr
                    uint32_t pd);
 void tqp_create(TQp *q, TDrv *d, uint8_t st, uint32_t user_index);
 void tqp_connect(TQp *q, uint16_t dlid, uint32_t dqpn, uint32_t qkey);
+/* The same with the address path @path (MLX5_ADS_SIZE bytes, e.g. a RoCE path) */
+void tqp_connect_path(TQp *q, const uint8_t *path, uint32_t dqpn, uint32_t qkey);
 /* Two RC QPs (user indices 1 and 2) on @a and @b (the same node: loopback), connected. */
 void tqp_rc_pair(TQp *qa, TDrv *a, TQp *qb, TDrv *b);
 uint16_t tqp_post_send(TQp *q, uint8_t opcode, uint32_t imm, const uint8_t *segs,
