@@ -3,7 +3,8 @@
 # interface (ethtool -i: mlx5_core) with carrier, and it passes IP like any NIC: ping, a TCP
 # transfer checked by md5 (TSO: LSO WQEs cut into segments by the device; checksum offload both
 # ways), the same after an MTU change to 9000 with jumbo pings, and the counters of ethtool -S
-# follow the traffic. Link down/up is seen by the peer (carrier of its own port stays, our
+# follow the traffic. ethtool -N rules (ntuple: drop, steer to a queue, delete; RSS hash fields)
+# take effect. Link down/up is seen by the peer (carrier of its own port stays, our
 # frames stop), and traffic resumes.
 # mlx5t-instances: 2
 # mlx5t-timeout: 600
@@ -43,6 +44,48 @@ rxp=$(echo "$st" | awk '$1 == "rx_packets:" {print $2}')
 txp=$(echo "$st" | awk '$1 == "tx_packets:" {print $2}')
 echo "ethtool -S: rx_packets $rxp tx_packets $txp"
 [ "${rxp:-0}" -gt 100 ] && [ "${txp:-0}" -gt 100 ] || fail "ethtool -S counters do not follow the traffic"
+
+# ethtool -N (ntuple): instance 0 drops every IPv4 frame to itself except TCP to port 5003.
+# The two rules land in two tables of mlx5_core's ethtool priority (more tuples, earlier
+# table), chained before mlx5e's own tables; deleting them restores the path.
+barrier ntuple 6005
+if [ "$IDX" = 0 ]; then
+  run ethtool -N $E flow-type ip4 dst-ip $ME action -1 loc 1 || fail "ethtool -N (drop rule) failed"
+  run ethtool -N $E flow-type tcp4 dst-ip $ME dst-port 5003 action 0 loc 0 ||
+    fail "ethtool -N (queue rule) failed"
+  rules=$(ethtool -n $E) || fail "ethtool -n failed"
+  echo "$rules" | grep -E 'Total|Filter|Action'
+  expect "$rules" 'Total 2 rules' "ethtool -n lists both rules"
+fi
+barrier ntuple-set 6006
+if [ "$IDX" = 1 ]; then
+  ping -c 3 -W 1 $PEER > /tmp/ping.out 2>&1 && fail "ping got through the drop rule: $(tail -2 /tmp/ping.out)"
+  echo "ping dropped by the peer's ethtool rule: $(grep -E 'received' /tmp/ping.out)"
+fi
+tcp_transfer 5003 192.168.77.1
+barrier ntuple-tcp 6007
+if [ "$IDX" = 0 ]; then
+  run ethtool -N $E delete 0 && run ethtool -N $E delete 1 || fail "ethtool -N delete failed"
+  expect "$(ethtool -n $E)" 'Total 0 rules' "ethtool -n lists no rule after delete"
+  # RSS hash fields (ETHTOOL_SRXFH: MODIFY_TIR of the UDP/IPv4 TIRs)
+  run ethtool -N $E rx-flow-hash udp4 sdfn || fail "ethtool -N rx-flow-hash failed"
+  expect "$(ethtool -n $E rx-flow-hash udp4)" 'L4 bytes 0 & 1' "rx-flow-hash udp4 now hashes the ports"
+fi
+barrier ntuple-del 6008
+[ "$IDX" = 1 ] && { wait_for 30 ping -c 1 -W 1 $PEER || fail "no ping reply after the rules were deleted"; }
+# ntuple on: mlx5e's aRFS tables take the TCP/UDP traffic (its TTC rules are updated in
+# place, SET_FLOW_TABLE_ENTRY op_mod 1); the transfer goes through them, then back
+[ "$IDX" = 0 ] && { run ethtool -K $E ntuple on || fail "ethtool -K ntuple on failed"; }
+tcp_transfer 5004 192.168.77.1
+[ "$IDX" = 0 ] && { run ethtool -K $E ntuple off || fail "ethtool -K ntuple off failed"; }
+# the self-test: its loopback test sends frames to our own MAC, which come back through the
+# TIRs once mlx5e allows self loopback on them
+if [ "$IDX" = 0 ]; then
+  st=$(ethtool -t $E online) || fail "ethtool -t failed: $st"
+  echo "$st"
+  expect "$st" 'PASS' "ethtool -t passes"
+fi
+barrier selftest 6009
 
 # link down and up on instance 1; instance 0 sees its pings fail, then work again
 barrier flap 6003

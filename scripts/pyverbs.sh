@@ -10,7 +10,8 @@
 # Logs: build/pyverbs/serial-0.log (every test's outcome and the tracebacks).
 # PYVERBS_DEVICE_ARGS: extra -device mlx5-hca properties (scripts/fuzz.sh --record uses it;
 # link-type=eth runs the suite on an Ethernet port: RoCE v2, the Ethernet-only tests). PYVERBS_LOGS:
-# the log directory (default build/pyverbs).
+# the log directory (default build/pyverbs). PYVERBS_PASSES: "MODULE=N ..." - each MODULE must
+# pass at least N tests (so that a feature's tests cannot turn into skips unnoticed).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -37,4 +38,12 @@ sed -n 's/^@@PYVERBS module=\(\S*\) passed=\([0-9]*\) skipped=\([0-9]*\) failed=
     P += $2; S += $3; F += $4; E += $5} END {printf "%-22s %7d %7d %7d %7d\n", "total", P, S, F, E}'
 echo "skip reasons:"
 sed -n 's/^@@PYVERBS-SKIP /  /p' "$logs/serial-0.log" | sort -u
+for want in ${PYVERBS_PASSES:-}; do
+  m=${want%=*} n=${want#*=}
+  got=$(sed -n "s/^@@PYVERBS module=$m passed=\([0-9]*\) .*/\1/p" "$logs/serial-0.log" | head -n1)
+  if [ "${got:-0}" -lt "$n" ]; then
+    echo "pyverbs: $m passed ${got:-0} tests, fewer than the $n required (PYVERBS_PASSES)"
+    rc=1
+  fi
+done
 exit $rc

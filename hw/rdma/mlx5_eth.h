@@ -16,7 +16,9 @@
 #define MLX5_ETH_MAX_TSO        (256 * 1024)    /* bytes of one LSO WQE's payload, at most */
 #define MLX5_ETH_MAX_Q_COUNTERS 64
 #define MLX5_ETH_LOG_MAX_RQT_SIZE 8
-#define MLX5_ETH_MAX_FT_LEVEL   63
+/* max_ft_level: with the chaining caps every root priority of fs_core.c that this reaches is
+ * created (LAG's needs 119), and its tables take levels up to 67; this covers them */
+#define MLX5_ETH_MAX_FT_LEVEL   127
 #define MLX5_ETH_LOG_MAX_FT_SIZE 20
 #define MLX5_ETH_MAX_FTES       4096            /* live entries over all tables */
 #define MLX5_ETH_MAX_DEST       16              /* destinations of one entry */
@@ -166,8 +168,8 @@ Mlx5CmdHandler mlx5_cmd_set_flow_table_root, mlx5_cmd_create_flow_table,
     mlx5_cmd_delete_fte;
 void mlx5_ft_free(Mlx5Core *c, void *obj);
 void mlx5_fg_free(Mlx5Core *c, void *obj);
-/* Steer a frame with match set @ms from the root: the TIR it goes to, or NULL (dropped). */
-Mlx5Tir *mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, uint32_t *flow_tag);
+/* Steer a frame with match set @ms from the root: the TIRs it goes to (0 = dropped). */
+unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, Mlx5Tir **tirs, uint32_t *flow_tag);
 
 /* mlx5_wq.c */
 Mlx5CmdHandler mlx5_cmd_create_sq, mlx5_cmd_modify_sq, mlx5_cmd_destroy_sq, mlx5_cmd_query_sq,
@@ -197,5 +199,6 @@ struct Mlx5EthHdr {
 bool mlx5_eth_parse(const uint8_t *f, size_t len, Mlx5EthHdr *h);
 void mlx5_eth_match_set(const uint8_t *f, const Mlx5EthHdr *h, uint8_t *ms);
 void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len);
+bool mlx5_eth_loopback(Mlx5Core *c, uint32_t td, const uint8_t *frame, size_t len);
 
 #endif

@@ -237,18 +237,73 @@ static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f, size_
     return true;
 }
 
-void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len)
+/*
+ * Give @frame to the RQs steering finds for it. @lb_td is the transport domain of the SQ that
+ * sent it when it comes back to this function (local loopback), or -1 when it came from the
+ * link. A TIR does not take its own transport domain's frames unless its self_lb_block bits
+ * (despite the name, mlx5_ib and mlx5e set them to allow self loopback: 1 unicast,
+ * 2 multicast) say so. Drops of looped-back frames are not counted: they never were received.
+ */
+static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len, int64_t lb_td)
 {
     Mlx5Eth *e = c->eth;
     uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE] = { 0 };
-    g_autofree uint8_t *copy = NULL;
-    uint32_t flow_tag, hash, rqn;
-    uint8_t hash_type;
+    Mlx5Tir *tirs[MLX5_ETH_MAX_DEST];
+    uint8_t lb_bit = frame[0] & 1 ? 2 : 1;
+    uint32_t flow_tag;
+    unsigned n, i, taken = 0;
     Mlx5EthHdr h;
-    Mlx5Tir *tir;
-    Mlx5Qp *rq;
-    bool stripped = false;
-    uint16_t tci = 0;
+
+    if (len > MLX5_ETH_MAX_FRAME + 8 || !mlx5_eth_parse(frame, len, &h)) {
+        e->cnt.rx_dropped += lb_td < 0;
+        trace_mlx5_eth_rx_drop(0, len, "not an Ethernet frame we take");
+        return;
+    }
+    mlx5_eth_match_set(frame, &h, ms);
+    n = mlx5_flow_steer(c, ms, tirs, &flow_tag);
+    for (i = 0; i < n; i++) {
+        g_autofree uint8_t *copy = NULL;
+        const uint8_t *f = frame;
+        size_t flen = len;
+        Mlx5EthHdr fh = h;
+        uint32_t hash, rqn;
+        uint8_t hash_type;
+        bool stripped = false;
+        Mlx5Qp *rq;
+
+        if (lb_td >= 0 && tirs[i]->td == lb_td && !(tirs[i]->self_lb_block & lb_bit)) {
+            trace_mlx5_eth_rx_drop(tirs[i]->tirn, len, "self loopback not allowed by the TIR");
+            continue;
+        }
+        rqn = mlx5_tir_select(c, tirs[i], &h, &hash, &hash_type);
+        rq = mlx5_table_get(&c->qps, rqn);
+        if (!rq || rq->st != MLX5_QP_ST_ETH_RQ || rq->wq_state != MLX5_WQ_STATE_RDY) {
+            trace_mlx5_eth_rx_drop(rqn, len, "RQ not ready");
+            continue;
+        }
+        if (h.cvlan && !rq->vsd) {
+            /* strip the outer C-tag: the CQE carries it */
+            copy = g_malloc(len - 4);
+            memcpy(copy, frame, 12);
+            memcpy(copy + 12, frame + 16, len - 16);
+            f = copy;
+            flen = len - 4;
+            stripped = true;
+            mlx5_eth_parse(f, flen, &fh);
+        }
+        mlx5_eth_count(&e->cnt.rx, f, flen);
+        mlx5_eth_rq_deliver(c, rq, f, flen, &fh, stripped, h.tci, hash, hash_type, flow_tag);
+        taken++;
+    }
+    if (!taken && lb_td < 0) {
+        e->cnt.rx_dropped++;
+        trace_mlx5_eth_rx_drop(0, len, n ? "no RQ takes it" : "no steering rule takes it");
+    }
+}
+
+void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len)
+{
+    Mlx5Eth *e = c->eth;
 
     if (!c->hca_initialized || !e->oper_up) {
         return;
@@ -259,36 +314,31 @@ void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len)
         ib_port_link_rx(&c->ib, frame, len);
         return;
     }
-    if (len > MLX5_ETH_MAX_FRAME + 8 || !mlx5_eth_parse(frame, len, &h)) {
-        e->cnt.rx_dropped++;
-        trace_mlx5_eth_rx_drop(0, len, "not an Ethernet frame we take");
-        return;
+    mlx5_eth_rx_steer(c, frame, len, -1);
+}
+
+/*
+ * A frame an SQ of transport domain @td sent, when it comes back to this function: a multicast
+ * or broadcast frame (which also goes out on the link) or one to this function's own address
+ * (which does not). The NIC vport's local loopback is always on (disable_local_lb_uc/mc are
+ * not offered); the TIRs decide about their own transport domain. Returns true if the frame
+ * stays here (unicast to ourselves).
+ */
+bool mlx5_eth_loopback(Mlx5Core *c, uint32_t td, const uint8_t *frame, size_t len)
+{
+    Mlx5Eth *e = c->eth;
+    bool own = !memcmp(frame, e->mac, 6);
+    unsigned i;
+
+    for (i = 0; i < e->n_uc && !own; i++) {
+        own = !memcmp(frame, e->uc_list[i], 6);
     }
-    mlx5_eth_match_set(frame, &h, ms);
-    tir = mlx5_flow_steer(c, ms, &flow_tag);
-    if (!tir) {
-        e->cnt.rx_dropped++;
-        trace_mlx5_eth_rx_drop(0, len, "no steering rule takes it");
-        return;
+    if (!(frame[0] & 1) && !own) {
+        return false;
     }
-    rqn = mlx5_tir_select(c, tir, &h, &hash, &hash_type);
-    rq = mlx5_table_get(&c->qps, rqn);
-    if (!rq || rq->st != MLX5_QP_ST_ETH_RQ || rq->wq_state != MLX5_WQ_STATE_RDY) {
-        e->cnt.rx_dropped++;
-        trace_mlx5_eth_rx_drop(rqn, len, "RQ not ready");
-        return;
+    if (c->hca_initialized) {
+        trace_mlx5_eth_loopback(td, len, own);
+        mlx5_eth_rx_steer(c, frame, len, td);
     }
-    if (h.cvlan && !rq->vsd) {
-        /* strip the outer C-tag: the CQE carries it */
-        copy = g_malloc(len - 4);
-        memcpy(copy, frame, 12);
-        memcpy(copy + 12, frame + 16, len - 16);
-        frame = copy;
-        len -= 4;
-        stripped = true;
-        tci = h.tci;
-        mlx5_eth_parse(frame, len, &h);
-    }
-    mlx5_eth_count(&e->cnt.rx, frame, len);
-    mlx5_eth_rq_deliver(c, rq, frame, len, &h, stripped, tci, hash, hash_type, flow_tag);
+    return own;
 }

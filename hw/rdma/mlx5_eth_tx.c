@@ -73,9 +73,11 @@ static void mlx5_eth_fill_csum(uint8_t *f, size_t len, const Mlx5EthHdr *h, bool
 
 /* ---- frames out ---------------------------------------------------------------------------- */
 
-static void mlx5_eth_xmit(Mlx5Core *c, uint8_t *f, size_t len)
+/* Send @f from @sq: back to this function (mlx5_eth_loopback), out on the link, or both. */
+static void mlx5_eth_xmit(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len)
 {
     Mlx5Eth *e = c->eth;
+    Mlx5Tis *tis = sq->tisn ? mlx5_table_get(&e->tises, sq->tisn) : NULL;
     struct iovec iov;
 
     if (len < MLX5_ETH_MIN_FRAME) {
@@ -84,6 +86,10 @@ static void mlx5_eth_xmit(Mlx5Core *c, uint8_t *f, size_t len)
     }
     mlx5_eth_count(&e->cnt.tx, f, len);
     trace_mlx5_eth_tx(len, mlx5_ld16(f + 12));
+    /* an SQ without a TIS has no transport domain: no TIR counts it as its own */
+    if (mlx5_eth_loopback(c, tis ? tis->td : UINT32_MAX, f, len)) {
+        return;
+    }
     if (!e->oper_up) {
         return;                 /* the port is down: the frame is lost */
     }
@@ -99,7 +105,8 @@ static void mlx5_eth_xmit(Mlx5Core *c, uint8_t *f, size_t len)
  * them, each with its IP length, IPv4 id and checksum, TCP sequence number and flags (FIN and
  * PSH on the last only, CWR on the first only) or UDP length, and L4 checksum.
  */
-static IbWcStatus mlx5_eth_lso(Mlx5Core *c, uint8_t *f, size_t len, uint16_t mss)
+static IbWcStatus mlx5_eth_lso(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len,
+                               uint16_t mss)
 {
     g_autofree uint8_t *seg = NULL;
     Mlx5EthHdr h;
@@ -153,7 +160,7 @@ static IbWcStatus mlx5_eth_lso(Mlx5Core *c, uint8_t *f, size_t len, uint16_t mss
             return IB_WC_LOC_QP_OP_ERR;
         }
         mlx5_eth_fill_csum(seg, slen, &sh, true, true);
-        mlx5_eth_xmit(c, seg, slen);
+        mlx5_eth_xmit(c, sq, seg, slen);
         if (n == 0) {
             break;
         }
@@ -242,12 +249,12 @@ static IbWcStatus mlx5_eth_send(Mlx5Core *c, Mlx5Qp *sq, const uint8_t *wqe, uns
         return IB_WC_LOC_LEN_ERR;
     }
     if (lso) {
-        return mlx5_eth_lso(c, f, len, mss);
+        return mlx5_eth_lso(c, sq, f, len, mss);
     }
     if ((cs & (MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM)) && mlx5_eth_parse(f, len, &h)) {
         mlx5_eth_fill_csum(f, len, &h, cs & MLX5_ETH_WQE_L3_CSUM, cs & MLX5_ETH_WQE_L4_CSUM);
     }
-    mlx5_eth_xmit(c, f, len);
+    mlx5_eth_xmit(c, sq, f, len);
     return IB_WC_SUCCESS;
 }
 

@@ -325,20 +325,21 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft, M
     const uint8_t *fc = cmd->in + FTE_CTX_OFF;
     uint32_t ndest = MLX5_GET(fc, FC_destination_list_size);
     uint32_t ncnt = MLX5_GET(fc, FC_flow_counter_list_size);
+    /* no flow counters are offered (ALLOC_FLOW_COUNTER is not), so no COUNT action */
     uint16_t known = MLX5_FLOW_CONTEXT_ACTION_ALLOW | MLX5_FLOW_CONTEXT_ACTION_DROP |
-                     MLX5_FLOW_CONTEXT_ACTION_FWD_DEST | MLX5_FLOW_CONTEXT_ACTION_COUNT;
+                     MLX5_FLOW_CONTEXT_ACTION_FWD_DEST;
     uint32_t i;
 
     fte->group_id = MLX5_GET(fc, FC_group_id);
     fte->flow_tag = MLX5_GET(fc, FC_flow_tag);
     fte->action = MLX5_GET(fc, FC_action);
     memcpy(fte->value, fc + FC_match_value_OFF, MLX5_FTE_MATCH_PARAM_SIZE);
-    if ((fte->action & ~known) || ndest > MLX5_ETH_MAX_DEST || ncnt > MLX5_ETH_MAX_DEST ||
+    if ((fte->action & ~known) || ndest > MLX5_ETH_MAX_DEST || ncnt ||
         (!(fte->action & MLX5_FLOW_CONTEXT_ACTION_FWD_DEST) && ndest) ||
         ((fte->action & MLX5_FLOW_CONTEXT_ACTION_FWD_DEST) && !ndest)) {
         return MLX5_SYND_FTE_ACTION;
     }
-    if (!mlx5_cmd_in_ok(cmd, FTE_CTX_OFF + FC_dest_OFF + 8 * (ndest + ncnt))) {
+    if (!mlx5_cmd_in_ok(cmd, FTE_CTX_OFF + FC_dest_OFF + 8 * ndest)) {
         return MLX5_SYND_INLEN;
     }
     for (i = 0; i < ndest; i++) {
@@ -368,19 +369,65 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft, M
     return 0;
 }
 
+/* SET_FLOW_TABLE_ENTRY op_mod 1: what of an entry modify_enable_mask lets an update replace */
+enum {
+    MLX5_FTE_MODIFY_ACTION = 1 << 0,
+    MLX5_FTE_MODIFY_FLOW_TAG = 1 << 1,
+    MLX5_FTE_MODIFY_DEST = 1 << 2,
+};
+
+/*
+ * An update (flow_modify_en): the entry at the index keeps its group and match value and takes
+ * the action, flow tag and destinations the mask names from the new context, which must be
+ * valid as a whole.
+ */
+static uint32_t mlx5_fte_update(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft, Mlx5Fte *fte)
+{
+    uint8_t mask = MLX5_GET(cmd->in, FTE_IN_modify_enable_mask);
+    g_autofree Mlx5Fte *n = g_new0(Mlx5Fte, 1);
+    uint32_t synd;
+
+    if (mask & ~(MLX5_FTE_MODIFY_ACTION | MLX5_FTE_MODIFY_FLOW_TAG | MLX5_FTE_MODIFY_DEST)) {
+        return MLX5_SYND_FTE_ACTION;
+    }
+    n->index = fte->index;
+    synd = mlx5_fte_load(c, cmd, ft, n);
+    if (synd) {
+        return synd;
+    }
+    /* what the entry becomes, committed only if it is whole */
+    if (!(mask & MLX5_FTE_MODIFY_ACTION)) {
+        n->action = fte->action;
+    }
+    if (!(mask & MLX5_FTE_MODIFY_FLOW_TAG)) {
+        n->flow_tag = fte->flow_tag;
+    }
+    if (!(mask & MLX5_FTE_MODIFY_DEST)) {
+        memcpy(n->dest, fte->dest, sizeof(n->dest));
+        n->ndest = fte->ndest;
+    }
+    if (!(n->action & MLX5_FLOW_CONTEXT_ACTION_FWD_DEST) != !n->ndest) {
+        return MLX5_SYND_FTE_ACTION;
+    }
+    fte->action = n->action;
+    fte->flow_tag = n->flow_tag;
+    memcpy(fte->dest, n->dest, sizeof(fte->dest));
+    fte->ndest = n->ndest;
+    return 0;
+}
+
 void mlx5_cmd_set_fte(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5FlowTable *ft = mlx5_ft_in(c, cmd);
     Mlx5FlowGroup *fg;
-    Mlx5Fte *fte;
+    Mlx5Fte *fte, *old;
     uint32_t index, synd;
     guint pos;
 
     if (!ft || !mlx5_cmd_in_ok(cmd, FTE_CTX_OFF + FC_dest_OFF)) {
         return;
     }
-    if (cmd->op_mod != 0) {
-        /* updating an entry in place (flow_modify_en) is not offered */
+    if (cmd->op_mod > 1) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
         return;
     }
@@ -390,7 +437,19 @@ void mlx5_cmd_set_fte(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FTE_INDEX);
         return;
     }
-    if (mlx5_fte_at(fg, index, &pos)) {
+    old = mlx5_fte_at(fg, index, &pos);
+    if (cmd->op_mod == 1) {
+        /* update in place: the entry must exist */
+        synd = old ? mlx5_fte_update(c, cmd, ft, old) : MLX5_SYND_FTE_INDEX;
+        if (synd) {
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
+            return;
+        }
+        trace_mlx5_eth_fte(ft->id, index, old->action, old->ndest ? old->dest[0].type : 0,
+                           old->ndest ? old->dest[0].id : 0, old->ndest);
+        return;
+    }
+    if (old) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FTE_EXISTS);
         return;
     }
@@ -409,7 +468,7 @@ void mlx5_cmd_set_fte(Mlx5Core *c, Mlx5CmdCtx *cmd)
     g_ptr_array_add(fg->ftes, fte);
     c->eth->nftes++;
     trace_mlx5_eth_fte(ft->id, index, fte->action, fte->ndest ? fte->dest[0].type : 0,
-                       fte->ndest ? fte->dest[0].id : 0);
+                       fte->ndest ? fte->dest[0].id : 0, fte->ndest);
 }
 
 void mlx5_cmd_delete_fte(Mlx5Core *c, Mlx5CmdCtx *cmd)
@@ -475,17 +534,20 @@ static const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms)
 
 /*
  * Steer a frame whose match parameters are @ms (MLX5_FTE_MATCH_PARAM_SIZE bytes; the outer
- * headers filled) from the root table. Returns the TIR it reaches, or NULL if it is dropped.
- * A forward to several destinations goes to the first TIR or table among them.
+ * headers filled) from the root table. Fills @tirs with the TIRs it reaches (a copy to each;
+ * at most MLX5_ETH_MAX_DEST) and returns their number; 0 = dropped. An entry forwarding to
+ * TIRs and a table (a "don't trap" rule) gives the frame to those TIRs and goes on in that
+ * table; with several tables among the destinations, the first is followed.
  */
-Mlx5Tir *mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, uint32_t *flow_tag)
+unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, Mlx5Tir **tirs, uint32_t *flow_tag)
 {
     Mlx5FlowTable *ft = mlx5_ft_get(c, c->eth->root_ft);
-    unsigned hops;
+    unsigned hops, n = 0, i;
 
     *flow_tag = 0;
     for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
         const Mlx5Fte *fte = mlx5_ft_lookup(ft, ms);
+        Mlx5FlowTable *next = NULL;
 
         if (!fte) {
             trace_mlx5_eth_steer(ft->id, UINT32_MAX, ft->miss_action);
@@ -493,14 +555,22 @@ Mlx5Tir *mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, uint32_t *flow_tag)
             continue;
         }
         trace_mlx5_eth_steer(ft->id, fte->index, fte->action);
-        if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_DROP) || !fte->ndest) {
-            return NULL;
+        if (fte->action & MLX5_FLOW_CONTEXT_ACTION_DROP) {
+            return n;
         }
-        *flow_tag = fte->flow_tag;
-        if (fte->dest[0].type == MLX5_FLOW_DEST_TYPE_TIR) {
-            return mlx5_table_get(&c->eth->tirs, fte->dest[0].id);
+        if (fte->flow_tag) {
+            *flow_tag = fte->flow_tag;
         }
-        ft = mlx5_ft_get(c, fte->dest[0].id);
+        for (i = 0; i < fte->ndest; i++) {
+            if (fte->dest[i].type != MLX5_FLOW_DEST_TYPE_TIR) {
+                next = next ? next : mlx5_ft_get(c, fte->dest[i].id);
+            } else if (n < MLX5_ETH_MAX_DEST) {
+                /* a destroyed TIR takes nothing */
+                tirs[n] = mlx5_table_get(&c->eth->tirs, fte->dest[i].id);
+                n += tirs[n] != NULL;
+            }
+        }
+        ft = next;
     }
-    return NULL;
+    return n;
 }

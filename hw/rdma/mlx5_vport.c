@@ -51,6 +51,12 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
     case MLX5_CAP_FLOW_TABLE:
         MLX5_SET(cap, FT_CAP_nic_rx_ft_support, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_modify_root, 1);
+        /* the chaining caps: entries updated in place (SET_FLOW_TABLE_ENTRY op_mod 1), miss
+         * tables named, MODIFY_FLOW_TABLE; with them mlx5_core adds the bypass (mlx5_ib's
+         * ibv_create_flow), ethtool (ethtool -N), offloads, leftovers and LAG priorities */
+        MLX5_SET(cap, FT_CAP_nic_rx_flow_modify_en, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_identified_miss_table_mode, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_flow_table_modify, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_ft_size, MLX5_ETH_LOG_MAX_FT_SIZE);
         MLX5_SET(cap, FT_CAP_nic_rx_max_ft_level, MLX5_ETH_MAX_FT_LEVEL);
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_ft_num, 10);

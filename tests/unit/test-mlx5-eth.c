@@ -1,6 +1,7 @@
 /*
  * Unit tests of the Ethernet port (link-type=eth): caps and the eth-only commands, receive
- * steering (flow table -> TIR -> RQ, VLAN strip, the full-frame checksum, out-of-buffer drops),
+ * steering (flow table -> TIR -> RQ, VLAN strip, the full-frame checksum, out-of-buffer drops;
+ * chained tables, entry updates, several TIRs, local loopback and self-loopback blocking),
  * the send side (checksum offload, LSO), hostile WQEs and frames, and the Toeplitz hash.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -489,6 +490,193 @@ static void test_tx(void)
     eth_free(&t);
 }
 
+/* ---- steering beyond one table: chained priorities, updates, several TIRs, loopback -------- */
+
+/* SET_FLOW_TABLE_ENTRY of @ft at @index (group @fg): match UDP source port @sport, @action,
+ * destinations @dt/@di (@nd of them); @op_mod 1 updates with @mask. Returns the status. */
+static int set_fte(TEth *t, uint32_t ft, uint32_t fg, uint32_t index, uint16_t sport,
+                   uint16_t action, unsigned nd, const uint8_t *dt, const uint32_t *di,
+                   uint16_t op_mod, uint8_t mask)
+{
+    g_autofree uint8_t *in = g_malloc0(FTE_CTX_OFF + FC_dest_OFF + 8 * 4);
+    uint8_t *fc = in + FTE_CTX_OFF, out[16];
+    unsigned i;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+    MLX5_SET(in, FTE_IN_op_mod, op_mod);
+    MLX5_SET(in, FTE_IN_modify_enable_mask, mask);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in, FTE_IN_flow_index, index);
+    MLX5_SET(fc, FC_group_id, fg);
+    MLX5_SET(fc, FC_action, action);
+    MLX5_SET(fc, FC_destination_list_size, nd);
+    MLX5_SET(fc + FC_match_value_OFF, MS_ip_protocol, 17);
+    MLX5_SET(fc + FC_match_value_OFF, MS_udp_sport, sport);
+    for (i = 0; i < nd; i++) {
+        MLX5_SET(fc + FC_dest_OFF + 8 * i, DEST_type, dt[i]);
+        MLX5_SET(fc + FC_dest_OFF + 8 * i, DEST_id, di[i]);
+    }
+    return tdrv_exec(t->d, in, FTE_CTX_OFF + FC_dest_OFF + 8 * 4, out, sizeof(out));
+}
+
+/* How many CQEs a frame of UDP source port @sport to @dmac from the link gives. */
+static unsigned rx_count(TEth *t, const uint8_t *dmac, uint16_t sport)
+{
+    uint8_t f[256], cqe[64];
+    size_t len = udp_frame(f, dmac, 30, false);
+    unsigned n = 0;
+
+    mlx5_st16(f + 34, sport);
+    mlx5_st16(f + 40, 0);                       /* (no UDP checksum: the port changed) */
+    post_recv(t, 2048, t->mem);
+    post_recv(t, 2048, t->mem + 2048);
+    g_assert_true(mlx5_core_link_rx(t->d->c, 1, f, len));
+    while (poll_cqe(t, cqe)) {
+        g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
+        n++;
+    }
+    /* the RQ gives back what was not taken */
+    t->rq_pi -= 2 - n;
+    fake_wr32(t->d->h, t->rq_dbr, t->rq_pi);
+    return n;
+}
+
+/* Send a UDP frame of source port @sport to @dmac from the SQ; returns the CQEs its loopback
+ * gave (the send completion is consumed) and adds the frames put on the link to *@wire. */
+static unsigned lb_count(TEth *t, const uint8_t *dmac, uint16_t sport, unsigned *wire)
+{
+    uint8_t f[256], cqe[64];
+    unsigned n = 0, sent = 0, before = t->d->h->tx->len;
+
+    udp_frame(f, dmac, 30, false);
+    mlx5_st16(f + 34, sport);
+    mlx5_st16(f + 40, 0);
+    post_recv(t, 2048, t->mem);
+    post_recv(t, 2048, t->mem + 2048);
+    fake_write(t->d->h, t->mem + 8192, f + 42, 30);
+    post_send(t, MLX5_OPCODE_SEND, 0, 0, f, 42, 30, t->mem + 8192, -1);
+    while (poll_cqe(t, cqe)) {
+        if (cqe[63] >> 4 == MLX5_CQE_REQ) {
+            sent++;
+        } else {
+            g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
+            n++;
+        }
+    }
+    g_assert_cmpint(sent, ==, 1);
+    t->rq_pi -= 2 - n;
+    fake_wr32(t->d->h, t->rq_dbr, t->rq_pi);
+    *wire += t->d->h->tx->len - before;
+    return n;
+}
+
+static void test_steering(void)
+{
+    static const uint8_t mc_mac[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x09 };
+    uint8_t in[0x400] = { 0 }, out[FT_CTX_OFF + 8], cap[HCA_CAP_OFF + HCA_CAP_SIZE];
+    const uint8_t both_t[2] = { MLX5_FLOW_DEST_TYPE_TIR, MLX5_FLOW_DEST_TYPE_FLOW_TABLE };
+    const uint8_t tir_t[1] = { MLX5_FLOW_DEST_TYPE_TIR };
+    uint32_t td2, tir2, ft0, fg0, both_i[2];
+    unsigned wire = 0;
+    TEth t;
+
+    eth_setup(&t);
+    /* the chaining caps are offered, with levels for every priority of mlx5_core */
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_FLOW_TABLE << 1 | 1, 0,
+                                0, cap, sizeof(cap)), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_flow_modify_en), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_identified_miss_table_mode), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_flow_table_modify), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_max_ft_level), ==, 127);
+
+    /* a second transport domain and a TIR of it on the same RQ (mlx5_ib's raw-packet QP) */
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN, 0, 0, 0, out, 16), ==, 0);
+    td2 = MLX5_GET(out, ALLOC_OUT_handle);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in + OBJ_CTX_OFF, TIRC_transport_domain, td2);
+    MLX5_SET(in + OBJ_CTX_OFF, TIRC_disp_type, MLX5_TIRC_DISP_DIRECT);
+    MLX5_SET(in + OBJ_CTX_OFF, TIRC_inline_rqn, t.rqn);
+    tir2 = obj_create(t.d, MLX5_CMD_OP_CREATE_TIR, in, OBJ_CTX_OFF + TIRC_SIZE);
+
+    /* a table at a level beyond max_ft_level is refused; one at level 1 misses to the MAC
+     * table (level 5) and becomes the root */
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+    MLX5_SET(in + FT_CTX_OFF, FTC_level, 128);
+    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 2);
+    g_assert_cmpint(tdrv_exec(t.d, in, 0x40, out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    MLX5_SET(in + FT_CTX_OFF, FTC_level, 1);
+    MLX5_SET(in + FT_CTX_OFF, FTC_table_miss_action, MLX5_FT_MISS_ACTION_FWD);
+    MLX5_SET(in + FT_CTX_OFF, FTC_table_miss_id, t.ft);
+    ft0 = obj_create(t.d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, FT_IN_table_id, ft0);
+    MLX5_SET(in, FG_IN_end_flow_index, 3);
+    MLX5_SET(in, FG_IN_match_criteria_enable, 1);
+    MLX5_SET(in + FG_IN_criteria_OFF, MS_ip_protocol, 0xff);
+    MLX5_SET(in + FG_IN_criteria_OFF, MS_udp_sport, 0xffff);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, 0);
+    fg0 = MLX5_GET(out, FG_OUT_group_id);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, FT_IN_table_id, ft0);
+    obj_create(t.d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+
+    /* a "don't trap" entry: sport 4000 goes to TIR 2 and on to the MAC table (-> TIR 1) */
+    both_i[0] = tir2;
+    both_i[1] = t.ft;
+    g_assert_cmpint(set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 2, both_t,
+                            both_i, 0, 0), ==, 0);
+    /* no flow counters are offered: a COUNT action is refused */
+    g_assert_cmpint(set_fte(&t, ft0, fg0, 1, 4001, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
+                            MLX5_FLOW_CONTEXT_ACTION_COUNT, 1, tir_t, &tir2, 0, 0), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(rx_count(&t, my_mac, 4000), ==, 2);
+    g_assert_cmpint(rx_count(&t, my_mac, 4001), ==, 1);     /* missed to the MAC table */
+    g_assert_cmpint(rx_count(&t, peer_mac, 4000), ==, 1);   /* TIR 2 only; the MAC table drops */
+    g_assert_cmpint(rx_count(&t, peer_mac, 4001), ==, 0);
+
+    /* updates (op_mod 1): only what the mask names changes; an update that would leave a
+     * forward without destinations, or of an empty index, is refused and changes nothing */
+    g_assert_cmpint(set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1, tir_t,
+                            &tir2, 1, 1 << 2), ==, 0);
+    g_assert_cmpint(rx_count(&t, my_mac, 4000), ==, 1);
+    g_assert_cmpint(set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 0, NULL,
+                            NULL, 1, 1 << 2), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(set_fte(&t, ft0, fg0, 2, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1, tir_t,
+                            &tir2, 1, 1 << 2), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1, tir_t,
+                            &tir2, 1, 1 << 6), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(rx_count(&t, my_mac, 4000), ==, 1);
+    g_assert_cmpint(set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_DROP, 0, NULL, NULL,
+                            1, 1 << 0 | 1 << 2), ==, 0);
+    g_assert_cmpint(rx_count(&t, my_mac, 4000), ==, 0);
+    g_assert_cmpint(set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 2, both_t,
+                            both_i, 1, 1 << 0 | 1 << 2), ==, 0);
+
+    /* local loopback: the SQ (transport domain 1) sends to our own MAC: nothing goes on the
+     * link; TIR 2 (another domain) takes it, TIR 1 (its own) only once self loopback is on */
+    g_assert_cmpint(lb_count(&t, my_mac, 4000, &wire), ==, 1);
+    g_assert_cmpint(lb_count(&t, my_mac, 4001, &wire), ==, 0);
+    g_assert_cmpint(wire, ==, 0);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_MODIFY_TIR);
+    MLX5_SET(in, OBJ_IN_handle, t.tirn);
+    MLX5_SET(in, MODIFY_TIR_bitmask_self_lb_en, 1);
+    MLX5_SET(in + OBJ_CTX_OFF, TIRC_self_lb_block, 1);      /* unicast */
+    g_assert_cmpint(tdrv_exec(t.d, in, OBJ_CTX_OFF + TIRC_SIZE, out, 16), ==, 0);
+    g_assert_cmpint(lb_count(&t, my_mac, 4000, &wire), ==, 2);
+    g_assert_cmpint(lb_count(&t, my_mac, 4001, &wire), ==, 1);
+    g_assert_cmpint(wire, ==, 0);
+    /* multicast goes out on the link and comes back to TIR 2 (the MAC table does not take it) */
+    g_assert_cmpint(lb_count(&t, mc_mac, 4000, &wire), ==, 1);
+    g_assert_cmpint(wire, ==, 1);
+    /* another station's unicast only goes out */
+    g_assert_cmpint(lb_count(&t, peer_mac, 4000, &wire), ==, 0);
+    g_assert_cmpint(wire, ==, 2);
+    eth_free(&t);
+}
+
 /* Microsoft's RSS verification suite (the first IPv4 vector). */
 static void test_toeplitz(void)
 {
@@ -620,6 +808,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/eth/caps", test_caps);
     g_test_add_func("/mlx5/eth/rx", test_rx);
     g_test_add_func("/mlx5/eth/tx", test_tx);
+    g_test_add_func("/mlx5/eth/steering", test_steering);
     g_test_add_func("/mlx5/eth/toeplitz", test_toeplitz);
     g_test_add_func("/mlx5/eth/roce", test_roce);
     return g_test_run();

@@ -112,7 +112,10 @@ enum {
 
 /* flow_table_nic_cap: flow_table_properties_nic_receive at byte 0x40 */
 #define FT_CAP_nic_rx_ft_support            16, 31, 31
+#define FT_CAP_nic_rx_flow_modify_en        16, 28, 28
 #define FT_CAP_nic_rx_modify_root           16, 27, 27
+#define FT_CAP_nic_rx_identified_miss_table_mode 16, 26, 26
+#define FT_CAP_nic_rx_flow_table_modify     16, 25, 25
 #define FT_CAP_nic_rx_log_max_ft_size       17, 29, 24
 #define FT_CAP_nic_rx_max_ft_level          17, 7, 0
 #define FT_CAP_nic_rx_log_max_ft_num        19, 7, 0
@@ -217,6 +220,7 @@ enum {
 #define FG_OUT_group_id                     2, 23, 0
 #define FG_IN_group_id                      6, 31, 0    /* destroy */
 #define FTE_IN_op_mod                       1, 15, 0
+#define FTE_IN_modify_enable_mask           6, 7, 0
 #define FTE_IN_flow_index                   8, 31, 0
 #define FTE_CTX_OFF                         0x40        /* flow_context */
 #define FC_group_id                         1, 31, 0
