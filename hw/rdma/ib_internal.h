@@ -64,10 +64,9 @@ static inline bool ib_port_owns_lid(const IbPort *port, uint16_t lid)
  */
 static inline bool ib_gid_is_mcast(const IbPort *port, const uint8_t gid[16])
 {
-    static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
 
     return gid[0] == 0xff ||
-           (port->roce && !memcmp(gid, v4mapped, 12) && (gid[12] & 0xf0) == 0xe0);
+           (port->roce && ib_gid_is_v4mapped(gid) && (gid[12] & 0xf0) == 0xe0);
 }
 
 /* The path bits of a packet's DLID under the port's LMC (0 for multicast). */

@@ -66,6 +66,7 @@ void ib_port_cleanup(IbPort *port)
     port->mcast_count = 0;
     g_free(port->gids);
     port->gids = NULL;
+    port->gid_end = 0;
 }
 
 void ib_qp_init(IbQp *qp, IbPort *port, uint32_t qpn, IbQpType type, uint32_t sq_entries)

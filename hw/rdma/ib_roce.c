@@ -22,6 +22,7 @@ void ib_roce_enable(IbPort *port, const uint8_t mac[6])
         port->gids = g_new0(IbRoceGid, IB_ROCE_MAX_GIDS);
     }
     memset(port->gids, 0, IB_ROCE_MAX_GIDS * sizeof(*port->gids));
+    port->gid_end = 0;
     port->lid = 0;
     port->lmc = 0;
 }
@@ -37,8 +38,12 @@ bool ib_roce_set_gid(IbPort *port, unsigned index, const IbRoceGid *gid)
     if (gid) {
         *e = *gid;
         e->valid = true;
+        port->gid_end = MAX(port->gid_end, index + 1);
     } else {
         memset(e, 0, sizeof(*e));
+        while (port->gid_end && !port->gids[port->gid_end - 1].valid) {
+            port->gid_end--;
+        }
     }
     trace_ib_roce_gid(index, e->valid, e->ipv4, e->gid[12], e->gid[13], e->gid[14], e->gid[15]);
     return true;
@@ -48,7 +53,7 @@ int ib_roce_find_gid(const IbPort *port, const uint8_t gid[16])
 {
     unsigned i;
 
-    for (i = 0; port->roce && i < IB_ROCE_MAX_GIDS; i++) {
+    for (i = 0; port->roce && i < port->gid_end; i++) {
         if (port->gids[i].valid && !memcmp(port->gids[i].gid, gid, 16)) {
             return i;
         }
@@ -131,7 +136,7 @@ void ib_roce_fill_av(const IbPort *port, const IbAv *av, IbPacket *p)
 /* A decoded unicast RoCE frame: is it to one of our GIDs? */
 bool ib_roce_rx_ok(IbPort *port, const IbPacket *p)
 {
-    if (p->ipv4 != (p->dgid[10] == 0xff && p->dgid[11] == 0xff) ||
+    if (p->ipv4 != ib_gid_is_v4mapped(p->dgid) ||
         ib_roce_find_gid(port, p->dgid) < 0) {
         return false;
     }

@@ -61,7 +61,7 @@ void mlx5_cmd_set_roce_address(Mlx5Core *c, Mlx5CmdCtx *cmd)
     version = MLX5_GET(a, ROCE_ADDR_version);
     l3 = MLX5_GET(a, ROCE_ADDR_l3_type);
     memcpy(g.gid, a + ROCE_ADDR_l3_OFF, 16);
-    v4mapped = !memcmp(g.gid, zero, 10) && g.gid[10] == 0xff && g.gid[11] == 0xff;
+    v4mapped = ib_gid_is_v4mapped(g.gid);
     /* only RoCE v2 is offered (ROCE cap roce_version); the L3 type must fit the address */
     if (version != MLX5_ROCE_VERSION_2 ||
         (l3 != MLX5_ROCE_L3_TYPE_IPV4 && l3 != MLX5_ROCE_L3_TYPE_IPV6) ||

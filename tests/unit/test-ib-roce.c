@@ -274,8 +274,21 @@ static void test_roce_refuse(void)
     for (size_t cut = 0; cut < 14 + 20 + 8; cut++) {
         g_assert_false(ib_roce_frame_is_ours(&b->port, frame, cut));
     }
+    /* lookups scan up to the highest set index: an entry far up is found, and clearing the
+     * top entries brings the bound back down to the highest one still set */
+    {
+        IbRoceGid g = b->port.gids[1];
+        g_assert_cmpuint(b->port.gid_end, ==, 2);
+        g_assert_true(ib_roce_set_gid(&b->port, 1, NULL));
+        g_assert_true(ib_roce_set_gid(&b->port, 100, &g));
+        g_assert_cmpuint(b->port.gid_end, ==, 101);
+        g_assert_cmpint(ib_roce_find_gid(&b->port, g.gid), ==, 100);
+        g_assert_true(ib_roce_frame_is_ours(&b->port, frame, len));
+        g_assert_true(ib_roce_set_gid(&b->port, 100, NULL));
+        g_assert_cmpuint(b->port.gid_end, ==, b->port.gids[0].valid ? 1 : 0);
+        g_assert_cmpint(ib_roce_find_gid(&b->port, g.gid), ==, -1);
+    }
     /* after its GID is cleared the port takes nothing for that address */
-    g_assert_true(ib_roce_set_gid(&b->port, 1, NULL));
     g_assert_false(ib_roce_frame_is_ours(&b->port, frame, len));
     ib_port_rx(&b->port, frame, len);
     g_assert_cmpuint(b->port.stat_rx, ==, 0);

@@ -389,6 +389,14 @@ typedef struct IbRoceGid {
     uint8_t mac[6];
 } IbRoceGid;
 
+/* An IPv4-mapped GID (::ffff:a.b.c.d): the IPv4 address a RoCE v2 GID stands for. */
+static inline bool ib_gid_is_v4mapped(const uint8_t gid[16])
+{
+    static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+    return !memcmp(gid, prefix, sizeof(prefix));
+}
+
 typedef struct IbSa IbSa;
 typedef struct IbMcastAttach IbMcastAttach;
 typedef struct IbFault IbFault;
@@ -451,6 +459,7 @@ struct IbPort {
     bool roce;
     uint8_t mac[6];             /* the port's own MAC (frames to it are ours) */
     IbRoceGid *gids;            /* IB_ROCE_MAX_GIDS entries while roce */
+    unsigned gid_end;           /* the highest valid index + 1: lookups scan below it */
     uint64_t stat_roce_no_gid;  /* packets not sent: their source GID index is not set */
 };
 
