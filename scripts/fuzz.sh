@@ -6,7 +6,7 @@
 #   scripts/fuzz.sh --record GUEST_TEST... (record seeds from real guests, merge them in)
 #
 # Targets (tests/fuzz/fuzz-*.c): cmd (command queue entries, mailbox chains, every command's
-# input), wqe (send and receive WQEs, UMR, doorbell records), frame (wire frames: all BTH
+# input), cmd-eth (the same on an Ethernet port: vport, TIS/TIR/RQT, SQ/RQ, flow steering), wqe (send and receive WQEs, UMR, doorbell records), frame (wire frames: all BTH
 # opcodes and extension headers), mad (SMP, SA, CM, PMA and MAD_IFC), mmio (BAR0 registers,
 # UAR doorbells, doorbell records), roce (frames from an Ethernet link: RoCE v2 over IPv4, IPv6
 # and 802.1Q to every QP type, roce_en and the GID table toggled under traffic, the NIC path).
@@ -23,14 +23,16 @@
 # scripts/build-image.sh) with the device property fuzz-record=build/fuzz/recorded: the device
 # writes every command, WQE, frame, MAD and BAR0 write the real drivers produce, in the
 # targets' input formats; then each target's recorded inputs are merged into its committed
-# corpus (libFuzzer -merge=1 keeps only the inputs that add coverage).
+# corpus (libFuzzer -merge=1 keeps only the inputs that add coverage). The commands of guest
+# tests that run an Ethernet port (`mlx5t-device-args: link-type=eth`) go to cmd-eth; their
+# other records are not used.
 # A crash input becomes a regression test by copying it to tests/fuzz/regress/TARGET/ (the
 # unit suite replays that directory); see docs/hardening.md.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-ALL="cmd wqe frame mad mmio roce"
+ALL="cmd cmd-eth wqe frame mad mmio roce"
 time_s=600 jobs=1 merge= record=0 targets=() tests=()
 while (($#)); do
   case $1 in
@@ -90,16 +92,21 @@ fi
 if ((record)); then
   ((${#tests[@]})) || die "--record needs guest test names (e.g. pingpong-variants fabric-tools)"
   rec=$root/build/fuzz/recorded
-  rm -rf "$rec"
+  rm -rf "$rec" "$rec-eth"
   for g in "${tests[@]}"; do
+    out=$rec
+    grep -q '^# mlx5t-device-args:.*link-type=eth' "guest-tests/$g.sh" && out=$rec-eth
     if [ "$g" = pyverbs ]; then         # its own image (scripts/pyverbs.sh)
       PYVERBS_DEVICE_ARGS="fuzz-record=$rec" scripts/pyverbs.sh >"build/fuzz/logs/record-$g.log" 2>&1
     else
       python3 scripts/guest-run.py --test "guest-tests/$g.sh" --log-dir "build/fuzz/record-logs/$g" \
-        --extra-device-args "fuzz-record=$rec" >"build/fuzz/logs/record-$g.log" 2>&1
+        --extra-device-args "fuzz-record=$out" >"build/fuzz/logs/record-$g.log" 2>&1
     fi ||
       echo "fuzz.sh: guest test $g failed (build/fuzz/logs/record-$g.log); its records are kept" >&2
   done
+  # an Ethernet port's commands are cmd-eth's; its other records are not used (the wqe, frame
+  # and mad targets run an InfiniBand node, whose QPs and wire they are not for)
+  [ -d "$rec-eth/cmd" ] && mkdir -p "$rec/cmd-eth" && mv "$rec-eth/cmd"/* "$rec/cmd-eth/"
   for t in $ALL; do
     [ -d "$rec/$t" ] && merge_into "$t" "$rec/$t"
   done

@@ -344,7 +344,9 @@ void mlx5_cmd_query_vport_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5EthCounters *n = &c->eth->cnt;
 
-    if (!mlx5_vport_own(cmd) || !mlx5_cmd_out_ok(cmd, VPORT_COUNTER_OUT_SIZE)) {
+    /* (the input's clear bit is in its seventh dword: query_vport_counter_in is 0x20 bytes) */
+    if (!mlx5_cmd_in_ok(cmd, 0x20) || !mlx5_vport_own(cmd) ||
+        !mlx5_cmd_out_ok(cmd, VPORT_COUNTER_OUT_SIZE)) {
         return;
     }
     mlx5_traffic(cmd->out, VC_received_errors_OFF, n->rx_errors, 0);

@@ -14,6 +14,10 @@
  */
 #include "fuzz.h"
 
+#ifndef FZ_CMD_ETH
+#define FZ_CMD_ETH 0            /* fuzz-cmd-eth.c: the same on an Ethernet port */
+#endif
+
 enum {
     FZ_CMD_TYPE = 1,        /* a transport type other than PCI */
     FZ_CMD_IN_PTR,          /* input chain pointer: misaligned, zero, or outside RAM */
@@ -147,7 +151,7 @@ static void deliver(FzNode *n, uint8_t mode, const uint8_t *in, uint32_t inlen, 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     Fz f = { data, size };
-    FzNode *n = fz_node_new(false, false);
+    FzNode *n = FZ_CMD_ETH ? fz_node_new_eth(false) : fz_node_new(false, false);
     g_autofree uint8_t *in = g_malloc(0x10000);
 
     n->d->events = false;       /* commands may destroy the EQs: nothing is expected of them */

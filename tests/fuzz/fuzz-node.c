@@ -186,9 +186,9 @@ FzNode *fz_node_new(bool sm, bool objects)
     return fz_node_make(sm, objects, false);
 }
 
-FzNode *fz_node_new_eth(void)
+FzNode *fz_node_new_eth(bool objects)
 {
-    return fz_node_make(false, true, true);
+    return fz_node_make(false, objects, true);
 }
 
 void fz_node_free(FzNode *n)

@@ -118,7 +118,7 @@ static void fz_toggle(FzNode *n, uint8_t flags)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     Fz f = { data, size };
-    FzNode *n = fz_node_new_eth();
+    FzNode *n = fz_node_new_eth(true);
     g_autofree uint8_t *frame = g_malloc(IB_MAX_FRAME);
 
     for (unsigned r = 0; r < FZ_MAX_RECORDS && fz_more(&f) && !n->d->c->health_fatal; r++) {

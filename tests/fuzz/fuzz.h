@@ -103,12 +103,12 @@ typedef struct FzNode {
 
 FzNode *fz_node_new(bool sm, bool objects);
 /*
- * The same objects on an Ethernet port (mlx5e and RoCE v2), link up, roce_en set and two GIDs
+ * The same objects (if @objects) on an Ethernet port (mlx5e and RoCE v2), link up, roce_en set and two GIDs
  * with the node's MAC: FZ_GID_V6 = fe80::1 (IPv6) and FZ_GID_V4 = ::ffff:10.0.0.1 (IPv4). The
  * connected QPs send from FZ_GID_V4 to FZ_PEER_IP4 at FZ_PEER_MAC (so responses leave the port
  * and, looped back by fz_settle, go to mlx5e's steering, which drops them).
  */
-FzNode *fz_node_new_eth(void);
+FzNode *fz_node_new_eth(bool objects);
 #define FZ_GID_V6       0
 #define FZ_GID_V4       1
 extern const uint8_t fz_mac[6], fz_peer_mac[6], fz_gid_v6[16], fz_gid_v4[16];
