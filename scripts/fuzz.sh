@@ -9,7 +9,9 @@
 # input), cmd-eth (the same on an Ethernet port: vport, TIS/TIR/RQT, SQ/RQ, flow steering), wqe (send and receive WQEs, UMR, doorbell records), frame (wire frames: all BTH
 # opcodes and extension headers), mad (SMP, SA, CM, PMA and MAD_IFC), mmio (BAR0 registers,
 # UAR doorbells, doorbell records), roce (frames from an Ethernet link: RoCE v2 over IPv4, IPv6
-# and 802.1Q to every QP type, roce_en and the GID table toggled under traffic, the NIC path).
+# and 802.1Q to every QP type, roce_en and the GID table toggled under traffic, the NIC path),
+# eth (the Ethernet data path: frames through chained flow tables, RSS and several TIRs; SQ
+# WQEs with checksum/LSO and local loopback; flow entries and self-loopback bits changed).
 # No TARGET: all of them, one after another.
 #
 # 1. installs clang and its fuzzer/sanitizer runtimes (scripts/host-deps.sh fuzz);
@@ -32,7 +34,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-ALL="cmd cmd-eth wqe frame mad mmio roce"
+ALL="cmd cmd-eth wqe frame mad mmio roce eth"
 time_s=600 jobs=1 merge= record=0 targets=() tests=()
 while (($#)); do
   case $1 in

@@ -6,18 +6,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
-#include "mlx5-testqp.h"
-#include "mlx5_eth.h"
-
-typedef struct TEth {
-    TDrv *d;
-    uint32_t pd, key, td, cqn, rqn, sqn, tisn, tirn, ft, fg;
-    uint64_t cq_buf, cq_dbr, rq_buf, rq_dbr, sq_buf, sq_dbr, mem;
-    uint32_t cq_ci;
-    uint16_t rq_pi, sq_pi;
-} TEth;
-
-#define RQ_RING_OFF 1024                /* the RQ ring's offset into its page */
+#include "mlx5-testeth.h"
 
 static const uint8_t my_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
 static const uint8_t peer_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
@@ -36,159 +25,14 @@ static TDrv *eth_node(void)
     return d;
 }
 
-static uint32_t obj_create(TDrv *d, uint16_t op, uint8_t *in, uint32_t inlen)
-{
-    uint8_t out[16];
-
-    MLX5_SET(in, CMD_IN_opcode, op);
-    g_assert_cmpint(tdrv_exec(d, in, inlen, out, sizeof(out)), ==, 0);
-    return MLX5_GET(out, OBJ_OUT_handle);
-}
-
-/* A cyclic WQ context (in a create input of @inlen bytes) over one page at @buf. */
-static void wq_ctx(TEth *t, uint8_t *in, unsigned log_stride, unsigned log_sz, uint64_t buf,
-                   uint64_t dbr)
-{
-    uint8_t *wq = in + OBJ_CTX_OFF + WQC_OFF;
-
-    MLX5_SET(wq, WQ_wq_type, MLX5_WQ_TYPE_CYCLIC);
-    MLX5_SET(wq, WQ_pd, t->pd);
-    MLX5_SET(wq, WQ_uar_page, t->d->uar);
-    MLX5_SET(wq, WQ_log_wq_stride, log_stride);
-    MLX5_SET(wq, WQ_log_wq_sz, log_sz);
-    MLX5_SET64(wq, WQ_dbr_addr_OFF, dbr);
-    mlx5_st64(in + WQ_CREATE_PAS_OFF, buf);
-}
-
-static int modify_wq(TEth *t, uint16_t op, uint32_t n, uint8_t cur, uint8_t next)
-{
-    uint8_t in[WQ_CREATE_PAS_OFF] = { 0 }, out[16];
-
-    MLX5_SET(in, CMD_IN_opcode, op);
-    MLX5_SET(in, OBJ_IN_handle, n);
-    MLX5_SET(in, OBJ_IN_state, cur);
-    MLX5_SET(in + OBJ_CTX_OFF, SQC_state, next);      /* (the same bits in rqc) */
-    return tdrv_exec(t->d, in, sizeof(in), out, sizeof(out));
-}
-
-/* Everything mlx5e makes for one channel: TD, TIS, CQ, RQ (RDY), SQ (RDY), a direct TIR, and
- * a root flow table whose one group matches the destination MAC, with our MAC -> the TIR. */
 static void eth_setup(TEth *t)
 {
-    uint8_t in[0x400] = { 0 }, out[16];
-    uint64_t eq_pa;
-    uint32_t eqn;
-
-    memset(t, 0, sizeof(*t));
-    t->d = eth_node();
-    t->pd = tdrv_alloc_pd(t->d);
-    t->key = create_pa_mkey(t->d, t->pd);
-    g_assert_cmpint(tdrv_simple(t->d, MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN, 0, 0, 0, out, 16),
-                    ==, 0);
-    t->td = MLX5_GET(out, ALLOC_OUT_handle);
-    eqn = tdrv_create_eq(t->d, 0, 7, 1, &eq_pa);
-    t->cqn = tdrv_create_cq(t->d, eqn, LOG_CQ, &t->cq_buf, &t->cq_dbr);
-    t->mem = fake_alloc(t->d->h, 64 * 1024, 4096);
-
-    MLX5_SET(in + OBJ_CTX_OFF, TISC_transport_domain, t->td);
-    t->tisn = obj_create(t->d, MLX5_CMD_OP_CREATE_TIS, in, OBJ_CTX_OFF + TISC_SIZE);
-
-    memset(in, 0, sizeof(in));
-    t->rq_buf = fake_alloc(t->d->h, 4096, 4096);
-    t->rq_dbr = fake_alloc(t->d->h, 64, 64);
-    MLX5_SET(in + OBJ_CTX_OFF, RQC_cqn, t->cqn);
-    wq_ctx(t, in, 5, 4, t->rq_buf, t->rq_dbr);       /* 16 WQEs of 2 segments */
-    /* the ring starts 1 KiB into its page: page_offset counts page_size / 64 (64-byte units
-     * of a 4 KiB page), as mlx5_ib quantizes user buffers (raw-packet QPs) */
-    MLX5_SET(in + OBJ_CTX_OFF + WQC_OFF, WQ_page_offset, RQ_RING_OFF / 64);
-    t->rqn = obj_create(t->d, MLX5_CMD_OP_CREATE_RQ, in, WQ_CREATE_PAS_OFF + 8);
-    g_assert_cmpint(modify_wq(t, MLX5_CMD_OP_MODIFY_RQ, t->rqn, 0, 1), ==, 0);
-
-    memset(in, 0, sizeof(in));
-    t->sq_buf = fake_alloc(t->d->h, 4096, 4096);
-    t->sq_dbr = fake_alloc(t->d->h, 64, 64);
-    MLX5_SET(in + OBJ_CTX_OFF, SQC_cqn, t->cqn);
-    MLX5_SET(in + OBJ_CTX_OFF, SQC_tis_lst_sz, 1);
-    MLX5_SET(in + OBJ_CTX_OFF, SQC_tis_num_0, t->tisn);
-    MLX5_SET(in + OBJ_CTX_OFF, SQC_flush_in_error_en, 1);
-    wq_ctx(t, in, 6, 6, t->sq_buf, t->sq_dbr);       /* 64 WQEBBs */
-    t->sqn = obj_create(t->d, MLX5_CMD_OP_CREATE_SQ, in, WQ_CREATE_PAS_OFF + 8);
-    g_assert_cmpint(modify_wq(t, MLX5_CMD_OP_MODIFY_SQ, t->sqn, 0, 1), ==, 0);
-
-    memset(in, 0, sizeof(in));
-    MLX5_SET(in + OBJ_CTX_OFF, TIRC_transport_domain, t->td);
-    MLX5_SET(in + OBJ_CTX_OFF, TIRC_disp_type, MLX5_TIRC_DISP_DIRECT);
-    MLX5_SET(in + OBJ_CTX_OFF, TIRC_inline_rqn, t->rqn);
-    t->tirn = obj_create(t->d, MLX5_CMD_OP_CREATE_TIR, in, OBJ_CTX_OFF + TIRC_SIZE);
-
-    memset(in, 0, sizeof(in));
-    MLX5_SET(in + FT_CTX_OFF, FTC_level, 5);
-    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 4);
-    t->ft = obj_create(t->d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
-
-    memset(in, 0, sizeof(in));
-    MLX5_SET(in, FT_IN_table_id, t->ft);
-    MLX5_SET(in, FG_IN_start_flow_index, 0);
-    MLX5_SET(in, FG_IN_end_flow_index, 7);
-    MLX5_SET(in, FG_IN_match_criteria_enable, 1);
-    memset(in + FG_IN_criteria_OFF + MS_dmac_47_16_OFF, 0xff, 6);
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
-    g_assert_cmpint(tdrv_exec(t->d, in, sizeof(in), out, sizeof(out)), ==, 0);
-    t->fg = MLX5_GET(out, FG_OUT_group_id);
-
-    {
-        g_autofree uint8_t *fte = g_malloc0(FTE_CTX_OFF + FC_dest_OFF + 8);
-        uint8_t *fc = fte + FTE_CTX_OFF;
-        MLX5_SET(fte, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
-        MLX5_SET(fte, FT_IN_table_id, t->ft);
-        MLX5_SET(fte, FTE_IN_flow_index, 3);
-        MLX5_SET(fc, FC_group_id, t->fg);
-        MLX5_SET(fc, FC_flow_tag, 0x77);
-        MLX5_SET(fc, FC_action, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
-        MLX5_SET(fc, FC_destination_list_size, 1);
-        memcpy(fc + FC_match_value_OFF + MS_dmac_47_16_OFF, my_mac, 6);
-        MLX5_SET(fc + FC_dest_OFF, DEST_type, MLX5_FLOW_DEST_TYPE_TIR);
-        MLX5_SET(fc + FC_dest_OFF, DEST_id, t->tirn);
-        g_assert_cmpint(tdrv_exec(t->d, fte, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==, 0);
-        /* the same index again: taken */
-        g_assert_cmpint(tdrv_exec(t->d, fte, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==,
-                        MLX5_CMD_STAT_BAD_PARAM_ERR);
-    }
-    memset(in, 0, sizeof(in));
-    MLX5_SET(in, FT_IN_table_id, t->ft);
-    obj_create(t->d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+    teth_setup(t, eth_node());
 }
 
 static void eth_free(TEth *t)
 {
     tdrv_free(t->d);
-}
-
-static void post_recv(TEth *t, uint32_t len, uint64_t addr)
-{
-    uint8_t wqe[32] = { 0 };
-
-    mlx5_st32(wqe, len | 0x80000000u);          /* (mlx5e's start-padding bit) */
-    mlx5_st32(wqe + 4, t->key);
-    mlx5_st64(wqe + 8, addr);
-    mlx5_st32(wqe + 20, MLX5_INVALID_LKEY);     /* terminator */
-    fake_write(t->d->h, t->rq_buf + RQ_RING_OFF + (t->rq_pi & 15) * 32, wqe, 32);
-    t->rq_pi++;
-    fake_wr32(t->d->h, t->rq_dbr, t->rq_pi);
-}
-
-static bool poll_cqe(TEth *t, uint8_t *cqe)
-{
-    unsigned n = 1u << LOG_CQ;
-
-    mlx5_core_run(t->d->c, 1000);
-    fake_read(t->d->h, t->cq_buf + (t->cq_ci & (n - 1)) * 64, cqe, 64);
-    if ((cqe[63] >> 4) == MLX5_CQE_INVALID || (cqe[63] & 1) != ((t->cq_ci / n) & 1)) {
-        return false;
-    }
-    t->cq_ci++;
-    fake_wr32(t->d->h, t->cq_dbr, t->cq_ci & 0xffffff);
-    return true;
 }
 
 /* An Ethernet/IPv4/UDP frame of @payload bytes (checksums right unless @zero_csum). */
@@ -255,7 +99,7 @@ static void test_caps(void)
     /* a TIS with SQs on it is busy; an RQT of an SQ is refused */
     g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_DESTROY_TIS, 0, t.tisn, 0, out, 16), ==,
                     MLX5_CMD_STAT_RES_BUSY);
-    g_assert_cmpint(modify_wq(&t, MLX5_CMD_OP_MODIFY_SQ, t.sqn, 0, 1), ==,
+    g_assert_cmpint(teth_modify_wq(&t, MLX5_CMD_OP_MODIFY_SQ, t.sqn, 0, 1), ==,
                     MLX5_CMD_STAT_BAD_RES_STATE_ERR);       /* it is RDY, not RST */
     eth_free(&t);
 }
@@ -269,9 +113,9 @@ static void test_rx(void)
 
     eth_setup(&t);
     len = udp_frame(f, my_mac, 100, false);
-    post_recv(&t, 2048, t.mem);
+    teth_post_recv(&t, 2048, t.mem);
     g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
-    g_assert_true(poll_cqe(&t, cqe));
+    g_assert_true(teth_poll_cqe(&t, cqe));
     g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
     g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, len);
     g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, 0);
@@ -287,16 +131,16 @@ static void test_rx(void)
     /* another MAC: no rule takes it */
     len = udp_frame(f, peer_mac, 10, false);
     g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
-    g_assert_false(poll_cqe(&t, cqe));
+    g_assert_false(teth_poll_cqe(&t, cqe));
 
     /* C-tagged: delivered without the tag, which the CQE carries */
     len = udp_frame(f + 4, my_mac, 20, false);
     memmove(f, f + 4, 12);
     mlx5_st16(f + 12, 0x8100);
     mlx5_st16(f + 14, 0x2005);                  /* prio 1, VID 5 */
-    post_recv(&t, 2048, t.mem + 4096);
+    teth_post_recv(&t, 2048, t.mem + 4096);
     g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len + 4));
-    g_assert_true(poll_cqe(&t, cqe));
+    g_assert_true(teth_poll_cqe(&t, cqe));
     g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, len);
     g_assert_cmpint(cqe[MLX5_CQE_l4_l3_hdr_type] & 1, ==, 1);
     g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_vlan_info), ==, 0x2005);
@@ -305,9 +149,9 @@ static void test_rx(void)
 
     /* too long for the posted buffer: dropped, the WQE stays */
     len = udp_frame(f, my_mac, 200, false);
-    post_recv(&t, 64, t.mem);
+    teth_post_recv(&t, 64, t.mem);
     g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
-    g_assert_false(poll_cqe(&t, cqe));
+    g_assert_false(teth_poll_cqe(&t, cqe));
 
     /* out of buffer: counted in the RQ's Q counter */
     g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_ALLOC_Q_COUNTER, 0, 0, 0, out, 16), ==, 0);
@@ -324,10 +168,10 @@ static void test_rx(void)
     }
     len = udp_frame(f, my_mac, 10, false);
     g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));   /* takes the 64-byte WQE */
-    g_assert_true(poll_cqe(&t, cqe));
+    g_assert_true(teth_poll_cqe(&t, cqe));
     g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
     g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
-    g_assert_false(poll_cqe(&t, cqe));
+    g_assert_false(teth_poll_cqe(&t, cqe));
     {
         uint8_t in[0x20] = { 0 };
         MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_Q_COUNTER);
@@ -360,36 +204,6 @@ static void test_rx(void)
         g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
     }
     eth_free(&t);
-}
-
-/* Post a SEND/LSO WQE: inline headers @hdr (@ihs bytes), then one data segment. */
-static void post_send(TEth *t, uint8_t opcode, uint8_t cs, uint16_t mss, const uint8_t *hdr,
-                      unsigned ihs, uint32_t dlen, uint64_t daddr, int force_ds)
-{
-    uint8_t wqe[256] = { 0 };
-    unsigned inl_ds = ihs > 2 ? (ihs - 2 + 15) / 16 : 0;
-    unsigned ds = 2 + inl_ds + (dlen ? 1 : 0), i, nbb;
-    uint8_t *es = wqe + MLX5_ESEG_OFF;
-
-    mlx5_st32(wqe, ((uint32_t)t->sq_pi << 8) | opcode);
-    mlx5_st32(wqe + 4, (t->sqn << 8) | (force_ds >= 0 ? force_ds : ds));
-    wqe[11] = MLX5_WQE_CTRL_CE_MASK;
-    es[MLX5_ESEG_cs_flags] = cs;
-    mlx5_st16(es + MLX5_ESEG_mss, mss);
-    mlx5_st16(es + MLX5_ESEG_inline_sz, ihs);
-    if (ihs) {
-        memcpy(es + MLX5_ESEG_inline, hdr, ihs);
-    }
-    if (dlen) {
-        data_seg(wqe + 16 * (2 + inl_ds), dlen, t->key, daddr);
-    }
-    nbb = MAX(1, ((force_ds >= 0 ? force_ds : ds) * 16 + 63) / 64);
-    for (i = 0; i < nbb; i++) {
-        fake_write(t->d->h, t->sq_buf + ((t->sq_pi + i) & 63) * 64, wqe + 64 * i, 64);
-    }
-    t->sq_pi += nbb;
-    fake_wr32(t->d->h, t->sq_dbr + 4, t->sq_pi);
-    mlx5_exec_sq_doorbell(t->d->c, (uint64_t)t->sqn << 8);
 }
 
 static GByteArray *tx_frame(TEth *t, unsigned i)
@@ -425,9 +239,9 @@ static void test_tx(void)
     /* checksum offload: headers inline, the payload through the PA key */
     len = udp_frame(f, peer_mac, 300, true);
     fake_write(t.d->h, t.mem, f + 42, 300);
-    post_send(&t, MLX5_OPCODE_SEND, MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM, 0, f, 42, 300,
-              t.mem, -1);
-    g_assert_true(poll_cqe(&t, cqe));
+    teth_post_send(&t, MLX5_OPCODE_SEND, MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM, 0, f, 42,
+                   300, t.mem, -1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
     g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
     g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_sop_drop_qpn) & 0xffffff, ==, t.sqn);
     g = tx_frame(&t, 0);
@@ -453,8 +267,8 @@ static void test_tx(void)
         f[66 + i] = i * 13;
     }
     fake_write(t.d->h, t.mem, f + 66, 2500);
-    post_send(&t, MLX5_OPCODE_LSO, 0, 1000, f, 66, 2500, t.mem, -1);
-    g_assert_true(poll_cqe(&t, cqe));
+    teth_post_send(&t, MLX5_OPCODE_LSO, 0, 1000, f, 66, 2500, t.mem, -1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
     g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
     g_assert_cmpuint(t.d->h->tx->len, ==, 4);
     for (i = 0; i < 3; i++) {
@@ -470,21 +284,21 @@ static void test_tx(void)
     }
 
     /* hostile: inline headers reaching beyond the WQE's segments -> error CQE, SQ in error */
-    post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 60, 0, 0, 3);
-    g_assert_true(poll_cqe(&t, cqe));
+    teth_post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 60, 0, 0, 3);
+    g_assert_true(teth_poll_cqe(&t, cqe));
     g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
     g_assert_cmpint(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
     /* what follows is flushed */
-    post_send(&t, MLX5_OPCODE_NOP, 0, 0, NULL, 0, 0, 0, 1);
-    g_assert_true(poll_cqe(&t, cqe));
+    teth_post_send(&t, MLX5_OPCODE_NOP, 0, 0, NULL, 0, 0, 0, 1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
     g_assert_cmpint(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
     g_assert_cmpuint(t.d->h->tx->len, ==, 4);
     /* recovery as mlx5e does it: ERR -> RST -> RDY, then a zero-DS WQE is refused */
-    g_assert_cmpint(modify_wq(&t, MLX5_CMD_OP_MODIFY_SQ, t.sqn, 3, 0), ==, 0);
-    g_assert_cmpint(modify_wq(&t, MLX5_CMD_OP_MODIFY_SQ, t.sqn, 0, 1), ==, 0);
+    g_assert_cmpint(teth_modify_wq(&t, MLX5_CMD_OP_MODIFY_SQ, t.sqn, 3, 0), ==, 0);
+    g_assert_cmpint(teth_modify_wq(&t, MLX5_CMD_OP_MODIFY_SQ, t.sqn, 0, 1), ==, 0);
     t.sq_pi = 0;
-    post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 42, 0, 0, 0);
-    g_assert_true(poll_cqe(&t, cqe));
+    teth_post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 42, 0, 0, 0);
+    g_assert_true(teth_poll_cqe(&t, cqe));
     g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
     g_assert_cmpint(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
     eth_free(&t);
@@ -528,10 +342,10 @@ static unsigned rx_count(TEth *t, const uint8_t *dmac, uint16_t sport)
 
     mlx5_st16(f + 34, sport);
     mlx5_st16(f + 40, 0);                       /* (no UDP checksum: the port changed) */
-    post_recv(t, 2048, t->mem);
-    post_recv(t, 2048, t->mem + 2048);
+    teth_post_recv(t, 2048, t->mem);
+    teth_post_recv(t, 2048, t->mem + 2048);
     g_assert_true(mlx5_core_link_rx(t->d->c, 1, f, len));
-    while (poll_cqe(t, cqe)) {
+    while (teth_poll_cqe(t, cqe)) {
         g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
         n++;
     }
@@ -551,11 +365,11 @@ static unsigned lb_count(TEth *t, const uint8_t *dmac, uint16_t sport, unsigned 
     udp_frame(f, dmac, 30, false);
     mlx5_st16(f + 34, sport);
     mlx5_st16(f + 40, 0);
-    post_recv(t, 2048, t->mem);
-    post_recv(t, 2048, t->mem + 2048);
+    teth_post_recv(t, 2048, t->mem);
+    teth_post_recv(t, 2048, t->mem + 2048);
     fake_write(t->d->h, t->mem + 8192, f + 42, 30);
-    post_send(t, MLX5_OPCODE_SEND, 0, 0, f, 42, 30, t->mem + 8192, -1);
-    while (poll_cqe(t, cqe)) {
+    teth_post_send(t, MLX5_OPCODE_SEND, 0, 0, f, 42, 30, t->mem + 8192, -1);
+    while (teth_poll_cqe(t, cqe)) {
         if (cqe[63] >> 4 == MLX5_CQE_REQ) {
             sent++;
         } else {
@@ -596,7 +410,7 @@ static void test_steering(void)
     MLX5_SET(in + OBJ_CTX_OFF, TIRC_transport_domain, td2);
     MLX5_SET(in + OBJ_CTX_OFF, TIRC_disp_type, MLX5_TIRC_DISP_DIRECT);
     MLX5_SET(in + OBJ_CTX_OFF, TIRC_inline_rqn, t.rqn);
-    tir2 = obj_create(t.d, MLX5_CMD_OP_CREATE_TIR, in, OBJ_CTX_OFF + TIRC_SIZE);
+    tir2 = teth_obj_create(t.d, MLX5_CMD_OP_CREATE_TIR, in, OBJ_CTX_OFF + TIRC_SIZE);
 
     /* a table at a level beyond max_ft_level is refused; one at level 1 misses to the MAC
      * table (level 5) and becomes the root */
@@ -608,7 +422,7 @@ static void test_steering(void)
     MLX5_SET(in + FT_CTX_OFF, FTC_level, 1);
     MLX5_SET(in + FT_CTX_OFF, FTC_table_miss_action, MLX5_FT_MISS_ACTION_FWD);
     MLX5_SET(in + FT_CTX_OFF, FTC_table_miss_id, t.ft);
-    ft0 = obj_create(t.d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
+    ft0 = teth_obj_create(t.d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
     memset(in, 0, sizeof(in));
     MLX5_SET(in, FT_IN_table_id, ft0);
     MLX5_SET(in, FG_IN_end_flow_index, 3);
@@ -620,7 +434,7 @@ static void test_steering(void)
     fg0 = MLX5_GET(out, FG_OUT_group_id);
     memset(in, 0, sizeof(in));
     MLX5_SET(in, FT_IN_table_id, ft0);
-    obj_create(t.d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+    teth_obj_create(t.d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
 
     /* a "don't trap" entry: sport 4000 goes to TIR 2 and on to the MAC table (-> TIR 1) */
     both_i[0] = tir2;
@@ -778,27 +592,27 @@ static void test_roce(void)
     }
     len = hlen + 4;
     /* roce_en off (as before mlx5_ib loads): the NIC takes it */
-    post_recv(&t, 2048, t.mem);
+    teth_post_recv(&t, 2048, t.mem);
     g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
-    g_assert_true(poll_cqe(&t, cqe));
+    g_assert_true(teth_poll_cqe(&t, cqe));
     g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, len);
     /* roce_en on: the RDMA transport takes it (and drops it: no such QP) */
     set_roce_en(&t, true);
     before = t.d->c->ib.stat_rx_drop;
     g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
-    g_assert_false(poll_cqe(&t, cqe));
+    g_assert_false(teth_poll_cqe(&t, cqe));
     g_assert_cmpuint(t.d->c->ib.stat_rx_drop, ==, before + 1);
     /* a damaged one is counted as bad, still not the NIC's */
     f[len - 1] ^= 1;
     g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
-    g_assert_false(poll_cqe(&t, cqe));
+    g_assert_false(teth_poll_cqe(&t, cqe));
     g_assert_cmpuint(t.d->c->ib.stat_rx_bad, ==, 1);
     f[len - 1] ^= 1;
     /* the address deleted (all-zero address): the NIC's again */
     g_assert_cmpint(set_roce_addr(&t, 1, NULL, 2, 1, 0), ==, 0);
-    post_recv(&t, 2048, t.mem);
+    teth_post_recv(&t, 2048, t.mem);
     g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
-    g_assert_true(poll_cqe(&t, cqe));
+    g_assert_true(teth_poll_cqe(&t, cqe));
     eth_free(&t);
 }
 

@@ -1,0 +1,183 @@
+/*
+ * Test support for an Ethernet port (link-type=eth): the objects mlx5e makes for one channel
+ * and its queues, shared by the unit tests (test-mlx5-eth.c) and the eth fuzz target.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "mlx5-testeth.h"
+
+uint32_t teth_obj_create(TDrv *d, uint16_t op, uint8_t *in, uint32_t inlen)
+{
+    uint8_t out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, op);
+    g_assert_cmpint(tdrv_exec(d, in, inlen, out, sizeof(out)), ==, 0);
+    return MLX5_GET(out, OBJ_OUT_handle);
+}
+
+void teth_wq_ctx(TEth *t, uint8_t *in, unsigned log_stride, unsigned log_sz, uint64_t buf,
+                 uint64_t dbr)
+{
+    uint8_t *wq = in + OBJ_CTX_OFF + WQC_OFF;
+
+    MLX5_SET(wq, WQ_wq_type, MLX5_WQ_TYPE_CYCLIC);
+    MLX5_SET(wq, WQ_pd, t->pd);
+    MLX5_SET(wq, WQ_uar_page, t->d->uar);
+    MLX5_SET(wq, WQ_log_wq_stride, log_stride);
+    MLX5_SET(wq, WQ_log_wq_sz, log_sz);
+    MLX5_SET64(wq, WQ_dbr_addr_OFF, dbr);
+    mlx5_st64(in + WQ_CREATE_PAS_OFF, buf);
+}
+
+int teth_modify_wq(TEth *t, uint16_t op, uint32_t n, uint8_t cur, uint8_t next)
+{
+    uint8_t in[WQ_CREATE_PAS_OFF] = { 0 }, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, op);
+    MLX5_SET(in, OBJ_IN_handle, n);
+    MLX5_SET(in, OBJ_IN_state, cur);
+    MLX5_SET(in + OBJ_CTX_OFF, SQC_state, next);      /* (the same bits in rqc) */
+    return tdrv_exec(t->d, in, sizeof(in), out, sizeof(out));
+}
+
+void teth_setup(TEth *t, TDrv *d)
+{
+    uint8_t in[0x400] = { 0 }, out[16];
+    uint64_t eq_pa;
+    uint32_t eqn;
+
+    memset(t, 0, sizeof(*t));
+    t->d = d;
+    t->pd = tdrv_alloc_pd(t->d);
+    t->key = create_pa_mkey(t->d, t->pd);
+    g_assert_cmpint(tdrv_simple(t->d, MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN, 0, 0, 0, out, 16),
+                    ==, 0);
+    t->td = MLX5_GET(out, ALLOC_OUT_handle);
+    eqn = tdrv_create_eq(t->d, 0, 7, 1, &eq_pa);
+    t->cqn = tdrv_create_cq(t->d, eqn, LOG_CQ, &t->cq_buf, &t->cq_dbr);
+    t->mem = fake_alloc(t->d->h, 64 * 1024, 4096);
+
+    MLX5_SET(in + OBJ_CTX_OFF, TISC_transport_domain, t->td);
+    t->tisn = teth_obj_create(t->d, MLX5_CMD_OP_CREATE_TIS, in, OBJ_CTX_OFF + TISC_SIZE);
+
+    memset(in, 0, sizeof(in));
+    t->rq_buf = fake_alloc(t->d->h, 4096, 4096);
+    t->rq_dbr = fake_alloc(t->d->h, 64, 64);
+    MLX5_SET(in + OBJ_CTX_OFF, RQC_cqn, t->cqn);
+    teth_wq_ctx(t, in, 5, 4, t->rq_buf, t->rq_dbr);       /* 16 WQEs of 2 segments */
+    /* the ring starts 1 KiB into its page: page_offset counts page_size / 64 (64-byte units
+     * of a 4 KiB page), as mlx5_ib quantizes user buffers (raw-packet QPs) */
+    MLX5_SET(in + OBJ_CTX_OFF + WQC_OFF, WQ_page_offset, TETH_RQ_RING_OFF / 64);
+    t->rqn = teth_obj_create(t->d, MLX5_CMD_OP_CREATE_RQ, in, WQ_CREATE_PAS_OFF + 8);
+    g_assert_cmpint(teth_modify_wq(t, MLX5_CMD_OP_MODIFY_RQ, t->rqn, 0, 1), ==, 0);
+
+    memset(in, 0, sizeof(in));
+    t->sq_buf = fake_alloc(t->d->h, 4096, 4096);
+    t->sq_dbr = fake_alloc(t->d->h, 64, 64);
+    MLX5_SET(in + OBJ_CTX_OFF, SQC_cqn, t->cqn);
+    MLX5_SET(in + OBJ_CTX_OFF, SQC_tis_lst_sz, 1);
+    MLX5_SET(in + OBJ_CTX_OFF, SQC_tis_num_0, t->tisn);
+    MLX5_SET(in + OBJ_CTX_OFF, SQC_flush_in_error_en, 1);
+    teth_wq_ctx(t, in, 6, 6, t->sq_buf, t->sq_dbr);       /* 64 WQEBBs */
+    t->sqn = teth_obj_create(t->d, MLX5_CMD_OP_CREATE_SQ, in, WQ_CREATE_PAS_OFF + 8);
+    g_assert_cmpint(teth_modify_wq(t, MLX5_CMD_OP_MODIFY_SQ, t->sqn, 0, 1), ==, 0);
+
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in + OBJ_CTX_OFF, TIRC_transport_domain, t->td);
+    MLX5_SET(in + OBJ_CTX_OFF, TIRC_disp_type, MLX5_TIRC_DISP_DIRECT);
+    MLX5_SET(in + OBJ_CTX_OFF, TIRC_inline_rqn, t->rqn);
+    t->tirn = teth_obj_create(t->d, MLX5_CMD_OP_CREATE_TIR, in, OBJ_CTX_OFF + TIRC_SIZE);
+
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in + FT_CTX_OFF, FTC_level, 5);
+    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 4);
+    t->ft = teth_obj_create(t->d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
+
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, FT_IN_table_id, t->ft);
+    MLX5_SET(in, FG_IN_start_flow_index, 0);
+    MLX5_SET(in, FG_IN_end_flow_index, 7);
+    MLX5_SET(in, FG_IN_match_criteria_enable, 1);
+    memset(in + FG_IN_criteria_OFF + MS_dmac_47_16_OFF, 0xff, 6);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+    g_assert_cmpint(tdrv_exec(t->d, in, sizeof(in), out, sizeof(out)), ==, 0);
+    t->fg = MLX5_GET(out, FG_OUT_group_id);
+
+    {
+        g_autofree uint8_t *fte = g_malloc0(FTE_CTX_OFF + FC_dest_OFF + 8);
+        uint8_t *fc = fte + FTE_CTX_OFF;
+        MLX5_SET(fte, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+        MLX5_SET(fte, FT_IN_table_id, t->ft);
+        MLX5_SET(fte, FTE_IN_flow_index, 3);
+        MLX5_SET(fc, FC_group_id, t->fg);
+        MLX5_SET(fc, FC_flow_tag, 0x77);
+        MLX5_SET(fc, FC_action, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
+        MLX5_SET(fc, FC_destination_list_size, 1);
+        memcpy(fc + FC_match_value_OFF + MS_dmac_47_16_OFF, d->c->eth->mac, 6);
+        MLX5_SET(fc + FC_dest_OFF, DEST_type, MLX5_FLOW_DEST_TYPE_TIR);
+        MLX5_SET(fc + FC_dest_OFF, DEST_id, t->tirn);
+        g_assert_cmpint(tdrv_exec(t->d, fte, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==, 0);
+        /* the same index again: taken */
+        g_assert_cmpint(tdrv_exec(t->d, fte, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==,
+                        MLX5_CMD_STAT_BAD_PARAM_ERR);
+    }
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, FT_IN_table_id, t->ft);
+    teth_obj_create(t->d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+}
+
+void teth_post_recv(TEth *t, uint32_t len, uint64_t addr)
+{
+    uint8_t wqe[32] = { 0 };
+
+    mlx5_st32(wqe, len | 0x80000000u);          /* (mlx5e's start-padding bit) */
+    mlx5_st32(wqe + 4, t->key);
+    mlx5_st64(wqe + 8, addr);
+    mlx5_st32(wqe + 20, MLX5_INVALID_LKEY);     /* terminator */
+    fake_write(t->d->h, t->rq_buf + TETH_RQ_RING_OFF + (t->rq_pi & 15) * 32, wqe, 32);
+    t->rq_pi++;
+    fake_wr32(t->d->h, t->rq_dbr, t->rq_pi);
+}
+
+bool teth_poll_cqe(TEth *t, uint8_t *cqe)
+{
+    unsigned n = 1u << LOG_CQ;
+
+    mlx5_core_run(t->d->c, 1000);
+    fake_read(t->d->h, t->cq_buf + (t->cq_ci & (n - 1)) * 64, cqe, 64);
+    if ((cqe[63] >> 4) == MLX5_CQE_INVALID || (cqe[63] & 1) != ((t->cq_ci / n) & 1)) {
+        return false;
+    }
+    t->cq_ci++;
+    fake_wr32(t->d->h, t->cq_dbr, t->cq_ci & 0xffffff);
+    return true;
+}
+
+void teth_post_send(TEth *t, uint8_t opcode, uint8_t cs, uint16_t mss, const uint8_t *hdr,
+                    unsigned ihs, uint32_t dlen, uint64_t daddr, int force_ds)
+{
+    uint8_t wqe[256] = { 0 };
+    unsigned inl_ds = ihs > 2 ? (ihs - 2 + 15) / 16 : 0;
+    unsigned ds = 2 + inl_ds + (dlen ? 1 : 0), i, nbb;
+    uint8_t *es = wqe + MLX5_ESEG_OFF;
+
+    mlx5_st32(wqe, ((uint32_t)t->sq_pi << 8) | opcode);
+    mlx5_st32(wqe + 4, (t->sqn << 8) | (force_ds >= 0 ? force_ds : ds));
+    wqe[11] = MLX5_WQE_CTRL_CE_MASK;
+    es[MLX5_ESEG_cs_flags] = cs;
+    mlx5_st16(es + MLX5_ESEG_mss, mss);
+    mlx5_st16(es + MLX5_ESEG_inline_sz, ihs);
+    if (ihs) {
+        memcpy(es + MLX5_ESEG_inline, hdr, ihs);
+    }
+    if (dlen) {
+        data_seg(wqe + 16 * (2 + inl_ds), dlen, t->key, daddr);
+    }
+    nbb = MAX(1, ((force_ds >= 0 ? force_ds : ds) * 16 + 63) / 64);
+    for (i = 0; i < nbb; i++) {
+        fake_write(t->d->h, t->sq_buf + ((t->sq_pi + i) & 63) * 64, wqe + 64 * i, 64);
+    }
+    t->sq_pi += nbb;
+    fake_wr32(t->d->h, t->sq_dbr + 4, t->sq_pi);
+    mlx5_exec_sq_doorbell(t->d->c, (uint64_t)t->sqn << 8);
+}

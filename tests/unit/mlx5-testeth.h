@@ -1,0 +1,42 @@
+/*
+ * Test support for an Ethernet port (link-type=eth): the objects mlx5e makes for one channel
+ * (TD, TIS, CQ, RQ, SQ, a direct TIR, a root flow table taking the node's MAC to it) and the
+ * WQEs and CQEs of its queues.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef MLX5_TESTETH_H
+#define MLX5_TESTETH_H
+
+#include "mlx5-testqp.h"
+#include "mlx5_eth.h"
+
+typedef struct TEth {
+    TDrv *d;
+    uint32_t pd, key, td, cqn, rqn, sqn, tisn, tirn, ft, fg;
+    uint64_t cq_buf, cq_dbr, rq_buf, rq_dbr, sq_buf, sq_dbr, mem;
+    uint32_t cq_ci;
+    uint16_t rq_pi, sq_pi;
+} TEth;
+
+#define TETH_RQ_RING_OFF 1024           /* the RQ ring's offset into its page */
+
+/* Create an object: the command's handle out (asserted to succeed). */
+uint32_t teth_obj_create(TDrv *d, uint16_t op, uint8_t *in, uint32_t inlen);
+/* A cyclic WQ context (in a create input) over one page at @buf. */
+void teth_wq_ctx(TEth *t, uint8_t *in, unsigned log_stride, unsigned log_sz, uint64_t buf,
+                 uint64_t dbr);
+/* MODIFY_SQ/MODIFY_RQ of @n from state @cur to @next; returns the status. */
+int teth_modify_wq(TEth *t, uint16_t op, uint32_t n, uint8_t cur, uint8_t next);
+/* Everything mlx5e makes for one channel on the Ethernet node @d (link up): see above. */
+void teth_setup(TEth *t, TDrv *d);
+/* Post a receive WQE of one @len-byte buffer at @addr (PA key). */
+void teth_post_recv(TEth *t, uint32_t len, uint64_t addr);
+/* The next CQE of the channel's CQ, if there is one (consumed). */
+bool teth_poll_cqe(TEth *t, uint8_t *cqe);
+/* Post a SEND/LSO WQE: inline headers @hdr (@ihs bytes), then one data segment (@force_ds >= 0:
+ * that DS count instead of the right one), and ring the doorbell. */
+void teth_post_send(TEth *t, uint8_t opcode, uint8_t cs, uint16_t mss, const uint8_t *hdr,
+                    unsigned ihs, uint32_t dlen, uint64_t daddr, int force_ds);
+
+#endif
