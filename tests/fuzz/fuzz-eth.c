@@ -46,24 +46,8 @@ typedef struct FzEth {
 static int fz_fte(FzEth *e, uint32_t index, uint16_t op_mod, uint8_t mask, uint16_t action,
                   unsigned nd, const uint8_t *types, const uint32_t *ids)
 {
-    g_autofree uint8_t *in = g_malloc0(FTE_CTX_OFF + FC_dest_OFF + 8 * 4);
-    uint8_t *fc = in + FTE_CTX_OFF, out[16];
-
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
-    MLX5_SET(in, FTE_IN_op_mod, op_mod);
-    MLX5_SET(in, FTE_IN_modify_enable_mask, mask);
-    MLX5_SET(in, FT_IN_table_id, e->ft[0]);
-    MLX5_SET(in, FTE_IN_flow_index, index);
-    MLX5_SET(fc, FC_group_id, e->fg0);
-    MLX5_SET(fc, FC_action, action);
-    MLX5_SET(fc, FC_destination_list_size, nd);
-    MLX5_SET(fc + FC_match_value_OFF, MS_ip_protocol, 17);
-    MLX5_SET(fc + FC_match_value_OFF, MS_udp_sport, 4000 + index);
-    for (unsigned i = 0; i < nd; i++) {
-        MLX5_SET(fc + FC_dest_OFF + 8 * i, DEST_type, types[i]);
-        MLX5_SET(fc + FC_dest_OFF + 8 * i, DEST_id, ids[i]);
-    }
-    return tdrv_exec(e->t.d, in, FTE_CTX_OFF + FC_dest_OFF + 8 * 4, out, sizeof(out));
+    return teth_set_fte(&e->t, e->ft[0], e->fg0, index, 4000 + index, action, nd, types, ids,
+                        op_mod, mask);
 }
 
 static void fz_root(FzEth *e, uint32_t ft)

@@ -181,3 +181,28 @@ void teth_post_send(TEth *t, uint8_t opcode, uint8_t cs, uint16_t mss, const uin
     fake_wr32(t->d->h, t->sq_dbr + 4, t->sq_pi);
     mlx5_exec_sq_doorbell(t->d->c, (uint64_t)t->sqn << 8);
 }
+
+int teth_set_fte(TEth *t, uint32_t ft, uint32_t fg, uint32_t index, uint16_t sport,
+                 uint16_t action, unsigned nd, const uint8_t *dt, const uint32_t *di,
+                 uint16_t op_mod, uint8_t mask)
+{
+    g_autofree uint8_t *in = g_malloc0(FTE_CTX_OFF + FC_dest_OFF + 8 * 4);
+    uint8_t *fc = in + FTE_CTX_OFF, out[16];
+    unsigned i;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+    MLX5_SET(in, FTE_IN_op_mod, op_mod);
+    MLX5_SET(in, FTE_IN_modify_enable_mask, mask);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in, FTE_IN_flow_index, index);
+    MLX5_SET(fc, FC_group_id, fg);
+    MLX5_SET(fc, FC_action, action);
+    MLX5_SET(fc, FC_destination_list_size, nd);
+    MLX5_SET(fc + FC_match_value_OFF, MS_ip_protocol, 17);
+    MLX5_SET(fc + FC_match_value_OFF, MS_udp_sport, sport);
+    for (i = 0; i < nd; i++) {
+        MLX5_SET(fc + FC_dest_OFF + 8 * i, DEST_type, dt[i]);
+        MLX5_SET(fc + FC_dest_OFF + 8 * i, DEST_id, di[i]);
+    }
+    return tdrv_exec(t->d, in, FTE_CTX_OFF + FC_dest_OFF + 8 * 4, out, sizeof(out));
+}

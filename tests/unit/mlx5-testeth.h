@@ -38,5 +38,11 @@ bool teth_poll_cqe(TEth *t, uint8_t *cqe);
  * that DS count instead of the right one), and ring the doorbell. */
 void teth_post_send(TEth *t, uint8_t opcode, uint8_t cs, uint16_t mss, const uint8_t *hdr,
                     unsigned ihs, uint32_t dlen, uint64_t daddr, int force_ds);
+/* SET_FLOW_TABLE_ENTRY of table @ft at @index (group @fg), matching UDP source port @sport:
+ * @action, destinations @dt/@di (@nd of them, at most 4); @op_mod 1 updates with @mask.
+ * Returns the status. */
+int teth_set_fte(TEth *t, uint32_t ft, uint32_t fg, uint32_t index, uint16_t sport,
+                 uint16_t action, unsigned nd, const uint8_t *dt, const uint32_t *di,
+                 uint16_t op_mod, uint8_t mask);
 
 #endif

@@ -306,33 +306,6 @@ static void test_tx(void)
 
 /* ---- steering beyond one table: chained priorities, updates, several TIRs, loopback -------- */
 
-/* SET_FLOW_TABLE_ENTRY of @ft at @index (group @fg): match UDP source port @sport, @action,
- * destinations @dt/@di (@nd of them); @op_mod 1 updates with @mask. Returns the status. */
-static int set_fte(TEth *t, uint32_t ft, uint32_t fg, uint32_t index, uint16_t sport,
-                   uint16_t action, unsigned nd, const uint8_t *dt, const uint32_t *di,
-                   uint16_t op_mod, uint8_t mask)
-{
-    g_autofree uint8_t *in = g_malloc0(FTE_CTX_OFF + FC_dest_OFF + 8 * 4);
-    uint8_t *fc = in + FTE_CTX_OFF, out[16];
-    unsigned i;
-
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
-    MLX5_SET(in, FTE_IN_op_mod, op_mod);
-    MLX5_SET(in, FTE_IN_modify_enable_mask, mask);
-    MLX5_SET(in, FT_IN_table_id, ft);
-    MLX5_SET(in, FTE_IN_flow_index, index);
-    MLX5_SET(fc, FC_group_id, fg);
-    MLX5_SET(fc, FC_action, action);
-    MLX5_SET(fc, FC_destination_list_size, nd);
-    MLX5_SET(fc + FC_match_value_OFF, MS_ip_protocol, 17);
-    MLX5_SET(fc + FC_match_value_OFF, MS_udp_sport, sport);
-    for (i = 0; i < nd; i++) {
-        MLX5_SET(fc + FC_dest_OFF + 8 * i, DEST_type, dt[i]);
-        MLX5_SET(fc + FC_dest_OFF + 8 * i, DEST_id, di[i]);
-    }
-    return tdrv_exec(t->d, in, FTE_CTX_OFF + FC_dest_OFF + 8 * 4, out, sizeof(out));
-}
-
 /* How many CQEs a frame of UDP source port @sport to @dmac from the link gives. */
 static unsigned rx_count(TEth *t, const uint8_t *dmac, uint16_t sport)
 {
@@ -439,10 +412,10 @@ static void test_steering(void)
     /* a "don't trap" entry: sport 4000 goes to TIR 2 and on to the MAC table (-> TIR 1) */
     both_i[0] = tir2;
     both_i[1] = t.ft;
-    g_assert_cmpint(set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 2, both_t,
+    g_assert_cmpint(teth_set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 2, both_t,
                             both_i, 0, 0), ==, 0);
     /* no flow counters are offered: a COUNT action is refused */
-    g_assert_cmpint(set_fte(&t, ft0, fg0, 1, 4001, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
+    g_assert_cmpint(teth_set_fte(&t, ft0, fg0, 1, 4001, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
                             MLX5_FLOW_CONTEXT_ACTION_COUNT, 1, tir_t, &tir2, 0, 0), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
     g_assert_cmpint(rx_count(&t, my_mac, 4000), ==, 2);
@@ -452,20 +425,20 @@ static void test_steering(void)
 
     /* updates (op_mod 1): only what the mask names changes; an update that would leave a
      * forward without destinations, or of an empty index, is refused and changes nothing */
-    g_assert_cmpint(set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1, tir_t,
+    g_assert_cmpint(teth_set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1, tir_t,
                             &tir2, 1, 1 << 2), ==, 0);
     g_assert_cmpint(rx_count(&t, my_mac, 4000), ==, 1);
-    g_assert_cmpint(set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 0, NULL,
+    g_assert_cmpint(teth_set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 0, NULL,
                             NULL, 1, 1 << 2), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
-    g_assert_cmpint(set_fte(&t, ft0, fg0, 2, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1, tir_t,
+    g_assert_cmpint(teth_set_fte(&t, ft0, fg0, 2, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1, tir_t,
                             &tir2, 1, 1 << 2), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
-    g_assert_cmpint(set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1, tir_t,
+    g_assert_cmpint(teth_set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1, tir_t,
                             &tir2, 1, 1 << 6), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
     g_assert_cmpint(rx_count(&t, my_mac, 4000), ==, 1);
-    g_assert_cmpint(set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_DROP, 0, NULL, NULL,
+    g_assert_cmpint(teth_set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_DROP, 0, NULL, NULL,
                             1, 1 << 0 | 1 << 2), ==, 0);
     g_assert_cmpint(rx_count(&t, my_mac, 4000), ==, 0);
-    g_assert_cmpint(set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 2, both_t,
+    g_assert_cmpint(teth_set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 2, both_t,
                             both_i, 1, 1 << 0 | 1 << 2), ==, 0);
 
     /* local loopback: the SQ (transport domain 1) sends to our own MAC: nothing goes on the
