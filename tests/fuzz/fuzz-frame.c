@@ -38,23 +38,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             frame[8] = IB_MAC_OUI2;
         }
         if ((flags & 4) && len >= bth + IB_BTH_LEN) {
-            uint32_t qpn = ib_ld24(frame + bth + 5);
-            if (qpn > 1) {
-                const uint32_t qpns[7] = { n->q[0].qpn, n->q[1].qpn, n->q[2].qpn, n->q[3].qpn,
-                                           n->q[4].qpn, n->dci, n->dctn };
-                ib_st24(frame + bth + 5, qpns[qpn % 7]);
-            }
+            fz_map_qpn(n, frame + bth);
         }
         if (flags & 1) {
             fz_fix_frame(frame, len);
         }
-        mlx5_core_link_rx(n->d->c, 1, frame, len);
-        fz_settle(n, 16);
-        if (flags & 8) {
-            n->d->h->now += 100000000;      /* 100 ms */
-            mlx5_core_expire(n->d->c, n->d->h->now);
-            fz_settle(n, 16);
-        }
+        fz_link_rx(n, frame, len, flags & 8);
     }
     fz_check(n);
     fz_node_free(n);

@@ -237,6 +237,28 @@ void fz_settle(FzNode *n, unsigned rounds)
     g_ptr_array_set_size(d->h->tx, 0);
 }
 
+void fz_map_qpn(FzNode *n, uint8_t *bth)
+{
+    uint32_t qpn = ib_ld24(bth + 5);
+
+    if (qpn > 1) {
+        const uint32_t qpns[7] = { n->q[0].qpn, n->q[1].qpn, n->q[2].qpn, n->q[3].qpn,
+                                   n->q[4].qpn, n->dci, n->dctn };
+        ib_st24(bth + 5, qpns[qpn % 7]);
+    }
+}
+
+void fz_link_rx(FzNode *n, const uint8_t *frame, size_t len, bool timers)
+{
+    mlx5_core_link_rx(n->d->c, 1, frame, len);
+    fz_settle(n, 16);
+    if (timers) {
+        n->d->h->now += 100000000;      /* 100 ms */
+        mlx5_core_expire(n->d->c, n->d->h->now);
+        fz_settle(n, 16);
+    }
+}
+
 void fz_check(FzNode *n)
 {
     TDrv *d = n->d;

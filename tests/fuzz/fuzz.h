@@ -121,6 +121,11 @@ void fz_node_free(FzNode *n);
 void fz_qp_recover(FzNode *n, uint32_t qpn);
 /* Run the device, loop its frames back (bounded), fire due timers, drain the CQs. */
 void fz_settle(FzNode *n, unsigned rounds);
+/* A BTH (at @bth) whose destination QPN is above 1 is sent to one of the node's QPs (RC, UC, UD,
+ * RC on SRQ, QP1, DCI, DCT), chosen by that QPN modulo 7 (the frame targets' flag 4). */
+void fz_map_qpn(FzNode *n, uint8_t *bth);
+/* A frame from the link, then fz_settle; with @timers 100 ms pass and the node settles again. */
+void fz_link_rx(FzNode *n, const uint8_t *frame, size_t len, bool timers);
 /*
  * The device is not dead without a cause: a health (fatal) state only after a DMA error,
  * and, if so, the device still answers a command.
