@@ -37,11 +37,8 @@ check() {
 # caller checks the outputs in /tmp/NAME.out.
 mcast_pair() {
   _name=$1 _ridx=$2 _port=$3; shift 3
-  _rcv= _snd= _side=rcv
-  for a in "$@"; do
-    if [ "$a" = -- ]; then _side=snd; continue; fi
-    if [ $_side = rcv ]; then _rcv="$_rcv $a"; else _snd="$_snd $a"; fi
-  done
+  split_cmds "$@"
+  _rcv=$CMD1 _snd=$CMD2
   _out=/tmp/$_name.out
   echo "=== $_name"
   if [ "$IDX" = "$_ridx" ]; then

@@ -22,6 +22,16 @@ run() {
   "$@"
 }
 
+# split_cmds WORDS... -- WORDS...: the words before "--" in CMD1, those after it in CMD2 (each
+# with a leading space), for helpers that take two command lines
+split_cmds() {
+  CMD1= CMD2= _side=1
+  for _w in "$@"; do
+    if [ "$_w" = -- ]; then _side=2; continue; fi
+    if [ $_side = 1 ]; then CMD1="$CMD1 $_w"; else CMD2="$CMD2 $_w"; fi
+  done
+}
+
 # wait_for SECONDS CMD...: poll CMD (quietly) until it succeeds; status 1 on timeout
 wait_for() {
   _t=$1; shift

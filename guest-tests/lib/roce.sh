@@ -138,11 +138,8 @@ roce_check_gids() {
 # must have a line matching the extended regex CHECK. Ends with a barrier of both instances.
 roce_pair() {
   _name=$1 _srvi=$2 _check=$3; shift 3
-  _srv= _cli= _side=srv
-  for _w in "$@"; do
-    if [ "$_w" = -- ]; then _side=cli; continue; fi
-    if [ $_side = srv ]; then _srv="$_srv $_w"; else _cli="$_cli $_w"; fi
-  done
+  split_cmds "$@"
+  _srv=$CMD1 _cli=$CMD2
   ROCE_OUT=/tmp/roce.$ROCE_PORT.out
   if [ "$IDX" = "$_srvi" ]; then
     _role=server
