@@ -164,7 +164,6 @@ static void fz_settle_eth(FzEth *e)
 static void fz_fix_ipv4(uint8_t *f, size_t len)
 {
     uint8_t *ip = f + 14;
-    uint32_t sum = 0;
 
     if (len < 14 + 20 + 8 || mlx5_ld16(f + 12) != 0x0800 || (ip[0] & 0xf) != 5) {
         return;
@@ -172,10 +171,7 @@ static void fz_fix_ipv4(uint8_t *f, size_t len)
     ip[0] = 0x45;
     mlx5_st16(ip + 2, len - 14);
     mlx5_st16(ip + 10, 0);
-    for (unsigned i = 0; i < 20; i += 2) {
-        sum += mlx5_ld16(ip + i);
-    }
-    mlx5_st16(ip + 10, ~mlx5_csum_fold(sum));
+    mlx5_st16(ip + 10, ~mlx5_csum_fold(mlx5_csum_add(0, ip, 20)));
     if (ip[9] == 17) {
         mlx5_st16(ip + 24, len - 34);
     }

@@ -43,19 +43,6 @@ static FzRoceHdr fz_roce_hdr(const uint8_t *f, size_t len)
     return h;
 }
 
-static uint16_t fz_ip_checksum(const uint8_t *p, size_t len)
-{
-    uint32_t sum = 0;
-
-    for (size_t i = 0; i + 1 < len; i += 2) {
-        sum += ib_ld16(p + i);
-    }
-    while (sum >> 16) {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    return ~sum & 0xffff;
-}
-
 /* Recompute the IP and UDP lengths, the IPv4 header checksum and the ICRC of a RoCE v2 frame. */
 static void fz_fix_roce(uint8_t *f, size_t len)
 {
@@ -72,7 +59,7 @@ static void fz_fix_roce(uint8_t *f, size_t len)
     } else {
         ib_st16(ip + 2, len - h.l2);
         ib_st16(ip + 10, 0);
-        ib_st16(ip + 10, fz_ip_checksum(ip, IB_IPV4_HLEN));
+        ib_st16(ip + 10, ~mlx5_csum_fold(mlx5_csum_add(0, ip, IB_IPV4_HLEN)));
     }
     udp_len = len - h.l2 - h.ip_len;
     ib_st16(ip + h.ip_len + 4, udp_len);
