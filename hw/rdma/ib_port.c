@@ -293,6 +293,7 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t paylo
     uint32_t crc;
     struct iovec iov[3];
     static const uint8_t zero_pad[4];
+    bool mcast;
 
     if (!port->link_up) {
         return;                     /* a dead link eats frames; timeouts recover */
@@ -324,33 +325,20 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t paylo
     iov[2].iov_len = p->pad + 4;
     port->stat_tx++;
     port->stat_tx_bytes += ib_packet_octets(hlen + payload_len + p->pad + IB_ICRC_LEN, p->grh);
-    port->stat_tx_mcast += IB_LID_IS_MCAST(p->dlid);
+    /* a group: on RoCE by its destination GID, on InfiniBand by its multicast DLID */
+    mcast = port->roce ? ib_gid_is_mcast(port, p->dgid) : IB_LID_IS_MCAST(p->dlid);
+    port->stat_tx_mcast += mcast;
     trace_ib_tx(ib_opcode_name(p->opcode), p->dest_qpn, p->psn, p->dlid, payload_len);
-    if (port->roce) {
-        /* RoCE: a packet to one of our own GIDs is looped back; multicast goes out and to
-         * our own members of the group */
-        bool mcast = ib_gid_is_mcast(port, p->dgid);
-        port->stat_tx_mcast += mcast;
-        if (!mcast && ib_roce_find_gid(port, p->dgid) >= 0) {
-            ib_port_loopback(port, iov, 3);
-            return;
-        }
-        if (mcast && port->mcast_count) {
-            ib_port_loopback(port, iov, 3);
-        }
-        if (!port->ops->link_tx(port, iov, 3, mcast)) {
-            port->tx_blocked = true;
-        }
+    if (port->roce ? !mcast && ib_roce_find_gid(port, p->dgid) >= 0 :
+                     ib_port_owns_lid(port, p->dlid)) {
+        ib_port_loopback(port, iov, 3);     /* to ourselves (one of our GIDs or LIDs) */
         return;
     }
-    if (ib_port_owns_lid(port, p->dlid)) {
-        ib_port_loopback(port, iov, 3);
-        return;
-    }
-    if (IB_LID_IS_MCAST(p->dlid) && port->mcast_count) {
+    if (mcast && port->mcast_count) {
         ib_port_loopback(port, iov, 3);     /* our own members of the group get it too */
     }
-    if (!port->ops->link_tx(port, iov, 3, p->dlid == IB_LID_PERMISSIVE)) {
+    /* RoCE multicast and InfiniBand's permissive DLID are for every station on the link */
+    if (!port->ops->link_tx(port, iov, 3, port->roce ? mcast : p->dlid == IB_LID_PERMISSIVE)) {
         port->tx_blocked = true;
     }
 }
@@ -435,6 +423,7 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
     IbPacket p;
     IbQp *qp;
     int r = port->roce ? ib_wire_decode_roce(frame, len, &p) : ib_wire_decode(frame, len, &p);
+    bool mcast;
 
     if (r) {
         if (r != -1) {
@@ -446,18 +435,10 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
     if (!port->link_up) {
         return;
     }
+    /* a group: on RoCE by its destination GID, on InfiniBand by its multicast DLID */
+    mcast = port->roce ? ib_gid_is_mcast(port, p.dgid) : IB_LID_IS_MCAST(p.dlid);
     if (port->roce) {
-        if (ib_gid_is_mcast(port, p.dgid)) {
-            if (!ib_pkey_match(p.pkey, IB_DEFAULT_PKEY)) {
-                port->stat_pkey_violations++;
-                return;
-            }
-            port->stat_rx++;
-            port->stat_rx_mcast++;
-            ib_mcast_rx(port, &p);
-            return;
-        }
-        if (!ib_roce_rx_ok(port, &p)) {
+        if (!mcast && !ib_roce_rx_ok(port, &p)) {
             return;                 /* not to one of our GIDs */
         }
     } else if (p.dlid == IB_LID_PERMISSIVE &&
@@ -469,7 +450,7 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
         p.dlid != IB_LID_PERMISSIVE) {
         return;                     /* another node's frame on a shared segment */
     }
-    if ((IB_LID_IS_MCAST(p.dlid) || p.dest_qpn != 0) && !ib_pkey_match(p.pkey, IB_DEFAULT_PKEY)) {
+    if ((mcast || p.dest_qpn != 0) && !ib_pkey_match(p.pkey, IB_DEFAULT_PKEY)) {
         /* the port's one partition is the default (full member); unicast QP0 is not checked */
         port->stat_pkey_violations++;
         trace_ib_rx_pkey_violation(p.pkey, p.slid, p.dest_qpn);
@@ -477,7 +458,7 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
     }
     port->stat_rx++;
     port->stat_rx_bytes += ib_packet_octets(len, p.grh);
-    if (IB_LID_IS_MCAST(p.dlid)) {
+    if (mcast) {
         port->stat_rx_mcast++;
         ib_mcast_rx(port, &p);
         return;
