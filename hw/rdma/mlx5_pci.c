@@ -3,7 +3,7 @@
  *
  * This is the only file of the device that touches PCI, MSI-X, NICState, bottom halves and
  * timers. All HCA behaviour lives in the core (mlx5_core.c and friends), reached through
- * include/hw/rdma/mlx5_core.h. User documentation: docs/user-guide.md.
+ * include/hw/rdma/mlx5/mlx5_core.h. User documentation: docs/user-guide.md.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -23,8 +23,8 @@
 #include "migration/vmstate.h"
 #include "net/net.h"
 #include "system/dma.h"
-#include "hw/rdma/mlx5_core.h"
-#include "hw/rdma/mlx5_prm.h"
+#include "hw/rdma/mlx5/mlx5_core.h"
+#include "hw/rdma/mlx5/mlx5_prm.h"
 #include "trace.h"
 
 #define TYPE_MLX5_HCA "mlx5-hca"

@@ -14,7 +14,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "fuzz.h"
-#include "hw/rdma/ib_wire.h"
+#include "hw/rdma/ib/ib_wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -12,7 +12,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "fuzz.h"
-#include "hw/rdma/ib_wire.h"
+#include "hw/rdma/ib/ib_wire.h"
 
 static void send_mad(FzNode *n, uint8_t kind, uint16_t slid, const uint8_t *mad)
 {

@@ -21,7 +21,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "fuzz.h"
-#include "hw/rdma/ib_wire.h"
+#include "hw/rdma/ib/ib_wire.h"
 #include "mlx5_eth.h"
 
 typedef struct FzRoceHdr {

@@ -10,8 +10,8 @@
 #define IB_FAKEWIRE_H
 
 #include "mlx5-test.h"
-#include "hw/rdma/ib_transport.h"
-#include "hw/rdma/ib_wire.h"
+#include "hw/rdma/ib/ib_transport.h"
+#include "hw/rdma/ib/ib_wire.h"
 
 #define MEM_SIZE    (2 << 20)
 #define MAX_RECV    64

@@ -9,8 +9,8 @@
 #define MLX5_TEST_H
 
 #include "qemu/osdep.h"
-#include "hw/rdma/mlx5_core.h"
-#include "hw/rdma/mlx5_prm.h"
+#include "hw/rdma/mlx5/mlx5_core.h"
+#include "hw/rdma/mlx5/mlx5_prm.h"
 
 #define FAKE_MAX_VECTORS 64
 

@@ -8,9 +8,9 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "mlx5-test.h"
-#include "hw/rdma/ib_transport.h"
-#include "hw/rdma/ib_wire.h"
-#include "hw/rdma/ib_mad.h"
+#include "hw/rdma/ib/ib_transport.h"
+#include "hw/rdma/ib/ib_wire.h"
+#include "hw/rdma/ib/ib_mad.h"
 
 #define NNODES      3
 #define MEM         (64 * 1024)

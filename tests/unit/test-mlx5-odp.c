@@ -1,5 +1,5 @@
 /*
- * Unit tests of on-demand paging (hw/rdma/mlx5_odp.c): MTT entries without their read/write
+ * Unit tests of on-demand paging (hw/rdma/mlx5/mlx5_odp.c): MTT entries without their read/write
  * bits fault; the device posts the PAGE_FAULT event the 6.12 driver parses (odp.c), pauses or
  * NAKs, and goes on after PAGE_FAULT_RESUME once the test, as the driver would, has mapped
  * the pages. Every transfer's bytes are checked.

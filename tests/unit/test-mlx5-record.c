@@ -1,12 +1,12 @@
 /*
- * The seed recorder (hw/rdma/mlx5_record.c): with Mlx5CoreOps.record the core hands over each
+ * The seed recorder (hw/rdma/mlx5/mlx5_record.c): with Mlx5CoreOps.record the core hands over each
  * guest input as one record in the format of its fuzz target (tests/fuzz/fuzz-*.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "mlx5-testqp.h"
 #include "mlx5_internal.h"
-#include "hw/rdma/ib_wire.h"
+#include "hw/rdma/ib/ib_wire.h"
 
 static GPtrArray *recs[MLX5_RECORD_KINDS];
 

@@ -9,7 +9,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "mlx5_eth.h"
+#include "eth/mlx5_eth.h"
 #include "trace.h"
 
 #define MLX5_DEFAULT_CAP_MASK   (IB_PORT_TRAP_SUP | IB_PORT_SL_MAP_SUP | \

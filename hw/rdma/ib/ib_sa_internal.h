@@ -9,7 +9,7 @@
 #define HW_RDMA_IB_SA_INTERNAL_H
 
 #include "ib_internal.h"
-#include "hw/rdma/ib_mad.h"
+#include "hw/rdma/ib/ib_mad.h"
 
 #define IB_SA_MAX_GROUPS        64
 #define IB_SA_MAX_MEMBERS       64

@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "mlx5_eth.h"
+#include "eth/mlx5_eth.h"
 #include "trace.h"
 
 /* ---- handle tables -------------------------------------------------------------------- */

@@ -10,7 +10,7 @@
  */
 #include "qemu/osdep.h"
 #include "ib_internal.h"
-#include "hw/rdma/ib_mad.h"
+#include "hw/rdma/ib/ib_mad.h"
 #include "trace.h"
 
 struct IbMcastAttach {

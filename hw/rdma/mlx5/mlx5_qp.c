@@ -5,7 +5,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "mlx5_eth.h"
+#include "eth/mlx5_eth.h"
 #include "trace.h"
 
 #define MLX5_MAX_LOG_RQ_STRIDE  5       /* 16 << 5 = 512 bytes = max_wqe_sz_rq */

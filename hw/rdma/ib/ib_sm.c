@@ -15,7 +15,7 @@
  */
 #include "qemu/osdep.h"
 #include "ib_internal.h"
-#include "hw/rdma/ib_mad.h"
+#include "hw/rdma/ib/ib_mad.h"
 #include "trace.h"
 
 #define IB_PEER_TTL_NS          (3 * IB_ANNOUNCE_PERIOD_NS + IB_ANNOUNCE_PERIOD_NS / 2)

@@ -7,7 +7,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "mlx5_eth.h"
+#include "eth/mlx5_eth.h"
 
 static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
 {

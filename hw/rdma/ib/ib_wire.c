@@ -1,11 +1,11 @@
 /*
  * InfiniBand wire format: BTH and extension headers in RoCEv2-shaped fabric frames, with ICRC.
- * Pure functions, no device state: see include/hw/rdma/ib_wire.h and docs/fabric.md.
+ * Pure functions, no device state: see include/hw/rdma/ib/ib_wire.h and docs/fabric.md.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "hw/rdma/ib_wire.h"
+#include "hw/rdma/ib/ib_wire.h"
 
 
 #define F IB_HDR_FIRST

@@ -11,7 +11,7 @@
 #include "qemu/osdep.h"
 #include "mlx5_internal.h"
 #include "mlx5_cmd.h"
-#include "hw/rdma/ib_wire.h"
+#include "hw/rdma/ib/ib_wire.h"
 
 const char *const mlx5_record_names[MLX5_RECORD_KINDS] = {
     [MLX5_RECORD_CMD] = "cmd",

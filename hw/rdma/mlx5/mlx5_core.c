@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "mlx5_eth.h"
+#include "eth/mlx5_eth.h"
 #include "trace.h"
 
 int mlx5_dma_read(Mlx5Core *c, uint64_t pa, void *buf, size_t len)

@@ -1,16 +1,16 @@
 /*
- * mlx5 HCA core: private state shared by the hw/rdma/mlx5_*.c core files.
- * Nothing here includes QEMU device-layer headers (see docs/design.md, "Layers").
+ * mlx5 HCA core: private state shared by the files of hw/rdma/mlx5/ and hw/rdma/mlx5/eth/.
+ * Nothing here includes QEMU device-layer headers (docs/design.md).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #ifndef HW_RDMA_MLX5_INTERNAL_H
 #define HW_RDMA_MLX5_INTERNAL_H
 
-#include "hw/rdma/mlx5_core.h"
-#include "hw/rdma/mlx5_prm.h"
-#include "hw/rdma/ib_transport.h"
-#include "hw/rdma/ib_wire.h"
+#include "hw/rdma/mlx5/mlx5_core.h"
+#include "hw/rdma/mlx5/mlx5_prm.h"
+#include "hw/rdma/ib/ib_transport.h"
+#include "hw/rdma/ib/ib_wire.h"
 
 #define MLX5_MAX_PAS            (1u << 18)   /* PAS/MTT entries accepted per object */
 #define MLX5_MAX_MBOX_BLOCKS    ((0x110 + 8 * MLX5_MAX_PAS) / MLX5_CMD_MBOX_DATA + 2)

@@ -6,8 +6,8 @@
 #ifndef HW_RDMA_IB_INTERNAL_H
 #define HW_RDMA_IB_INTERNAL_H
 
-#include "hw/rdma/ib_transport.h"
-#include "hw/rdma/ib_wire.h"
+#include "hw/rdma/ib/ib_transport.h"
+#include "hw/rdma/ib/ib_wire.h"
 
 /* ib_port.c */
 uint32_t ib_packet_octets(size_t frame_len, bool grh);

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
-#include "hw/rdma/ib_transport.h"   /* IbFaultConfig */
+#include "hw/rdma/ib/ib_transport.h"   /* IbFaultConfig */
 
 typedef struct Mlx5Core Mlx5Core;
 

@@ -17,7 +17,7 @@
 #include "qemu/osdep.h"
 #include <zlib.h>
 
-#include "hw/rdma/ib_wire.h"
+#include "hw/rdma/ib/ib_wire.h"
 
 uint32_t ib_crc32_generic(uint32_t crc, const void *buf, size_t len)
 {

@@ -181,7 +181,7 @@ uint32_t ib_wire_icrc(const uint8_t *hdr, size_t hdr_len, const uint8_t *payload
                       size_t payload_len, size_t pad);
 
 /*
- * CRC-32 of the ICRC (hw/rdma/ib_crc.c), with zlib crc32()'s meaning: @crc is a previous result
+ * CRC-32 of the ICRC (hw/rdma/ib/ib_crc.c), with zlib crc32()'s meaning: @crc is a previous result
  * (0 to start). ib_crc32() uses carry-less multiplication where the host CPU has it
  * (ib_crc32_have_clmul()); ib_crc32_generic() is zlib's, for tests that compare the two.
  */

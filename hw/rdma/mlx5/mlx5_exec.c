@@ -6,7 +6,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "mlx5_eth.h"
+#include "eth/mlx5_eth.h"
 #include "trace.h"
 
 #define MLX5_ERR_POLL_NS    1000000     /* RQ polling of QPs in error (no RQ doorbell) */

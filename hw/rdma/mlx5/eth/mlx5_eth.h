@@ -9,8 +9,8 @@
 #ifndef HW_RDMA_MLX5_ETH_H
 #define HW_RDMA_MLX5_ETH_H
 
-#include "mlx5_cmd.h"
-#include "hw/rdma/mlx5_eth_prm.h"
+#include "../mlx5_cmd.h"
+#include "hw/rdma/mlx5/mlx5_eth_prm.h"
 
 #define MLX5_ETH_MAX_FRAME      (9600 + 22)     /* PMTU max_mtu: the largest frame we move */
 #define MLX5_ETH_MAX_TSO        (256 * 1024)    /* bytes of one LSO WQE's payload, at most */

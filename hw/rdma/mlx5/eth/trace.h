@@ -1,0 +1,1 @@
+#include "trace/trace-hw_rdma_mlx5.h"
