@@ -228,8 +228,8 @@ void mlx5_cmd_query_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
 
 /* ---- MODIFY_CQ: moderation (op_mod 0) and resize (op_mod 1) ---------------------------- */
 
-#define MODIFY_CQ_select            3, 31, 0
-#define MODIFY_CQ_cq_umem_valid     23, 31, 31
+#define MODIFY_CQ_select            MLX5_FIELD(3, 31, 0)
+#define MODIFY_CQ_cq_umem_valid     MLX5_FIELD(23, 31, 31)
 #define MLX5_CQ_MODIFY_PERIOD       (1u << 0)
 #define MLX5_CQ_MODIFY_COUNT        (1u << 1)
 #define MLX5_CQ_RESIZE_LOG_SIZE     (1u << 0)

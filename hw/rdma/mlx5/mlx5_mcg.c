@@ -10,7 +10,7 @@
 #include "mlx5_cmd.h"
 #include "trace.h"
 
-#define MCG_IN_qpn          2, 23, 0
+#define MCG_IN_qpn          MLX5_FIELD(2, 23, 0)
 #define MCG_IN_LEN          0x20
 #define MCG_IN_GID          0x10
 

@@ -11,15 +11,11 @@
 #define MLX5_MAX_LOG_RQ_STRIDE  5       /* 16 << 5 = 512 bytes = max_wqe_sz_rq */
 #define MLX5_QP_ADS_DW          (QPC_ADS_OFF / 4)
 
-typedef struct Mlx5QpcField {
-    uint8_t dw, hi, lo;
-} Mlx5QpcField;
+typedef Mlx5Field Mlx5QpcField;
 
-#define QPCF(f)     { QPCF_(f) }
-#define QPCF_(dw, hi, lo)  dw, hi, lo
+#define QPCF(f)     (f)
 /* address-path fields live at qpc + 0x18 */
-#define ADSF(f)     { ADSF_(f) }
-#define ADSF_(dw, hi, lo)  MLX5_QP_ADS_DW + dw, hi, lo
+#define ADSF(f)     ((f) + (MLX5_QP_ADS_DW << 16))
 
 static const Mlx5QpcField f_rre = QPCF(QPC_rre), f_rwe = QPCF(QPC_rwe), f_rae = QPCF(QPC_rae);
 static const Mlx5QpcField f_q_key = QPCF(QPC_q_key);
@@ -99,7 +95,7 @@ static const Mlx5QpTransition mlx5_qp_transitions[] = {
 
 static void mlx5_qpc_copy(uint8_t *dst, const uint8_t *src, const Mlx5QpcField *f)
 {
-    mlx5_field_set(dst, f->dw, f->hi, f->lo, mlx5_field_get(src, f->dw, f->hi, f->lo));
+    mlx5_field_set(dst, *f, mlx5_field_get(src, *f));
 }
 
 static bool mlx5_qp_connected(const Mlx5Qp *qp)

@@ -53,27 +53,27 @@ enum {
 };
 
 /* roce_cap (cap type 4) */
-#define ROCE_CAP_l3_type                    4, 19, 16   /* bit 1 IPv4, bit 2 IPv6 */
-#define ROCE_CAP_roce_version               4, 7, 0     /* bit 0 v1, bit 2 v2 */
-#define ROCE_CAP_r_roce_dest_udp_port       5, 15, 0
-#define ROCE_CAP_r_roce_max_src_udp_port    6, 31, 16
-#define ROCE_CAP_r_roce_min_src_udp_port    6, 15, 0
-#define ROCE_CAP_roce_address_table_size    7, 15, 0
+#define ROCE_CAP_l3_type                    MLX5_FIELD(4, 19, 16) /* bit 1 IPv4, bit 2 IPv6 */
+#define ROCE_CAP_roce_version               MLX5_FIELD(4, 7, 0) /* bit 0 v1, bit 2 v2 */
+#define ROCE_CAP_r_roce_dest_udp_port       MLX5_FIELD(5, 15, 0)
+#define ROCE_CAP_r_roce_max_src_udp_port    MLX5_FIELD(6, 31, 16)
+#define ROCE_CAP_r_roce_min_src_udp_port    MLX5_FIELD(6, 15, 0)
+#define ROCE_CAP_roce_address_table_size    MLX5_FIELD(7, 15, 0)
 #define MLX5_ROCE_VERSION_2                 2
 #define MLX5_ROCE_L3_TYPE_IPV4              0
 #define MLX5_ROCE_L3_TYPE_IPV6              1
 
 /* SET_ROCE_ADDRESS in / QUERY_ROCE_ADDRESS in (index), roce_addr_layout at in/out + 0x10 */
-#define ROCE_ADDR_IN_index                  2, 31, 16
-#define ROCE_ADDR_IN_vhca_port_num          2, 3, 0
+#define ROCE_ADDR_IN_index                  MLX5_FIELD(2, 31, 16)
+#define ROCE_ADDR_IN_vhca_port_num          MLX5_FIELD(2, 3, 0)
 #define ROCE_ADDR_OFF                       0x10
 #define ROCE_ADDR_SIZE                      0x20
 #define ROCE_ADDR_l3_OFF                    0x00        /* 16 bytes */
-#define ROCE_ADDR_vlan_valid                4, 28, 28
-#define ROCE_ADDR_vlan_id                   4, 27, 16
+#define ROCE_ADDR_vlan_valid                MLX5_FIELD(4, 28, 28)
+#define ROCE_ADDR_vlan_id                   MLX5_FIELD(4, 27, 16)
 #define ROCE_ADDR_mac_OFF                   0x12        /* 6 bytes */
-#define ROCE_ADDR_l3_type                   6, 11, 8
-#define ROCE_ADDR_version                   6, 7, 0
+#define ROCE_ADDR_l3_type                   MLX5_FIELD(6, 11, 8)
+#define ROCE_ADDR_version                   MLX5_FIELD(6, 7, 0)
 
 /* cap types (QUERY_HCA_CAP op_mod >> 1) */
 enum {
@@ -83,72 +83,72 @@ enum {
 };
 
 /* cmd_hca_cap, the Ethernet port's fields */
-#define CAP_rq_delay_drop                   12, 26, 26
-#define CAP_modify_rq_counter_set_id        12, 27, 27
-#define CAP_vport_counters                  12, 30, 30
-#define CAP_nic_flow_table                  13, 25, 25
-#define CAP_striding_rq                     16, 30, 30
-#define CAP_eth_net_offloads                16, 3, 3
-#define CAP_roce                            16, 2, 2
-#define CAP_log_max_rq                      27, 28, 24
-#define CAP_log_max_sq                      27, 20, 16
-#define CAP_log_max_tir                     27, 12, 8
-#define CAP_log_max_tis                     27, 4, 0
-#define CAP_log_max_rqt                     28, 20, 16
-#define CAP_log_max_rqt_size                28, 12, 8
-#define CAP_log_max_tis_per_sq              28, 4, 0
-#define CAP_log_max_wq_sz                   30, 4, 0
-#define CAP_log_max_current_mc_list         31, 12, 8
-#define CAP_log_max_current_uc_list         31, 4, 0
+#define CAP_rq_delay_drop                   MLX5_FIELD(12, 26, 26)
+#define CAP_modify_rq_counter_set_id        MLX5_FIELD(12, 27, 27)
+#define CAP_vport_counters                  MLX5_FIELD(12, 30, 30)
+#define CAP_nic_flow_table                  MLX5_FIELD(13, 25, 25)
+#define CAP_striding_rq                     MLX5_FIELD(16, 30, 30)
+#define CAP_eth_net_offloads                MLX5_FIELD(16, 3, 3)
+#define CAP_roce                            MLX5_FIELD(16, 2, 2)
+#define CAP_log_max_rq                      MLX5_FIELD(27, 28, 24)
+#define CAP_log_max_sq                      MLX5_FIELD(27, 20, 16)
+#define CAP_log_max_tir                     MLX5_FIELD(27, 12, 8)
+#define CAP_log_max_tis                     MLX5_FIELD(27, 4, 0)
+#define CAP_log_max_rqt                     MLX5_FIELD(28, 20, 16)
+#define CAP_log_max_rqt_size                MLX5_FIELD(28, 12, 8)
+#define CAP_log_max_tis_per_sq              MLX5_FIELD(28, 4, 0)
+#define CAP_log_max_wq_sz                   MLX5_FIELD(30, 4, 0)
+#define CAP_log_max_current_mc_list         MLX5_FIELD(31, 12, 8)
+#define CAP_log_max_current_uc_list         MLX5_FIELD(31, 4, 0)
 
 /* per_protocol_networking_offload_caps */
-#define ETH_CAP_csum_cap                    0, 31, 31
-#define ETH_CAP_vlan_cap                    0, 30, 30
-#define ETH_CAP_self_lb_en_modifiable       0, 23, 23
-#define ETH_CAP_max_lso_cap                 0, 20, 16
-#define ETH_CAP_wqe_inline_mode             0, 13, 12
-#define ETH_CAP_rss_ind_tbl_cap             0, 11, 8
-#define ETH_CAP_cqe_checksum_full           1, 28, 28
+#define ETH_CAP_csum_cap                    MLX5_FIELD(0, 31, 31)
+#define ETH_CAP_vlan_cap                    MLX5_FIELD(0, 30, 30)
+#define ETH_CAP_self_lb_en_modifiable       MLX5_FIELD(0, 23, 23)
+#define ETH_CAP_max_lso_cap                 MLX5_FIELD(0, 20, 16)
+#define ETH_CAP_wqe_inline_mode             MLX5_FIELD(0, 13, 12)
+#define ETH_CAP_rss_ind_tbl_cap             MLX5_FIELD(0, 11, 8)
+#define ETH_CAP_cqe_checksum_full           MLX5_FIELD(1, 28, 28)
 
 /* flow_table_nic_cap: flow_table_properties_nic_receive at byte 0x40 */
-#define FT_CAP_nic_rx_ft_support            16, 31, 31
-#define FT_CAP_nic_rx_flow_modify_en        16, 28, 28
-#define FT_CAP_nic_rx_modify_root           16, 27, 27
-#define FT_CAP_nic_rx_identified_miss_table_mode 16, 26, 26
-#define FT_CAP_nic_rx_flow_table_modify     16, 25, 25
-#define FT_CAP_nic_rx_log_max_ft_size       17, 29, 24
-#define FT_CAP_nic_rx_max_ft_level          17, 7, 0
-#define FT_CAP_nic_rx_log_max_ft_num        19, 7, 0
-#define FT_CAP_nic_rx_log_max_destination   20, 7, 0
-#define FT_CAP_nic_rx_log_max_flow          21, 7, 0
+#define FT_CAP_nic_rx_ft_support            MLX5_FIELD(16, 31, 31)
+#define FT_CAP_nic_rx_flow_modify_en        MLX5_FIELD(16, 28, 28)
+#define FT_CAP_nic_rx_modify_root           MLX5_FIELD(16, 27, 27)
+#define FT_CAP_nic_rx_identified_miss_table_mode MLX5_FIELD(16, 26, 26)
+#define FT_CAP_nic_rx_flow_table_modify     MLX5_FIELD(16, 25, 25)
+#define FT_CAP_nic_rx_log_max_ft_size       MLX5_FIELD(17, 29, 24)
+#define FT_CAP_nic_rx_max_ft_level          MLX5_FIELD(17, 7, 0)
+#define FT_CAP_nic_rx_log_max_ft_num        MLX5_FIELD(19, 7, 0)
+#define FT_CAP_nic_rx_log_max_destination   MLX5_FIELD(20, 7, 0)
+#define FT_CAP_nic_rx_log_max_flow          MLX5_FIELD(21, 7, 0)
 
 /* ---- common object command layout ------------------------------------------------------ */
 #define OBJ_CTX_OFF                         0x20    /* sqc, rqc, tirc, tisc, rqtc in create/modify */
-#define OBJ_OUT_handle                      2, 23, 0
-#define OBJ_IN_handle                       2, 23, 0    /* sqn, rqn, tirn, tisn, rqtn */
-#define OBJ_IN_state                        2, 31, 28   /* modify: the current state */
+#define OBJ_OUT_handle                      MLX5_FIELD(2, 23, 0)
+#define OBJ_IN_handle                       MLX5_FIELD(2, 23, 0) /* sqn, rqn, tirn, tisn, rqtn */
+#define OBJ_IN_state                        MLX5_FIELD(2, 31, 28) /* modify: the current state */
 #define OBJ_IN_modify_bitmask_OFF           0x10        /* 64 bits */
 #define OBJ_QUERY_OUT_CTX_OFF               0x20
 
 /* tisc */
-#define TISC_prio                           0, 19, 16
-#define TISC_transport_domain               9, 23, 0
-#define TISC_pd                             11, 23, 0
+#define TISC_prio                           MLX5_FIELD(0, 19, 16)
+#define TISC_transport_domain               MLX5_FIELD(9, 23, 0)
+#define TISC_pd                             MLX5_FIELD(11, 23, 0)
 #define TISC_SIZE                           0xa0
 
 /* tirc */
-#define TIRC_disp_type                      1, 31, 28
-#define TIRC_inline_rqn                     7, 23, 0
-#define TIRC_rx_hash_symmetric              8, 31, 31
-#define TIRC_indirect_table                 8, 23, 0
-#define TIRC_rx_hash_fn                     9, 31, 28
-#define TIRC_self_lb_block                  9, 25, 24
-#define TIRC_transport_domain               9, 23, 0
+#define TIRC_disp_type                      MLX5_FIELD(1, 31, 28)
+#define TIRC_inline_rqn                     MLX5_FIELD(7, 23, 0)
+#define TIRC_rx_hash_symmetric              MLX5_FIELD(8, 31, 31)
+#define TIRC_indirect_table                 MLX5_FIELD(8, 23, 0)
+#define TIRC_rx_hash_fn                     MLX5_FIELD(9, 31, 28)
+#define TIRC_self_lb_block                  MLX5_FIELD(9, 25, 24)
+#define TIRC_transport_domain               MLX5_FIELD(9, 23, 0)
 #define TIRC_toeplitz_key_OFF               0x28        /* 40 bytes */
-#define TIRC_hash_outer                     20, 31, 0
+#define TIRC_hash_outer                     MLX5_FIELD(20, 31, 0)
 #define TIRC_SIZE                           0xf0
-#define MODIFY_TIR_bitmask_self_lb_en       5, 4, 4     /* (of the command input) */
-#define MODIFY_TIR_bitmask_hash             5, 2, 2
+#define MODIFY_TIR_bitmask_self_lb_en       MLX5_FIELD(5, 4, 4) /* (of the command input) */
+#define MODIFY_TIR_bitmask_hash             MLX5_FIELD(5, 2, 2)
 enum {
     MLX5_TIRC_DISP_DIRECT = 0,
     MLX5_TIRC_DISP_INDIRECT = 1,
@@ -165,28 +165,28 @@ enum {
 #define HASH_SEL_L4_DPORT                   (1u << 3)
 
 /* rqtc: the RQ list follows the context */
-#define RQTC_rqt_max_size                   5, 15, 0
-#define RQTC_rqt_actual_size                6, 15, 0
+#define RQTC_rqt_max_size                   MLX5_FIELD(5, 15, 0)
+#define RQTC_rqt_actual_size                MLX5_FIELD(6, 15, 0)
 #define RQTC_LIST_OFF                       0xf0
-#define MODIFY_RQT_bitmask_rqn_list         5, 0, 0
+#define MODIFY_RQT_bitmask_rqn_list         MLX5_FIELD(5, 0, 0)
 
 /* sqc / rqc and their wq (at ctx + 0x30) */
-#define SQC_flush_in_error_en               0, 28, 28
-#define SQC_min_wqe_inline_mode             0, 26, 24
-#define SQC_state                           0, 23, 20
-#define SQC_user_index                      1, 23, 0
-#define SQC_cqn                             2, 23, 0
-#define SQC_tis_lst_sz                      8, 31, 16
-#define SQC_tis_num_0                       11, 23, 0
-#define RQC_vsd                             0, 28, 28
-#define RQC_mem_rq_type                     0, 27, 24
-#define RQC_state                           0, 23, 20
-#define RQC_flush_in_error_en               0, 18, 18
-#define RQC_user_index                      1, 23, 0
-#define RQC_cqn                             2, 23, 0
-#define RQC_counter_set_id                  3, 31, 24
+#define SQC_flush_in_error_en               MLX5_FIELD(0, 28, 28)
+#define SQC_min_wqe_inline_mode             MLX5_FIELD(0, 26, 24)
+#define SQC_state                           MLX5_FIELD(0, 23, 20)
+#define SQC_user_index                      MLX5_FIELD(1, 23, 0)
+#define SQC_cqn                             MLX5_FIELD(2, 23, 0)
+#define SQC_tis_lst_sz                      MLX5_FIELD(8, 31, 16)
+#define SQC_tis_num_0                       MLX5_FIELD(11, 23, 0)
+#define RQC_vsd                             MLX5_FIELD(0, 28, 28)
+#define RQC_mem_rq_type                     MLX5_FIELD(0, 27, 24)
+#define RQC_state                           MLX5_FIELD(0, 23, 20)
+#define RQC_flush_in_error_en               MLX5_FIELD(0, 18, 18)
+#define RQC_user_index                      MLX5_FIELD(1, 23, 0)
+#define RQC_cqn                             MLX5_FIELD(2, 23, 0)
+#define RQC_counter_set_id                  MLX5_FIELD(3, 31, 24)
 #define WQC_OFF                             0x30    /* the wq in sqc/rqc (WQ_* of mlx5_prm.h) */
-#define WQ_uar_page                         3, 23, 0
+#define WQ_uar_page                         MLX5_FIELD(3, 23, 0)
 #define WQ_hw_counter_OFF                   0x18
 #define WQ_dbr_umem_id_OFF                  0x28
 #define WQ_wq_umem_id_OFF                   0x2c
@@ -204,34 +204,34 @@ enum {
 };
 
 /* ---- NIC flow steering ------------------------------------------------------------------ */
-#define FT_IN_table_type                    4, 31, 24
-#define FT_IN_table_id                      5, 23, 0
+#define FT_IN_table_type                    MLX5_FIELD(4, 31, 24)
+#define FT_IN_table_id                      MLX5_FIELD(5, 23, 0)
 #define FT_CTX_OFF                          0x18        /* flow_table_context */
-#define FTC_table_miss_action               0, 27, 24
-#define FTC_level                           0, 23, 16
-#define FTC_log_size                        0, 7, 0
-#define FTC_table_miss_id                   1, 23, 0
-#define FT_OUT_table_id                     2, 23, 0
-#define MODIFY_FT_modify_field_select       3, 15, 0
-#define FG_IN_start_flow_index              7, 31, 0
-#define FG_IN_end_flow_index                9, 31, 0
-#define FG_IN_match_criteria_enable         15, 7, 0
+#define FTC_table_miss_action               MLX5_FIELD(0, 27, 24)
+#define FTC_level                           MLX5_FIELD(0, 23, 16)
+#define FTC_log_size                        MLX5_FIELD(0, 7, 0)
+#define FTC_table_miss_id                   MLX5_FIELD(1, 23, 0)
+#define FT_OUT_table_id                     MLX5_FIELD(2, 23, 0)
+#define MODIFY_FT_modify_field_select       MLX5_FIELD(3, 15, 0)
+#define FG_IN_start_flow_index              MLX5_FIELD(7, 31, 0)
+#define FG_IN_end_flow_index                MLX5_FIELD(9, 31, 0)
+#define FG_IN_match_criteria_enable         MLX5_FIELD(15, 7, 0)
 #define FG_IN_criteria_OFF                  0x40
-#define FG_OUT_group_id                     2, 23, 0
-#define FG_IN_group_id                      6, 31, 0    /* destroy */
-#define FTE_IN_op_mod                       1, 15, 0
-#define FTE_IN_modify_enable_mask           6, 7, 0
-#define FTE_IN_flow_index                   8, 31, 0
+#define FG_OUT_group_id                     MLX5_FIELD(2, 23, 0)
+#define FG_IN_group_id                      MLX5_FIELD(6, 31, 0) /* destroy */
+#define FTE_IN_op_mod                       MLX5_FIELD(1, 15, 0)
+#define FTE_IN_modify_enable_mask           MLX5_FIELD(6, 7, 0)
+#define FTE_IN_flow_index                   MLX5_FIELD(8, 31, 0)
 #define FTE_CTX_OFF                         0x40        /* flow_context */
-#define FC_group_id                         1, 31, 0
-#define FC_flow_tag                         2, 23, 0
-#define FC_action                           3, 15, 0
-#define FC_destination_list_size            4, 23, 0
-#define FC_flow_counter_list_size           5, 23, 0
+#define FC_group_id                         MLX5_FIELD(1, 31, 0)
+#define FC_flow_tag                         MLX5_FIELD(2, 23, 0)
+#define FC_action                           MLX5_FIELD(3, 15, 0)
+#define FC_destination_list_size            MLX5_FIELD(4, 23, 0)
+#define FC_flow_counter_list_size           MLX5_FIELD(5, 23, 0)
 #define FC_match_value_OFF                  0x40
 #define FC_dest_OFF                         0x300
-#define DEST_type                           0, 31, 24
-#define DEST_id                             0, 23, 0
+#define DEST_type                           MLX5_FIELD(0, 31, 24)
+#define DEST_id                             MLX5_FIELD(0, 23, 0)
 #define MLX5_FTE_MATCH_PARAM_SIZE           0x200
 #define MLX5_FTE_MATCH_SET_SIZE             0x40
 enum {
@@ -249,46 +249,46 @@ enum {
 };
 /* fte_match_set_lyr_2_4 (outer headers, byte 0 of fte_match_param) */
 #define MS_smac_47_16_OFF                   0x00
-#define MS_ethertype                        1, 15, 0
+#define MS_ethertype                        MLX5_FIELD(1, 15, 0)
 #define MS_dmac_47_16_OFF                   0x08
-#define MS_first_prio                       3, 15, 13
-#define MS_first_cfi                        3, 12, 12
-#define MS_first_vid                        3, 11, 0
-#define MS_ip_protocol                      4, 31, 24
-#define MS_ip_dscp                          4, 23, 18
-#define MS_ip_ecn                           4, 17, 16
-#define MS_cvlan_tag                        4, 15, 15
-#define MS_svlan_tag                        4, 14, 14
-#define MS_frag                             4, 13, 13
-#define MS_ip_version                       4, 12, 9
-#define MS_tcp_flags                        4, 8, 0
-#define MS_tcp_sport                        5, 31, 16
-#define MS_tcp_dport                        5, 15, 0
-#define MS_ttl_hoplimit                     6, 7, 0
-#define MS_udp_sport                        7, 31, 16
-#define MS_udp_dport                        7, 15, 0
+#define MS_first_prio                       MLX5_FIELD(3, 15, 13)
+#define MS_first_cfi                        MLX5_FIELD(3, 12, 12)
+#define MS_first_vid                        MLX5_FIELD(3, 11, 0)
+#define MS_ip_protocol                      MLX5_FIELD(4, 31, 24)
+#define MS_ip_dscp                          MLX5_FIELD(4, 23, 18)
+#define MS_ip_ecn                           MLX5_FIELD(4, 17, 16)
+#define MS_cvlan_tag                        MLX5_FIELD(4, 15, 15)
+#define MS_svlan_tag                        MLX5_FIELD(4, 14, 14)
+#define MS_frag                             MLX5_FIELD(4, 13, 13)
+#define MS_ip_version                       MLX5_FIELD(4, 12, 9)
+#define MS_tcp_flags                        MLX5_FIELD(4, 8, 0)
+#define MS_tcp_sport                        MLX5_FIELD(5, 31, 16)
+#define MS_tcp_dport                        MLX5_FIELD(5, 15, 0)
+#define MS_ttl_hoplimit                     MLX5_FIELD(6, 7, 0)
+#define MS_udp_sport                        MLX5_FIELD(7, 31, 16)
+#define MS_udp_dport                        MLX5_FIELD(7, 15, 0)
 #define MS_src_ip_OFF                       0x20
 #define MS_dst_ip_OFF                       0x30
 
 /* ---- NIC vport --------------------------------------------------------------------------- */
-#define QUERY_VPORT_STATE_OUT_admin_state   3, 7, 4
-#define QUERY_VPORT_STATE_OUT_state         3, 3, 0
-#define VPORT_IN_other_vport                2, 31, 31
-#define QUERY_NIC_VPORT_IN_allowed_list_type 3, 26, 24
+#define QUERY_VPORT_STATE_OUT_admin_state   MLX5_FIELD(3, 7, 4)
+#define QUERY_VPORT_STATE_OUT_state         MLX5_FIELD(3, 3, 0)
+#define VPORT_IN_other_vport                MLX5_FIELD(2, 31, 31)
+#define QUERY_NIC_VPORT_IN_allowed_list_type MLX5_FIELD(3, 26, 24)
 #define QUERY_NIC_VPORT_OUT_CTX_OFF         0x10
-#define MODIFY_NIC_VPORT_IN_field_select    3, 31, 0
+#define MODIFY_NIC_VPORT_IN_field_select    MLX5_FIELD(3, 31, 0)
 #define MODIFY_NIC_VPORT_IN_CTX_OFF         0x100
-#define NVC_min_wqe_inline_mode             0, 26, 24
-#define NVC_roce_en                         0, 0, 0
-#define NVC_mtu                             9, 15, 0
+#define NVC_min_wqe_inline_mode             MLX5_FIELD(0, 26, 24)
+#define NVC_roce_en                         MLX5_FIELD(0, 0, 0)
+#define NVC_mtu                             MLX5_FIELD(9, 15, 0)
 #define NVC_system_image_guid_OFF           0x28
 #define NVC_port_guid_OFF                   0x30
 #define NVC_node_guid_OFF                   0x38
-#define NVC_promisc_uc                      60, 31, 31
-#define NVC_promisc_mc                      60, 30, 30
-#define NVC_promisc_all                     60, 29, 29
-#define NVC_allowed_list_type               60, 26, 24
-#define NVC_allowed_list_size               60, 11, 0
+#define NVC_promisc_uc                      MLX5_FIELD(60, 31, 31)
+#define NVC_promisc_mc                      MLX5_FIELD(60, 30, 30)
+#define NVC_promisc_all                     MLX5_FIELD(60, 29, 29)
+#define NVC_allowed_list_type               MLX5_FIELD(60, 26, 24)
+#define NVC_allowed_list_size               MLX5_FIELD(60, 11, 0)
 #define NVC_permanent_address_OFF           0xf6        /* 6 bytes */
 #define NVC_SIZE                            0x100
 #define NVC_LIST_OFF                        0x100       /* 8 bytes per entry, MAC at +2 */
@@ -303,14 +303,14 @@ enum {
     MLX5_NVC_LIST_VLAN = 2,
 };
 #define MLX5_NVC_MAX_LIST                   64
-#define ALLOC_Q_COUNTER_OUT_counter_set_id  2, 7, 0
-#define Q_COUNTER_IN_counter_set_id         7, 7, 0     /* QUERY_Q_COUNTER (in 0x20 bytes) */
-#define DEALLOC_Q_COUNTER_IN_counter_set_id 2, 7, 0     /* DEALLOC_Q_COUNTER (in 0x10 bytes) */
-#define Q_COUNTER_IN_clear                  6, 31, 31
+#define ALLOC_Q_COUNTER_OUT_counter_set_id  MLX5_FIELD(2, 7, 0)
+#define Q_COUNTER_IN_counter_set_id         MLX5_FIELD(7, 7, 0) /* QUERY_Q_COUNTER (in 0x20 bytes) */
+#define DEALLOC_Q_COUNTER_IN_counter_set_id MLX5_FIELD(2, 7, 0) /* DEALLOC_Q_COUNTER (in 0x10 bytes) */
+#define Q_COUNTER_IN_clear                  MLX5_FIELD(6, 31, 31)
 #define Q_COUNTER_OUT_out_of_buffer_OFF     0x30
 #define Q_COUNTER_OUT_SIZE                  0x100
 #define VPORT_COUNTER_OUT_SIZE              0x210
-#define VPORT_COUNTER_IN_clear              6, 31, 31
+#define VPORT_COUNTER_IN_clear              MLX5_FIELD(6, 31, 31)
 /* query_vport_counter_out: 16-byte traffic_counter pairs (packets, octets) from byte 0x10 */
 #define VC_received_errors_OFF              0x10
 #define VC_transmit_errors_OFF              0x20
@@ -326,19 +326,19 @@ enum {
     MLX5_REG_PFCC = 0x5007,
     MLX5_REG_PPCNT = 0x5008,
 };
-#define PMTU_max_mtu                        1, 31, 16
-#define PMTU_admin_mtu                      2, 31, 16
-#define PMTU_oper_mtu                       3, 31, 16
-#define PAOS_admin_status                   0, 11, 8
-#define PAOS_oper_status                    0, 3, 0
-#define PAOS_ase                            1, 31, 31
-#define PTYS_local_port                     0, 23, 16
-#define PTYS_proto_mask                     0, 2, 0
+#define PMTU_max_mtu                        MLX5_FIELD(1, 31, 16)
+#define PMTU_admin_mtu                      MLX5_FIELD(2, 31, 16)
+#define PMTU_oper_mtu                       MLX5_FIELD(3, 31, 16)
+#define PAOS_admin_status                   MLX5_FIELD(0, 11, 8)
+#define PAOS_oper_status                    MLX5_FIELD(0, 3, 0)
+#define PAOS_ase                            MLX5_FIELD(1, 31, 31)
+#define PTYS_local_port                     MLX5_FIELD(0, 23, 16)
+#define PTYS_proto_mask                     MLX5_FIELD(0, 2, 0)
 #define PTYS_eth_proto_capability_OFF       0x0c
 #define PTYS_eth_proto_admin_OFF            0x18
 #define PTYS_eth_proto_oper_OFF             0x24
-#define PTYS_connector_type                 11, 3, 0
-#define PPCNT_grp                           0, 5, 0
+#define PTYS_connector_type                 MLX5_FIELD(11, 3, 0)
+#define PPCNT_grp                           MLX5_FIELD(0, 5, 0)
 #define PPCNT_DATA_OFF                      0x08
 enum {
     MLX5_PTYS_EN = 1 << 2,

@@ -59,26 +59,32 @@ static inline void mlx5_st64(void *p, uint64_t v)
     mlx5_st32(b + 4, (uint32_t)v);
 }
 
-static inline uint32_t mlx5_field_get(const void *base, unsigned dw, unsigned hi, unsigned lo)
+/*
+ * A field of a PRM layout: its dword, and its highest and lowest bit in that
+ * dword, packed into one constant (MLX5_GET(buf, CQC_log_cq_size)).
+ */
+typedef uint32_t Mlx5Field;
+#define MLX5_FIELD(dw, hi, lo)  (((dw) << 16) | ((hi) << 8) | (lo))
+
+static inline uint32_t mlx5_field_get(const void *base, Mlx5Field f)
 {
-    uint32_t v = mlx5_ld32((const uint8_t *)base + 4 * dw);
-    unsigned w = hi - lo + 1;
+    unsigned hi = (f >> 8) & 0xff, lo = f & 0xff, w = hi - lo + 1;
+    uint32_t v = mlx5_ld32((const uint8_t *)base + 4 * (f >> 16));
+
     return w == 32 ? v : (v >> lo) & ((1u << w) - 1);
 }
 
-static inline void mlx5_field_set(void *base, unsigned dw, unsigned hi, unsigned lo, uint32_t val)
+static inline void mlx5_field_set(void *base, Mlx5Field f, uint32_t val)
 {
-    uint8_t *p = (uint8_t *)base + 4 * dw;
-    unsigned w = hi - lo + 1;
+    uint8_t *p = (uint8_t *)base + 4 * (f >> 16);
+    unsigned hi = (f >> 8) & 0xff, lo = f & 0xff, w = hi - lo + 1;
     uint32_t mask = w == 32 ? 0xffffffffu : ((1u << w) - 1) << lo;
+
     mlx5_st32(p, (mlx5_ld32(p) & ~mask) | ((val << lo) & mask));
 }
 
-#define MLX5_FIELD_GET_(p, dw, hi, lo)      mlx5_field_get((p), (dw), (hi), (lo))
-#define MLX5_FIELD_SET_(p, dw, hi, lo, v)   mlx5_field_set((p), (dw), (hi), (lo), (v))
-/* MLX5_GET(buf, CQC_log_cq_size): expands the (dw, hi, lo) triple of a field name. */
-#define MLX5_GET(p, field)          MLX5_FIELD_GET_(p, field)
-#define MLX5_SET(p, field, v)       MLX5_FIELD_SET_(p, field, v)
+#define MLX5_GET(p, field)          mlx5_field_get((p), (field))
+#define MLX5_SET(p, field, v)       mlx5_field_set((p), (field), (v))
 /* 64-bit fields are given by byte offset. */
 #define MLX5_GET64(p, byte_off)     mlx5_ld64((const uint8_t *)(p) + (byte_off))
 #define MLX5_SET64(p, byte_off, v)  mlx5_st64((uint8_t *)(p) + (byte_off), (v))
@@ -179,11 +185,11 @@ enum {
 };
 
 /* common command header */
-#define CMD_IN_opcode       0, 31, 16
-#define CMD_IN_uid          0, 15, 0
-#define CMD_IN_op_mod       1, 15, 0
-#define CMD_OUT_status      0, 31, 24
-#define CMD_OUT_syndrome    1, 31, 0
+#define CMD_IN_opcode       MLX5_FIELD(0, 31, 16)
+#define CMD_IN_uid          MLX5_FIELD(0, 15, 0)
+#define CMD_IN_op_mod       MLX5_FIELD(1, 15, 0)
+#define CMD_OUT_status      MLX5_FIELD(0, 31, 24)
+#define CMD_OUT_syndrome    MLX5_FIELD(1, 31, 0)
 
 /* ---- opcodes (MLX5_CMD_OP_*) ---------------------------------------------------------- */
 
@@ -270,28 +276,28 @@ enum {
 /* DC targets (CREATE/DESTROY/DRAIN/QUERY_DCT): the DCT context (dctc) at 0x10 */
 #define DCT_DCTC_OFF                        0x10
 #define MLX5_DCTC_SIZE                      0x40
-#define DCT_IN_dctn                         2, 23, 0    /* DESTROY/DRAIN/QUERY */
-#define CREATE_DCT_OUT_dctn                 2, 23, 0
-#define DCTC_state                          0, 27, 24
-#define DCTC_user_index                     1, 23, 0
-#define DCTC_cqn                            2, 23, 0
-#define DCTC_atomic_mode                    3, 23, 20
-#define DCTC_rre                            3, 19, 19
-#define DCTC_rwe                            3, 18, 18
-#define DCTC_rae                            3, 17, 17
-#define DCTC_cs_res                         4, 23, 16
-#define DCTC_min_rnr_nak                    4, 12, 8
-#define DCTC_srqn_xrqn                      5, 23, 0
-#define DCTC_pd                             6, 23, 0
-#define DCTC_tclass                         7, 31, 24
-#define DCTC_flow_label                     7, 19, 0
+#define DCT_IN_dctn                         MLX5_FIELD(2, 23, 0) /* DESTROY/DRAIN/QUERY */
+#define CREATE_DCT_OUT_dctn                 MLX5_FIELD(2, 23, 0)
+#define DCTC_state                          MLX5_FIELD(0, 27, 24)
+#define DCTC_user_index                     MLX5_FIELD(1, 23, 0)
+#define DCTC_cqn                            MLX5_FIELD(2, 23, 0)
+#define DCTC_atomic_mode                    MLX5_FIELD(3, 23, 20)
+#define DCTC_rre                            MLX5_FIELD(3, 19, 19)
+#define DCTC_rwe                            MLX5_FIELD(3, 18, 18)
+#define DCTC_rae                            MLX5_FIELD(3, 17, 17)
+#define DCTC_cs_res                         MLX5_FIELD(4, 23, 16)
+#define DCTC_min_rnr_nak                    MLX5_FIELD(4, 12, 8)
+#define DCTC_srqn_xrqn                      MLX5_FIELD(5, 23, 0)
+#define DCTC_pd                             MLX5_FIELD(6, 23, 0)
+#define DCTC_tclass                         MLX5_FIELD(7, 31, 24)
+#define DCTC_flow_label                     MLX5_FIELD(7, 19, 0)
 #define DCTC_dc_access_key_OFF              0x20
-#define DCTC_mtu                            10, 26, 24
-#define DCTC_port                           10, 23, 16
-#define DCTC_pkey_index                     10, 15, 0
-#define DCTC_my_addr_index                  11, 23, 16
-#define DCTC_hop_limit                      11, 7, 0
-#define DCTC_dc_access_key_violation_count  12, 31, 0
+#define DCTC_mtu                            MLX5_FIELD(10, 26, 24)
+#define DCTC_port                           MLX5_FIELD(10, 23, 16)
+#define DCTC_pkey_index                     MLX5_FIELD(10, 15, 0)
+#define DCTC_my_addr_index                  MLX5_FIELD(11, 23, 16)
+#define DCTC_hop_limit                      MLX5_FIELD(11, 7, 0)
+#define DCTC_dc_access_key_violation_count  MLX5_FIELD(12, 31, 0)
 enum {
     MLX5_DCTC_STATE_ACTIVE = 0,
     MLX5_DCTC_STATE_DRAINING = 1,
@@ -299,46 +305,46 @@ enum {
 };
 
 /* DevX UMEM (CREATE_UMEM): a user buffer as an MTT list, named by umem_id */
-#define CREATE_UMEM_IN_log_page_size        8, 4, 0     /* relative to 4 KiB */
-#define CREATE_UMEM_IN_page_offset          9, 31, 0    /* bytes into the first page */
+#define CREATE_UMEM_IN_log_page_size        MLX5_FIELD(8, 4, 0) /* relative to 4 KiB */
+#define CREATE_UMEM_IN_page_offset          MLX5_FIELD(9, 31, 0) /* bytes into the first page */
 #define CREATE_UMEM_IN_num_of_mtt_OFF       0x28
 #define CREATE_UMEM_IN_MTT_OFF              0x30
-#define UMEM_OUT_umem_id                    2, 23, 0
+#define UMEM_OUT_umem_id                    MLX5_FIELD(2, 23, 0)
 /* umem-backed CQ/QP buffers and doorbell records (DevX sets the *_umem_valid bits) */
 #define CREATE_CQ_cq_umem_offset_OFF        0x50
-#define CREATE_CQ_cq_umem_id                22, 31, 0
-#define CQC_dbr_umem_valid                  0, 25, 25
-#define CQC_dbr_umem_id                     1, 31, 0
+#define CREATE_CQ_cq_umem_id                MLX5_FIELD(22, 31, 0)
+#define CQC_dbr_umem_valid                  MLX5_FIELD(0, 25, 25)
+#define CQC_dbr_umem_id                     MLX5_FIELD(1, 31, 0)
 #define CREATE_QP_wq_umem_offset_OFF        0x100
-#define CREATE_QP_wq_umem_id                66, 31, 0
-#define QPC_dbr_umem_valid                  52, 28, 28
-#define QPC_dbr_umem_id                     57, 31, 0
+#define CREATE_QP_wq_umem_id                MLX5_FIELD(66, 31, 0)
+#define QPC_dbr_umem_valid                  MLX5_FIELD(52, 28, 28)
+#define QPC_dbr_umem_id                     MLX5_FIELD(57, 31, 0)
 
 /* DevX user contexts (CREATE_UCTX / DESTROY_UCTX) */
 #define MLX5_SHARED_RESOURCE_UID            0xffff  /* kernel objects every uid may use */
-#define CREATE_UCTX_IN_cap                  4, 31, 0    /* uctx.cap */
-#define CREATE_UCTX_OUT_uid                 2, 15, 0
-#define DESTROY_UCTX_IN_uid                 2, 15, 0
+#define CREATE_UCTX_IN_cap                  MLX5_FIELD(4, 31, 0) /* uctx.cap */
+#define CREATE_UCTX_OUT_uid                 MLX5_FIELD(2, 15, 0)
+#define DESTROY_UCTX_IN_uid                 MLX5_FIELD(2, 15, 0)
 
 /* ---- HCA bring-up commands ------------------------------------------------------------ */
 
-#define ENABLE_HCA_IN_function_id           2, 15, 0
-#define QUERY_ISSI_OUT_current_issi         2, 15, 0
-#define QUERY_ISSI_OUT_supported_issi_dw0   27, 31, 0
+#define ENABLE_HCA_IN_function_id           MLX5_FIELD(2, 15, 0)
+#define QUERY_ISSI_OUT_current_issi         MLX5_FIELD(2, 15, 0)
+#define QUERY_ISSI_OUT_supported_issi_dw0   MLX5_FIELD(27, 31, 0)
 #define QUERY_ISSI_OUT_SIZE                 0x70
-#define SET_ISSI_IN_current_issi            2, 15, 0
-#define QUERY_PAGES_OUT_function_id         2, 15, 0
-#define QUERY_PAGES_OUT_num_pages           3, 31, 0
-#define MANAGE_PAGES_IN_input_num_entries   3, 31, 0
-#define MANAGE_PAGES_OUT_output_num_entries 2, 31, 0
+#define SET_ISSI_IN_current_issi            MLX5_FIELD(2, 15, 0)
+#define QUERY_PAGES_OUT_function_id         MLX5_FIELD(2, 15, 0)
+#define QUERY_PAGES_OUT_num_pages           MLX5_FIELD(3, 31, 0)
+#define MANAGE_PAGES_IN_input_num_entries   MLX5_FIELD(3, 31, 0)
+#define MANAGE_PAGES_OUT_output_num_entries MLX5_FIELD(2, 31, 0)
 #define MANAGE_PAGES_PAS_OFF                0x10
 #define QUERY_HCA_CAP_OUT_SIZE              0x1010
 #define HCA_CAP_OFF                         0x10    /* capability union in/out */
 #define HCA_CAP_SIZE                        0x1000
-#define TEARDOWN_HCA_IN_profile             2, 15, 0
-#define TEARDOWN_HCA_OUT_state              3, 0, 0
+#define TEARDOWN_HCA_IN_profile             MLX5_FIELD(2, 15, 0)
+#define TEARDOWN_HCA_OUT_state              MLX5_FIELD(3, 0, 0)
 #define QUERY_ADAPTER_OUT_SIZE              0x110
-#define QUERY_ADAPTER_OUT_ieee_vendor_id    10, 23, 0   /* 0x10 + 0x19 */
+#define QUERY_ADAPTER_OUT_ieee_vendor_id    MLX5_FIELD(10, 23, 0) /* 0x10 + 0x19 */
 #define QUERY_ADAPTER_OUT_vsd_contd_psid    0x100       /* byte offset, 16 bytes */
 
 enum {
@@ -356,85 +362,85 @@ enum {
 };
 
 /* cmd_hca_cap (relative to the capability start) */
-#define CAP_log_max_srq_sz                  4, 31, 24
-#define CAP_log_max_qp_sz                   4, 23, 16
-#define CAP_log_max_qp                      4, 4, 0
-#define CAP_log_max_srq                     5, 20, 16
-#define CAP_log_max_cq_sz                   6, 23, 16
-#define CAP_log_max_cq                      6, 4, 0
-#define CAP_log_max_eq_sz                   7, 31, 24
-#define CAP_log_max_mkey                    7, 21, 16
-#define CAP_log_max_eq                      7, 3, 0
-#define CAP_max_indirection                 8, 31, 24
-#define CAP_log_max_mrw_sz                  8, 22, 16
-#define CAP_log_max_klm_list_size           8, 5, 0
-#define CAP_log_max_ra_req_dc               9, 21, 16
-#define CAP_log_max_ra_res_dc               9, 5, 0
-#define CAP_log_max_ra_req_qp               10, 21, 16
-#define CAP_log_max_ra_res_qp               10, 5, 0
-#define CAP_cache_line_128byte              11, 27, 27
-#define CAP_gid_table_size                  11, 15, 0
-#define CAP_max_qp_cnt                      12, 25, 16
-#define CAP_pkey_table_size                 12, 15, 0
-#define CAP_ib_virt                         13, 29, 29
-#define CAP_device_memory                   13, 23, 23  /* device_mem_cap page (MEMIC) */
-#define CAP_local_ca_ack_delay              13, 20, 16
-#define CAP_port_type                       13, 9, 8
-#define CAP_num_ports                       13, 7, 0
-#define CAP_log_max_msg                     14, 28, 24
-#define CAP_stat_rate_support               15, 31, 16
-#define CAP_cqe_version                     15, 3, 0
-#define CAP_umr_modify_entity_size_disabled 16, 24, 24
-#define CAP_umr_modify_atomic_disabled      16, 23, 23
-#define CAP_umr_indirect_mkey_disabled      16, 22, 22
-#define CAP_cmdif_checksum                  16, 15, 14
-#define CAP_dct                             16, 5, 5
-#define CAP_drain_sigerr                    16, 16, 16
-#define CAP_sigerr_cqe                      16, 13, 13
-#define CAP_sho                             16, 8, 8
-#define CAP_atomic                          16, 1, 1
-#define CAP_cq_oi                           17, 31, 31
-#define CAP_cq_resize                       17, 30, 30
-#define CAP_cq_moderation                   17, 29, 29
-#define CAP_pg                              17, 24, 24  /* page faults (ODP, mlx5_odp.c) */
-#define CAP_block_lb_mc                     17, 23, 23  /* QPs may block self multicast loopback */
-#define CAP_apm                             17, 17, 17  /* automatic path migration */
-#define CAP_imaicl                          17, 14, 14  /* memory windows */
-#define CAP_xrc                             17, 3, 3
-#define CAP_ud                              17, 2, 2
-#define CAP_uc                              17, 1, 1
-#define CAP_rc                              17, 0, 0
-#define CAP_uar_4k                          18, 31, 31
-#define CAP_log_pg_sz                       18, 7, 0
-#define CAP_bf                              19, 31, 31
-#define CAP_driver_version                  19, 30, 30
-#define CAP_log_bf_reg_size                 19, 20, 16
-#define CAP_max_wqe_sz_sq                   20, 15, 0
-#define CAP_max_wqe_sz_rq                   21, 15, 0
-#define CAP_max_wqe_sz_sq_dc                22, 15, 0
-#define CAP_max_qp_mcg                      23, 24, 0
-#define CAP_log_max_mcg                     24, 7, 0
-#define CAP_log_max_transport_domain        25, 28, 24
-#define CAP_log_max_pd                      25, 20, 16
-#define CAP_log_max_xrcd                    25, 4, 0
-#define CAP_log_max_uctx                    35, 28, 24
-#define CAP_uctx_cap                        53, 31, 0
-#define CAP_log_uar_page_sz                 36, 15, 0
-#define CAP_sigerr_domain_and_sig_type      36, 31, 31
-#define CAP_device_frequency_mhz            38, 31, 0
-#define CAP_device_frequency_khz            39, 31, 0
-#define CAP_native_port_num                 48, 23, 16
-#define CAP_num_vhca_ports                  48, 15, 8
-#define CAP_sw_owner_id                     48, 1, 1
+#define CAP_log_max_srq_sz                  MLX5_FIELD(4, 31, 24)
+#define CAP_log_max_qp_sz                   MLX5_FIELD(4, 23, 16)
+#define CAP_log_max_qp                      MLX5_FIELD(4, 4, 0)
+#define CAP_log_max_srq                     MLX5_FIELD(5, 20, 16)
+#define CAP_log_max_cq_sz                   MLX5_FIELD(6, 23, 16)
+#define CAP_log_max_cq                      MLX5_FIELD(6, 4, 0)
+#define CAP_log_max_eq_sz                   MLX5_FIELD(7, 31, 24)
+#define CAP_log_max_mkey                    MLX5_FIELD(7, 21, 16)
+#define CAP_log_max_eq                      MLX5_FIELD(7, 3, 0)
+#define CAP_max_indirection                 MLX5_FIELD(8, 31, 24)
+#define CAP_log_max_mrw_sz                  MLX5_FIELD(8, 22, 16)
+#define CAP_log_max_klm_list_size           MLX5_FIELD(8, 5, 0)
+#define CAP_log_max_ra_req_dc               MLX5_FIELD(9, 21, 16)
+#define CAP_log_max_ra_res_dc               MLX5_FIELD(9, 5, 0)
+#define CAP_log_max_ra_req_qp               MLX5_FIELD(10, 21, 16)
+#define CAP_log_max_ra_res_qp               MLX5_FIELD(10, 5, 0)
+#define CAP_cache_line_128byte              MLX5_FIELD(11, 27, 27)
+#define CAP_gid_table_size                  MLX5_FIELD(11, 15, 0)
+#define CAP_max_qp_cnt                      MLX5_FIELD(12, 25, 16)
+#define CAP_pkey_table_size                 MLX5_FIELD(12, 15, 0)
+#define CAP_ib_virt                         MLX5_FIELD(13, 29, 29)
+#define CAP_device_memory                   MLX5_FIELD(13, 23, 23) /* device_mem_cap page (MEMIC) */
+#define CAP_local_ca_ack_delay              MLX5_FIELD(13, 20, 16)
+#define CAP_port_type                       MLX5_FIELD(13, 9, 8)
+#define CAP_num_ports                       MLX5_FIELD(13, 7, 0)
+#define CAP_log_max_msg                     MLX5_FIELD(14, 28, 24)
+#define CAP_stat_rate_support               MLX5_FIELD(15, 31, 16)
+#define CAP_cqe_version                     MLX5_FIELD(15, 3, 0)
+#define CAP_umr_modify_entity_size_disabled MLX5_FIELD(16, 24, 24)
+#define CAP_umr_modify_atomic_disabled      MLX5_FIELD(16, 23, 23)
+#define CAP_umr_indirect_mkey_disabled      MLX5_FIELD(16, 22, 22)
+#define CAP_cmdif_checksum                  MLX5_FIELD(16, 15, 14)
+#define CAP_dct                             MLX5_FIELD(16, 5, 5)
+#define CAP_drain_sigerr                    MLX5_FIELD(16, 16, 16)
+#define CAP_sigerr_cqe                      MLX5_FIELD(16, 13, 13)
+#define CAP_sho                             MLX5_FIELD(16, 8, 8)
+#define CAP_atomic                          MLX5_FIELD(16, 1, 1)
+#define CAP_cq_oi                           MLX5_FIELD(17, 31, 31)
+#define CAP_cq_resize                       MLX5_FIELD(17, 30, 30)
+#define CAP_cq_moderation                   MLX5_FIELD(17, 29, 29)
+#define CAP_pg                              MLX5_FIELD(17, 24, 24) /* page faults (ODP, mlx5_odp.c) */
+#define CAP_block_lb_mc                     MLX5_FIELD(17, 23, 23) /* QPs may block self multicast loopback */
+#define CAP_apm                             MLX5_FIELD(17, 17, 17) /* automatic path migration */
+#define CAP_imaicl                          MLX5_FIELD(17, 14, 14) /* memory windows */
+#define CAP_xrc                             MLX5_FIELD(17, 3, 3)
+#define CAP_ud                              MLX5_FIELD(17, 2, 2)
+#define CAP_uc                              MLX5_FIELD(17, 1, 1)
+#define CAP_rc                              MLX5_FIELD(17, 0, 0)
+#define CAP_uar_4k                          MLX5_FIELD(18, 31, 31)
+#define CAP_log_pg_sz                       MLX5_FIELD(18, 7, 0)
+#define CAP_bf                              MLX5_FIELD(19, 31, 31)
+#define CAP_driver_version                  MLX5_FIELD(19, 30, 30)
+#define CAP_log_bf_reg_size                 MLX5_FIELD(19, 20, 16)
+#define CAP_max_wqe_sz_sq                   MLX5_FIELD(20, 15, 0)
+#define CAP_max_wqe_sz_rq                   MLX5_FIELD(21, 15, 0)
+#define CAP_max_wqe_sz_sq_dc                MLX5_FIELD(22, 15, 0)
+#define CAP_max_qp_mcg                      MLX5_FIELD(23, 24, 0)
+#define CAP_log_max_mcg                     MLX5_FIELD(24, 7, 0)
+#define CAP_log_max_transport_domain        MLX5_FIELD(25, 28, 24)
+#define CAP_log_max_pd                      MLX5_FIELD(25, 20, 16)
+#define CAP_log_max_xrcd                    MLX5_FIELD(25, 4, 0)
+#define CAP_log_max_uctx                    MLX5_FIELD(35, 28, 24)
+#define CAP_uctx_cap                        MLX5_FIELD(53, 31, 0)
+#define CAP_log_uar_page_sz                 MLX5_FIELD(36, 15, 0)
+#define CAP_sigerr_domain_and_sig_type      MLX5_FIELD(36, 31, 31)
+#define CAP_device_frequency_mhz            MLX5_FIELD(38, 31, 0)
+#define CAP_device_frequency_khz            MLX5_FIELD(39, 31, 0)
+#define CAP_native_port_num                 MLX5_FIELD(48, 23, 16)
+#define CAP_num_vhca_ports                  MLX5_FIELD(48, 15, 8)
+#define CAP_sw_owner_id                     MLX5_FIELD(48, 1, 1)
 
 /* atomic_caps */
 /* device_mem_cap: on-chip memory (MEMIC) in BAR0 */
-#define DEV_MEM_CAP_memic                   0, 31, 31
-#define DEV_MEM_CAP_log_min_memic_alloc_size 1, 20, 16
-#define DEV_MEM_CAP_log_max_memic_addr_alignment 1, 7, 0
+#define DEV_MEM_CAP_memic                   MLX5_FIELD(0, 31, 31)
+#define DEV_MEM_CAP_log_min_memic_alloc_size MLX5_FIELD(1, 20, 16)
+#define DEV_MEM_CAP_log_max_memic_addr_alignment MLX5_FIELD(1, 7, 0)
 #define DEV_MEM_CAP_memic_bar_start_addr_OFF 0x08
-#define DEV_MEM_CAP_memic_bar_size          4, 31, 0
-#define DEV_MEM_CAP_max_memic_size          5, 31, 0
+#define DEV_MEM_CAP_memic_bar_size          MLX5_FIELD(4, 31, 0)
+#define DEV_MEM_CAP_max_memic_size          MLX5_FIELD(5, 31, 0)
 
 /*
  * odp_cap: the transport page-fault scheme's per-service dwords (bit 31 send, 30 receive,
@@ -445,7 +451,7 @@ enum {
 #define ODP_CAP_ud_OFF                      0x18
 #define ODP_CAP_xrc_OFF                     0x1c
 #define ODP_CAP_dc_OFF                      0x20
-#define ODP_CAP_mem_page_fault              48, 31, 31
+#define ODP_CAP_mem_page_fault              MLX5_FIELD(48, 31, 31)
 enum {
     MLX5_ODP_SEND = 1u << 31,
     MLX5_ODP_RECEIVE = 1u << 30,
@@ -456,10 +462,10 @@ enum {
 };
 
 /* PAGE_FAULT_RESUME (transport scheme: trans_page_fault_info) */
-#define PAGE_FAULT_RESUME_IN_error          2, 31, 31
-#define PAGE_FAULT_RESUME_IN_page_fault_type 2, 26, 24
-#define PAGE_FAULT_RESUME_IN_wq_number      2, 23, 0
-#define PAGE_FAULT_RESUME_IN_fault_token    3, 23, 0
+#define PAGE_FAULT_RESUME_IN_error          MLX5_FIELD(2, 31, 31)
+#define PAGE_FAULT_RESUME_IN_page_fault_type MLX5_FIELD(2, 26, 24)
+#define PAGE_FAULT_RESUME_IN_wq_number      MLX5_FIELD(2, 23, 0)
+#define PAGE_FAULT_RESUME_IN_fault_token    MLX5_FIELD(3, 23, 0)
 
 /* PAGE_FAULT EQE (event 0xc), offsets in the EQE's data */
 enum {
@@ -487,24 +493,24 @@ enum {
 #define PF_EQE_RDMA_pftype_token            0x18    /* type << 24 | token */
 
 /* ALLOC_MEMIC / DEALLOC_MEMIC (addresses are offsets in BAR0) */
-#define ALLOC_MEMIC_IN_log_memic_addr_alignment 3, 7, 0
+#define ALLOC_MEMIC_IN_log_memic_addr_alignment MLX5_FIELD(3, 7, 0)
 #define ALLOC_MEMIC_IN_range_start_addr_OFF 0x10
-#define ALLOC_MEMIC_IN_range_size           6, 31, 0
-#define ALLOC_MEMIC_IN_memic_size           7, 31, 0
+#define ALLOC_MEMIC_IN_range_size           MLX5_FIELD(6, 31, 0)
+#define ALLOC_MEMIC_IN_memic_size           MLX5_FIELD(7, 31, 0)
 #define ALLOC_MEMIC_OUT_memic_start_addr_OFF 0x08
 #define DEALLOC_MEMIC_IN_memic_start_addr_OFF 0x10
-#define DEALLOC_MEMIC_IN_memic_size         6, 31, 0
+#define DEALLOC_MEMIC_IN_memic_size         MLX5_FIELD(6, 31, 0)
 
-#define ATOMIC_CAP_atomic_req_8B_endianness_mode            2, 31, 30
-#define ATOMIC_CAP_supported_atomic_req_8B_endianness_mode_1 2, 25, 25
-#define ATOMIC_CAP_atomic_operations                        4, 15, 0
-#define ATOMIC_CAP_atomic_size_qp                           5, 15, 0
-#define ATOMIC_CAP_atomic_size_dc                           6, 15, 0
+#define ATOMIC_CAP_atomic_req_8B_endianness_mode            MLX5_FIELD(2, 31, 30)
+#define ATOMIC_CAP_supported_atomic_req_8B_endianness_mode_1 MLX5_FIELD(2, 25, 25)
+#define ATOMIC_CAP_atomic_operations                        MLX5_FIELD(4, 15, 0)
+#define ATOMIC_CAP_atomic_size_qp                           MLX5_FIELD(5, 15, 0)
+#define ATOMIC_CAP_atomic_size_dc                           MLX5_FIELD(6, 15, 0)
 
 /* ---- ACCESS_REG ----------------------------------------------------------------------- */
 
-#define ACCESS_REG_IN_register_id           2, 15, 0
-#define ACCESS_REG_IN_argument              3, 31, 0
+#define ACCESS_REG_IN_register_id           MLX5_FIELD(2, 15, 0)
+#define ACCESS_REG_IN_argument              MLX5_FIELD(3, 31, 0)
 #define ACCESS_REG_DATA_OFF                 0x10
 enum {
     MLX5_REG_PCAP = 0x5001,
@@ -520,27 +526,27 @@ enum {
 
 /* ---- objects: handles ----------------------------------------------------------------- */
 
-#define ALLOC_OUT_handle                    2, 23, 0    /* pd, uar, xrcd, td, cqn, qpn, ... */
-#define DEALLOC_IN_handle                   2, 23, 0
-#define CREATE_EQ_OUT_eq_number             2, 7, 0
-#define DESTROY_EQ_IN_eq_number             2, 7, 0
+#define ALLOC_OUT_handle                    MLX5_FIELD(2, 23, 0) /* pd, uar, xrcd, td, cqn, qpn, ... */
+#define DEALLOC_IN_handle                   MLX5_FIELD(2, 23, 0)
+#define CREATE_EQ_OUT_eq_number             MLX5_FIELD(2, 7, 0)
+#define DESTROY_EQ_IN_eq_number             MLX5_FIELD(2, 7, 0)
 #define MLX5_PAS_OFF                        0x110       /* pas[] of every CREATE_* */
 
 /* ---- EQ ------------------------------------------------------------------------------- */
 
 #define CREATE_EQ_EQC_OFF                   0x10
 #define CREATE_EQ_event_bitmask_OFF         0x58
-#define EQC_status                          0, 31, 28
-#define EQC_ec                              0, 18, 18
-#define EQC_oi                              0, 17, 17
-#define EQC_st                              0, 11, 8
-#define EQC_page_offset                     2, 11, 6
-#define EQC_log_eq_size                     3, 28, 24
-#define EQC_uar_page                        3, 23, 0
-#define EQC_intr                            5, 11, 0
-#define EQC_log_page_size                   6, 28, 24
-#define EQC_consumer_counter                10, 23, 0
-#define EQC_producer_counter                11, 23, 0
+#define EQC_status                          MLX5_FIELD(0, 31, 28)
+#define EQC_ec                              MLX5_FIELD(0, 18, 18)
+#define EQC_oi                              MLX5_FIELD(0, 17, 17)
+#define EQC_st                              MLX5_FIELD(0, 11, 8)
+#define EQC_page_offset                     MLX5_FIELD(2, 11, 6)
+#define EQC_log_eq_size                     MLX5_FIELD(3, 28, 24)
+#define EQC_uar_page                        MLX5_FIELD(3, 23, 0)
+#define EQC_intr                            MLX5_FIELD(5, 11, 0)
+#define EQC_log_page_size                   MLX5_FIELD(6, 28, 24)
+#define EQC_consumer_counter                MLX5_FIELD(10, 23, 0)
+#define EQC_producer_counter                MLX5_FIELD(11, 23, 0)
 #define QUERY_EQ_OUT_EQC_OFF                0x10
 #define QUERY_EQ_OUT_SIZE                   0x110
 
@@ -580,58 +586,58 @@ enum {
 /* ---- CQ ------------------------------------------------------------------------------- */
 
 #define CREATE_CQ_CQC_OFF                   0x10
-#define CQC_status                          0, 31, 28
-#define CQC_cqe_sz                          0, 23, 21
-#define CQC_cc                              0, 20, 20
-#define CQC_oi                              0, 17, 17
-#define CQC_cqe_comp_en                     0, 14, 14
-#define CQC_st                              0, 11, 8
-#define CQC_page_offset                     2, 11, 6
-#define CQC_log_cq_size                     3, 28, 24
-#define CQC_uar_page                        3, 23, 0
-#define CQC_cq_period                       4, 27, 16
-#define CQC_cq_max_count                    4, 15, 0
-#define CQC_c_eqn                           5, 31, 0
-#define CQC_log_page_size                   6, 28, 24
-#define CQC_last_notified_index             8, 23, 0
-#define CQC_last_solicit_index              9, 23, 0
-#define CQC_consumer_counter                10, 23, 0
-#define CQC_producer_counter                11, 23, 0
+#define CQC_status                          MLX5_FIELD(0, 31, 28)
+#define CQC_cqe_sz                          MLX5_FIELD(0, 23, 21)
+#define CQC_cc                              MLX5_FIELD(0, 20, 20)
+#define CQC_oi                              MLX5_FIELD(0, 17, 17)
+#define CQC_cqe_comp_en                     MLX5_FIELD(0, 14, 14)
+#define CQC_st                              MLX5_FIELD(0, 11, 8)
+#define CQC_page_offset                     MLX5_FIELD(2, 11, 6)
+#define CQC_log_cq_size                     MLX5_FIELD(3, 28, 24)
+#define CQC_uar_page                        MLX5_FIELD(3, 23, 0)
+#define CQC_cq_period                       MLX5_FIELD(4, 27, 16)
+#define CQC_cq_max_count                    MLX5_FIELD(4, 15, 0)
+#define CQC_c_eqn                           MLX5_FIELD(5, 31, 0)
+#define CQC_log_page_size                   MLX5_FIELD(6, 28, 24)
+#define CQC_last_notified_index             MLX5_FIELD(8, 23, 0)
+#define CQC_last_solicit_index              MLX5_FIELD(9, 23, 0)
+#define CQC_consumer_counter                MLX5_FIELD(10, 23, 0)
+#define CQC_producer_counter                MLX5_FIELD(11, 23, 0)
 #define CQC_dbr_addr_OFF                    0x38
 #define QUERY_CQ_OUT_SIZE                   0x110
-#define CREATE_CQ_cq_umem_valid             23, 31, 31
+#define CREATE_CQ_cq_umem_valid             MLX5_FIELD(23, 31, 31)
 
 /* ---- MKEY ----------------------------------------------------------------------------- */
 
-#define CREATE_MKEY_IN_pg_access            3, 31, 31
-#define CREATE_MKEY_IN_mkey_umem_valid      3, 30, 30
+#define CREATE_MKEY_IN_pg_access            MLX5_FIELD(3, 31, 31)
+#define CREATE_MKEY_IN_mkey_umem_valid      MLX5_FIELD(3, 30, 30)
 #define CREATE_MKEY_MKC_OFF                 0x10
-#define CREATE_MKEY_IN_translations_octword_actual_size 24, 31, 0
-#define MKC_free                            0, 30, 30
-#define MKC_access_mode_4_2                 0, 28, 26
-#define MKC_umr_en                          0, 15, 15
-#define MKC_a                               0, 14, 14
-#define MKC_rw                              0, 13, 13
-#define MKC_rr                              0, 12, 12
-#define MKC_lw                              0, 11, 11
-#define MKC_lr                              0, 10, 10
-#define MKC_access_mode_1_0                 0, 9, 8
-#define MKC_qpn                             1, 31, 8
-#define MKC_mkey_7_0                        1, 7, 0
-#define MKC_length64                        3, 31, 31
-#define MKC_bsf_en                          3, 30, 30
-#define MKC_expected_sigerr_count           3, 26, 26
-#define MKC_en_rinval                       3, 24, 24
-#define MKC_pd                              3, 23, 0
+#define CREATE_MKEY_IN_translations_octword_actual_size MLX5_FIELD(24, 31, 0)
+#define MKC_free                            MLX5_FIELD(0, 30, 30)
+#define MKC_access_mode_4_2                 MLX5_FIELD(0, 28, 26)
+#define MKC_umr_en                          MLX5_FIELD(0, 15, 15)
+#define MKC_a                               MLX5_FIELD(0, 14, 14)
+#define MKC_rw                              MLX5_FIELD(0, 13, 13)
+#define MKC_rr                              MLX5_FIELD(0, 12, 12)
+#define MKC_lw                              MLX5_FIELD(0, 11, 11)
+#define MKC_lr                              MLX5_FIELD(0, 10, 10)
+#define MKC_access_mode_1_0                 MLX5_FIELD(0, 9, 8)
+#define MKC_qpn                             MLX5_FIELD(1, 31, 8)
+#define MKC_mkey_7_0                        MLX5_FIELD(1, 7, 0)
+#define MKC_length64                        MLX5_FIELD(3, 31, 31)
+#define MKC_bsf_en                          MLX5_FIELD(3, 30, 30)
+#define MKC_expected_sigerr_count           MLX5_FIELD(3, 26, 26)
+#define MKC_en_rinval                       MLX5_FIELD(3, 24, 24)
+#define MKC_pd                              MLX5_FIELD(3, 23, 0)
 #define MKC_start_addr_OFF                  0x10
 #define MKC_len_OFF                         0x18
-#define MKC_bsf_octword_size                8, 31, 0
-#define MKC_translations_octword_size       13, 31, 0
-#define MKC_crypto_en                       15, 28, 27
-#define MKC_log_page_size                   14, 5, 0
+#define MKC_bsf_octword_size                MLX5_FIELD(8, 31, 0)
+#define MKC_translations_octword_size       MLX5_FIELD(13, 31, 0)
+#define MKC_crypto_en                       MLX5_FIELD(15, 28, 27)
+#define MKC_log_page_size                   MLX5_FIELD(14, 5, 0)
 #define MLX5_MKC_SIZE                       64
 #define QUERY_MKEY_OUT_SIZE                 0x110
-#define MKEY_IN_mkey_index                  2, 23, 0
+#define MKEY_IN_mkey_index                  MLX5_FIELD(2, 23, 0)
 
 enum {
     MLX5_MKC_ACCESS_MODE_PA = 0,
@@ -643,79 +649,79 @@ enum {
 
 /* ---- QP ------------------------------------------------------------------------------- */
 
-#define CREATE_QP_IN_input_qpn              2, 23, 0
-#define QP_IN_qpn                           2, 23, 0    /* modify/destroy/query */
+#define CREATE_QP_IN_input_qpn              MLX5_FIELD(2, 23, 0)
+#define QP_IN_qpn                           MLX5_FIELD(2, 23, 0) /* modify/destroy/query */
 #define QP_IN_opt_param_mask_OFF            0x10
 #define QP_QPC_OFF                          0x18
 #define MLX5_QPC_SIZE                       0xe8
-#define CREATE_QP_wq_umem_valid             67, 31, 31
+#define CREATE_QP_wq_umem_valid             MLX5_FIELD(67, 31, 31)
 #define QUERY_QP_OUT_SIZE                   0x110
-#define QPC_state                           0, 31, 28
-#define QPC_st                              0, 23, 16
-#define QPC_pm_state                        0, 12, 11
-#define QPC_block_lb_mc                     1, 30, 30
-#define QPC_pd                              1, 23, 0
-#define QPC_mtu                             2, 31, 29
-#define QPC_log_msg_max                     2, 28, 24
-#define QPC_log_rq_size                     2, 22, 19
-#define QPC_log_rq_stride                   2, 18, 16
-#define QPC_no_sq                           2, 15, 15
-#define QPC_log_sq_size                     2, 14, 11
-#define QPC_rlky                            2, 4, 4
-#define QPC_counter_set_id                  3, 31, 24
-#define QPC_drain_sigerr                    1, 26, 26
-#define QPC_uar_page                        3, 23, 0
-#define QPC_user_index                      4, 23, 0
-#define QPC_log_page_size                   5, 28, 24
-#define QPC_remote_qpn                      5, 23, 0
+#define QPC_state                           MLX5_FIELD(0, 31, 28)
+#define QPC_st                              MLX5_FIELD(0, 23, 16)
+#define QPC_pm_state                        MLX5_FIELD(0, 12, 11)
+#define QPC_block_lb_mc                     MLX5_FIELD(1, 30, 30)
+#define QPC_pd                              MLX5_FIELD(1, 23, 0)
+#define QPC_mtu                             MLX5_FIELD(2, 31, 29)
+#define QPC_log_msg_max                     MLX5_FIELD(2, 28, 24)
+#define QPC_log_rq_size                     MLX5_FIELD(2, 22, 19)
+#define QPC_log_rq_stride                   MLX5_FIELD(2, 18, 16)
+#define QPC_no_sq                           MLX5_FIELD(2, 15, 15)
+#define QPC_log_sq_size                     MLX5_FIELD(2, 14, 11)
+#define QPC_rlky                            MLX5_FIELD(2, 4, 4)
+#define QPC_counter_set_id                  MLX5_FIELD(3, 31, 24)
+#define QPC_drain_sigerr                    MLX5_FIELD(1, 26, 26)
+#define QPC_uar_page                        MLX5_FIELD(3, 23, 0)
+#define QPC_user_index                      MLX5_FIELD(4, 23, 0)
+#define QPC_log_page_size                   MLX5_FIELD(5, 28, 24)
+#define QPC_remote_qpn                      MLX5_FIELD(5, 23, 0)
 #define QPC_ADS_OFF                         0x18        /* primary_address_path */
-#define ADS_fl                              0, 31, 31
-#define ADS_pkey_index                      0, 15, 0
-#define ADS_grh                             1, 23, 23
-#define ADS_mlid                            1, 22, 16
-#define ADS_rlid                            1, 15, 0
-#define ADS_ack_timeout                     2, 31, 27
-#define ADS_src_addr_index                  2, 23, 16
-#define ADS_stat_rate                       2, 11, 8
-#define ADS_hop_limit                       2, 7, 0
-#define ADS_tclass                          3, 27, 20
-#define ADS_flow_label                      3, 19, 0
+#define ADS_fl                              MLX5_FIELD(0, 31, 31)
+#define ADS_pkey_index                      MLX5_FIELD(0, 15, 0)
+#define ADS_grh                             MLX5_FIELD(1, 23, 23)
+#define ADS_mlid                            MLX5_FIELD(1, 22, 16)
+#define ADS_rlid                            MLX5_FIELD(1, 15, 0)
+#define ADS_ack_timeout                     MLX5_FIELD(2, 31, 27)
+#define ADS_src_addr_index                  MLX5_FIELD(2, 23, 16)
+#define ADS_stat_rate                       MLX5_FIELD(2, 11, 8)
+#define ADS_hop_limit                       MLX5_FIELD(2, 7, 0)
+#define ADS_tclass                          MLX5_FIELD(3, 27, 20)
+#define ADS_flow_label                      MLX5_FIELD(3, 19, 0)
 #define ADS_rgid_OFF                        0x10
-#define ADS_sl                              9, 27, 24
-#define ADS_vhca_port_num                   9, 23, 16
-#define ADS_udp_sport                       8, 15, 0    /* RoCE v2 */
+#define ADS_sl                              MLX5_FIELD(9, 27, 24)
+#define ADS_vhca_port_num                   MLX5_FIELD(9, 23, 16)
+#define ADS_udp_sport                       MLX5_FIELD(8, 15, 0) /* RoCE v2 */
 #define ADS_rmac_OFF                        0x26        /* RoCE: next hop MAC, 6 bytes */
 #define MLX5_ADS_SIZE                       44
 #define QPC_ADS2_OFF                        0x44        /* secondary_address_path */
-#define QPC_log_ack_req_freq                28, 31, 28
-#define QPC_log_sra_max                     28, 23, 21
-#define QPC_retry_count                     28, 18, 16
-#define QPC_rnr_retry                       28, 15, 13
-#define QPC_fre                             28, 11, 11
-#define QPC_next_send_psn                   30, 23, 0
-#define QPC_cqn_snd                         31, 23, 0
-#define QPC_deth_sqpn                       32, 23, 0
-#define QPC_last_acked_psn                  34, 23, 0
-#define QPC_ssn                             35, 23, 0
-#define QPC_log_rra_max                     36, 23, 21
-#define QPC_atomic_mode                     36, 19, 16
-#define QPC_rre                             36, 15, 15
-#define QPC_rwe                             36, 14, 14
-#define QPC_rae                             36, 13, 13
-#define QPC_page_offset                     36, 11, 6
-#define QPC_min_rnr_nak                     37, 28, 24
-#define QPC_next_rcv_psn                    37, 23, 0
-#define QPC_xrcd                            38, 23, 0
-#define QPC_cqn_rcv                         39, 23, 0
+#define QPC_log_ack_req_freq                MLX5_FIELD(28, 31, 28)
+#define QPC_log_sra_max                     MLX5_FIELD(28, 23, 21)
+#define QPC_retry_count                     MLX5_FIELD(28, 18, 16)
+#define QPC_rnr_retry                       MLX5_FIELD(28, 15, 13)
+#define QPC_fre                             MLX5_FIELD(28, 11, 11)
+#define QPC_next_send_psn                   MLX5_FIELD(30, 23, 0)
+#define QPC_cqn_snd                         MLX5_FIELD(31, 23, 0)
+#define QPC_deth_sqpn                       MLX5_FIELD(32, 23, 0)
+#define QPC_last_acked_psn                  MLX5_FIELD(34, 23, 0)
+#define QPC_ssn                             MLX5_FIELD(35, 23, 0)
+#define QPC_log_rra_max                     MLX5_FIELD(36, 23, 21)
+#define QPC_atomic_mode                     MLX5_FIELD(36, 19, 16)
+#define QPC_rre                             MLX5_FIELD(36, 15, 15)
+#define QPC_rwe                             MLX5_FIELD(36, 14, 14)
+#define QPC_rae                             MLX5_FIELD(36, 13, 13)
+#define QPC_page_offset                     MLX5_FIELD(36, 11, 6)
+#define QPC_min_rnr_nak                     MLX5_FIELD(37, 28, 24)
+#define QPC_next_rcv_psn                    MLX5_FIELD(37, 23, 0)
+#define QPC_xrcd                            MLX5_FIELD(38, 23, 0)
+#define QPC_cqn_rcv                         MLX5_FIELD(39, 23, 0)
 #define QPC_dbr_addr_OFF                    0xa0
-#define QPC_q_key                           42, 31, 0
-#define QPC_rq_type                         43, 26, 24
-#define QPC_srqn_rmpn_xrqn                  43, 23, 0
-#define QPC_rmsn                            44, 23, 0
-#define QPC_hw_sq_wqebb_counter             45, 31, 16
-#define QPC_sw_sq_wqebb_counter             45, 15, 0
-#define QPC_hw_rq_counter                   46, 31, 0
-#define QPC_sw_rq_counter                   47, 31, 0
+#define QPC_q_key                           MLX5_FIELD(42, 31, 0)
+#define QPC_rq_type                         MLX5_FIELD(43, 26, 24)
+#define QPC_srqn_rmpn_xrqn                  MLX5_FIELD(43, 23, 0)
+#define QPC_rmsn                            MLX5_FIELD(44, 23, 0)
+#define QPC_hw_sq_wqebb_counter             MLX5_FIELD(45, 31, 16)
+#define QPC_sw_sq_wqebb_counter             MLX5_FIELD(45, 15, 0)
+#define QPC_hw_rq_counter                   MLX5_FIELD(46, 31, 0)
+#define QPC_sw_rq_counter                   MLX5_FIELD(47, 31, 0)
 
 enum {
     MLX5_QP_STATE_RST = 0,
@@ -779,10 +785,10 @@ enum {
 
 /* ---- signature offload: PSVs (CREATE_PSV/DESTROY_PSV) and the SIG_ERR CQE -------------- */
 
-#define CREATE_PSV_IN_num_psv               2, 31, 28
-#define CREATE_PSV_IN_pd                    2, 23, 0
-#define CREATE_PSV_OUT_psv0_index           4, 23, 0    /* psv1..3 in the next dwords */
-#define DESTROY_PSV_IN_psvn                 2, 23, 0
+#define CREATE_PSV_IN_num_psv               MLX5_FIELD(2, 31, 28)
+#define CREATE_PSV_IN_pd                    MLX5_FIELD(2, 23, 0)
+#define CREATE_PSV_OUT_psv0_index           MLX5_FIELD(4, 23, 0) /* psv1..3 in the next dwords */
+#define DESTROY_PSV_IN_psvn                 MLX5_FIELD(2, 23, 0)
 
 #define MLX5_SIGERR_CQE_expected_trans_sig  0x10    /* be32 */
 #define MLX5_SIGERR_CQE_actual_trans_sig    0x14
@@ -802,78 +808,78 @@ enum {
 /* ---- SRQ (ISSI 0 CREATE_SRQ) ---------------------------------------------------------- */
 
 #define CREATE_SRQ_SRQC_OFF                 0x10
-#define SRQC_state                          0, 31, 28
-#define SRQC_log_srq_size                   0, 27, 24
-#define SRQC_wq_signature                   1, 31, 31
-#define SRQC_cont_srq                       1, 30, 30
-#define SRQC_rlky                           1, 28, 28
-#define SRQC_log_rq_stride                  1, 26, 24
-#define SRQC_xrcd                           1, 23, 0
-#define SRQC_page_offset                    2, 31, 26
-#define SRQC_cqn                            2, 23, 0
-#define SRQC_log_page_size                  4, 29, 24
-#define SRQC_pd                             6, 23, 0
-#define XRC_SRQC_user_index                 4, 23, 0    /* xrc_srqc only */
+#define SRQC_state                          MLX5_FIELD(0, 31, 28)
+#define SRQC_log_srq_size                   MLX5_FIELD(0, 27, 24)
+#define SRQC_wq_signature                   MLX5_FIELD(1, 31, 31)
+#define SRQC_cont_srq                       MLX5_FIELD(1, 30, 30)
+#define SRQC_rlky                           MLX5_FIELD(1, 28, 28)
+#define SRQC_log_rq_stride                  MLX5_FIELD(1, 26, 24)
+#define SRQC_xrcd                           MLX5_FIELD(1, 23, 0)
+#define SRQC_page_offset                    MLX5_FIELD(2, 31, 26)
+#define SRQC_cqn                            MLX5_FIELD(2, 23, 0)
+#define SRQC_log_page_size                  MLX5_FIELD(4, 29, 24)
+#define SRQC_pd                             MLX5_FIELD(6, 23, 0)
+#define XRC_SRQC_user_index                 MLX5_FIELD(4, 23, 0) /* xrc_srqc only */
 
 /* CREATE_RMP / MODIFY_RMP / QUERY_RMP (ISSI 1 SRQs): rmpc at 0x20, its wq at 0x50 */
 #define CREATE_RMP_RMPC_OFF                 0x20
 #define CREATE_RMP_WQ_OFF                   0x50
-#define RMPC_state                          0, 23, 20
+#define RMPC_state                          MLX5_FIELD(0, 23, 20)
 #define MLX5_RMPC_STATE_RDY                 1
-#define MODIFY_RMP_IN_rmp_state             2, 31, 28
-#define MODIFY_RMP_IN_rmpn                  2, 23, 0
-#define MODIFY_RMP_IN_bitmask_lwm           5, 0, 0
-#define WQ_wq_type                          0, 31, 28
+#define MODIFY_RMP_IN_rmp_state             MLX5_FIELD(2, 31, 28)
+#define MODIFY_RMP_IN_rmpn                  MLX5_FIELD(2, 23, 0)
+#define MODIFY_RMP_IN_bitmask_lwm           MLX5_FIELD(5, 0, 0)
+#define WQ_wq_type                          MLX5_FIELD(0, 31, 28)
 #define MLX5_WQ_TYPE_LINKED_LIST            0
-#define WQ_page_offset                      1, 20, 16
-#define WQ_lwm                              1, 15, 0
-#define WQ_pd                               2, 23, 0
+#define WQ_page_offset                      MLX5_FIELD(1, 20, 16)
+#define WQ_lwm                              MLX5_FIELD(1, 15, 0)
+#define WQ_pd                               MLX5_FIELD(2, 23, 0)
 #define WQ_dbr_addr_OFF                     0x10
-#define WQ_log_wq_stride                    8, 19, 16
-#define WQ_log_wq_pg_sz                     8, 12, 8
-#define WQ_log_wq_sz                        8, 4, 0
-#define WQ_dbr_umem_valid                   9, 31, 31
-#define WQ_wq_umem_valid                    9, 30, 30
-#define SRQC_lwm                            7, 31, 16
-#define SRQC_wqe_cnt                        7, 15, 0
+#define WQ_log_wq_stride                    MLX5_FIELD(8, 19, 16)
+#define WQ_log_wq_pg_sz                     MLX5_FIELD(8, 12, 8)
+#define WQ_log_wq_sz                        MLX5_FIELD(8, 4, 0)
+#define WQ_dbr_umem_valid                   MLX5_FIELD(9, 31, 31)
+#define WQ_wq_umem_valid                    MLX5_FIELD(9, 30, 30)
+#define SRQC_lwm                            MLX5_FIELD(7, 31, 16)
+#define SRQC_wqe_cnt                        MLX5_FIELD(7, 15, 0)
 #define SRQC_dbr_addr_OFF                   0x28
 #define MLX5_SRQC_SIZE                      64
 #define QUERY_SRQ_OUT_SIZE                  0x110
-#define ARM_RQ_IN_srq_number                2, 23, 0
-#define ARM_RQ_IN_lwm                       3, 15, 0
+#define ARM_RQ_IN_srq_number                MLX5_FIELD(2, 23, 0)
+#define ARM_RQ_IN_lwm                       MLX5_FIELD(3, 15, 0)
 
 /* ---- MAD_IFC and HCA vport ------------------------------------------------------------ */
 
-#define MAD_IFC_IN_remote_lid               2, 31, 16
-#define MAD_IFC_IN_port                     2, 7, 0
+#define MAD_IFC_IN_remote_lid               MLX5_FIELD(2, 31, 16)
+#define MAD_IFC_IN_port                     MLX5_FIELD(2, 7, 0)
 #define MAD_IFC_MAD_OFF                     0x10
 #define MAD_IFC_SIZE                        0x110
 #define MLX5_MAD_SIZE                       256
 
-#define QUERY_HCA_VPORT_CONTEXT_IN_other_vport  2, 31, 31
-#define QUERY_HCA_VPORT_CONTEXT_IN_port_num     2, 19, 16
-#define QUERY_HCA_VPORT_CONTEXT_IN_vport_number 2, 15, 0
+#define QUERY_HCA_VPORT_CONTEXT_IN_other_vport  MLX5_FIELD(2, 31, 31)
+#define QUERY_HCA_VPORT_CONTEXT_IN_port_num     MLX5_FIELD(2, 19, 16)
+#define QUERY_HCA_VPORT_CONTEXT_IN_vport_number MLX5_FIELD(2, 15, 0)
 #define QUERY_HCA_VPORT_CONTEXT_OUT_SIZE        0x210
 #define HCA_VPORT_CTX_OFF                       0x10
-#define HCA_VPORT_CTX_has_smi                   8, 30, 30
-#define HCA_VPORT_CTX_grh_required              8, 28, 28
-#define HCA_VPORT_CTX_port_physical_state       8, 15, 12
-#define HCA_VPORT_CTX_vport_state_policy        8, 11, 8
-#define HCA_VPORT_CTX_port_state                8, 7, 4
-#define HCA_VPORT_CTX_vport_state               8, 3, 0
+#define HCA_VPORT_CTX_has_smi                   MLX5_FIELD(8, 30, 30)
+#define HCA_VPORT_CTX_grh_required              MLX5_FIELD(8, 28, 28)
+#define HCA_VPORT_CTX_port_physical_state       MLX5_FIELD(8, 15, 12)
+#define HCA_VPORT_CTX_vport_state_policy        MLX5_FIELD(8, 11, 8)
+#define HCA_VPORT_CTX_port_state                MLX5_FIELD(8, 7, 4)
+#define HCA_VPORT_CTX_vport_state               MLX5_FIELD(8, 3, 0)
 #define HCA_VPORT_CTX_system_image_guid_OFF     0x28
 #define HCA_VPORT_CTX_port_guid_OFF             0x30
 #define HCA_VPORT_CTX_node_guid_OFF             0x38
-#define HCA_VPORT_CTX_cap_mask1                 16, 31, 0
-#define HCA_VPORT_CTX_lid                       24, 31, 16
-#define HCA_VPORT_CTX_lmc                       24, 7, 5
-#define HCA_VPORT_CTX_subnet_timeout            24, 4, 0
-#define HCA_VPORT_CTX_sm_lid                    25, 31, 16
-#define HCA_VPORT_CTX_sm_sl                     25, 15, 12
+#define HCA_VPORT_CTX_cap_mask1                 MLX5_FIELD(16, 31, 0)
+#define HCA_VPORT_CTX_lid                       MLX5_FIELD(24, 31, 16)
+#define HCA_VPORT_CTX_lmc                       MLX5_FIELD(24, 7, 5)
+#define HCA_VPORT_CTX_subnet_timeout            MLX5_FIELD(24, 4, 0)
+#define HCA_VPORT_CTX_sm_lid                    MLX5_FIELD(25, 31, 16)
+#define HCA_VPORT_CTX_sm_sl                     MLX5_FIELD(25, 15, 12)
 
-#define QUERY_HCA_VPORT_GID_IN_gid_index        3, 15, 0
-#define QUERY_HCA_VPORT_GID_OUT_gids_num        2, 31, 16
-#define QUERY_HCA_VPORT_PKEY_IN_pkey_index      3, 15, 0
+#define QUERY_HCA_VPORT_GID_IN_gid_index        MLX5_FIELD(3, 15, 0)
+#define QUERY_HCA_VPORT_GID_OUT_gids_num        MLX5_FIELD(2, 31, 16)
+#define QUERY_HCA_VPORT_PKEY_IN_pkey_index      MLX5_FIELD(3, 15, 0)
 
 /* ---- ib_smp / MAD (offsets in the 256-byte MAD) --------------------------------------- */
 
