@@ -13,9 +13,10 @@
 #   user-net the user-net guest test (ssh and ssh-keygen into a guest through -netdev user)
 #   fresh    scripts/fresh-check.sh  (debootstrap, git, unshare)
 #   fuzz     scripts/fuzz.sh         (clang with libFuzzer and the sanitizer runtimes)
+#   style    scripts/checkpatch.sh   (perl with the modules QEMU's checkpatch.pl uses)
 # A group lists the packages to install and the probes that must succeed afterwards: every
-# program (cmd:), pkg-config module (pc:), Python module (py:) and file (file:) the scripts of
-# the group use. The probes are the audit: a program a script calls that no listed package
+# program (cmd:), pkg-config module (pc:), Python module (py:), Perl module (pl:) and file
+# (file:) the scripts of the group use. The probes are the audit: a program a script calls that no listed package
 # provides fails here, by name, before anything is built - on a fresh machine as on this one.
 #
 # Idempotent and quiet when nothing is missing (one dpkg-query). Missing packages are installed
@@ -52,7 +53,9 @@ PROBES[fresh]="cmd:debootstrap cmd:git cmd:unshare cmd:chroot cmd:findmnt cmd:mo
   cmd:flock"
 PKGS[fuzz]="clang libclang-rt-14-dev libc6-dev pkg-config libglib2.0-dev zlib1g-dev ninja-build python3"
 PROBES[fuzz]="cmd:clang cmd:ninja cmd:pkg-config pc:glib-2.0 pc:zlib cmd:python3 cmd:timeout"
-ALL_GROUPS="qemu image test capture user-net fresh fuzz"
+PKGS[style]="perl"
+PROBES[style]="cmd:perl pl:Term::ANSIColor pl:Getopt::Long"
+ALL_GROUPS="qemu image test capture user-net fresh fuzz style"
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 say() { echo "host-deps: $*" >&2; }
@@ -135,6 +138,7 @@ for gp in "${probes[@]}"; do
     cmd) command -v "$what" >/dev/null ;;
     pc) pkg-config --exists "$what" 2>/dev/null ;;
     py) python3 -c "import $what" 2>/dev/null ;;
+    pl) perl -M"$what" -e 1 2>/dev/null ;;
     file) [ -e "$what" ] ;;
     *) false ;;
   esac || bad+=("$kind '$what' (group $g)")

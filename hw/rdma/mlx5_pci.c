@@ -1,9 +1,10 @@
 /*
  * QEMU NVIDIA/Mellanox ConnectX (mlx5) HCA: the PCI/QOM shell.
  *
- * This is the only file of the device that touches PCI, MSI-X, NICState, bottom halves and
- * timers. All HCA behaviour lives in the core (mlx5_core.c and friends), reached through
- * include/hw/rdma/mlx5/mlx5_core.h. User documentation: docs/user-guide.md.
+ * This is the only file of the device that touches PCI, MSI-X, NICState, bottom
+ * halves and timers. All HCA behaviour lives in the core (mlx5_core.c and
+ * friends), reached through include/hw/rdma/mlx5/mlx5_core.h. User
+ * documentation: docs/user-guide.md.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -33,6 +34,12 @@ OBJECT_DECLARE_SIMPLE_TYPE(Mlx5Hca, MLX5_HCA)
 #define MLX5_MSIX_BAR       2
 #define MLX5_RUN_BUDGET     256
 
+/* one kind of fuzz-record output */
+typedef struct Mlx5HcaRecorder {
+    int fd;                     /* the file being filled, -1 before the first */
+    unsigned files, records;
+} Mlx5HcaRecorder;
+
 struct Mlx5Hca {
     PCIDevice parent_obj;
 
@@ -56,7 +63,8 @@ struct Mlx5Hca {
     uint8_t fault_drop, fault_dup, fault_reorder, fault_corrupt;
     uint32_t fault_delay;
     uint64_t fault_seed;
-    char *fuzz_record;          /* directory of the seed recorder (mlx5_record.c), or NULL */
+    /* directory of the seed recorder (mlx5_record.c), or NULL */
+    char *fuzz_record;
 
     uint8_t vsc;                /* vendor-specific capability offset */
     uint32_t vsc_counter;
@@ -66,26 +74,30 @@ struct Mlx5Hca {
     NICState *nic;
     QEMUBH *bh;
     QEMUTimer *timer;
-    QEMUTimer *tx_stall;        /* a frame the backend has not taken yet (see link_tx) */
+    /* a frame the backend has not taken yet (see link_tx) */
+    QEMUTimer *tx_stall;
     Mlx5Core *core;
-    Mlx5CoreOps core_ops;       /* mlx5_hca_core_ops, plus the recorder with fuzz-record */
-    struct {
-        int fd;                 /* the file being filled, -1 before the first record */
-        unsigned files, records;
-    } rec[MLX5_RECORD_KINDS];
+    /* mlx5_hca_core_ops, plus the recorder with fuzz-record */
+    Mlx5CoreOps core_ops;
+    Mlx5HcaRecorder rec[MLX5_RECORD_KINDS];
 };
 
-/* How long a frame may wait for the backend before it is dropped (virtual time). */
+/*
+ * How long a frame may wait for the backend before it is dropped (virtual
+ * time).
+ */
 #define MLX5_TX_STALL_NS    (100 * 1000 * 1000)
 
-static Mlx5DmaResult mlx5_hca_dma_read(void *opaque, uint64_t pa, void *buf, size_t len)
+static Mlx5DmaResult mlx5_hca_dma_read(void *opaque, uint64_t pa, void *buf,
+                                       size_t len)
 {
     Mlx5Hca *s = opaque;
 
     return pci_dma_read(PCI_DEVICE(s), pa, buf, len) == MEMTX_OK ? 0 : -1;
 }
 
-static Mlx5DmaResult mlx5_hca_dma_write(void *opaque, uint64_t pa, const void *buf, size_t len)
+static Mlx5DmaResult mlx5_hca_dma_write(void *opaque, uint64_t pa,
+                                        const void *buf, size_t len)
 {
     Mlx5Hca *s = opaque;
 
@@ -102,12 +114,13 @@ static void mlx5_hca_irq(void *opaque, unsigned vector)
 }
 
 /*
- * The device's re-entrancy guard, engaged around the core's work from timers and link-status
- * changes as QEMU engages it around MMIO, network receive and the guarded bottom half. That
- * work may DMA (CQEs, EQEs, retransmitted payload) and send MSI-X messages, and a guest can aim
- * any of them at this device's own BARs (an mkey, a CQ buffer, a vector's address). With the
- * guard engaged QEMU refuses such an access (MEMTX_ACCESS_ERROR: a DMA error for the core, a
- * lost message) instead of running the core again from inside itself.
+ * The device's re-entrancy guard, engaged around the core's work from timers
+ * and link-status changes as QEMU engages it around MMIO, network receive and
+ * the guarded bottom half. That work may DMA (CQEs, EQEs, retransmitted
+ * payload) and send MSI-X messages, and a guest can aim any of them at this
+ * device's own BARs (an mkey, a CQ buffer, a vector's address). With the guard
+ * engaged QEMU refuses such an access (MEMTX_ACCESS_ERROR: a DMA error for the
+ * core, a lost message) instead of running the core again from inside itself.
  */
 static bool mlx5_hca_guard(Mlx5Hca *s)
 {
@@ -139,10 +152,11 @@ static void mlx5_hca_link_sent(NetClientState *nc, ssize_t len)
 }
 
 /*
- * A frame waited MLX5_TX_STALL_NS for the backend: nothing is taking frames (a hub port with
- * no other port, a frame to a LID nobody has on such a hub). Drop it, as a switch drops what it
- * cannot forward, and go on: the transport recovers what was lost. Without this one frame to
- * nowhere would stop the port for good.
+ * A frame waited MLX5_TX_STALL_NS for the backend: nothing is taking frames (a
+ * hub port with no other port, a frame to a LID nobody has on such a hub). Drop
+ * it, as a switch drops what it cannot forward, and go on: the transport
+ * recovers what was lost. Without this one frame to nowhere would stop the port
+ * for good.
  */
 static void mlx5_hca_tx_stall(void *opaque)
 {
@@ -151,17 +165,20 @@ static void mlx5_hca_tx_stall(void *opaque)
     bool was;
 
     trace_mlx5_pci_tx_stall();
-    qemu_purge_queued_packets(nc);      /* calls mlx5_hca_link_sent for the frame */
+    /* calls mlx5_hca_link_sent for the frame */
+    qemu_purge_queued_packets(nc);
     was = mlx5_hca_guard(s);
     mlx5_core_link_tx_ready(s->core, 1);
     mlx5_hca_unguard(s, was);
 }
 
 /*
- * A frame the backend cannot take now is queued by QEMU's net layer; we then stop sending
- * until it has been delivered (mlx5_hca_link_sent), so nothing is dropped for lack of room.
+ * A frame the backend cannot take now is queued by QEMU's net layer; we then
+ * stop sending until it has been delivered (mlx5_hca_link_sent), so nothing is
+ * dropped for lack of room.
  */
-static bool mlx5_hca_link_tx(void *opaque, unsigned port, const struct iovec *iov, int iovcnt,
+static bool mlx5_hca_link_tx(void *opaque, unsigned port,
+                             const struct iovec *iov, int iovcnt,
                              bool best_effort)
 {
     Mlx5Hca *s = opaque;
@@ -173,10 +190,11 @@ static bool mlx5_hca_link_tx(void *opaque, unsigned port, const struct iovec *io
     }
     nc = qemu_get_queue(s->nic);
     /*
-     * An announcement nobody can take now (the machine is stopped, a hub port without other
-     * ports, a peer busy this instant) is lost like a broadcast on a cable to nowhere; waiting
-     * for it could stall the port for good. Data frames wait: QEMU queues them and calls
-     * mlx5_hca_link_sent when they are delivered.
+     * An announcement nobody can take now (the machine is stopped, a hub port
+     * without other ports, a peer busy this instant) is lost like a broadcast
+     * on a cable to nowhere; waiting for it could stall the port for good. Data
+     * frames wait: QEMU queues them and calls mlx5_hca_link_sent when they are
+     * delivered.
      */
     if (best_effort && !qemu_can_send_packet(nc)) {
         trace_mlx5_pci_tx_drop(iov_size(iov, iovcnt));
@@ -186,7 +204,8 @@ static bool mlx5_hca_link_tx(void *opaque, unsigned port, const struct iovec *io
         return true;
     }
     if (!timer_pending(s->tx_stall)) {
-        timer_mod(s->tx_stall, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + MLX5_TX_STALL_NS);
+        timer_mod(s->tx_stall,
+                  qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + MLX5_TX_STALL_NS);
     }
     return false;
 }
@@ -207,31 +226,39 @@ static void mlx5_hca_set_deadline(void *opaque, int64_t when_ns)
     }
 }
 
-/* Host configuration problems found at run time (e.g. a LID clash on the fabric). */
+/*
+ * Host configuration problems found at run time (e.g. a LID clash on the
+ * fabric).
+ */
 static void mlx5_hca_report(void *opaque, const char *msg)
 {
-    warn_report("%s: %s", DEVICE(opaque)->id ? DEVICE(opaque)->id : "mlx5-hca", msg);
+    warn_report("%s: %s", DEVICE(opaque)->id ? DEVICE(opaque)->id : "mlx5-hca",
+                msg);
 }
 
 /*
- * The seed recorder (fuzz-record=DIR): each kind's records go to DIR/KIND/PID-N, a new file
- * every MLX5_RECORDS_PER_FILE records; each file is one input of that fuzz target. Written
- * unbuffered, as QEMU may end without unrealizing the device.
+ * The seed recorder (fuzz-record=DIR): each kind's records go to
+ * DIR/KIND/PID-N, a new file every MLX5_RECORDS_PER_FILE records; each file is
+ * one input of that fuzz target. Written unbuffered, as QEMU may end without
+ * unrealizing the device.
  */
 #define MLX5_RECORDS_PER_FILE 32
 
-static void mlx5_hca_record(void *opaque, unsigned kind, const void *rec, size_t len)
+static void mlx5_hca_record(void *opaque, unsigned kind, const void *rec,
+                            size_t len)
 {
     Mlx5Hca *s = opaque;
-    typeof(s->rec[0]) *r = &s->rec[kind];
+    Mlx5HcaRecorder *r = &s->rec[kind];
 
     if (r->fd >= 0 && r->records >= MLX5_RECORDS_PER_FILE) {
         close(r->fd);
         r->fd = -1;
     }
     if (r->fd < 0) {
-        g_autofree char *dir = g_build_filename(s->fuzz_record, mlx5_record_names[kind], NULL);
-        g_autofree char *name = g_strdup_printf("%s/%d-%u", dir, (int)getpid(), r->files++);
+        g_autofree char *dir = g_build_filename(s->fuzz_record,
+                                                mlx5_record_names[kind], NULL);
+        g_autofree char *name = g_strdup_printf("%s/%d-%u", dir, (int)getpid(),
+                                                r->files++);
 
         g_mkdir_with_parents(dir, 0755);
         r->fd = qemu_create(name, O_WRONLY | O_TRUNC, 0644, NULL);
@@ -285,7 +312,8 @@ static uint64_t mlx5_hca_bar0_read(void *opaque, hwaddr addr, unsigned size)
     return mlx5_core_mmio_read(s->core, addr, size);
 }
 
-static void mlx5_hca_bar0_write(void *opaque, hwaddr addr, uint64_t val, unsigned size)
+static void mlx5_hca_bar0_write(void *opaque, hwaddr addr, uint64_t val,
+                                unsigned size)
 {
     Mlx5Hca *s = opaque;
 
@@ -313,12 +341,14 @@ static bool mlx5_hca_nc_can_receive(NetClientState *nc)
     return mlx5_core_link_can_rx(s->core, 1);
 }
 
-static ssize_t mlx5_hca_nc_receive(NetClientState *nc, const uint8_t *buf, size_t size)
+static ssize_t mlx5_hca_nc_receive(NetClientState *nc, const uint8_t *buf,
+                                   size_t size)
 {
     Mlx5Hca *s = qemu_get_nic_opaque(nc);
 
     if (!mlx5_core_link_rx(s->core, 1, buf, size)) {
-        qemu_bh_schedule(s->bh);        /* QEMU keeps the frame; flushed after the run */
+        /* QEMU keeps the frame; flushed after the run */
+        qemu_bh_schedule(s->bh);
         return 0;
     }
     return size;
@@ -342,9 +372,10 @@ static NetClientInfo mlx5_hca_net_info = {
 };
 
 /*
- * Vendor-specific capability (the "VSC" crspace gateway of ConnectX). The driver uses it for
- * crdump and the SW-reset semaphore. We implement the gateway semaphore faithfully and report
- * every address space as unsupported (status 0), which the driver handles quietly.
+ * Vendor-specific capability (the "VSC" crspace gateway of ConnectX). The
+ * driver uses it for crdump and the SW-reset semaphore. We implement the
+ * gateway semaphore faithfully and report every address space as unsupported
+ * (status 0), which the driver handles quietly.
  */
 #define MLX5_VSC_SIZE           0x18
 #define MLX5_VSC_CTRL           0x04
@@ -385,12 +416,15 @@ static uint32_t mlx5_hca_read_config(PCIDevice *dev, uint32_t address, int len)
     return pci_default_read_config(dev, address, len);
 }
 
-static void mlx5_hca_write_config(PCIDevice *dev, uint32_t address, uint32_t val, int len)
+static void mlx5_hca_write_config(PCIDevice *dev, uint32_t address,
+                                  uint32_t val, int len)
 {
     Mlx5Hca *s = MLX5_HCA(dev);
 
     if (s->vsc && address == s->vsc + MLX5_VSC_SEMAPHORE && len == 4) {
-        /* taking the semaphore only works while it is free; writing 0 frees it */
+        /*
+         * taking the semaphore only works while it is free; writing 0 frees it
+         */
         if (val == 0 || s->vsc_semaphore == 0) {
             s->vsc_semaphore = val;
         }
@@ -422,12 +456,16 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
     if (s->lid) {
         cfg.lid = s->lid;
     } else if (s->lmc <= 7) {
-        cfg.lid <<= s->lmc;             /* the MAC's LID, spaced for 2^lmc LIDs per port */
+        /* the MAC's LID, spaced for 2^lmc LIDs per port */
+        cfg.lid <<= s->lmc;
     }
     cfg.sm_lid = s->sm_lid;
-    cfg.fault = (IbFaultConfig){ .drop = s->fault_drop, .dup = s->fault_dup,
-                                 .reorder = s->fault_reorder, .corrupt = s->fault_corrupt,
-                                 .delay_us = s->fault_delay, .seed = s->fault_seed };
+    cfg.fault = (IbFaultConfig){ .drop = s->fault_drop,
+                                 .dup = s->fault_dup,
+                                 .reorder = s->fault_reorder,
+                                 .corrupt = s->fault_corrupt,
+                                 .delay_us = s->fault_delay,
+                                 .seed = s->fault_seed };
     cfg.sm = s->sm;
     cfg.sm_priority = s->sm_priority;
     cfg.log_max_qp = s->log_max_qp;
@@ -464,7 +502,8 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
         return;
     }
     /* a ConnectX-5 is a PCIe Gen3 x16 endpoint */
-    pcie_cap_fill_link_ep_usp(pci_dev, QEMU_PCI_EXP_LNK_X16, QEMU_PCI_EXP_LNK_8GT);
+    pcie_cap_fill_link_ep_usp(pci_dev, QEMU_PCI_EXP_LNK_X16,
+                              QEMU_PCI_EXP_LNK_8GT);
     pcie_cap_flr_init(pci_dev);
     pcie_cap_deverr_init(pci_dev);
     mlx5_hca_vsc_init(s, errp);
@@ -472,12 +511,15 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
         return;
     }
 
-    memory_region_init_io(&s->bar0, OBJECT(s), &mlx5_hca_bar0_ops, s, "mlx5-bar0",
-                          MLX5_BAR0_SIZE);
+    memory_region_init_io(&s->bar0, OBJECT(s), &mlx5_hca_bar0_ops, s,
+                          "mlx5-bar0", MLX5_BAR0_SIZE);
     pci_register_bar(pci_dev, 0,
-                     PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64 |
-                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->bar0);
-    if (msix_init_exclusive_bar(pci_dev, s->msix_vectors, MLX5_MSIX_BAR, errp)) {
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                         PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                         PCI_BASE_ADDRESS_MEM_PREFETCH,
+                     &s->bar0);
+    if (msix_init_exclusive_bar(pci_dev, s->msix_vectors, MLX5_MSIX_BAR,
+                                errp)) {
         return;
     }
     for (i = 0; i < s->msix_vectors; i++) {
@@ -492,11 +534,13 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
     }
     s->core_ops = mlx5_hca_core_ops;
     if (s->fuzz_record) {
-        s->core_ops.record = mlx5_hca_record;   /* a developer's option: a file per 32 */
+        /* a developer's option: a file per 32 */
+        s->core_ops.record = mlx5_hca_record;
     }
     s->core = mlx5_core_new(&cfg, &s->core_ops, s);
-    s->nic = qemu_new_nic(&mlx5_hca_net_info, &s->conf, object_get_typename(OBJECT(s)),
-                          dev->id, &dev->mem_reentrancy_guard, s);
+    s->nic = qemu_new_nic(&mlx5_hca_net_info, &s->conf,
+                          object_get_typename(OBJECT(s)), dev->id,
+                          &dev->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
     mlx5_core_link_set_up(s->core, 1, !qemu_get_queue(s->nic)->link_down);
     trace_mlx5_pci_realize(cfg.node_guid, cfg.lid);

@@ -1,14 +1,16 @@
 /*
- * CRC-32 for the ICRC (the IEEE 802.3 polynomial, reflected, as zlib's crc32()).
+ * CRC-32 for the ICRC (the IEEE 802.3 polynomial, reflected, as zlib's
+ * crc32()).
  *
- * The ICRC covers every byte of every packet, twice (sent and checked), and zlib's table-driven
- * crc32() was more than half of the device core's instructions for bulk RDMA WRITE
- * (docs/benchmarks.md). On x86-64 hosts with PCLMULQDQ this folds 64 bytes per step with
- * carry-less multiplication (Gopal et al., "Fast CRC Computation for Generic Polynomials Using
- * PCLMULQDQ Instruction", Intel 2009; the constants are the paper's for the bit-reflected
- * CRC-32, as in Chromium's zlib crc32_simd.c), chosen at run time by the CPU's feature bits;
- * runs of 16 to 63 bytes fold in one lane, and the last few bytes go through a byte table.
- * Hosts without it use zlib's crc32().
+ * The ICRC covers every byte of every packet, twice (sent and checked), and
+ * zlib's table-driven crc32() was more than half of the device core's
+ * instructions for bulk RDMA WRITE (docs/benchmarks.md). On x86-64 hosts with
+ * PCLMULQDQ this folds 64 bytes per step with carry-less multiplication (Gopal
+ * et al., "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ
+ * Instruction", Intel 2009; the constants are the paper's for the bit-reflected
+ * CRC-32, as in Chromium's zlib crc32_simd.c), chosen at run time by the CPU's
+ * feature bits; runs of 16 to 63 bytes fold in one lane, and the last few bytes
+ * go through a byte table. Hosts without it use zlib's crc32().
  *
  * Copyright (c) 2026 The qemu-mlx5 authors
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -34,12 +36,15 @@ uint32_t ib_crc32_generic(uint32_t crc, const void *buf, size_t len)
     return crc;
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef HOST_X86_64
 #include <immintrin.h>
 
 #define IB_CRC_CLMUL_MIN 16
 
-/* byte at a time, for the few bytes the folding leaves (zlib's per-call cost is far higher) */
+/*
+ * byte at a time, for the few bytes the folding leaves (zlib's per-call cost is
+ * far higher)
+ */
 static uint32_t ib_crc_table[256];
 
 static void ib_crc_table_init(void)
@@ -64,8 +69,9 @@ static uint32_t ib_crc32_bytes(uint32_t crc, const uint8_t *p, size_t len)
 }
 
 /*
- * @crc is the internal (inverted) register; @len >= 16 and a multiple of 16. From 64 bytes on,
- * four 128-bit lanes are folded in parallel; shorter runs start with one lane.
+ * @crc is the internal (inverted) register; @len >= 16 and a multiple of 16.
+ * From 64 bytes on, four 128-bit lanes are folded in parallel; shorter runs
+ * start with one lane.
  */
 static __attribute__((target("pclmul,sse4.1"))) uint32_t
 ib_crc32_fold(uint32_t crc, const uint8_t *buf, size_t len)
@@ -167,7 +173,8 @@ bool ib_crc32_have_clmul(void)
     if (have < 0) {
         ib_crc_table_init();
         __builtin_cpu_init();
-        have = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+        have = __builtin_cpu_supports("pclmul") &&
+               __builtin_cpu_supports("sse4.1");
     }
     return have;
 }

@@ -1,21 +1,24 @@
 /*
- * Vendor-neutral IB transport: the dynamically connected (DC) service of mlx5 HCAs.
+ * Vendor-neutral IB transport: the dynamically connected (DC) service of mlx5
+ * HCAs.
  *
- * A DC initiator (DCI) is an RC requester whose work requests each name their target (address
- * vector, DCT number, DC access key). It is connected to one target at a time: it moves to
- * another target only when every earlier WR has completed, and each move starts a new
- * connection (a new connection id, the current PSN as its first PSN).
+ * A DC initiator (DCI) is an RC requester whose work requests each name their
+ * target (address vector, DCT number, DC access key). It is connected to one
+ * target at a time: it moves to another target only when every earlier WR has
+ * completed, and each move starts a new connection (a new connection id, the
+ * current PSN as its first PSN).
  *
- * A DC target (DCT) answers any number of initiators through a fixed pool of responder
- * contexts. Each context is an ordinary RC responder (ib_rc.c) bound to one initiator's
- * connection (its LID, DCI number and connection id); the device sees the DCT behind it
- * (dc_parent). A context is rebound when its initiator starts a new connection, and reused
- * for another initiator when it is idle (no message half received, no READ response left to
- * send), least recently used first. Requests that find no context are dropped: the initiator
+ * A DC target (DCT) answers any number of initiators through a fixed pool of
+ * responder contexts. Each context is an ordinary RC responder (ib_rc.c) bound
+ * to one initiator's connection (its LID, DCI number and connection id); the
+ * device sees the DCT behind it (dc_parent). A context is rebound when its
+ * initiator starts a new connection, and reused for another initiator when it
+ * is idle (no message half received, no READ response left to send), least
+ * recently used first. Requests that find no context are dropped: the initiator
  * retries, as it would after a lost packet.
  *
- * Wire: RC's operations under transport bits 0xC0 (manufacturer specific); requests carry a
- * DCETH (docs/fabric.md).
+ * Wire: RC's operations under transport bits 0xC0 (manufacturer specific);
+ * requests carry a DCETH (docs/fabric.md).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -26,18 +29,22 @@
 bool ib_dc_same_target(const IbQp *dci, const IbSendWr *wr)
 {
     const IbAv *a = &dci->av, *b = &wr->av;
-    bool roce = dci->port->roce;        /* RoCE: always a global route, and a next hop MAC */
+    /* RoCE: always a global route, and a next hop MAC */
+    bool roce = dci->port->roce;
 
-    return dci->dest_qpn == wr->dest_qpn && dci->dc_key == wr->dc_key && a->dlid == b->dlid &&
-           a->sl == b->sl && a->src_path_bits == b->src_path_bits && a->grh == b->grh &&
+    return dci->dest_qpn == wr->dest_qpn && dci->dc_key == wr->dc_key &&
+           a->dlid == b->dlid && a->sl == b->sl &&
+           a->src_path_bits == b->src_path_bits && a->grh == b->grh &&
            (!roce || !memcmp(a->dmac, b->dmac, 6)) &&
            ((!a->grh && !roce) ||
             (!memcmp(a->dgid, b->dgid, 16) && a->sgid_index == b->sgid_index &&
-                        a->hop_limit == b->hop_limit && a->tclass == b->tclass &&
-                        a->flow_label == b->flow_label));
+             a->hop_limit == b->hop_limit && a->tclass == b->tclass &&
+             a->flow_label == b->flow_label));
 }
 
-/* The DCI's next WR goes to another target (all earlier ones have completed). */
+/*
+ * The DCI's next WR goes to another target (all earlier ones have completed).
+ */
 void ib_dc_connect(IbQp *dci, const IbSendWr *wr)
 {
     dci->av = wr->av;
@@ -87,7 +94,8 @@ void ib_dct_cleanup(IbQp *dct)
 
     for (i = 0; i < dct->dc_nctx; i++) {
         IbQp *ctx = &dct->dc_ctx[i];
-        ctx->have_rwr = false;          /* the DCT is gone: no completions any more */
+        /* the DCT is gone: no completions any more */
+        ctx->have_rwr = false;
         ib_dct_unbind(ctx);
         ib_qp_cleanup(ctx);
     }
@@ -109,7 +117,8 @@ void ib_dct_drain(IbQp *dct)
 static bool ib_dct_ctx_idle(const IbQp *ctx)
 {
     return !ctx->dc_bound || ctx->state == IB_QPS_ERR ||
-           (!ctx->in_send && !ctx->in_write && !ctx->have_rwr && !ib_resp_tx_busy(ctx));
+           (!ctx->in_send && !ctx->in_write && !ctx->have_rwr &&
+            !ib_resp_tx_busy(ctx));
 }
 
 /* Bind a context to the connection request @p starts. */
@@ -121,7 +130,10 @@ static void ib_dct_bind(IbQp *dct, IbQp *ctx, const IbPacket *p)
     memcpy(ctx->dc_sgid, p->sgid, 16);
     ctx->dc_src_qpn = p->dc_src_qpn;
     ctx->dc_conn_id = p->dc_conn_id;
-    /* the responder's side of the connection: the DCT's attributes, the initiator's path */
+    /*
+     * the responder's side of the connection: the DCT's attributes, the
+     * initiator's path
+     */
     ctx->mtu = dct->mtu;
     ctx->pkey = dct->pkey;
     ctx->rre = dct->rre;
@@ -141,7 +153,10 @@ static void ib_dct_bind(IbQp *dct, IbQp *ctx, const IbPacket *p)
         memcpy(ctx->av.dgid, p->sgid, 16);
     }
     if (p->roce) {
-        /* RoCE: back to the initiator's address and MAC, from the GID it was sent to */
+        /*
+         * RoCE: back to the initiator's address and MAC, from the GID it was
+         * sent to
+         */
         int g = ib_roce_find_gid(dct->port, p->dgid);
         ctx->av.hop_limit = dct->av.hop_limit ? dct->av.hop_limit : 64;
         ctx->av.tclass = dct->av.tclass;
@@ -153,10 +168,11 @@ static void ib_dct_bind(IbQp *dct, IbQp *ctx, const IbPacket *p)
     ctx->rq_psn = p->dc_conn_psn;
     ib_qp_set_state(ctx, IB_QPS_INIT);
     ib_qp_set_state(ctx, IB_QPS_RTR);
-    ctx->state = IB_QPS_RTS;            /* a responder only: no requester state to set up */
+    /* a responder only: no requester state to set up */
+    ctx->state = IB_QPS_RTS;
     ctx->comm_est = true;
-    trace_ib_dct_bind(dct->qpn, ctx->dc_index, p->slid, p->dc_src_qpn, p->dc_conn_id,
-                      p->dc_conn_psn);
+    trace_ib_dct_bind(dct->qpn, ctx->dc_index, p->slid, p->dc_src_qpn,
+                      p->dc_conn_id, p->dc_conn_psn);
 }
 
 static IbQp *ib_dct_context(IbQp *dct, const IbPacket *p)
@@ -166,14 +182,18 @@ static IbQp *ib_dct_context(IbQp *dct, const IbPacket *p)
 
     for (i = 0; i < dct->dc_nctx; i++) {
         IbQp *c = &dct->dc_ctx[i];
-        if (c->dc_bound && c->dc_slid == p->slid && c->dc_src_qpn == p->dc_src_qpn &&
+        if (c->dc_bound && c->dc_slid == p->slid &&
+            c->dc_src_qpn == p->dc_src_qpn &&
             !memcmp(c->dc_sgid, p->sgid, 16)) {
             ctx = c;
             break;
         }
     }
     if (ctx && ctx->dc_conn_id == p->dc_conn_id) {
-        /* a context in error waits for its initiator to start over (a new connection) */
+        /*
+         * a context in error waits for its initiator to start over (a new
+         * connection)
+         */
         return ctx->state == IB_QPS_ERR ? NULL : ctx;
     }
     if (!ctx) {
@@ -183,7 +203,8 @@ static IbQp *ib_dct_context(IbQp *dct, const IbPacket *p)
                 victim = c;
                 break;
             }
-            if (ib_dct_ctx_idle(c) && (!victim || c->dc_last_use < victim->dc_last_use)) {
+            if (ib_dct_ctx_idle(c) &&
+                (!victim || c->dc_last_use < victim->dc_last_use)) {
                 victim = c;
             }
         }
@@ -193,7 +214,10 @@ static IbQp *ib_dct_context(IbQp *dct, const IbPacket *p)
         }
         ctx = victim;
     }
-    /* a new connection (the initiator only starts one when it is done with the last) */
+    /*
+     * a new connection (the initiator only starts one when it is done with the
+     * last)
+     */
     ib_dct_bind(dct, ctx, p);
     return ctx;
 }
@@ -203,7 +227,8 @@ void ib_dct_rx(IbQp *dct, const IbPacket *p)
     IbQp *ctx;
 
     if (!(ib_opcode_headers(p->opcode) & IB_HDR_DCETH) || dct->dc_draining) {
-        return;                         /* a response sent to a DCT, or the DCT is going */
+        /* a response sent to a DCT, or the DCT is going */
+        return;
     }
     if (p->dc_key != dct->dc_key) {
         /* a DC access key violation: dropped (the initiator times out) */

@@ -1,17 +1,18 @@
 /*
- * Vendor-neutral IB transport: fault injection on a port's link (frames arriving from the
- * fabric), for testing what runs on top: drop, duplicate, reorder, corrupt and delay frames,
- * each with its own probability, from a seeded generator so that a run can be repeated.
+ * Vendor-neutral IB transport: fault injection on a port's link (frames
+ * arriving from the fabric), for testing what runs on top: drop, duplicate,
+ * reorder, corrupt and delay frames, each with its own probability, from a
+ * seeded generator so that a run can be repeated.
  *
- *  drop     the frame is lost.
- *  corrupt  one byte covered by the ICRC is flipped: the receiver drops the frame as a link
- *           error (stat_rx_bad), as a real port drops a frame with a bad CRC.
- *  dup      the frame arrives twice.
- *  reorder  the frame is held back and arrives after the next one (or 1 ms later).
- *  delay    every frame arrives delay_us later (order kept).
- * Frames the port sends to itself (loopback) do not cross the link and see no faults.
- * Held frames wait in a bounded queue (IB_FAULT_HOLD); when it is full the oldest is delivered
- * at once. Nothing is allocated per frame.
+ * drop     the frame is lost.
+ * corrupt  one byte covered by the ICRC is flipped: the receiver drops the
+ * frame as a link error (stat_rx_bad), as a real port drops a frame with a bad
+ * CRC. dup      the frame arrives twice. reorder  the frame is held back and
+ * arrives after the next one (or 1 ms later). delay    every frame arrives
+ * delay_us later (order kept). Frames the port sends to itself (loopback) do
+ * not cross the link and see no faults. Held frames wait in a bounded queue
+ * (IB_FAULT_HOLD); when it is full the oldest is delivered at once. Nothing is
+ * allocated per frame.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -20,7 +21,8 @@
 #include "trace.h"
 
 #define IB_FAULT_HOLD           64
-#define IB_FAULT_REORDER_NS     1000000     /* a held-back frame waits at most 1 ms */
+/* a held-back frame waits at most 1 ms */
+#define IB_FAULT_REORDER_NS     1000000
 
 struct IbFault {
     IbFaultConfig cfg;
@@ -30,7 +32,8 @@ struct IbFault {
     uint32_t len[IB_FAULT_HOLD];
     int64_t due[IB_FAULT_HOLD];
     unsigned head, count;
-    bool reorder_held;          /* the newest held frame waits for the next one */
+    /* the newest held frame waits for the next one */
+    bool reorder_held;
     uint8_t scratch[IB_MAX_FRAME];
 };
 
@@ -61,7 +64,8 @@ void ib_fault_configure(IbPort *port, const IbFaultConfig *cfg)
 {
     IbFault *f = port->fault;
 
-    if (!cfg->drop && !cfg->dup && !cfg->reorder && !cfg->corrupt && !cfg->delay_us) {
+    if (!cfg->drop && !cfg->dup && !cfg->reorder && !cfg->corrupt &&
+        !cfg->delay_us) {
         ib_fault_cleanup(port);
         return;
     }
@@ -94,7 +98,8 @@ static void ib_fault_release_one(IbPort *port)
     ib_port_rx(port, f->buf[slot], f->len[slot]);
 }
 
-static void ib_fault_hold(IbPort *port, const uint8_t *frame, size_t len, int64_t due)
+static void ib_fault_hold(IbPort *port, const uint8_t *frame, size_t len,
+                          int64_t due)
 {
     IbFault *f = port->fault;
     unsigned slot;
@@ -109,7 +114,10 @@ static void ib_fault_hold(IbPort *port, const uint8_t *frame, size_t len, int64_
     f->count++;
 }
 
-/* Swap the two newest held frames (the held-back one goes after the one just queued). */
+/*
+ * Swap the two newest held frames (the held-back one goes after the one just
+ * queued).
+ */
 static void ib_fault_swap_last(IbFault *f)
 {
     unsigned a = (f->head + f->count - 1) % IB_FAULT_HOLD;
@@ -121,10 +129,12 @@ static void ib_fault_swap_last(IbFault *f)
     f->len[a] = f->len[b];
     memcpy(f->buf[b], f->scratch, la);
     f->len[b] = la;
-    f->due[b] = f->due[a];              /* the held-back frame keeps no earlier time */
+    /* the held-back frame keeps no earlier time */
+    f->due[b] = f->due[a];
 }
 
-static void ib_fault_deliver(IbPort *port, const uint8_t *frame, size_t len, int64_t now)
+static void ib_fault_deliver(IbPort *port, const uint8_t *frame, size_t len,
+                             int64_t now)
 {
     IbFault *f = port->fault;
 
@@ -160,8 +170,11 @@ void ib_port_link_rx(IbPort *port, const uint8_t *frame, size_t len)
         return;
     }
     if (ib_fault_hit(f, f->cfg.corrupt) && len > 60) {
-        /* a byte after the BTH (at 42 + 12 with or without a GRH before it): covered by
-         * the ICRC, which leaves out only fields in front of it and the BTH's reserved byte */
+        /*
+         * a byte after the BTH (at 42 + 12 with or without a GRH before it):
+         * covered by the ICRC, which leaves out only fields in front of it and
+         * the BTH's reserved byte
+         */
         size_t off = 54 + ib_fault_rand(f) % (len - 4 - 54);
         uint8_t copy[IB_MAX_FRAME];
         memcpy(copy, frame, len);
@@ -175,7 +188,8 @@ void ib_port_link_rx(IbPort *port, const uint8_t *frame, size_t len)
         f->stats.reorder++;
         trace_ib_fault("reorder", len);
         ib_fault_hold(port, frame, len,
-                      now + IB_FAULT_REORDER_NS + (int64_t)f->cfg.delay_us * 1000);
+                      now + IB_FAULT_REORDER_NS +
+                          (int64_t)f->cfg.delay_us * 1000);
         f->reorder_held = true;
         ib_port_update_deadline(port);
         return;
@@ -200,7 +214,8 @@ void ib_fault_expire(IbPort *port, int64_t now)
     IbFault *f = port->fault;
 
     while (f && f->count && f->due[f->head] <= now) {
-        f->reorder_held = false;        /* waited long enough for a frame to pass it */
+        /* waited long enough for a frame to pass it */
+        f->reorder_held = false;
         ib_fault_release_one(port);
     }
 }

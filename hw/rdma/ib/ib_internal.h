@@ -11,9 +11,13 @@
 
 /* ib_port.c */
 uint32_t ib_packet_octets(size_t frame_len, bool grh);
-void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t payload_len);
+void ib_port_send(IbPort *port, IbPacket *p, const void *payload,
+                  uint32_t payload_len);
 
-/* ib_rc.c: requester (RC, UC; transmit of every QP type), RC timers, RC receive entry */
+/*
+ * ib_rc.c: requester (RC, UC; transmit of every QP type), RC timers, RC receive
+ * entry
+ */
 unsigned ib_qp_tx(IbQp *qp, unsigned budget);
 void ib_rc_rx(IbQp *qp, const IbPacket *p);
 void ib_rc_ack_timeout(IbQp *qp);
@@ -44,12 +48,21 @@ void ib_qp_link(IbQp *qp);
 void ib_qp_unlink(IbQp *qp);
 
 /* ib_apm.c: automatic path migration of RC/UC QPs */
-/* a packet for @qp arrived: false = drop it (MigReq from a path that is not the alternate) */
+/*
+ * a packet for @qp arrived: false = drop it (MigReq from a path that is not the
+ * alternate)
+ */
 bool ib_apm_rx(IbQp *qp, const IbPacket *p);
-/* the requester's retries ran out: true if the QP migrated instead (retries renewed) */
+/*
+ * the requester's retries ran out: true if the QP migrated instead (retries
+ * renewed)
+ */
 bool ib_apm_retry_exhausted(IbQp *qp);
 
-/* Is @lid one of the port's 2^LMC LIDs (its LID with the low LMC bits free, IBA 7.11.1)? */
+/*
+ * Is @lid one of the port's 2^LMC LIDs (its LID with the low LMC bits free,
+ * IBA 7.11.1)?
+ */
 static inline bool ib_port_owns_lid(const IbPort *port, uint16_t lid)
 {
     uint16_t mask = (1u << port->lmc) - 1;
@@ -59,7 +72,8 @@ static inline bool ib_port_owns_lid(const IbPort *port, uint16_t lid)
 }
 
 /*
- * A multicast GID: ff00::/8, and on a RoCE port also an IPv4-mapped multicast address
+ * A multicast GID: ff00::/8, and on a RoCE port also an IPv4-mapped multicast
+ * address
  * (::ffff:224.0.0.0/4), as RDMA CM joins IPv4 groups there.
  */
 static inline bool ib_gid_is_mcast(const IbPort *port, const uint8_t gid[16])
@@ -92,13 +106,22 @@ void ib_sm_elect(IbPort *port);
 bool ib_port_rx_announce(IbPort *port, const IbPacket *p);
 bool ib_sm_rx_smp(IbPort *port, const IbPacket *p);
 
-/* ib_sa.c: the subnet administrator (answers while this port is the master SM) */
+/*
+ * ib_sa.c: the subnet administrator (answers while this port is the master SM)
+ */
 void ib_sa_init(IbPort *port);
 void ib_sa_cleanup(IbPort *port);
 void ib_sa_master_changed(IbPort *port, bool master);
-/* a port joined or left the fabric's directory: traps 64/65 to the SA's subscribers */
-void ib_sa_gid_event(IbPort *port, uint64_t gid_prefix, uint64_t guid, bool in_service);
-/* A GSI MAD for QP1: true if the SA took it (an SA request while we are the master) */
+/*
+ * a port joined or left the fabric's directory: traps 64/65 to the SA's
+ * subscribers
+ */
+void ib_sa_gid_event(IbPort *port, uint64_t gid_prefix, uint64_t guid,
+                     bool in_service);
+/*
+ * A GSI MAD for QP1: true if the SA took it (an SA request while we are the
+ * master)
+ */
 bool ib_sa_rx(IbPort *port, const IbPacket *p);
 
 /* ib_mcast.c: deliver a packet to a multicast LID to the QPs attached here */
@@ -108,7 +131,10 @@ void ib_mcast_rx(IbPort *port, const IbPacket *p);
 void ib_roce_fill_av(const IbPort *port, const IbAv *av, IbPacket *p);
 bool ib_roce_rx_ok(IbPort *port, const IbPacket *p);
 
-/* LRH/GRH fields of a packet from an address vector (the source GID is the port's). */
+/*
+ * LRH/GRH fields of a packet from an address vector (the source GID is the
+ * port's).
+ */
 void ib_port_fill_av(const IbPort *port, const IbAv *av, IbPacket *p);
 
 /* Common packet header for a QP's connected path. */

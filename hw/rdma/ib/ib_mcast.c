@@ -1,10 +1,11 @@
 /*
- * Vendor-neutral IB transport: multicast. QPs are attached to groups by MGID (the device's
- * ATTACH_TO_MCG); a UD packet to a multicast LID carries the group's MGID as its GRH
- * destination and is delivered to every QP of this port attached to that MGID, each with its
- * own Q_Key check (ib_ud_rx). The fabric link carries such a packet to every port, and the
- * sending port delivers it to its own attached QPs too (IBA 10.5.2.3). At most
- * IB_MCAST_MAX_ATTACH attachments per port; the device says how many QPs a group may have.
+ * Vendor-neutral IB transport: multicast. QPs are attached to groups by MGID
+ * (the device's ATTACH_TO_MCG); a UD packet to a multicast LID carries the
+ * group's MGID as its GRH destination and is delivered to every QP of this port
+ * attached to that MGID, each with its own Q_Key check (ib_ud_rx). The fabric
+ * link carries such a packet to every port, and the sending port delivers it to
+ * its own attached QPs too (IBA 10.5.2.3). At most IB_MCAST_MAX_ATTACH
+ * attachments per port; the device says how many QPs a group may have.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -19,8 +20,8 @@ struct IbMcastAttach {
     bool used;
 };
 
-IbMcastStatus ib_mcast_attach(IbPort *port, const uint8_t mgid[16], uint32_t qpn,
-                              unsigned max_group_qps)
+IbMcastStatus ib_mcast_attach(IbPort *port, const uint8_t mgid[16],
+                              uint32_t qpn, unsigned max_group_qps)
 {
     IbMcastAttach *free_slot = NULL;
     unsigned i, in_group = 0;
@@ -55,7 +56,8 @@ IbMcastStatus ib_mcast_attach(IbPort *port, const uint8_t mgid[16], uint32_t qpn
     return IB_MCAST_OK;
 }
 
-IbMcastStatus ib_mcast_detach(IbPort *port, const uint8_t mgid[16], uint32_t qpn)
+IbMcastStatus ib_mcast_detach(IbPort *port, const uint8_t mgid[16],
+                              uint32_t qpn)
 {
     unsigned i;
 
@@ -90,7 +92,10 @@ void ib_mcast_rx(IbPort *port, const IbPacket *p)
 
     if ((!p->grh && !p->roce) || !ib_gid_is_mcast(port, p->dgid) ||
         (p->opcode & 0xe0) != IB_TRANSPORT_UD || p->dest_qpn != IB_QPN_MASK) {
-        /* IBA 10.5.2: multicast is UD with a GRH and the destination QP 0xFFFFFF */
+        /*
+         * IBA 10.5.2: multicast is UD with a GRH and the destination QP
+         * 0xFFFFFF
+         */
         port->stat_rx_drop++;
         trace_ib_mcast_drop(p->dlid, p->dest_qpn);
         return;
@@ -103,10 +108,12 @@ void ib_mcast_rx(IbPort *port, const IbPacket *p)
         }
         qp = port->ops->qp_lookup(port, a->qpn);
         if (qp && qp->block_self_mcast && qp->qpn == p->deth_src_qpn &&
-            (port->roce ? ib_roce_find_gid(port, p->sgid) >= 0 : ib_port_owns_lid(port, p->slid))) {
+            (port->roce ? ib_roce_find_gid(port, p->sgid) >= 0
+                        : ib_port_owns_lid(port, p->slid))) {
             continue;                   /* its own send, looped back: blocked */
         }
-        if (qp && qp->type == IB_QPT_UD && qp->state >= IB_QPS_RTR && qp->state != IB_QPS_ERR) {
+        if (qp && qp->type == IB_QPT_UD && qp->state >= IB_QPS_RTR &&
+            qp->state != IB_QPS_ERR) {
             qp->stat_rx++;
             ib_ud_rx(qp, p);
             delivered++;

@@ -1,6 +1,6 @@
 /*
- * Vendor-neutral IB transport: the port (frame building, link TX with backpressure,
- * loopback, receive demultiplexing, timers) and QP lifetime.
+ * Vendor-neutral IB transport: the port (frame building, link TX with
+ * backpressure, loopback, receive demultiplexing, timers) and QP lifetime.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -21,8 +21,9 @@ uint32_t ib_mtu_bytes(unsigned ib_mtu_enum)
 
 /* IBA Table 45: RNR NAK timer field encoding, in microseconds * 100 */
 static const uint32_t ib_rnr_table_10us[32] = {
-    65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768,
-    1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
+    65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384,
+    512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576,
+    32768, 49152,
 };
 
 int64_t ib_rnr_timeout_ns(unsigned min_rnr_timer)
@@ -31,9 +32,9 @@ int64_t ib_rnr_timeout_ns(unsigned min_rnr_timer)
 }
 
 /*
- * Octets of the IB packet a fabric frame of @frame_len bytes stands for: the Ethernet, IP and
- * UDP headers are the frame's, the LRH (8) and VCRC (2) the IB packet's; an IPv6 header is the
- * GRH and counts.
+ * Octets of the IB packet a fabric frame of @frame_len bytes stands for: the
+ * Ethernet, IP and UDP headers are the frame's, the LRH (8) and VCRC (2) the IB
+ * packet's; an IPv6 header is the GRH and counts.
  */
 uint32_t ib_packet_octets(size_t frame_len, bool grh)
 {
@@ -69,7 +70,8 @@ void ib_port_cleanup(IbPort *port)
     port->gid_end = 0;
 }
 
-void ib_qp_init(IbQp *qp, IbPort *port, uint32_t qpn, IbQpType type, uint32_t sq_entries)
+void ib_qp_init(IbQp *qp, IbPort *port, uint32_t qpn, IbQpType type,
+                uint32_t sq_entries)
 {
     uint32_t size = 1;
 
@@ -85,7 +87,8 @@ void ib_qp_init(IbQp *qp, IbPort *port, uint32_t qpn, IbQpType type, uint32_t sq
     qp->pkey = IB_DEFAULT_PKEY;
     qp->swq_size = size;
     qp->swq = g_new0(IbSendEntry, size);
-    qp->dc_conn_id = g_random_int();    /* a DCI's connections differ from its namesakes' */
+    /* a DCI's connections differ from its namesakes' */
+    qp->dc_conn_id = g_random_int();
 }
 
 void ib_qp_unlink(IbQp *qp)
@@ -216,13 +219,16 @@ void ib_qp_page_fault_resume(IbQp *qp, IbPfSide side, bool error)
 {
     trace_ib_qp_page_fault_resume(qp->qpn, side, error);
     if (side == IB_PF_REQUESTER) {
-        if (qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI || qp->type == IB_QPT_SMI) {
+        if (qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI ||
+            qp->type == IB_QPT_SMI) {
             ib_ud_page_fault_resume(qp, error);
         } else {
             ib_req_page_fault_resume(qp, error);
         }
     } else if (qp->type == IB_QPT_DCT) {
-        /* the DCT's responder contexts (which one faulted is not in the resume) */
+        /*
+         * the DCT's responder contexts (which one faulted is not in the resume)
+         */
         for (unsigned i = 0; i < qp->dc_nctx; i++) {
             ib_resp_page_fault_resume(&qp->dc_ctx[i], side, error);
         }
@@ -231,7 +237,7 @@ void ib_qp_page_fault_resume(IbQp *qp, IbPfSide side, bool error)
     }
 }
 
-/* ---- transmit ------------------------------------------------------------------------- */
+/* ---- transmit ------------------------------------------------------------ */
 
 void ib_port_fill_av(const IbPort *port, const IbAv *av, IbPacket *p)
 {
@@ -264,8 +270,11 @@ static void ib_port_loopback(IbPort *port, const struct iovec *iov, int iovcnt)
     int i;
 
     if (port->lb_count == IB_LOOPBACK_FRAMES) {
-        /* (senders stop at a full ring, ib_port_tx_stopped; what the receive path sends then,
-         * an ACK, is lost like on a congested switch: the transport recovers) */
+        /*
+         * (senders stop at a full ring, ib_port_tx_stopped; what the receive
+         * path sends then, an ACK, is lost like on a congested switch: the
+         * transport recovers)
+         */
         port->stat_rx_drop++;
         return;
     }
@@ -283,10 +292,12 @@ static void ib_port_loopback(IbPort *port, const struct iovec *iov, int iovcnt)
 }
 
 /*
- * Build and send one packet: headers from @p, @payload_len bytes at @payload. If the link
- * asks us to wait, port->tx_blocked is set and the transmit loops stop until tx_ready.
+ * Build and send one packet: headers from @p, @payload_len bytes at @payload.
+ * If the link asks us to wait, port->tx_blocked is set and the transmit loops
+ * stop until tx_ready.
  */
-void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t payload_len)
+void ib_port_send(IbPort *port, IbPacket *p, const void *payload,
+                  uint32_t payload_len)
 {
     uint8_t icrc[4];
     size_t hlen;
@@ -296,7 +307,8 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t paylo
     bool mcast;
 
     if (!port->link_up) {
-        return;                     /* a dead link eats frames; timeouts recover */
+        /* a dead link eats frames; timeouts recover */
+        return;
     }
     if (p->no_route) {
         port->stat_roce_no_gid++;
@@ -315,7 +327,10 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t paylo
     icrc[0] = crc; icrc[1] = crc >> 8; icrc[2] = crc >> 16; icrc[3] = crc >> 24;
     iov[0].iov_base = port->hdr;
     iov[0].iov_len = hlen;
-    /* never a NULL base, even when empty: QEMU's net queue memcpy()s every element */
+    /*
+     * never a NULL base, even when empty: QEMU's net queue memcpy()s every
+     * element
+     */
     iov[1].iov_base = payload_len ? (void *)payload : port->payload;
     iov[1].iov_len = payload_len;
     /* pad bytes (zero) go in front of the ICRC */
@@ -324,21 +339,33 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload, uint32_t paylo
     memcpy(port->hdr + hlen + p->pad, icrc, 4);
     iov[2].iov_len = p->pad + 4;
     port->stat_tx++;
-    port->stat_tx_bytes += ib_packet_octets(hlen + payload_len + p->pad + IB_ICRC_LEN, p->grh);
-    /* a group: on RoCE by its destination GID, on InfiniBand by its multicast DLID */
-    mcast = port->roce ? ib_gid_is_mcast(port, p->dgid) : IB_LID_IS_MCAST(p->dlid);
+    port->stat_tx_bytes += ib_packet_octets(
+        hlen + payload_len + p->pad + IB_ICRC_LEN, p->grh);
+    /*
+     * a group: on RoCE by its destination GID, on InfiniBand by its multicast
+     * DLID
+     */
+    mcast = port->roce ? ib_gid_is_mcast(port, p->dgid)
+                       : IB_LID_IS_MCAST(p->dlid);
     port->stat_tx_mcast += mcast;
-    trace_ib_tx(ib_opcode_name(p->opcode), p->dest_qpn, p->psn, p->dlid, payload_len);
+    trace_ib_tx(ib_opcode_name(p->opcode), p->dest_qpn, p->psn, p->dlid,
+                payload_len);
     if (port->roce ? !mcast && ib_roce_find_gid(port, p->dgid) >= 0 :
                      ib_port_owns_lid(port, p->dlid)) {
-        ib_port_loopback(port, iov, 3);     /* to ourselves (one of our GIDs or LIDs) */
+        /* to ourselves (one of our GIDs or LIDs) */
+        ib_port_loopback(port, iov, 3);
         return;
     }
     if (mcast && port->mcast_count) {
-        ib_port_loopback(port, iov, 3);     /* our own members of the group get it too */
+        /* our own members of the group get it too */
+        ib_port_loopback(port, iov, 3);
     }
-    /* RoCE multicast and InfiniBand's permissive DLID are for every station on the link */
-    if (!port->ops->link_tx(port, iov, 3, port->roce ? mcast : p->dlid == IB_LID_PERMISSIVE)) {
+    /*
+     * RoCE multicast and InfiniBand's permissive DLID are for every station on
+     * the link
+     */
+    if (!port->ops->link_tx(
+            port, iov, 3, port->roce ? mcast : p->dlid == IB_LID_PERMISSIVE)) {
         port->tx_blocked = true;
     }
 }
@@ -362,7 +389,8 @@ bool ib_port_run(IbPort *port, unsigned budget)
         ib_port_rx(port, port->lb[slot], port->lb_len[slot]);
         budget--;
     }
-    for (qp = port->qps; qp && budget && !ib_port_tx_stopped(port); qp = qp->next) {
+    for (qp = port->qps; qp && budget && !ib_port_tx_stopped(port);
+         qp = qp->next) {
         if (qp->tx_pending) {
             unsigned used = ib_qp_tx(qp, budget);
             budget -= MIN(used, budget);
@@ -374,11 +402,12 @@ bool ib_port_run(IbPort *port, unsigned budget)
     return (more && !ib_port_tx_stopped(port)) || port->lb_count;
 }
 
-/* ---- timers --------------------------------------------------------------------------- */
+/* ---- timers -------------------------------------------------------------- */
 
 void ib_port_update_deadline(IbPort *port)
 {
-    int64_t next = port->announce_deadline ? port->announce_deadline : INT64_MAX;
+    int64_t next = port->announce_deadline ? port->announce_deadline
+                                           : INT64_MAX;
     IbQp *qp;
 
     next = MIN(next, ib_fault_deadline(port));
@@ -402,7 +431,8 @@ void ib_port_expire(IbPort *port, int64_t now)
     }
     ib_fault_expire(port, now);
     for (qp = port->qps; qp; qp = next) {
-        next = qp->next;            /* a timeout may move the QP to error, not unlink it */
+        /* a timeout may move the QP to error, not unlink it */
+        next = qp->next;
         if (qp->rnr_deadline && qp->rnr_deadline <= now) {
             qp->rnr_deadline = 0;
             ib_rc_rnr_expired(qp);
@@ -416,13 +446,14 @@ void ib_port_expire(IbPort *port, int64_t now)
     port->ops->kick(port);
 }
 
-/* ---- receive -------------------------------------------------------------------------- */
+/* ---- receive ------------------------------------------------------------- */
 
 void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
 {
     IbPacket p;
     IbQp *qp;
-    int r = port->roce ? ib_wire_decode_roce(frame, len, &p) : ib_wire_decode(frame, len, &p);
+    int r = port->roce ? ib_wire_decode_roce(frame, len, &p)
+                       : ib_wire_decode(frame, len, &p);
     bool mcast;
 
     if (r) {
@@ -435,23 +466,34 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
     if (!port->link_up) {
         return;
     }
-    /* a group: on RoCE by its destination GID, on InfiniBand by its multicast DLID */
-    mcast = port->roce ? ib_gid_is_mcast(port, p.dgid) : IB_LID_IS_MCAST(p.dlid);
+    /*
+     * a group: on RoCE by its destination GID, on InfiniBand by its multicast
+     * DLID
+     */
+    mcast = port->roce ? ib_gid_is_mcast(port, p.dgid)
+                       : IB_LID_IS_MCAST(p.dlid);
     if (port->roce) {
         if (!mcast && !ib_roce_rx_ok(port, &p)) {
             return;                 /* not to one of our GIDs */
         }
     } else if (p.dlid == IB_LID_PERMISSIVE &&
         (ib_port_rx_announce(port, &p) || p.dest_qpn != 0)) {
-        /* the permissive LID carries announcements and directed-route SMPs to QP0 (an SM
-         * sweeping a back-to-back link reaches its neighbour this way); nothing else */
+        /*
+         * the permissive LID carries announcements and directed-route SMPs to
+         * QP0 (an SM sweeping a back-to-back link reaches its neighbour this
+         * way); nothing else
+         */
         return;
     } else if (!IB_LID_IS_MCAST(p.dlid) && !ib_port_owns_lid(port, p.dlid) &&
         p.dlid != IB_LID_PERMISSIVE) {
-        return;                     /* another node's frame on a shared segment */
+        /* another node's frame on a shared segment */
+        return;
     }
     if ((mcast || p.dest_qpn != 0) && !ib_pkey_match(p.pkey, IB_DEFAULT_PKEY)) {
-        /* the port's one partition is the default (full member); unicast QP0 is not checked */
+        /*
+         * the port's one partition is the default (full member); unicast QP0 is
+         * not checked
+         */
         port->stat_pkey_violations++;
         trace_ib_rx_pkey_violation(p.pkey, p.slid, p.dest_qpn);
         return;
@@ -463,18 +505,21 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
         ib_mcast_rx(port, &p);
         return;
     }
-    trace_ib_rx(ib_opcode_name(p.opcode), p.dest_qpn, p.psn, p.slid, p.payload_len);
-    if (!port->roce && p.dest_qpn == 1 && (p.opcode & 0xe0) == IB_TRANSPORT_UD &&
-        ib_sa_rx(port, &p)) {
-        return;                     /* the subnet administrator (we are the master SM) */
+    trace_ib_rx(ib_opcode_name(p.opcode), p.dest_qpn, p.psn, p.slid,
+                p.payload_len);
+    if (!port->roce && p.dest_qpn == 1 &&
+        (p.opcode & 0xe0) == IB_TRANSPORT_UD && ib_sa_rx(port, &p)) {
+        /* the subnet administrator (we are the master SM) */
+        return;
     }
     if (port->roce && p.dest_qpn == 0) {
         port->stat_rx_drop++;       /* RoCE has no QP0 */
         return;
     }
-    if (!port->roce && p.dest_qpn == 0 && (p.opcode & 0xe0) == IB_TRANSPORT_UD &&
-        ib_sm_rx_smp(port, &p)) {
-        return;                     /* SMInfo: the master SM answers for itself */
+    if (!port->roce && p.dest_qpn == 0 &&
+        (p.opcode & 0xe0) == IB_TRANSPORT_UD && ib_sm_rx_smp(port, &p)) {
+        /* SMInfo: the master SM answers for itself */
+        return;
     }
     qp = port->ops->qp_lookup(port, p.dest_qpn);
     if (!qp || qp->state < IB_QPS_RTR || qp->state == IB_QPS_ERR) {
@@ -504,7 +549,8 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
         }
         break;
     case IB_TRANSPORT_UD:
-        if (qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI || qp->type == IB_QPT_SMI) {
+        if (qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI ||
+            qp->type == IB_QPT_SMI) {
             ib_ud_rx(qp, &p);
         }
         break;

@@ -1,9 +1,10 @@
 /*
- * Vendor-neutral IB transport: the requester of the reliable and unreliable connected
- * services, and the connected QPs' transmit and receive entry points.
+ * Vendor-neutral IB transport: the requester of the reliable and unreliable
+ * connected services, and the connected QPs' transmit and receive entry points.
  *
- * Requester: segmentation by path MTU, PSNs, go-back-N retransmission on NAK/timeout,
- * RNR waits, READ/ATOMIC responses, in-order completion. The responder is ib_resp.c.
+ * Requester: segmentation by path MTU, PSNs, go-back-N retransmission on
+ * NAK/timeout, RNR waits, READ/ATOMIC responses, in-order completion. The
+ * responder is ib_resp.c.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -21,16 +22,21 @@ static IbSendEntry *ib_entry(IbQp *qp, uint32_t idx)
 
 static bool ib_wr_rdatomic(const IbSendWr *wr)
 {
-    return wr->opcode == IB_WR_RDMA_READ || wr->opcode == IB_WR_ATOMIC_CMP_SWP ||
+    return wr->opcode == IB_WR_RDMA_READ ||
+           wr->opcode == IB_WR_ATOMIC_CMP_SWP ||
            wr->opcode == IB_WR_ATOMIC_FETCH_ADD;
 }
 
 static bool ib_wr_atomic(const IbSendWr *wr)
 {
-    return wr->opcode == IB_WR_ATOMIC_CMP_SWP || wr->opcode == IB_WR_ATOMIC_FETCH_ADD;
+    return wr->opcode == IB_WR_ATOMIC_CMP_SWP ||
+           wr->opcode == IB_WR_ATOMIC_FETCH_ADD;
 }
 
-/* A READ's first PSN whose response has not arrived yet (its PSN range is per MTU of data). */
+/*
+ * A READ's first PSN whose response has not arrived yet (its PSN range is per
+ * MTU of data).
+ */
 static uint32_t ib_req_missing_psn(const IbQp *qp, const IbSendEntry *e)
 {
     return e->first_psn + (uint32_t)(e->resp_off / qp->mtu);
@@ -49,7 +55,9 @@ uint8_t ib_transport_bits(const IbQp *qp)
     if (qp->dci || qp->dc_parent) {
         return IB_TRANSPORT_DC;
     }
-    return qp->type == IB_QPT_UC ? IB_TRANSPORT_UC : qp->xrc ? IB_TRANSPORT_XRC : IB_TRANSPORT_RC;
+    return qp->type == IB_QPT_UC ? IB_TRANSPORT_UC
+           : qp->xrc             ? IB_TRANSPORT_XRC
+                                 : IB_TRANSPORT_RC;
 }
 
 void ib_qp_fill_hdr(const IbQp *qp, IbPacket *p, uint8_t opcode, uint32_t psn)
@@ -63,9 +71,11 @@ void ib_qp_fill_hdr(const IbQp *qp, IbPacket *p, uint8_t opcode, uint32_t psn)
     p->dest_qpn = qp->dest_qpn;
     p->psn = psn & IB_PSN_MASK;
     if (!p->udp_sport) {
-        p->udp_sport = qp->qpn & 0x3fff;        /* (RoCE: the path's, when it names one) */
+        /* (RoCE: the path's, when it names one) */
+        p->udp_sport = qp->qpn & 0x3fff;
     }
-    p->migreq = qp->mig_state == IB_MIG_MIGRATED;     /* IBA 9.2: 0 while armed/rearming */
+    /* IBA 9.2: 0 while armed/rearming */
+    p->migreq = qp->mig_state == IB_MIG_MIGRATED;
     if (qp->dci) {
         p->dc_key = qp->dc_key;
         p->dc_conn_id = qp->dc_conn_id;
@@ -83,14 +93,15 @@ static void ib_arm_ack_timer(IbQp *qp)
         return;
     }
     /* 4.096 us * 2^timeout */
-    qp->ack_deadline = port->ops->now_ns(port) + (4096ll << MIN(qp->timeout, 31));
+    qp->ack_deadline = port->ops->now_ns(port) +
+                       (4096ll << MIN(qp->timeout, 31));
     if (qp->ack_deadline <= 0) {
         qp->ack_deadline = 1;
     }
     ib_port_update_deadline(port);
 }
 
-/* ---- requester: completion ------------------------------------------------------------ */
+/* ---- requester: completion ----------------------------------------------- */
 
 static void ib_req_retire(IbQp *qp)
 {
@@ -104,7 +115,10 @@ static void ib_req_retire(IbQp *qp)
     }
 }
 
-/* A WR failed: it and everything after it leave the transport; the QP is in error. */
+/*
+ * A WR failed: it and everything after it leave the transport; the QP is in
+ * error.
+ */
 static void ib_req_fail(IbQp *qp, uint32_t idx, IbWcStatus status)
 {
     IbSendEntry *e;
@@ -113,7 +127,8 @@ static void ib_req_fail(IbQp *qp, uint32_t idx, IbWcStatus status)
     ib_req_retire(qp);
     while (qp->tail != idx && qp->tail != qp->head) {
         e = ib_entry(qp, qp->tail++);
-        qp->port->ops->send_done(qp, &e->wr, e->done ? IB_WC_SUCCESS : IB_WC_WR_FLUSH_ERR);
+        qp->port->ops->send_done(qp, &e->wr,
+                                 e->done ? IB_WC_SUCCESS : IB_WC_WR_FLUSH_ERR);
     }
     qp->state = IB_QPS_ERR;
     if (qp->tail != qp->head) {
@@ -142,7 +157,10 @@ static bool ib_req_find(IbQp *qp, uint32_t psn, uint32_t *idx)
     return false;
 }
 
-/* The entry a failure at @psn belongs to (the oldest one if @psn is not in flight). */
+/*
+ * The entry a failure at @psn belongs to (the oldest one if @psn is not in
+ * flight).
+ */
 static uint32_t ib_req_entry_at(IbQp *qp, uint32_t psn)
 {
     uint32_t idx;
@@ -174,7 +192,8 @@ static bool ib_req_rewind(IbQp *qp, uint32_t psn)
         qp->cur_off = 0;
         psn = e->first_psn;
     } else {
-        qp->cur_off = (uint64_t)(uint32_t)ib_psn_diff(psn, e->first_psn) * qp->mtu;
+        qp->cur_off = (uint64_t)(uint32_t)ib_psn_diff(psn, e->first_psn) *
+                      qp->mtu;
     }
     qp->next_psn = psn & IB_PSN_MASK;
     qp->tx_pending = true;
@@ -193,9 +212,12 @@ static void ib_req_acked(IbQp *qp, uint32_t acked)
             break;
         }
         if (ib_wr_rdatomic(&e->wr) && !e->done) {
-            /* later PSNs acknowledged but this response never came: ask again. The ACK does
-             * not acknowledge the missing responses: the oldest unacknowledged PSN stays the
-             * first of them (else a lost re-request would leave nothing to retransmit) */
+            /*
+             * later PSNs acknowledged but this response never came: ask again.
+             * The ACK does not acknowledge the missing responses: the oldest
+             * unacknowledged PSN stays the first of them (else a lost
+             * re-request would leave nothing to retransmit)
+             */
             uint32_t missing = ib_req_missing_psn(qp, e);
             ib_req_rewind(qp, missing);
             acked = (missing - 1) & IB_PSN_MASK;
@@ -203,7 +225,8 @@ static void ib_req_acked(IbQp *qp, uint32_t acked)
         }
         e->done = true;
     }
-    if (ib_psn_diff(acked + 1, qp->una) > 0 && ib_psn_diff(acked, qp->next_psn) < 0) {
+    if (ib_psn_diff(acked + 1, qp->una) > 0 &&
+        ib_psn_diff(acked, qp->next_psn) < 0) {
         qp->una = (acked + 1) & IB_PSN_MASK;
         qp->retries_left = qp->retry_cnt;
         qp->rnr_retries_left = qp->rnr_retry;
@@ -243,7 +266,8 @@ static void ib_req_aeth(IbQp *qp, const IbPacket *p)
     IbPort *port = qp->port;
 
     if (ib_psn_diff(psn, qp->next_psn) >= 0 || ib_psn_diff(psn, qp->una) < -1) {
-        return;                         /* not for anything outstanding: stale */
+        /* not for anything outstanding: stale */
+        return;
     }
     switch (syn & 0x60) {
     case IB_AETH_ACK:
@@ -255,23 +279,29 @@ static void ib_req_aeth(IbQp *qp, const IbPacket *p)
         trace_ib_req_rnr(qp->qpn, psn, qp->rnr_retries_left);
         if (qp->rnr_retry != 7) {
             if (qp->rnr_retries_left == 0) {
-                ib_req_fail(qp, ib_req_entry_at(qp, psn), IB_WC_RNR_RETRY_EXC_ERR);
+                ib_req_fail(qp, ib_req_entry_at(qp, psn),
+                            IB_WC_RNR_RETRY_EXC_ERR);
                 return;
             }
             qp->rnr_retries_left--;
         }
         ib_req_rewind(qp, psn);
-        qp->rnr_deadline = port->ops->now_ns(port) + ib_rnr_timeout_ns(syn & 0x1f);
+        qp->rnr_deadline = port->ops->now_ns(port) +
+                           ib_rnr_timeout_ns(syn & 0x1f);
         qp->ack_deadline = 0;
         ib_port_update_deadline(port);
         return;
     case IB_AETH_NAK:
         ib_req_acked(qp, psn - 1);
         if ((syn & 0x1f) == IB_NAK_PSN_SEQ_ERR) {
-            /* from @psn, or from an earlier READ response still missing (ib_req_acked) */
+            /*
+             * from @psn, or from an earlier READ response still missing
+             * (ib_req_acked)
+             */
             ib_req_rewind(qp, ib_psn_diff(qp->una, psn) < 0 ? qp->una : psn);
         } else {
-            ib_req_fail(qp, ib_req_entry_at(qp, psn), ib_nak_status(syn & 0x1f));
+            ib_req_fail(qp, ib_req_entry_at(qp, psn),
+                        ib_nak_status(syn & 0x1f));
             return;
         }
         break;
@@ -300,10 +330,11 @@ static IbSendEntry *ib_req_pending_response(IbQp *qp, uint32_t *idx)
 }
 
 /*
- * A READ or atomic got its whole response. It may be the WR the requester was about to ask
- * for again (a rewind to its missing responses, cur at it), when responses still in flight
- * completed it first: the re-request is then not sent, and the WRs after it go on from its
- * end. (Left at cur, it never retired: no completion, and the QP hung.)
+ * A READ or atomic got its whole response. It may be the WR the requester was
+ * about to ask for again (a rewind to its missing responses, cur at it), when
+ * responses still in flight completed it first: the re-request is then not
+ * sent, and the WRs after it go on from its end. (Left at cur, it never
+ * retired: no completion, and the QP hung.)
  */
 static void ib_req_rdatomic_done(IbQp *qp, uint32_t idx, IbSendEntry *e)
 {
@@ -317,8 +348,9 @@ static void ib_req_rdatomic_done(IbQp *qp, uint32_t idx, IbSendEntry *e)
 }
 
 /*
- * On-demand paging: the memory of WR @idx is not mapped yet. The send queue stops until the
- * driver resolves the fault (ib_qp_page_fault_resume); a response that could not be placed
+ * On-demand paging: the memory of WR @idx is not mapped yet. The send queue
+ * stops until the driver resolves the fault (ib_qp_page_fault_resume); a
+ * response that could not be placed
  * (@rsp) was dropped and is asked for again then.
  */
 static void ib_req_pause(IbQp *qp, uint32_t idx, bool rsp)
@@ -370,9 +402,11 @@ static void ib_req_response(IbQp *qp, const IbPacket *p)
     }
     if (ib_psn_diff(p->psn, e->first_psn) < 0 ||
         ib_psn_diff(p->psn, e->first_psn + e->npsn) >= 0) {
-        /* a late duplicate of an earlier request's response: it acknowledges nothing of
-         * this one's (taking it as an implicit ACK would complete WRITEs in between that
-         * the responder never executed) */
+        /*
+         * a late duplicate of an earlier request's response: it acknowledges
+         * nothing of this one's (taking it as an implicit ACK would complete
+         * WRITEs in between that the responder never executed)
+         */
         qp->stat_dup++;
         return;
     }
@@ -384,11 +418,13 @@ static void ib_req_response(IbQp *qp, const IbPacket *p)
             return;
         }
         for (int i = 0; i < 8; i++) {
-            orig[i] = p->atomic_orig >> (8 * i);    /* the host's (little-endian) order */
+            /* the host's (little-endian) order */
+            orig[i] = p->atomic_orig >> (8 * i);
         }
         st = qp->port->ops->scatter(qp, &e->wr, 0, orig, 8);
         if (st == IB_WC_PAGE_FAULT) {
-            ib_req_pause(qp, idx, true);    /* dropped: asked for again on resume */
+            /* dropped: asked for again on resume */
+            ib_req_pause(qp, idx, true);
             return;
         }
         if (st != IB_WC_SUCCESS) {
@@ -423,7 +459,8 @@ static void ib_req_response(IbQp *qp, const IbPacket *p)
         return;
     }
     if (p->payload_len) {
-        st = qp->port->ops->scatter(qp, &e->wr, e->resp_off, p->payload, p->payload_len);
+        st = qp->port->ops->scatter(qp, &e->wr, e->resp_off, p->payload,
+                                    p->payload_len);
         if (st == IB_WC_PAGE_FAULT) {
             ib_req_pause(qp, idx, true);
             return;
@@ -453,7 +490,8 @@ void ib_rc_ack_timeout(IbQp *qp)
         return;                         /* nothing outstanding */
     }
     if (qp->req_fault) {
-        ib_arm_ack_timer(qp);           /* our own memory is being mapped: not the peer's fault */
+        /* our own memory is being mapped: not the peer's fault */
+        ib_arm_ack_timer(qp);
         return;
     }
     trace_ib_req_timeout(qp->qpn, qp->una, qp->retries_left);
@@ -468,10 +506,14 @@ void ib_rc_ack_timeout(IbQp *qp)
     }
     qp->retries_left--;
     if (!ib_req_rewind(qp, qp->una) && qp->tail != qp->head) {
-        /* no WR holds the oldest unacknowledged PSN: start over from the oldest WR */
+        /*
+         * no WR holds the oldest unacknowledged PSN: start over from the oldest
+         * WR
+         */
         IbSendEntry *e = ib_entry(qp, qp->tail);
-        trace_ib_req_una_lost(qp->qpn, qp->una, qp->cur - qp->tail, e->started, e->done,
-                              e->first_psn, e->npsn, e->resp_off, qp->next_psn);
+        trace_ib_req_una_lost(qp->qpn, qp->una, qp->cur - qp->tail, e->started,
+                              e->done, e->first_psn, e->npsn, e->resp_off,
+                              qp->next_psn);
         if (e->started && !e->done) {
             ib_req_rewind(qp, ib_req_missing_psn(qp, e));
         }
@@ -484,12 +526,14 @@ void ib_rc_rnr_expired(IbQp *qp)
     qp->port->ops->kick(qp->port);
 }
 
-/* ---- requester: transmit -------------------------------------------------------------- */
+/* ---- requester: transmit ------------------------------------------------- */
 
 static uint8_t ib_send_opcode(const IbSendWr *wr, bool first, bool last)
 {
-    bool write = wr->opcode == IB_WR_RDMA_WRITE || wr->opcode == IB_WR_RDMA_WRITE_IMM;
-    bool imm = wr->opcode == IB_WR_SEND_IMM || wr->opcode == IB_WR_RDMA_WRITE_IMM;
+    bool write = wr->opcode == IB_WR_RDMA_WRITE ||
+                 wr->opcode == IB_WR_RDMA_WRITE_IMM;
+    bool imm = wr->opcode == IB_WR_SEND_IMM ||
+               wr->opcode == IB_WR_RDMA_WRITE_IMM;
     bool inv = wr->opcode == IB_WR_SEND_INV;
 
     if (write) {
@@ -500,7 +544,9 @@ static uint8_t ib_send_opcode(const IbSendWr *wr, bool first, bool last)
                imm ? OP(WRITE_LAST_IMM) : OP(WRITE_LAST);
     }
     if (first && last) {
-        return imm ? OP(SEND_ONLY_IMM) : inv ? OP(SEND_ONLY_INV) : OP(SEND_ONLY);
+        return imm   ? OP(SEND_ONLY_IMM)
+               : inv ? OP(SEND_ONLY_INV)
+                     : OP(SEND_ONLY);
     }
     return first ? OP(SEND_FIRST) : !last ? OP(SEND_MIDDLE) :
            imm ? OP(SEND_LAST_IMM) : inv ? OP(SEND_LAST_INV) : OP(SEND_LAST);
@@ -527,12 +573,18 @@ static IbWcStatus ib_req_send_packet(IbQp *qp, IbSendEntry *e)
         return IB_WC_SUCCESS;
     }
     if (ib_wr_atomic(wr)) {
-        ib_qp_fill_hdr(qp, &p, ib_transport_bits(qp) | (wr->opcode == IB_WR_ATOMIC_CMP_SWP ?
-                                                        OP(COMPARE_SWAP) : OP(FETCH_ADD)), psn);
+        ib_qp_fill_hdr(qp, &p,
+                       ib_transport_bits(qp) |
+                           (wr->opcode == IB_WR_ATOMIC_CMP_SWP
+                                ? OP(COMPARE_SWAP)
+                                : OP(FETCH_ADD)),
+                       psn);
         p.xrc_srqn = wr->xrc_srqn;
         p.atomic_va = wr->remote_addr;
         p.atomic_rkey = wr->rkey;
-        p.atomic_swap_add = wr->opcode == IB_WR_ATOMIC_CMP_SWP ? wr->swap : wr->compare_add;
+        p.atomic_swap_add = wr->opcode == IB_WR_ATOMIC_CMP_SWP
+                                ? wr->swap
+                                : wr->compare_add;
         p.atomic_compare = wr->compare_add;
         p.ack_req = true;
         ib_port_send(port, &p, NULL, 0);
@@ -542,22 +594,27 @@ static IbWcStatus ib_req_send_packet(IbQp *qp, IbSendEntry *e)
     }
     chunk = MIN((uint64_t)qp->mtu, wr->length - qp->cur_off);
     if (chunk) {
-        IbWcStatus st = port->ops->gather(qp, wr, qp->cur_off, port->payload, chunk);
+        IbWcStatus st = port->ops->gather(qp, wr, qp->cur_off, port->payload,
+                                          chunk);
         if (st != IB_WC_SUCCESS) {
             return st;
         }
     }
     {
         bool first = qp->cur_off == 0, last = qp->cur_off + chunk >= wr->length;
-        ib_qp_fill_hdr(qp, &p, ib_transport_bits(qp) | ib_send_opcode(wr, first, last), psn);
+        ib_qp_fill_hdr(qp, &p,
+                       ib_transport_bits(qp) | ib_send_opcode(wr, first, last),
+                       psn);
         p.xrc_srqn = wr->xrc_srqn;
-        if (first && (wr->opcode == IB_WR_RDMA_WRITE || wr->opcode == IB_WR_RDMA_WRITE_IMM)) {
+        if (first && (wr->opcode == IB_WR_RDMA_WRITE ||
+                      wr->opcode == IB_WR_RDMA_WRITE_IMM)) {
             p.reth_va = wr->remote_addr;
             p.reth_rkey = wr->rkey;
             p.reth_len = wr->length;
         }
         if (last) {
-            p.imm = wr->opcode == IB_WR_SEND_INV ? htonl(wr->inv_rkey) : wr->imm;
+            p.imm = wr->opcode == IB_WR_SEND_INV ? htonl(wr->inv_rkey)
+                                                 : wr->imm;
             p.se = wr->solicited;
             p.ack_req = true;
         } else if ((ib_psn_diff(psn, e->first_psn) & 63) == 63) {
@@ -596,7 +653,10 @@ static bool ib_req_must_wait(IbQp *qp, const IbSendEntry *e)
          ib_req_outstanding_rdatomic(qp) >= MAX(1, qp->max_rd_atomic))) {
         return true;
     }
-    /* a DCI talks to one target at a time: it moves on once everything is acknowledged */
+    /*
+     * a DCI talks to one target at a time: it moves on once everything is
+     * acknowledged
+     */
     return qp->dci && qp->dc_connected && !ib_dc_same_target(qp, &e->wr) &&
            qp->tail != qp->cur;
 }
@@ -605,9 +665,9 @@ static unsigned ib_req_tx(IbQp *qp, unsigned budget)
 {
     unsigned used = 0;
 
-    while (used < budget && qp->cur != qp->head && !ib_port_tx_stopped(qp->port) &&
-           qp->rnr_deadline == 0 && !qp->req_fault &&
-           (qp->state == IB_QPS_RTS)) {
+    while (used < budget && qp->cur != qp->head &&
+           !ib_port_tx_stopped(qp->port) && qp->rnr_deadline == 0 &&
+           !qp->req_fault && (qp->state == IB_QPS_RTS)) {
         IbSendEntry *e = ib_entry(qp, qp->cur);
         bool msg_done;
         IbWcStatus st;
@@ -616,10 +676,12 @@ static unsigned ib_req_tx(IbQp *qp, unsigned budget)
             if (ib_req_must_wait(qp, e)) {
                 break;
             }
-            if (qp->dci && (!qp->dc_connected || !ib_dc_same_target(qp, &e->wr))) {
+            if (qp->dci &&
+                (!qp->dc_connected || !ib_dc_same_target(qp, &e->wr))) {
                 ib_dc_connect(qp, &e->wr);
             }
-            if (qp->type == IB_QPT_RC && ib_wr_atomic(&e->wr) && (e->wr.remote_addr & 7)) {
+            if (qp->type == IB_QPT_RC && ib_wr_atomic(&e->wr) &&
+                (e->wr.remote_addr & 7)) {
                 ib_req_fail(qp, qp->cur, IB_WC_LOC_QP_OP_ERR);
                 break;
             }
@@ -627,12 +689,16 @@ static unsigned ib_req_tx(IbQp *qp, unsigned budget)
             e->npsn = ib_wr_npsn(qp, &e->wr);
             e->started = true;
             e->done = false;
-            /* (re)started from its first PSN: a READ asks for all of it again (after a
-             * rewind to an earlier WR, a partial count would not match the request's PSN) */
+            /*
+             * (re)started from its first PSN: a READ asks for all of it again
+             * (after a rewind to an earlier WR, a partial count would not match
+             * the request's PSN)
+             */
             e->resp_off = 0;
             qp->cur_off = 0;
         }
-        if (qp->type == IB_QPT_RC && ib_psn_diff(qp->next_psn, qp->una) >= IB_TX_WINDOW) {
+        if (qp->type == IB_QPT_RC &&
+            ib_psn_diff(qp->next_psn, qp->una) >= IB_TX_WINDOW) {
             break;
         }
         st = ib_req_send_packet(qp, e);
@@ -646,7 +712,8 @@ static unsigned ib_req_tx(IbQp *qp, unsigned budget)
         }
         used++;
         qp->stat_tx++;
-        msg_done = qp->cur_off >= MAX(1u, e->wr.length) || ib_wr_rdatomic(&e->wr);
+        msg_done = qp->cur_off >= MAX(1u, e->wr.length) ||
+                   ib_wr_rdatomic(&e->wr);
         if (qp->type == IB_QPT_RC && !qp->ack_deadline) {
             ib_arm_ack_timer(qp);
         }
@@ -667,27 +734,30 @@ unsigned ib_qp_tx(IbQp *qp, unsigned budget)
     unsigned used = 0;
     bool resp_left = false;
 
-    if (qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI || qp->type == IB_QPT_SMI) {
+    if (qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI ||
+        qp->type == IB_QPT_SMI) {
         return ib_ud_tx(qp, budget);
     }
-    if (qp->type == IB_QPT_RC && qp->state >= IB_QPS_RTR && qp->state != IB_QPS_ERR) {
+    if (qp->type == IB_QPT_RC && qp->state >= IB_QPS_RTR &&
+        qp->state != IB_QPS_ERR) {
         used += ib_resp_tx(qp, budget);
     }
     used += ib_req_tx(qp, budget - MIN(used, budget));
     for (unsigned i = 0; i < IB_MAX_RD_ATOMIC; i++) {
-        resp_left |= qp->res[i].valid && qp->res[i].tx_pending && !qp->res[i].fault_wait;
+        resp_left |= qp->res[i].valid && qp->res[i].tx_pending &&
+                     !qp->res[i].fault_wait;
     }
     /* a WR that waits for completions is woken by them (ib_req_rearm) */
     qp->tx_pending = resp_left ||
-                     (qp->cur != qp->head && qp->state == IB_QPS_RTS && !qp->rnr_deadline &&
-                      !qp->req_fault &&
+                     (qp->cur != qp->head && qp->state == IB_QPS_RTS &&
+                      !qp->rnr_deadline && !qp->req_fault &&
                       !(qp->type == IB_QPT_RC &&
                         ib_psn_diff(qp->next_psn, qp->una) >= IB_TX_WINDOW) &&
                       !ib_req_must_wait(qp, ib_entry(qp, qp->cur)));
     return used;
 }
 
-/* ---- entry points --------------------------------------------------------------------- */
+/* ---- entry points -------------------------------------------------------- */
 
 void ib_rc_rx(IbQp *qp, const IbPacket *p)
 {
@@ -707,8 +777,12 @@ void ib_rc_rx(IbQp *qp, const IbPacket *p)
         return;
     }
     if (qp->xrc) {
-        /* an XRC target: every request names an XRC SRQ of the target's XRC domain */
-        if (!qp->port->ops->xrc_srq_ok || !qp->port->ops->xrc_srq_ok(qp, p->xrc_srqn)) {
+        /*
+         * an XRC target: every request names an XRC SRQ of the target's XRC
+         * domain
+         */
+        if (!qp->port->ops->xrc_srq_ok ||
+            !qp->port->ops->xrc_srq_ok(qp, p->xrc_srqn)) {
             ib_resp_error(qp, IB_NAK_INVALID_REQUEST, IB_EV_QP_REQ_ERR);
             return;
         }

@@ -1,9 +1,10 @@
 /*
- * Vendor-neutral IB transport: the responder of the reliable and unreliable connected
- * services (RC, UC, XRC targets, DC target contexts).
+ * Vendor-neutral IB transport: the responder of the reliable and unreliable
+ * connected services (RC, UC, XRC targets, DC target contexts).
  *
- * PSN checks, duplicate handling with responder resources (READ and atomic replays), RNR NAK,
- * access checks through the device's rkey services, ACK on AckReq, READ responses.
+ * PSN checks, duplicate handling with responder resources (READ and atomic
+ * replays), RNR NAK, access checks through the device's rkey services, ACK on
+ * AckReq, READ responses.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -14,7 +15,7 @@
 
 #define OP(x) IB_OP_##x
 
-/* ---- responder ------------------------------------------------------------------------ */
+/* ---- responder ----------------------------------------------------------- */
 
 static void ib_resp_send_aeth(IbQp *qp, uint32_t psn, uint8_t syndrome)
 {
@@ -35,15 +36,17 @@ void ib_resp_error(IbQp *qp, uint8_t nak, IbQpEvent ev)
     qp->in_send = qp->in_write = false;
     qp->state = IB_QPS_ERR;
     if (qp->dc_parent) {
-        return;     /* one initiator's connection failed; the DCT serves the others */
+        /* one initiator's connection failed; the DCT serves the others */
+        return;
     }
     qp->port->ops->qp_event(qp, ev);
 }
 
 /*
- * On-demand paging: the memory for the request at @psn is not mapped yet; the device has asked
- * its driver to map it. RC answers RNR NAK, so the requester sends the packet again after the
- * RNR timer; nothing of the request is consumed. UC has no NAK: the message is dropped.
+ * On-demand paging: the memory for the request at @psn is not mapped yet; the
+ * device has asked its driver to map it. RC answers RNR NAK, so the requester
+ * sends the packet again after the RNR timer; nothing of the request is
+ * consumed. UC has no NAK: the message is dropped.
  */
 static void ib_resp_page_fault(IbQp *qp, uint32_t psn, bool rc)
 {
@@ -51,7 +54,8 @@ static void ib_resp_page_fault(IbQp *qp, uint32_t psn, bool rc)
     qp->resp_fault = true;
     trace_ib_resp_page_fault(qp->qpn, psn);
     if (rc) {
-        ib_resp_send_aeth(qp, psn, IB_AETH_RNR_NAK | (qp->min_rnr_timer & 0x1f));
+        ib_resp_send_aeth(qp, psn,
+                          IB_AETH_RNR_NAK | (qp->min_rnr_timer & 0x1f));
     } else {
         qp->in_send = qp->in_write = false;
     }
@@ -68,7 +72,8 @@ static void ib_resp_recv_fail(IbQp *qp, IbWcStatus st, uint8_t nak)
     ib_resp_error(qp, nak, IB_EV_QP_REQ_ERR);
 }
 
-static void ib_recv_complete(IbQp *qp, const IbPacket *p, IbRecvOpcode opcode, uint32_t len)
+static void ib_recv_complete(IbQp *qp, const IbPacket *p, IbRecvOpcode opcode,
+                             uint32_t len)
 {
     IbRecvCompletion rc = {
         .status = IB_WC_SUCCESS,
@@ -86,7 +91,10 @@ static void ib_recv_complete(IbQp *qp, const IbPacket *p, IbRecvOpcode opcode, u
     qp->port->ops->recv_done(qp, &qp->rwr, &rc);
 }
 
-/* Returns false if the packet was not accepted (RNR or error): the PSN does not advance. */
+/*
+ * Returns false if the packet was not accepted (RNR or error): the PSN does not
+ * advance.
+ */
 static bool ib_resp_send(IbQp *qp, const IbPacket *p, unsigned h, bool rc)
 {
     uint8_t op = p->opcode & 0x1f;
@@ -97,7 +105,8 @@ static bool ib_resp_send(IbQp *qp, const IbPacket *p, unsigned h, bool rc)
             qp->stat_rnr++;
             trace_ib_resp_rnr(qp->qpn, p->psn);
             if (rc) {
-                ib_resp_send_aeth(qp, p->psn, IB_AETH_RNR_NAK | (qp->min_rnr_timer & 0x1f));
+                ib_resp_send_aeth(qp, p->psn,
+                                  IB_AETH_RNR_NAK | (qp->min_rnr_timer & 0x1f));
             }
             return false;
         }
@@ -160,8 +169,9 @@ static bool ib_resp_write(IbQp *qp, const IbPacket *p, unsigned h, bool rc)
             ib_resp_error(qp, IB_NAK_REMOTE_ACCESS_ERR, IB_EV_QP_ACCESS_ERR);
             return false;
         }
-        if (p->reth_len && qp->port->ops->rkey_check(qp, p->reth_rkey, p->reth_va, p->reth_len,
-                                                     IB_ACCESS_REMOTE_WRITE) != IB_WC_SUCCESS) {
+        if (p->reth_len && qp->port->ops->rkey_check(
+                               qp, p->reth_rkey, p->reth_va, p->reth_len,
+                               IB_ACCESS_REMOTE_WRITE) != IB_WC_SUCCESS) {
             ib_resp_error(qp, IB_NAK_REMOTE_ACCESS_ERR, IB_EV_QP_ACCESS_ERR);
             return false;
         }
@@ -180,15 +190,16 @@ static bool ib_resp_write(IbQp *qp, const IbPacket *p, unsigned h, bool rc)
         if (!qp->port->ops->recv_get(qp, &qp->rwr)) {
             qp->stat_rnr++;
             if (rc) {
-                ib_resp_send_aeth(qp, p->psn, IB_AETH_RNR_NAK | (qp->min_rnr_timer & 0x1f));
+                ib_resp_send_aeth(qp, p->psn,
+                                  IB_AETH_RNR_NAK | (qp->min_rnr_timer & 0x1f));
             }
             return false;
         }
         qp->have_rwr = true;
     }
     if (p->payload_len) {
-        st = qp->port->ops->rkey_write(qp, qp->write_rkey, qp->write_va, p->payload,
-                                       p->payload_len);
+        st = qp->port->ops->rkey_write(qp, qp->write_rkey, qp->write_va,
+                                       p->payload, p->payload_len);
         if (st == IB_WC_PAGE_FAULT) {
             ib_resp_page_fault(qp, p->psn, rc);
             return false;
@@ -225,7 +236,8 @@ static void ib_resp_atomic_ack(IbQp *qp, const IbRespRes *r)
 {
     IbPacket p;
 
-    ib_qp_fill_hdr(qp, &p, ib_transport_bits(qp) | OP(ATOMIC_ACKNOWLEDGE), r->psn);
+    ib_qp_fill_hdr(qp, &p, ib_transport_bits(qp) | OP(ATOMIC_ACKNOWLEDGE),
+                   r->psn);
     p.aeth_syndrome = IB_AETH_ACK | IB_AETH_CREDITS_INVALID;
     p.aeth_msn = qp->msn & IB_PSN_MASK;
     p.atomic_orig = r->orig;
@@ -236,9 +248,10 @@ static bool ib_resp_read(IbQp *qp, const IbPacket *p)
 {
     IbRespRes *r;
 
-    if (!qp->rre || (p->reth_len &&
-                     qp->port->ops->rkey_check(qp, p->reth_rkey, p->reth_va, p->reth_len,
-                                               IB_ACCESS_REMOTE_READ) != IB_WC_SUCCESS)) {
+    if (!qp->rre ||
+        (p->reth_len &&
+         qp->port->ops->rkey_check(qp, p->reth_rkey, p->reth_va, p->reth_len,
+                                   IB_ACCESS_REMOTE_READ) != IB_WC_SUCCESS)) {
         ib_resp_error(qp, IB_NAK_REMOTE_ACCESS_ERR, IB_EV_QP_ACCESS_ERR);
         return false;
     }
@@ -273,7 +286,8 @@ static bool ib_resp_atomic(IbQp *qp, const IbPacket *p)
         return false;
     }
     st = qp->port->ops->rkey_atomic(qp, p->atomic_rkey, p->atomic_va, cmp,
-                                    cmp ? p->atomic_compare : p->atomic_swap_add,
+                                    cmp ? p->atomic_compare
+                                        : p->atomic_swap_add,
                                     p->atomic_swap_add, &orig);
     if (st == IB_WC_PAGE_FAULT) {
         ib_resp_page_fault(qp, p->psn, true);
@@ -308,7 +322,8 @@ static void ib_resp_duplicate(IbQp *qp, const IbPacket *p)
             continue;
         }
         if (op == OP(READ_REQUEST) && !r->atomic) {
-            r->tx_pending = true;           /* answer again from the requested PSN */
+            /* answer again from the requested PSN */
+            r->tx_pending = true;
             r->tx_psn = p->psn;
             qp->tx_pending = true;
             qp->port->ops->kick(qp->port);
@@ -319,7 +334,8 @@ static void ib_resp_duplicate(IbQp *qp, const IbPacket *p)
             return;
         }
     }
-    if (op != OP(READ_REQUEST) && op != OP(COMPARE_SWAP) && op != OP(FETCH_ADD)) {
+    if (op != OP(READ_REQUEST) && op != OP(COMPARE_SWAP) &&
+        op != OP(FETCH_ADD)) {
         ib_resp_send_aeth(qp, (qp->epsn - 1) & IB_PSN_MASK,
                           IB_AETH_ACK | IB_AETH_CREDITS_INVALID);
     }
@@ -328,11 +344,12 @@ static void ib_resp_duplicate(IbQp *qp, const IbPacket *p)
 static bool ib_resp_sequence_ok(const IbQp *qp, uint8_t op, unsigned h)
 {
     if (qp->in_send) {
-        return op == OP(SEND_MIDDLE) || op == OP(SEND_LAST) || op == OP(SEND_LAST_IMM) ||
-               op == OP(SEND_LAST_INV);
+        return op == OP(SEND_MIDDLE) || op == OP(SEND_LAST) ||
+               op == OP(SEND_LAST_IMM) || op == OP(SEND_LAST_INV);
     }
     if (qp->in_write) {
-        return op == OP(WRITE_MIDDLE) || op == OP(WRITE_LAST) || op == OP(WRITE_LAST_IMM);
+        return op == OP(WRITE_MIDDLE) || op == OP(WRITE_LAST) ||
+               op == OP(WRITE_LAST_IMM);
     }
     return h & IB_HDR_FIRST;
 }
@@ -370,9 +387,9 @@ void ib_resp_rx(IbQp *qp, const IbPacket *p)
         return;
     }
     /*
-     * Responses leave in PSN order: READ responses still queued go out before anything this
-     * request makes us send. If the link cannot take them now, drop the request; the
-     * requester sends it again.
+     * Responses leave in PSN order: READ responses still queued go out before
+     * anything this request makes us send. If the link cannot take them now,
+     * drop the request; the requester sends it again.
      */
     if (ib_resp_tx_busy(qp)) {
         ib_resp_tx(qp, UINT32_MAX);
@@ -385,13 +402,15 @@ void ib_resp_rx(IbQp *qp, const IbPacket *p)
         ib_resp_error(qp, IB_NAK_INVALID_REQUEST, IB_EV_QP_REQ_ERR);
         return;
     }
-    if (op <= OP(SEND_ONLY_IMM) || op == OP(SEND_LAST_INV) || op == OP(SEND_ONLY_INV)) {
+    if (op <= OP(SEND_ONLY_IMM) || op == OP(SEND_LAST_INV) ||
+        op == OP(SEND_ONLY_INV)) {
         ok = ib_resp_send(qp, p, h, true);
     } else if (op <= OP(WRITE_ONLY_IMM)) {
         ok = ib_resp_write(qp, p, h, true);
     } else if (op == OP(READ_REQUEST)) {
         ib_resp_read(qp, p);
-        return;                         /* epsn advanced by the READ's PSN count */
+        /* epsn advanced by the READ's PSN count */
+        return;
     } else if (op == OP(COMPARE_SWAP) || op == OP(FETCH_ADD)) {
         ok = ib_resp_atomic(qp, p);
     } else {
@@ -427,7 +446,8 @@ unsigned ib_resp_tx(IbQp *qp, unsigned budget)
             }
         }
         if (!r || r->fault_wait) {
-            break;                      /* responses leave in order: wait for the oldest */
+            /* responses leave in order: wait for the oldest */
+            break;
         }
         idx = (uint32_t)ib_psn_diff(r->tx_psn, r->psn);
         off = idx * qp->mtu;
@@ -435,12 +455,14 @@ unsigned ib_resp_tx(IbQp *qp, unsigned budget)
         if (r->npsn == 1) {
             op = OP(READ_RESPONSE_ONLY);
         } else {
-            op = idx == 0 ? OP(READ_RESPONSE_FIRST) :
-                 idx + 1 == r->npsn ? OP(READ_RESPONSE_LAST) : OP(READ_RESPONSE_MIDDLE);
+            op = idx == 0             ? OP(READ_RESPONSE_FIRST)
+                 : idx + 1 == r->npsn ? OP(READ_RESPONSE_LAST)
+                                      : OP(READ_RESPONSE_MIDDLE);
         }
         qp->read_left = r->len - MIN(off, r->len);
-        st = chunk ? qp->port->ops->rkey_read(qp, r->rkey, r->va + off, qp->port->payload,
-                                              chunk) : IB_WC_SUCCESS;
+        st = chunk ? qp->port->ops->rkey_read(qp, r->rkey, r->va + off,
+                                              qp->port->payload, chunk)
+                   : IB_WC_SUCCESS;
         if (st == IB_WC_PAGE_FAULT) {
             r->fault_wait = true;       /* until the driver has mapped it */
             qp->resp_fault = true;
@@ -475,14 +497,16 @@ void ib_uc_rx(IbQp *qp, const IbPacket *p)
         return;
     }
     if (p->psn != qp->epsn || !ib_resp_sequence_ok(qp, op, h)) {
-        qp->in_send = qp->in_write = false;     /* keep the receive WQE for the next one */
+        /* keep the receive WQE for the next one */
+        qp->in_send = qp->in_write = false;
         if (!(h & IB_HDR_FIRST)) {
             qp->epsn = (p->psn + 1) & IB_PSN_MASK;
             return;
         }
     }
     qp->epsn = (p->psn + 1) & IB_PSN_MASK;
-    if (op <= OP(SEND_ONLY_IMM) || op == OP(SEND_LAST_INV) || op == OP(SEND_ONLY_INV)) {
+    if (op <= OP(SEND_ONLY_IMM) || op == OP(SEND_LAST_INV) ||
+        op == OP(SEND_ONLY_INV)) {
         ib_resp_send(qp, p, h, false);
     } else if (op <= OP(WRITE_ONLY_IMM)) {
         ib_resp_write(qp, p, h, false);
@@ -506,7 +530,10 @@ void ib_resp_page_fault_resume(IbQp *qp, IbPfSide side, bool error)
         return;
     }
     if (error) {
-        /* as the access would have failed: the requester sees the NAK, then the QP is in error */
+        /*
+         * as the access would have failed: the requester sees the NAK, then the
+         * QP is in error
+         */
         if (side == IB_PF_RECV) {
             ib_resp_recv_fail(qp, IB_WC_LOC_PROT_ERR, IB_NAK_REMOTE_OP_ERR);
         } else {

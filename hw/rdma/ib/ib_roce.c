@@ -1,11 +1,12 @@
 /*
  * Vendor-neutral IB transport: RoCE v2, the transport on an Ethernet port.
  *
- * The port's GID table (programmed by the device's driver: every entry an IP address of the
- * interface, with its MAC and VLAN) takes the place of the LID: packets leave as standard
- * RoCE v2 frames (Ethernet | [802.1Q] | IPv4 or IPv6 | UDP 4791 | BTH ... | ICRC) from the
- * address vector's source GID entry to its destination GID and MAC, and a frame from the link
- * is ours when it is sent to our MAC and one of our GIDs. There is no subnet manager, SA or
+ * The port's GID table (programmed by the device's driver: every entry an IP
+ * address of the interface, with its MAC and VLAN) takes the place of the LID:
+ * packets leave as standard RoCE v2 frames (Ethernet | [802.1Q] | IPv4 or IPv6
+ * | UDP 4791 | BTH ... | ICRC) from the address vector's source GID entry to
+ * its destination GID and MAC, and a frame from the link is ours when it is
+ * sent to our MAC and one of our GIDs. There is no subnet manager, SA or
  * announcement on Ethernet: the port's LID stays 0 (docs/fabric.md, "RoCE v2").
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -45,7 +46,8 @@ bool ib_roce_set_gid(IbPort *port, unsigned index, const IbRoceGid *gid)
             port->gid_end--;
         }
     }
-    trace_ib_roce_gid(index, e->valid, e->ipv4, e->gid[12], e->gid[13], e->gid[14], e->gid[15]);
+    trace_ib_roce_gid(index, e->valid, e->ipv4, e->gid[12], e->gid[13],
+                      e->gid[14], e->gid[15]);
     return true;
 }
 
@@ -62,8 +64,9 @@ int ib_roce_find_gid(const IbPort *port, const uint8_t gid[16])
 }
 
 /*
- * A frame from the Ethernet link is a RoCE v2 packet for this port if it is sent to our MAC, to
- * UDP port 4791 of one of our GIDs. (Only a look at the headers: ib_port_rx checks the rest.)
+ * A frame from the Ethernet link is a RoCE v2 packet for this port if it is
+ * sent to our MAC, to UDP port 4791 of one of our GIDs. (Only a look at the
+ * headers: ib_port_rx checks the rest.)
  */
 bool ib_roce_frame_is_ours(const IbPort *port, const uint8_t *f, size_t len)
 {
@@ -72,7 +75,8 @@ bool ib_roce_frame_is_ours(const IbPort *port, const uint8_t *f, size_t len)
     uint8_t gid[16] = { [10] = 0xff, [11] = 0xff };
     const uint8_t *ip, *udp;
 
-    bool group = f[0] & 1;          /* a multicast MAC: for our groups (ib_mcast.c) */
+    /* a multicast MAC: for our groups (ib_mcast.c) */
+    bool group = f[0] & 1;
 
     if (!port->roce || len < IB_ETH_HLEN + IB_IPV4_HLEN + IB_UDP_HLEN ||
         (!group && memcmp(f, port->mac, 6))) {
@@ -85,13 +89,15 @@ bool ib_roce_frame_is_ours(const IbPort *port, const uint8_t *f, size_t len)
     }
     ip = f + l2;
     if (ethertype == IB_ETHERTYPE_IPV4) {
-        if (len < l2 + IB_IPV4_HLEN + IB_UDP_HLEN || (ip[0] >> 4) != 4 || ip[9] != 17) {
+        if (len < l2 + IB_IPV4_HLEN + IB_UDP_HLEN || (ip[0] >> 4) != 4 ||
+            ip[9] != 17) {
             return false;
         }
         udp = ip + (ip[0] & 0xf) * 4;
         memcpy(gid + 12, ip + 16, 4);
     } else if (ethertype == IB_ETHERTYPE_IPV6) {
-        if (len < l2 + IB_IPV6_HLEN + IB_UDP_HLEN || (ip[0] >> 4) != 6 || ip[6] != 17) {
+        if (len < l2 + IB_IPV6_HLEN + IB_UDP_HLEN || (ip[0] >> 4) != 6 ||
+            ip[6] != 17) {
             return false;
         }
         udp = ip + IB_IPV6_HLEN;
@@ -108,7 +114,10 @@ bool ib_roce_frame_is_ours(const IbPort *port, const uint8_t *f, size_t len)
     return ib_roce_find_gid(port, gid) >= 0;
 }
 
-/* The Ethernet and IP addresses of a packet from an address vector (ib_port_fill_av). */
+/*
+ * The Ethernet and IP addresses of a packet from an address vector
+ * (ib_port_fill_av).
+ */
 void ib_roce_fill_av(const IbPort *port, const IbAv *av, IbPacket *p)
 {
     const IbRoceGid *g = &port->gids[av->sgid_index % IB_ROCE_MAX_GIDS];

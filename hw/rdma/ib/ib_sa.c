@@ -1,17 +1,21 @@
 /*
- * Vendor-neutral IB fabric services: the subnet administrator (SA, IBA chapter 15).
+ * Vendor-neutral IB fabric services: the subnet administrator (SA, IBA chapter
+ * 15).
  *
- * The port that the fabric elected master SM (ib_sm.c) answers the SUBN_ADM class for the
- * whole fabric: requests are GSI MADs sent to its LID and QP1, as to any SA, and never reach
- * its guest's QP1. Replies leave from QP1 like the SA's. What it knows of the fabric is the
- * directory of announced ports; multicast groups live here while this port is master (a new
- * master starts empty, and every port asks its driver to reregister, so members rejoin).
+ * The port that the fabric elected master SM (ib_sm.c) answers the SUBN_ADM
+ * class for the whole fabric: requests are GSI MADs sent to its LID and QP1, as
+ * to any SA, and never reach its guest's QP1. Replies leave from QP1 like the
+ * SA's. What it knows of the fabric is the directory of announced ports;
+ * multicast groups live here while this port is master (a new master starts
+ * empty, and every port asks its driver to reregister, so members rejoin).
  *
- * Answered: ClassPortInfo (Get); PathRecord (Get, GetTable); MCMemberRecord (Set = join or
- * create, Delete = leave, Get, GetTable); NodeRecord and PortInfoRecord (Get, GetTable).
- * GetTableResp goes out with RMPP (segments within the receiver's window, IBA 13.6). Caps:
- * IB_SA_MAX_GROUPS groups, IB_SA_MAX_MEMBERS members each, IB_SA_MAX_RMPP transfers at once,
- * IB_SA_MAX_TABLE bytes in one table. Anything else gets the architected MAD status.
+ * Answered: ClassPortInfo (Get); PathRecord (Get, GetTable); MCMemberRecord
+ * (Set = join or create, Delete = leave, Get, GetTable); NodeRecord and
+ * PortInfoRecord (Get, GetTable). GetTableResp goes out with RMPP (segments
+ * within the receiver's window, IBA 13.6). Caps: IB_SA_MAX_GROUPS groups,
+ * IB_SA_MAX_MEMBERS members each, IB_SA_MAX_RMPP transfers at once,
+ * IB_SA_MAX_TABLE bytes in one table. Anything else gets the architected MAD
+ * status.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -19,11 +23,14 @@
 #include "ib_sa_internal.h"
 #include "trace.h"
 
+static const uint8_t ib_sa_zero_gid[16];
+
 static const uint8_t ib_ipoib_bcast_mgid[16] = {
-    0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
+    0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0,
+    0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
 };
 
-/* ---- lifetime --------------------------------------------------------------------------- */
+/* ---- lifetime ------------------------------------------------------------ */
 
 void ib_sa_init(IbPort *port)
 {
@@ -49,7 +56,10 @@ void ib_sa_cleanup(IbPort *port)
     ib_sa_free(port);
 }
 
-/* The groups a new SA starts with: IPoIB's broadcast group of the default partition */
+/*
+ * The groups a new SA starts with: IPoIB's broadcast group of the default
+ * partition
+ */
 static void ib_sa_create_defaults(IbSa *sa)
 {
     IbSaGroup *g = &sa->group[0];
@@ -60,7 +70,8 @@ static void ib_sa_create_defaults(IbSa *sa)
     g->mlid = sa->next_mlid++;
     g->qkey = IB_IPOIB_QKEY;
     g->pkey = IB_DEFAULT_PKEY;
-    g->mtu = IB_MTU_ENUM_2048;          /* IPoIB MTU 2044, as opensm's default partition */
+    /* IPoIB MTU 2044, as opensm's default partition */
+    g->mtu = IB_MTU_ENUM_2048;
     g->rate = IB_RATE_10_GBPS;
     g->plt = IB_SA_PACKET_LIFE;
     g->scope = 2;                       /* link-local */
@@ -76,11 +87,14 @@ void ib_sa_master_changed(IbPort *port, bool master)
     }
 }
 
-/* ---- sending ---------------------------------------------------------------------------- */
+/* ---- sending ------------------------------------------------------------- */
 
-/* Send @mad from QP1 to the requester of @p (its LID and QP; with a GRH if it used one). */
-void ib_sa_send(IbPort *port, uint16_t dlid, uint32_t dqpn, uint16_t pkey, uint8_t sl,
-                const IbPacket *req, const uint8_t *mad)
+/*
+ * Send @mad from QP1 to the requester of @p (its LID and QP; with a GRH if it
+ * used one).
+ */
+void ib_sa_send(IbPort *port, uint16_t dlid, uint32_t dqpn, uint16_t pkey,
+                uint8_t sl, const IbPacket *req, const uint8_t *mad)
 {
     IbPacket r;
     IbAv av = { .dlid = dlid, .sl = sl };
@@ -105,7 +119,9 @@ void ib_sa_send(IbPort *port, uint16_t dlid, uint32_t dqpn, uint16_t pkey, uint8
     ib_port_send(port, &r, mad, IB_MAD_SIZE);
 }
 
-/* Reply header: the request's, with the response method and @status; no RMPP. */
+/*
+ * Reply header: the request's, with the response method and @status; no RMPP.
+ */
 static uint8_t *ib_sa_reply_hdr(IbSa *sa, uint8_t method, uint16_t status)
 {
     uint8_t *m = sa->mad;
@@ -135,16 +151,19 @@ void ib_sa_error(IbPort *port, const IbPacket *p, uint16_t status)
 {
     IbSa *sa = port->sa;
 
-    trace_ib_sa_error(p->slid, ib_ld16(sa->req + IB_MAD_ATTR_ID), sa->req[IB_MAD_METHOD], status);
+    trace_ib_sa_error(p->slid, ib_ld16(sa->req + IB_MAD_ATTR_ID),
+                      sa->req[IB_MAD_METHOD], status);
     ib_sa_reply_hdr(sa, ib_sa_resp_method(sa->req[IB_MAD_METHOD]), status);
     ib_sa_send(port, p->slid, p->deth_src_qpn, p->pkey, p->sl, p, sa->mad);
 }
 
 /* One record: Get/Set/Delete responses */
-void ib_sa_reply_one(IbPort *port, const IbPacket *p, const uint8_t *rec, uint32_t len)
+void ib_sa_reply_one(IbPort *port, const IbPacket *p, const uint8_t *rec,
+                     uint32_t len)
 {
     IbSa *sa = port->sa;
-    uint8_t *m = ib_sa_reply_hdr(sa, ib_sa_resp_method(sa->req[IB_MAD_METHOD]), 0);
+    uint8_t *m = ib_sa_reply_hdr(sa, ib_sa_resp_method(sa->req[IB_MAD_METHOD]),
+                                 0);
 
     ib_st16(m + IB_SA_ATTR_OFFSET, (len + 7) / 8);
     memcpy(m + IB_SA_DATA, rec, MIN(len, IB_SA_DATA_LEN));
@@ -152,16 +171,19 @@ void ib_sa_reply_one(IbPort *port, const IbPacket *p, const uint8_t *rec, uint32
 }
 
 /*
- * The answer to a Get or GetTable whose @n records (@len bytes each, 8-byte aligned) are in
- * sa->table: GetTable gets them all; Get exactly one, else "no records" or "too many".
+ * The answer to a Get or GetTable whose @n records (@len bytes each, 8-byte
+ * aligned) are in sa->table: GetTable gets them all; Get exactly one, else "no
+ * records" or "too many".
  */
-void ib_sa_reply_records(IbPort *port, const IbPacket *p, uint8_t method, unsigned n,
-                         uint32_t len)
+void ib_sa_reply_records(IbPort *port, const IbPacket *p, uint8_t method,
+                         unsigned n, uint32_t len)
 {
     if (method == IB_METHOD_GET_TABLE) {
         ib_sa_reply_table(port, p, n, len);
     } else if (n != 1) {
-        ib_sa_error(port, p, n ? IB_SA_STATUS_TOO_MANY_RECORDS : IB_SA_STATUS_NO_RECORDS);
+        ib_sa_error(port, p,
+                    n ? IB_SA_STATUS_TOO_MANY_RECORDS
+                      : IB_SA_STATUS_NO_RECORDS);
     } else {
         ib_sa_reply_one(port, p, port->sa->table, len);
     }
@@ -183,11 +205,13 @@ static void ib_sa_rmpp_push(IbPort *port, IbSaRmpp *t, uint32_t window_last)
         memcpy(m, t->hdr, IB_SA_DATA);
         if (seg == 1) {
             flags |= IB_RMPP_FLAG_FIRST;
-            ib_st32(m + IB_RMPP_PAYLEN, t->nseg * (IB_RMPP_SEG_PAYLOAD - IB_SA_SEG_DATA) + t->len);
+            ib_st32(m + IB_RMPP_PAYLEN,
+                    t->nseg * (IB_RMPP_SEG_PAYLOAD - IB_SA_SEG_DATA) + t->len);
         }
         if (seg == t->nseg) {
             flags |= IB_RMPP_FLAG_LAST;
-            ib_st32(m + IB_RMPP_PAYLEN, IB_RMPP_SEG_PAYLOAD - IB_SA_SEG_DATA + n);
+            ib_st32(m + IB_RMPP_PAYLEN,
+                    IB_RMPP_SEG_PAYLOAD - IB_SA_SEG_DATA + n);
         }
         m[IB_RMPP_VERSION] = 1;
         m[IB_RMPP_TYPE] = IB_RMPP_TYPE_DATA;
@@ -199,7 +223,8 @@ static void ib_sa_rmpp_push(IbPort *port, IbSaRmpp *t, uint32_t window_last)
 }
 
 /* GetTableResp of @n records of @rec_len bytes in sa->table */
-void ib_sa_reply_table(IbPort *port, const IbPacket *p, unsigned n, uint32_t rec_len)
+void ib_sa_reply_table(IbPort *port, const IbPacket *p, unsigned n,
+                       uint32_t rec_len)
 {
     IbSa *sa = port->sa;
     uint32_t stride = (rec_len + 7) & ~7u, len = n * stride;
@@ -210,7 +235,10 @@ void ib_sa_reply_table(IbPort *port, const IbPacket *p, unsigned n, uint32_t rec
     ib_st16(hdr + IB_SA_ATTR_OFFSET, stride / 8);
     memset(&one, 0, sizeof(one));
     if (len > IB_SA_SEG_DATA) {
-        /* several segments: a transfer that lives until the last ACK (or is the oldest) */
+        /*
+         * several segments: a transfer that lives until the last ACK (or is the
+         * oldest)
+         */
         t = NULL;
         for (i = 0; i < IB_SA_MAX_RMPP; i++) {
             IbSaRmpp *c = &sa->rmpp[i];
@@ -246,7 +274,8 @@ void ib_sa_reply_table(IbPort *port, const IbPacket *p, unsigned n, uint32_t rec
         memcpy(t->data, sa->table, len);
     }
     trace_ib_sa_table(p->slid, ib_ld16(hdr + IB_MAD_ATTR_ID), n, t->nseg);
-    ib_sa_rmpp_push(port, t, 1);        /* the receiver's window starts at one segment */
+    /* the receiver's window starts at one segment */
+    ib_sa_rmpp_push(port, t, 1);
 }
 
 /* An RMPP ACK/STOP/ABORT from a receiver of one of our tables */
@@ -263,7 +292,8 @@ static void ib_sa_rmpp_rx(IbPort *port, const IbPacket *p)
             continue;
         }
         if (m[IB_RMPP_TYPE] == IB_RMPP_TYPE_ACK) {
-            uint32_t seg = ib_ld32(m + IB_RMPP_SEG_NUM), win = ib_ld32(m + IB_RMPP_PAYLEN);
+            uint32_t seg = ib_ld32(m + IB_RMPP_SEG_NUM),
+                     win = ib_ld32(m + IB_RMPP_PAYLEN);
             if (seg > t->sent || win < seg) {
                 trace_ib_sa_rmpp_bad_ack(p->slid, seg, win);
                 t->used = false;
@@ -278,7 +308,8 @@ static void ib_sa_rmpp_rx(IbPort *port, const IbPacket *p)
                 return;                 /* window closed for now */
             }
             if (t->sent > t->acked && win <= t->sent) {
-                t->sent = t->acked;     /* a resend request: go back to what it has */
+                /* a resend request: go back to what it has */
+                t->sent = t->acked;
             }
             ib_sa_rmpp_push(port, t, win);
         } else {
@@ -288,9 +319,10 @@ static void ib_sa_rmpp_rx(IbPort *port, const IbPacket *p)
     }
 }
 
-/* ---- ClassPortInfo ------------------------------------------------------------------------ */
+/* ---- ClassPortInfo ------------------------------------------------------- */
 
-static void ib_sa_class_port_info(IbPort *port, const IbPacket *p, uint8_t method)
+static void ib_sa_class_port_info(IbPort *port, const IbPacket *p,
+                                  uint8_t method)
 {
     uint8_t rec[IB_CPI_LEN] = { 0 };
 
@@ -301,24 +333,32 @@ static void ib_sa_class_port_info(IbPort *port, const IbPacket *p, uint8_t metho
     rec[0] = 1;                                     /* BaseVersion */
     rec[1] = IB_SA_CLASS_VERSION;
     ib_st16(rec + IB_CPI_CAP_MASK, 0);
-    ib_st32(rec + IB_CPI_RESP_TIME, (IB_SA_CAP2_SENDONLY_FULL << 5) | IB_SA_RESP_TIME);
+    ib_st32(rec + IB_CPI_RESP_TIME,
+            (IB_SA_CAP2_SENDONLY_FULL << 5) | IB_SA_RESP_TIME);
     ib_sa_reply_one(port, p, rec, IB_CPI_LEN);
 }
 
-/* ---- PathRecord --------------------------------------------------------------------------- */
+/* ---- PathRecord ---------------------------------------------------------- */
 
 /* IBA rate enum -> Gb/s * 10 (for the rate selectors) */
 static unsigned ib_rate_tenths(uint8_t r)
 {
-    static const uint16_t t[] = { 0, 0, 25, 100, 300, 50, 200, 400, 600, 800, 1200, 1680,
-                                  560, 1120, 1680, 250, 1000, 2000, 3000, 1000, 3000 };
+    static const uint16_t t[] = {
+        0, 0, 25, 100, 300, 50, 200, 400, 600, 800, 1200, 1680, 560, 1120,
+        1680, 250, 1000, 2000, 3000, 1000, 3000
+    };
+
     return r < G_N_ELEMENTS(t) ? t[r] : 0;
 }
 
-/* Apply a selector (0 >, 1 <, 2 =, 3 largest) to what the path has; 0 = no such path */
+/*
+ * Apply a selector (0 >, 1 <, 2 =, 3 largest) to what the path has; 0 = no such
+ * path
+ */
 static uint8_t ib_sa_select(uint8_t sel, uint8_t want, uint8_t have, bool rate)
 {
-    unsigned w = rate ? ib_rate_tenths(want) : want, h = rate ? ib_rate_tenths(have) : have;
+    unsigned w = rate ? ib_rate_tenths(want) : want,
+             h = rate ? ib_rate_tenths(have) : have;
 
     switch (sel & 3) {
     case 0:
@@ -327,7 +367,10 @@ static uint8_t ib_sa_select(uint8_t sel, uint8_t want, uint8_t have, bool rate)
         if (h < w) {
             return have;
         }
-        /* a smaller MTU always exists below the port's (not so for rates: no records) */
+        /*
+         * a smaller MTU always exists below the port's (not so for rates: no
+         * records)
+         */
         return !rate && want > 1 ? want - 1 : 0;
     case 2:
         return w <= h ? want : 0;
@@ -336,9 +379,12 @@ static uint8_t ib_sa_select(uint8_t sel, uint8_t want, uint8_t have, bool rate)
     }
 }
 
-/* Build the path @src -> @dst into @rec from the request's constraints; false = no path */
-static bool ib_sa_path(const uint8_t *req, uint64_t cm, const IbPeer *src, const IbPeer *dst,
-                       uint8_t *rec)
+/*
+ * Build the path @src -> @dst into @rec from the request's constraints; false =
+ * no path
+ */
+static bool ib_sa_path(const uint8_t *req, uint64_t cm, const IbPeer *src,
+                       const IbPeer *dst, uint8_t *rec)
 {
     uint8_t mtu = MIN(src->mtu, dst->mtu), rate = IB_RATE_40_GBPS;
     uint16_t pkey = IB_DEFAULT_PKEY;
@@ -358,7 +404,8 @@ static bool ib_sa_path(const uint8_t *req, uint64_t cm, const IbPeer *src, const
         }
     }
     if (cm & IB_PR_CM_RATE) {
-        rate = ib_sa_select(cm & IB_PR_CM_RATE_SELECTOR ? req[IB_PR_RATE] >> 6 : 2,
+        rate = ib_sa_select(cm & IB_PR_CM_RATE_SELECTOR ? req[IB_PR_RATE] >> 6
+                                                        : 2,
                             req[IB_PR_RATE] & 0x3f, rate, true);
         if (!rate) {
             return false;
@@ -367,7 +414,8 @@ static bool ib_sa_path(const uint8_t *req, uint64_t cm, const IbPeer *src, const
     if ((cm & IB_PR_CM_PLT) && (req[IB_PR_PLT] & 0x3f) < IB_SA_PACKET_LIFE &&
         (!(cm & IB_PR_CM_PLT_SELECTOR) || (req[IB_PR_PLT] >> 6) == 1 ||
          (req[IB_PR_PLT] >> 6) == 2)) {
-        return false;                   /* the fabric's packet lifetime is longer */
+        /* the fabric's packet lifetime is longer */
+        return false;
     }
     if ((cm & IB_PR_CM_NUMB_PATH) && !(req[IB_PR_REV_NUMB] & 0x7f)) {
         return false;
@@ -382,26 +430,35 @@ static bool ib_sa_path(const uint8_t *req, uint64_t cm, const IbPeer *src, const
     ib_st64(rec + IB_PR_DGID + 8, dst->guid);
     ib_st64(rec + IB_PR_SGID, src->gid_prefix);
     ib_st64(rec + IB_PR_SGID + 8, src->guid);
-    ib_st16(rec + IB_PR_DLID, (cm & IB_PR_CM_DLID) ? ib_ld16(req + IB_PR_DLID) : dst->lid);
-    ib_st16(rec + IB_PR_SLID, (cm & IB_PR_CM_SLID) ? ib_ld16(req + IB_PR_SLID) : src->lid);
+    ib_st16(rec + IB_PR_DLID,
+            (cm & IB_PR_CM_DLID) ? ib_ld16(req + IB_PR_DLID) : dst->lid);
+    ib_st16(rec + IB_PR_SLID,
+            (cm & IB_PR_CM_SLID) ? ib_ld16(req + IB_PR_SLID) : src->lid);
     ib_st32(rec + IB_PR_FLOW_HOP,
-         ((cm & IB_PR_CM_FLOW_LABEL) ? ib_ld32(req + IB_PR_FLOW_HOP) & 0x0fffff00 : 0) |
-         ((cm & IB_PR_CM_HOP_LIMIT) ? req[IB_PR_FLOW_HOP + 3] : 0));
+            ((cm & IB_PR_CM_FLOW_LABEL)
+                 ? ib_ld32(req + IB_PR_FLOW_HOP) & 0x0fffff00
+                 : 0) |
+                ((cm & IB_PR_CM_HOP_LIMIT) ? req[IB_PR_FLOW_HOP + 3] : 0));
     rec[IB_PR_TCLASS] = (cm & IB_PR_CM_TCLASS) ? req[IB_PR_TCLASS] : 0;
     rec[IB_PR_REV_NUMB] = 0x80 | 1;     /* reversible, one path */
     ib_st16(rec + IB_PR_PKEY, pkey);
-    ib_st16(rec + IB_PR_QOS_SL, (cm & IB_PR_CM_SL) ? ib_ld16(req + IB_PR_QOS_SL) & 0xf : 0);
+    ib_st16(rec + IB_PR_QOS_SL,
+            (cm & IB_PR_CM_SL) ? ib_ld16(req + IB_PR_QOS_SL) & 0xf : 0);
     rec[IB_PR_MTU] = (2 << 6) | mtu;
     rec[IB_PR_RATE] = (2 << 6) | rate;
     rec[IB_PR_PLT] = (2 << 6) | IB_SA_PACKET_LIFE;
     return true;
 }
 
-/* The port a PathRecord names by GID or LID (@gid_bit/@lid_bit); NULL and *named = false if
- * it names none */
-static const IbPeer *ib_sa_path_end(const IbPort *port, const uint8_t *req, uint64_t cm,
-                                    uint64_t gid_bit, uint64_t lid_bit, unsigned gid_off,
-                                    unsigned lid_off, IbPeer *scratch, bool *named)
+/*
+ * The port a PathRecord names by GID or LID (@gid_bit/@lid_bit); NULL and
+ * *named = false if it names none
+ */
+static const IbPeer *ib_sa_path_end(const IbPort *port, const uint8_t *req,
+                                    uint64_t cm, uint64_t gid_bit,
+                                    uint64_t lid_bit, unsigned gid_off,
+                                    unsigned lid_off, IbPeer *scratch,
+                                    bool *named)
 {
     *named = true;
     if (cm & gid_bit) {
@@ -430,15 +487,17 @@ static void ib_sa_path_record(IbPort *port, const IbPacket *p, uint8_t method)
         ib_sa_error(port, p, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
         return;
     }
-    src = ib_sa_path_end(port, req, cm, IB_PR_CM_SGID, IB_PR_CM_SLID, IB_PR_SGID, IB_PR_SLID,
-                         &s_scratch, &src_named);
+    src = ib_sa_path_end(port, req, cm, IB_PR_CM_SGID, IB_PR_CM_SLID,
+                         IB_PR_SGID, IB_PR_SLID, &s_scratch, &src_named);
     if (!src_named) {
-        src = ib_sm_find_lid(port, p->slid, &s_scratch);   /* the requester's own port */
+        /* the requester's own port */
+        src = ib_sm_find_lid(port, p->slid, &s_scratch);
     }
-    dst = ib_sa_path_end(port, req, cm, IB_PR_CM_DGID, IB_PR_CM_DLID, IB_PR_DGID, IB_PR_DLID,
-                         &d_scratch, &dst_named);
+    dst = ib_sa_path_end(port, req, cm, IB_PR_CM_DGID, IB_PR_CM_DLID,
+                         IB_PR_DGID, IB_PR_DLID, &d_scratch, &dst_named);
     if ((cm & IB_PR_CM_DGID) && req[IB_PR_DGID] == 0xff) {
-        dst = NULL;                     /* multicast paths come from MCMemberRecords */
+        /* multicast paths come from MCMemberRecords */
+        dst = NULL;
     }
     if (!src || (dst_named && !dst)) {
         if (method == IB_METHOD_GET) {
@@ -452,10 +511,14 @@ static void ib_sa_path_record(IbPort *port, const IbPacket *p, uint8_t method)
         n = ib_sa_path(req, cm, src, dst, sa->table) ? 1 : 0;
     } else if (method == IB_METHOD_GET_TABLE) {
         /* every port of the fabric as destination */
-        for (i = 0; i <= IB_FABRIC_MAX_PEERS && (n + 1) * IB_PR_LEN <= IB_SA_MAX_TABLE; i++) {
-            const IbPeer *d = i == IB_FABRIC_MAX_PEERS ? (ib_sm_self(port, &r_scratch), &r_scratch)
-                                                       : &port->peers[i];
-            if (d->guid && ib_sa_path(req, cm, src, d, sa->table + n * IB_PR_LEN)) {
+        for (i = 0;
+             i <= IB_FABRIC_MAX_PEERS && (n + 1) * IB_PR_LEN <= IB_SA_MAX_TABLE;
+             i++) {
+            const IbPeer *d = i == IB_FABRIC_MAX_PEERS
+                                  ? (ib_sm_self(port, &r_scratch), &r_scratch)
+                                  : &port->peers[i];
+            if (d->guid &&
+                ib_sa_path(req, cm, src, d, sa->table + n * IB_PR_LEN)) {
                 n++;
             }
         }
@@ -467,7 +530,7 @@ static void ib_sa_path_record(IbPort *port, const IbPacket *p, uint8_t method)
     ib_sa_reply_records(port, p, method, n, IB_PR_LEN);
 }
 
-/* ---- MCMemberRecord ----------------------------------------------------------------------- */
+/* ---- MCMemberRecord ------------------------------------------------------ */
 
 static IbSaGroup *ib_sa_group_by_mgid(IbSa *sa, const uint8_t *mgid)
 {
@@ -513,8 +576,8 @@ static bool ib_sa_group_empty(const IbSaGroup *g)
     return true;
 }
 
-static void ib_sa_mcr_fill(const IbSaGroup *g, const uint8_t *port_gid, uint8_t join,
-                           uint8_t *rec)
+static void ib_sa_mcr_fill(const IbSaGroup *g, const uint8_t *port_gid,
+                           uint8_t join, uint8_t *rec)
 {
     memset(rec, 0, IB_MCR_LEN);
     memcpy(rec + IB_MCR_MGID, g->mgid, 16);
@@ -528,20 +591,22 @@ static void ib_sa_mcr_fill(const IbSaGroup *g, const uint8_t *port_gid, uint8_t 
     ib_st16(rec + IB_MCR_PKEY, g->pkey);
     rec[IB_MCR_RATE] = (2 << 6) | g->rate;
     rec[IB_MCR_PLT] = (2 << 6) | g->plt;
-    ib_st32(rec + IB_MCR_SL_FLOW_HOP, ((uint32_t)g->sl << 28) | (g->flow_label << 8) |
-                                   g->hop_limit);
+    ib_st32(rec + IB_MCR_SL_FLOW_HOP,
+            ((uint32_t)g->sl << 28) | (g->flow_label << 8) | g->hop_limit);
     rec[IB_MCR_SCOPE_JOIN] = (g->scope << 4) | (join & 0xf);
 }
 
 /* Does the join request's component @cm fit the existing group? */
-static bool ib_sa_mcr_compatible(const IbSaGroup *g, const uint8_t *req, uint64_t cm)
+static bool ib_sa_mcr_compatible(const IbSaGroup *g, const uint8_t *req,
+                                 uint64_t cm)
 {
     uint32_t sfh = ib_ld32(req + IB_MCR_SL_FLOW_HOP);
 
     if ((cm & IB_MCR_CM_QKEY) && ib_ld32(req + IB_MCR_QKEY) != g->qkey) {
         return false;
     }
-    if ((cm & IB_MCR_CM_PKEY) && (ib_ld16(req + IB_MCR_PKEY) & 0x7fff) != (g->pkey & 0x7fff)) {
+    if ((cm & IB_MCR_CM_PKEY) &&
+        (ib_ld16(req + IB_MCR_PKEY) & 0x7fff) != (g->pkey & 0x7fff)) {
         return false;
     }
     if ((cm & IB_MCR_CM_MLID) && ib_ld16(req + IB_MCR_MLID) != g->mlid) {
@@ -560,7 +625,8 @@ static bool ib_sa_mcr_compatible(const IbSaGroup *g, const uint8_t *req, uint64_
     if ((cm & IB_MCR_CM_SL) && (sfh >> 28) != g->sl) {
         return false;
     }
-    if ((cm & IB_MCR_CM_FLOW_LABEL) && ((sfh >> 8) & 0xfffff) != g->flow_label) {
+    if ((cm & IB_MCR_CM_FLOW_LABEL) &&
+        ((sfh >> 8) & 0xfffff) != g->flow_label) {
         return false;
     }
     if ((cm & IB_MCR_CM_TCLASS) && req[IB_MCR_TCLASS] != g->tclass) {
@@ -583,7 +649,8 @@ static IbSaGroup *ib_sa_mcr_create(IbSa *sa, const uint8_t *req, uint64_t cm,
         return NULL;
     }
     if ((ib_ld16(req + IB_MCR_PKEY) & 0x7fff) != 0x7fff) {
-        *status = IB_SA_STATUS_REQ_INVALID;        /* only the default partition exists */
+        /* only the default partition exists */
+        *status = IB_SA_STATUS_REQ_INVALID;
         return NULL;
     }
     for (i = 0; i < IB_SA_MAX_GROUPS && !g; i++) {
@@ -601,22 +668,26 @@ static IbSaGroup *ib_sa_mcr_create(IbSa *sa, const uint8_t *req, uint64_t cm,
     /* reuse the lowest free MLID */
     g->mlid = IB_SA_MLID_BASE;
     for (i = 0; i < IB_SA_MAX_GROUPS; i++) {
-        if (&sa->group[i] != g && sa->group[i].used && sa->group[i].mlid == g->mlid) {
+        if (&sa->group[i] != g && sa->group[i].used &&
+            sa->group[i].mlid == g->mlid) {
             g->mlid++;
-            i = -1;                     /* restart: bounded by IB_SA_MAX_GROUPS MLIDs */
+            /* restart: bounded by IB_SA_MAX_GROUPS MLIDs */
+            i = -1;
         }
     }
     g->qkey = ib_ld32(req + IB_MCR_QKEY);
     g->pkey = ib_ld16(req + IB_MCR_PKEY) | 0x8000;
     g->mtu = IB_MTU_ENUM_4096;
     if (cm & IB_MCR_CM_MTU) {
-        g->mtu = ib_sa_select(cm & IB_MCR_CM_MTU_SELECTOR ? req[IB_MCR_MTU] >> 6 : 2,
+        g->mtu = ib_sa_select(cm & IB_MCR_CM_MTU_SELECTOR ? req[IB_MCR_MTU] >> 6
+                                                          : 2,
                               req[IB_MCR_MTU] & 0x3f, IB_MTU_ENUM_4096, false);
     }
     g->rate = IB_RATE_40_GBPS;
     if (cm & IB_MCR_CM_RATE) {
-        g->rate = ib_sa_select(cm & IB_MCR_CM_RATE_SELECTOR ? req[IB_MCR_RATE] >> 6 : 2,
-                               req[IB_MCR_RATE] & 0x3f, IB_RATE_40_GBPS, true);
+        g->rate = ib_sa_select(
+            cm & IB_MCR_CM_RATE_SELECTOR ? req[IB_MCR_RATE] >> 6 : 2,
+            req[IB_MCR_RATE] & 0x3f, IB_RATE_40_GBPS, true);
     }
     if (!g->mtu || g->mtu > 5 || !g->rate) {
         g->used = false;
@@ -628,7 +699,8 @@ static IbSaGroup *ib_sa_mcr_create(IbSa *sa, const uint8_t *req, uint64_t cm,
     g->flow_label = (sfh >> 8) & 0xfffff;
     g->hop_limit = (cm & IB_MCR_CM_HOP_LIMIT) ? sfh & 0xff : 0;
     g->tclass = req[IB_MCR_TCLASS];
-    g->scope = (cm & IB_MCR_CM_SCOPE) ? req[IB_MCR_SCOPE_JOIN] >> 4 : (mgid[1] & 0xf);
+    g->scope = (cm & IB_MCR_CM_SCOPE) ? req[IB_MCR_SCOPE_JOIN] >> 4
+                                      : (mgid[1] & 0xf);
     trace_ib_sa_mcast_create(g->mlid, ib_ld64(mgid), ib_ld64(mgid + 8));
     return g;
 }
@@ -647,17 +719,23 @@ static void ib_sa_mcmember(IbPort *port, const IbPacket *p, uint8_t method)
 
     switch (method) {
     case IB_METHOD_SET:                 /* join (and create) */
-        if (!(cm & IB_MCR_CM_PORT_GID) || !(cm & IB_MCR_CM_JOIN_STATE) || !join) {
+        if (!(cm & IB_MCR_CM_PORT_GID) || !(cm & IB_MCR_CM_JOIN_STATE) ||
+            !join) {
             ib_sa_error(port, p, IB_SA_STATUS_INSUFFICIENT_COMPS);
             return;
         }
         memcpy(mgid, req + IB_MCR_MGID, 16);
         g = NULL;
-        if (!(cm & IB_MCR_CM_MGID) || !memcmp(mgid, (uint8_t[16]){ 0 }, 16)) {
-            /* the SA picks the MGID (IBA 15.2.5.17.2): ff1<scope>:a01b:<pkey>::<mlid-ish> */
+        if (!(cm & IB_MCR_CM_MGID) || !memcmp(mgid, ib_sa_zero_gid, 16)) {
+            /*
+             * the SA picks the MGID (IBA 15.2.5.17.2):
+             * ff1<scope>:a01b:<pkey>::<mlid-ish>
+             */
             memset(mgid, 0, 16);
             mgid[0] = 0xff;
-            mgid[1] = 0x10 | ((cm & IB_MCR_CM_SCOPE) ? req[IB_MCR_SCOPE_JOIN] >> 4 : 2);
+            mgid[1] = 0x10 |
+                      ((cm & IB_MCR_CM_SCOPE) ? req[IB_MCR_SCOPE_JOIN] >> 4
+                                              : 2);
             mgid[2] = 0xa0;
             mgid[3] = 0x1b;
             ib_st16(mgid + 4, ib_ld16(req + IB_MCR_PKEY) | 0x8000);
@@ -722,17 +800,23 @@ static void ib_sa_mcmember(IbPort *port, const IbPacket *p, uint8_t method)
         n = 0;
         for (i = 0; i < IB_SA_MAX_GROUPS; i++) {
             g = &sa->group[i];
-            if (!g->used || ((cm & IB_MCR_CM_MGID) && memcmp(g->mgid, req + IB_MCR_MGID, 16)) ||
-                ((cm & IB_MCR_CM_MLID) && g->mlid != ib_ld16(req + IB_MCR_MLID)) ||
+            if (!g->used ||
+                ((cm & IB_MCR_CM_MGID) &&
+                 memcmp(g->mgid, req + IB_MCR_MGID, 16)) ||
+                ((cm & IB_MCR_CM_MLID) &&
+                 g->mlid != ib_ld16(req + IB_MCR_MLID)) ||
                 ((cm & IB_MCR_CM_PKEY) &&
                  (g->pkey & 0x7fff) != (ib_ld16(req + IB_MCR_PKEY) & 0x7fff))) {
                 continue;
             }
-            m = (cm & IB_MCR_CM_PORT_GID) ? ib_sa_member(g, req + IB_MCR_PORT_GID, false) : NULL;
+            m = (cm & IB_MCR_CM_PORT_GID)
+                    ? ib_sa_member(g, req + IB_MCR_PORT_GID, false)
+                    : NULL;
             if ((cm & IB_MCR_CM_PORT_GID) && !m) {
                 continue;
             }
-            ib_sa_mcr_fill(g, m ? m->gid : NULL, m ? m->join : 0, sa->table + n * 56);
+            ib_sa_mcr_fill(g, m ? m->gid : NULL, m ? m->join : 0,
+                           sa->table + n * 56);
             n++;
         }
         ib_sa_reply_records(port, p, method, n, IB_MCR_LEN);
@@ -742,14 +826,17 @@ static void ib_sa_mcmember(IbPort *port, const IbPacket *p, uint8_t method)
     }
 }
 
-/* ---- dispatch ----------------------------------------------------------------------------- */
+/* ---- dispatch ------------------------------------------------------------ */
 
-/* An RMPP ACK, STOP or ABORT (as receivers of our tables send; an ACK flips the data's
- * response bit, so it comes with the request's method) */
+/*
+ * An RMPP ACK, STOP or ABORT (as receivers of our tables send; an ACK flips the
+ * data's response bit, so it comes with the request's method)
+ */
 static bool ib_sa_is_rmpp_ctl(const uint8_t *m, uint32_t len)
 {
     return len >= IB_SA_DATA && m[IB_RMPP_VERSION] == 1 &&
-           (m[IB_RMPP_FLAGS] & IB_RMPP_FLAG_ACTIVE) && m[IB_RMPP_TYPE] != IB_RMPP_TYPE_DATA;
+           (m[IB_RMPP_FLAGS] & IB_RMPP_FLAG_ACTIVE) &&
+           m[IB_RMPP_TYPE] != IB_RMPP_TYPE_DATA;
 }
 
 bool ib_sa_rx(IbPort *port, const IbPacket *p)
@@ -760,13 +847,16 @@ bool ib_sa_rx(IbPort *port, const IbPacket *p)
     uint8_t method;
     uint16_t attr;
 
-    if (p->payload_len < IB_MAD_HDR_LEN || m[IB_MAD_MGMT_CLASS] != IB_MGMT_CLASS_SUBN_ADM ||
-        !sa || !ib_sm_is_master(port)) {
-        return false;                   /* not for the SA: the guest's QP1 takes it */
+    if (p->payload_len < IB_MAD_HDR_LEN ||
+        m[IB_MAD_MGMT_CLASS] != IB_MGMT_CLASS_SUBN_ADM || !sa ||
+        !ib_sm_is_master(port)) {
+        /* not for the SA: the guest's QP1 takes it */
+        return false;
     }
     ctl = ib_sa_is_rmpp_ctl(m, p->payload_len);
     if (!ctl && (m[IB_MAD_METHOD] & IB_METHOD_RESP)) {
-        return false;   /* a response is for a client: our own replies to our own port's QP1 */
+        /* a response is for a client: our own replies to our own port's QP1 */
+        return false;
     }
     if (p->payload_len < IB_MAD_SIZE || p->deth_qkey != IB_GSI_QKEY) {
         trace_ib_sa_drop(p->slid, p->payload_len, p->deth_qkey);
@@ -775,23 +865,30 @@ bool ib_sa_rx(IbPort *port, const IbPacket *p)
     memcpy(sa->req, m, IB_MAD_SIZE);
     method = sa->req[IB_MAD_METHOD];
     attr = ib_ld16(sa->req + IB_MAD_ATTR_ID);
-    trace_ib_sa_request(p->slid, attr, method, ib_ld64(sa->req + IB_SA_COMP_MASK));
+    trace_ib_sa_request(p->slid, attr, method,
+                        ib_ld64(sa->req + IB_SA_COMP_MASK));
     if (sa->req[IB_RMPP_VERSION]) {
         trace_ib_sa_rmpp(p->slid, sa->req[IB_RMPP_TYPE], sa->req[IB_RMPP_FLAGS],
-                         ib_ld32(sa->req + IB_RMPP_SEG_NUM), ib_ld32(sa->req + IB_RMPP_PAYLEN));
+                         ib_ld32(sa->req + IB_RMPP_SEG_NUM),
+                         ib_ld32(sa->req + IB_RMPP_PAYLEN));
     }
     if (ctl) {
         ib_sa_rmpp_rx(port, p);
         return true;
     }
-    if (sa->req[IB_MAD_BASE_VERSION] != 1 || sa->req[IB_MAD_CLASS_VERSION] != IB_SA_CLASS_VERSION) {
+    if (sa->req[IB_MAD_BASE_VERSION] != 1 ||
+        sa->req[IB_MAD_CLASS_VERSION] != IB_SA_CLASS_VERSION) {
         ib_sa_error(port, p, IB_MAD_STATUS_BAD_VERSION);
         return true;
     }
-    if (sa->req[IB_RMPP_VERSION] && (sa->req[IB_RMPP_FLAGS] & IB_RMPP_FLAG_ACTIVE) &&
+    if (sa->req[IB_RMPP_VERSION] &&
+        (sa->req[IB_RMPP_FLAGS] & IB_RMPP_FLAG_ACTIVE) &&
         (sa->req[IB_RMPP_FLAGS] & (IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST)) !=
-        (IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST)) {
-        /* no request we answer needs more than one MAD (GetMulti is not answered) */
+            (IB_RMPP_FLAG_FIRST | IB_RMPP_FLAG_LAST)) {
+        /*
+         * no request we answer needs more than one MAD (GetMulti is not
+         * answered)
+         */
         ib_sa_error(port, p, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
         return true;
     }

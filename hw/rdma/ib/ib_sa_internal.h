@@ -1,7 +1,8 @@
 /*
- * Vendor-neutral IB fabric services: the subnet administrator's state and the helpers its two
- * files share (ib_sa.c: dispatch, replies, RMPP, PathRecord, MCMemberRecord; ib_sa_records.c:
- * NodeRecord, PortInfoRecord, GUIDInfoRecord, ServiceRecord, InformInfo and Reports).
+ * Vendor-neutral IB fabric services: the subnet administrator's state and the
+ * helpers its two files share (ib_sa.c: dispatch, replies, RMPP, PathRecord,
+ * MCMemberRecord; ib_sa_records.c: NodeRecord, PortInfoRecord, GUIDInfoRecord,
+ * ServiceRecord, InformInfo and Reports).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -16,9 +17,12 @@
 #define IB_SA_MAX_RMPP          8
 #define IB_SA_MAX_SERVICES      64
 #define IB_SA_MAX_INFORMS       64
-#define IB_SA_SEG_DATA          IB_SA_DATA_LEN                          /* 200 */
-#define IB_SA_MAX_TABLE         (64 * IB_SA_SEG_DATA)                   /* 64 segments */
-#define IB_RMPP_SEG_PAYLOAD     (IB_MAD_SIZE - IB_RMPP_SM_KEY_OFF)      /* 220 */
+/* 200 */
+#define IB_SA_SEG_DATA          IB_SA_DATA_LEN
+/* 64 segments */
+#define IB_SA_MAX_TABLE         (64 * IB_SA_SEG_DATA)
+/* 220 */
+#define IB_RMPP_SEG_PAYLOAD     (IB_MAD_SIZE - IB_RMPP_SM_KEY_OFF)
 #define IB_RMPP_SM_KEY_OFF      IB_SA_SM_KEY
 #define IB_SA_RESP_TIME         18      /* 4.096 us * 2^18: about a second */
 #define IB_SA_PACKET_LIFE       18      /* as opensm's default */
@@ -32,7 +36,8 @@ typedef struct IbSaMember {
 
 typedef struct IbSaGroup {
     bool used;
-    bool permanent;             /* created by the SA (the IPoIB broadcast group) */
+    /* created by the SA (the IPoIB broadcast group) */
+    bool permanent;
     uint8_t mgid[16];
     uint16_t mlid;
     uint32_t qkey;
@@ -42,7 +47,10 @@ typedef struct IbSaGroup {
     IbSaMember member[IB_SA_MAX_MEMBERS];
 } IbSaGroup;
 
-/* An RMPP transfer of a GetTableResp: segments go out as the receiver's ACKs open its window */
+/*
+ * An RMPP transfer of a GetTableResp: segments go out as the receiver's ACKs
+ * open its window
+ */
 typedef struct IbSaRmpp {
     bool used;
     uint64_t tid;
@@ -60,13 +68,15 @@ typedef struct IbSaRmpp {
 } IbSaRmpp;
 
 typedef struct IbSaService {
-    uint8_t rec[176];           /* the ServiceRecord as registered; rec[0..7] ServiceID */
+    /* the ServiceRecord as registered; rec[0..7] ServiceID */
+    uint8_t rec[176];
     int64_t expires;            /* INT64_MAX: no lease */
     bool used;
 } IbSaService;
 
 typedef struct IbSaInform {
-    uint8_t gid[16];            /* the subscriber's port GID (where Reports go) */
+    /* the subscriber's port GID (where Reports go) */
+    uint8_t gid[16];
     uint16_t lid;               /* ... and its LID, QP */
     uint32_t qpn;
     uint16_t trap;              /* 0xffff: every trap */
@@ -89,16 +99,19 @@ struct IbSa {
 
 
 /* ib_sa.c */
-void ib_sa_send(IbPort *port, uint16_t dlid, uint32_t dqpn, uint16_t pkey, uint8_t sl,
-                const IbPacket *req, const uint8_t *mad);
+void ib_sa_send(IbPort *port, uint16_t dlid, uint32_t dqpn, uint16_t pkey,
+                uint8_t sl, const IbPacket *req, const uint8_t *mad);
 void ib_sa_error(IbPort *port, const IbPacket *p, uint16_t status);
-void ib_sa_reply_one(IbPort *port, const IbPacket *p, const uint8_t *rec, uint32_t len);
-void ib_sa_reply_table(IbPort *port, const IbPacket *p, unsigned n, uint32_t rec_len);
-void ib_sa_reply_records(IbPort *port, const IbPacket *p, uint8_t method, unsigned n,
-                         uint32_t len);
+void ib_sa_reply_one(IbPort *port, const IbPacket *p, const uint8_t *rec,
+                     uint32_t len);
+void ib_sa_reply_table(IbPort *port, const IbPacket *p, unsigned n,
+                       uint32_t rec_len);
+void ib_sa_reply_records(IbPort *port, const IbPacket *p, uint8_t method,
+                         unsigned n, uint32_t len);
 
 /* ib_sa_records.c */
-void ib_sa_directory(IbPort *port, const IbPacket *p, uint8_t method, uint16_t attr);
+void ib_sa_directory(IbPort *port, const IbPacket *p, uint8_t method,
+                     uint16_t attr);
 void ib_sa_service(IbPort *port, const IbPacket *p, uint8_t method);
 void ib_sa_inform(IbPort *port, const IbPacket *p, uint8_t method);
 

@@ -1,15 +1,18 @@
 /*
- * Vendor-neutral IB fabric services: the fabric directory and the subnet manager election.
+ * Vendor-neutral IB fabric services: the fabric directory and the subnet
+ * manager election.
  *
- * Every port announces itself once a second (docs/fabric.md, "Address announcements"): its
- * LID, port GUID, node identity and whether it offers to be the subnet manager, with which
- * priority. Every port keeps a directory of the ports it hears (at most IB_FABRIC_MAX_PEERS,
- * each forgotten IB_PEER_TTL_NS after its last announcement) and runs the same election over
- * it as IBA 14.4.1 does between SMs: the highest priority wins, then the lowest port GUID. All
- * ports of a fabric therefore agree on one master SM once they have heard each other, and the
- * master's device answers the subnet administration class (ib_sa.c) for the whole fabric. A
- * change of master is a new SM for every port: the device tells its driver (client
- * reregistration), whose ULPs then rejoin their multicast groups at the new SA.
+ * Every port announces itself once a second (docs/fabric.md, "Address
+ * announcements"): its LID, port GUID, node identity and whether it offers to
+ * be the subnet manager, with which priority. Every port keeps a directory of
+ * the ports it hears (at most IB_FABRIC_MAX_PEERS, each forgotten
+ * IB_PEER_TTL_NS after its last announcement) and runs the same election over
+ * it as IBA 14.4.1 does between SMs: the highest priority wins, then the lowest
+ * port GUID. All ports of a fabric therefore agree on one master SM once they
+ * have heard each other, and the master's device answers the subnet
+ * administration class (ib_sa.c) for the whole fabric. A change of master is a
+ * new SM for every port: the device tells its driver (client reregistration),
+ * whose ULPs then rejoin their multicast groups at the new SA.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -18,22 +21,33 @@
 #include "hw/rdma/ib/ib_mad.h"
 #include "trace.h"
 
-#define IB_PEER_TTL_NS          (3 * IB_ANNOUNCE_PERIOD_NS + IB_ANNOUNCE_PERIOD_NS / 2)
+#define IB_PEER_TTL_NS (3 * IB_ANNOUNCE_PERIOD_NS + IB_ANNOUNCE_PERIOD_NS / 2)
 
 static const char ib_announce_magic[16] = "QEMU-IB-ANNOUNCE";
 
 /* announcement payload (version 2; version 1 was the first 32 bytes) */
 enum {
-    IB_ANN_GUID = 16, IB_ANN_LID = 24, IB_ANN_VERSION = 26, IB_ANN_FLAGS = 27,
-    IB_ANN_NONCE = 28, IB_ANN_NODE_GUID = 32, IB_ANN_SYS_GUID = 40, IB_ANN_DEVICE_ID = 48,
-    IB_ANN_VENDOR_ID = 50, IB_ANN_LMC = 53, IB_ANN_MTU = 54, IB_ANN_PORT_NUM = 55,
-    IB_ANN_GID_PREFIX = 56, IB_ANN_REVISION = 64, IB_ANN_DESC = 68,
+    IB_ANN_GUID = 16,
+    IB_ANN_LID = 24,
+    IB_ANN_VERSION = 26,
+    IB_ANN_FLAGS = 27,
+    IB_ANN_NONCE = 28,
+    IB_ANN_NODE_GUID = 32,
+    IB_ANN_SYS_GUID = 40,
+    IB_ANN_DEVICE_ID = 48,
+    IB_ANN_VENDOR_ID = 50,
+    IB_ANN_LMC = 53,
+    IB_ANN_MTU = 54,
+    IB_ANN_PORT_NUM = 55,
+    IB_ANN_GID_PREFIX = 56,
+    IB_ANN_REVISION = 64,
+    IB_ANN_DESC = 68,
 };
 #define IB_ANN_V1_LEN       32
 #define IB_ANN_FLAG_SM      0x01        /* bits 7:4 SM priority */
 
 
-/* ---- the directory -------------------------------------------------------------------- */
+/* ---- the directory ------------------------------------------------------- */
 
 void ib_sm_init(IbPort *port)
 {
@@ -96,9 +110,10 @@ const IbPeer *ib_sm_find_guid(const IbPort *port, uint64_t guid, IbPeer *self)
     return NULL;
 }
 
-/* ---- election ------------------------------------------------------------------------- */
+/* ---- election ------------------------------------------------------------ */
 
-static bool ib_sm_better(uint8_t prio, uint64_t guid, uint8_t best_prio, uint64_t best_guid)
+static bool ib_sm_better(uint8_t prio, uint64_t guid, uint8_t best_prio,
+                         uint64_t best_guid)
 {
     return prio > best_prio || (prio == best_prio && guid < best_guid);
 }
@@ -141,7 +156,8 @@ void ib_sm_elect(IbPort *port)
 
 bool ib_sm_is_master(const IbPort *port)
 {
-    return port->sm_lid && port->sm_guid == port->guid && port->sm_lid == port->lid;
+    return port->sm_lid && port->sm_guid == port->guid &&
+           port->sm_lid == port->lid;
 }
 
 /* forget the ports that went silent (the caller then runs the election) */
@@ -159,11 +175,12 @@ static void ib_sm_expire(IbPort *port, int64_t now)
     }
 }
 
-/* ---- announcements -------------------------------------------------------------------- */
+/* ---- announcements ------------------------------------------------------- */
 
 /*
- * A UD SEND to the permissive LID and QP0 carrying our port GUID, LID and node identity.
- * Every port on the fabric sees it; one that owns the same LID or GUID reports a clash.
+ * A UD SEND to the permissive LID and QP0 carrying our port GUID, LID and node
+ * identity. Every port on the fabric sees it; one that owns the same LID or
+ * GUID reports a clash.
  */
 void ib_port_announce(IbPort *port)
 {
@@ -173,7 +190,8 @@ void ib_port_announce(IbPort *port)
 
     port->announce_deadline = 0;
     ib_sm_expire(port, now);
-    ib_sm_elect(port);          /* ports went silent, or our own address or link changed */
+    /* ports went silent, or our own address or link changed */
+    ib_sm_elect(port);
     if (!port->link_up || !port->lid) {
         ib_port_update_deadline(port);
         return;
@@ -187,7 +205,8 @@ void ib_port_announce(IbPort *port)
     ib_st64(b + IB_ANN_GUID, port->guid);
     ib_st16(b + IB_ANN_LID, port->lid);
     b[IB_ANN_VERSION] = 2;
-    b[IB_ANN_FLAGS] = (port->sm_enabled ? IB_ANN_FLAG_SM : 0) | (port->sm_priority << 4);
+    b[IB_ANN_FLAGS] = (port->sm_enabled ? IB_ANN_FLAG_SM : 0) |
+                      (port->sm_priority << 4);
     ib_st32(b + IB_ANN_NONCE, port->nonce);
     ib_st64(b + IB_ANN_NODE_GUID, port->node.node_guid);
     ib_st64(b + IB_ANN_SYS_GUID, port->node.sys_guid);
@@ -208,9 +227,10 @@ void ib_port_announce(IbPort *port)
 }
 
 /*
- * 100 ms after now (virtual time): frames then leave only once the machine runs, and not
- * before a just-started -netdev stream server has set up its listener (QEMU 10.0 crashes
- * when a frame reaches a stream server whose listener is still being created).
+ * 100 ms after now (virtual time): frames then leave only once the machine
+ * runs, and not before a just-started -netdev stream server has set up its
+ * listener (QEMU 10.0 crashes when a frame reaches a stream server whose
+ * listener is still being created).
  */
 #define IB_ANNOUNCE_DELAY_NS    100000000ll
 
@@ -247,18 +267,21 @@ bool ib_port_rx_announce(IbPort *port, const IbPacket *p)
 
     if (p->opcode != (IB_TRANSPORT_UD | IB_OP_SEND_ONLY) || p->dest_qpn != 0 ||
         p->payload_len < IB_ANN_V1_LEN || memcmp(b, ib_announce_magic, 16)) {
-        return false;               /* not an announcement (a directed-route SMP?) */
+        /* not an announcement (a directed-route SMP?) */
+        return false;
     }
     guid = ib_ld64(b + IB_ANN_GUID);
     lid = ib_ld16(b + IB_ANN_LID);
     nonce = ib_ld32(b + IB_ANN_NONCE);
     if (nonce == port->nonce) {
-        return true;                        /* our own, reflected by a shared segment */
+        /* our own, reflected by a shared segment */
+        return true;
     }
     trace_ib_announce_rx(lid, guid);
     if ((lid == port->lid || guid == port->guid) && port->ops->addr_clash) {
         port->ops->addr_clash(port, lid, guid);
-        return true;                        /* a clashing port is no member of our directory */
+        /* a clashing port is no member of our directory */
+        return true;
     }
     if (!guid || !lid || IB_LID_IS_MCAST(lid) || lid == IB_LID_PERMISSIVE) {
         return true;
@@ -284,10 +307,12 @@ bool ib_port_rx_announce(IbPort *port, const IbPacket *p)
         e->node.node_guid = ib_ld64(b + IB_ANN_NODE_GUID);
         e->node.sys_guid = ib_ld64(b + IB_ANN_SYS_GUID);
         e->node.device_id = ib_ld16(b + IB_ANN_DEVICE_ID);
-        e->node.vendor_id = (b[IB_ANN_VENDOR_ID] << 16) | (b[IB_ANN_VENDOR_ID + 1] << 8) |
+        e->node.vendor_id = (b[IB_ANN_VENDOR_ID] << 16) |
+                            (b[IB_ANN_VENDOR_ID + 1] << 8) |
                             b[IB_ANN_VENDOR_ID + 2];
         e->lmc = MIN(b[IB_ANN_LMC], 7);
-        e->mtu = b[IB_ANN_MTU] >= 1 && b[IB_ANN_MTU] <= 5 ? b[IB_ANN_MTU] : IB_MTU_ENUM_2048;
+        e->mtu = b[IB_ANN_MTU] >= 1 && b[IB_ANN_MTU] <= 5 ? b[IB_ANN_MTU]
+                                                          : IB_MTU_ENUM_2048;
         e->gid_prefix = ib_ld64(b + IB_ANN_GID_PREFIX);
         e->node.revision = ib_ld32(b + IB_ANN_REVISION);
         memcpy(e->node.desc, b + IB_ANN_DESC, sizeof(e->node.desc));
@@ -303,15 +328,16 @@ bool ib_port_rx_announce(IbPort *port, const IbPacket *p)
     return true;
 }
 
-/* ---- SMInfo: the master SM answers for itself ------------------------------------------ */
+/* ---- SMInfo: the master SM answers for itself ---------------------------- */
 
 #define IB_SMP_ATTR_SM_INFO     0x0020
 #define IB_SMP_DATA             64
 #define IB_SM_STATE_MASTER      3
 
 /*
- * An SMP for QP0 of this port: true if the SM took it. Only SubnGet(SMInfo) is the SM's own
- * (IBA 14.4.1); every other SMP belongs to the node's SMA, i.e. the guest's QP0.
+ * An SMP for QP0 of this port: true if the SM took it. Only SubnGet(SMInfo) is
+ * the SM's own (IBA 14.4.1); every other SMP belongs to the node's SMA, i.e.
+ * the guest's QP0.
  */
 bool ib_sm_rx_smp(IbPort *port, const IbPacket *p)
 {
@@ -320,8 +346,10 @@ bool ib_sm_rx_smp(IbPort *port, const IbPacket *p)
     IbPacket rp;
     IbAv av = { .dlid = p->slid, .sl = p->sl };
 
-    if (p->payload_len < IB_MAD_SIZE || m[IB_MAD_MGMT_CLASS] != IB_MGMT_CLASS_SUBN_LID ||
-        m[IB_MAD_METHOD] != IB_METHOD_GET || ib_ld16(m + IB_MAD_ATTR_ID) != IB_SMP_ATTR_SM_INFO ||
+    if (p->payload_len < IB_MAD_SIZE ||
+        m[IB_MAD_MGMT_CLASS] != IB_MGMT_CLASS_SUBN_LID ||
+        m[IB_MAD_METHOD] != IB_METHOD_GET ||
+        ib_ld16(m + IB_MAD_ATTR_ID) != IB_SMP_ATTR_SM_INFO ||
         !ib_sm_is_master(port)) {
         return false;
     }

@@ -1,6 +1,7 @@
 /*
- * InfiniBand wire format: BTH and extension headers in RoCEv2-shaped fabric frames, with ICRC.
- * Pure functions, no device state: see include/hw/rdma/ib/ib_wire.h and docs/fabric.md.
+ * InfiniBand wire format: BTH and extension headers in RoCEv2-shaped fabric
+ * frames, with ICRC. Pure functions, no device state: see
+ * include/hw/rdma/ib/ib_wire.h and docs/fabric.md.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -74,8 +75,11 @@ unsigned ib_opcode_headers(uint8_t opcode)
     case IB_TRANSPORT_RC:
         return ib_op_hdrs[op];
     case IB_TRANSPORT_UC:
-        /* UC: SEND and RDMA WRITE, and SEND with Invalidate under RC's opcodes (which the
-         * IBA leaves reserved for UC, but the verbs offer on UC: docs/fabric.md) */
+        /*
+         * UC: SEND and RDMA WRITE, and SEND with Invalidate under RC's opcodes
+         * (which the IBA leaves reserved for UC, but the verbs offer on UC:
+         * docs/fabric.md)
+         */
         return op <= IB_OP_WRITE_ONLY_IMM || op == IB_OP_SEND_LAST_INV ||
                op == IB_OP_SEND_ONLY_INV ? ib_op_hdrs[op] : 0;
     case IB_TRANSPORT_UD:
@@ -88,7 +92,8 @@ unsigned ib_opcode_headers(uint8_t opcode)
         if (!ib_op_hdrs[op]) {
             return 0;
         }
-        if ((op >= IB_OP_READ_RESPONSE_FIRST && op <= IB_OP_ATOMIC_ACKNOWLEDGE)) {
+        if ((op >= IB_OP_READ_RESPONSE_FIRST &&
+             op <= IB_OP_ATOMIC_ACKNOWLEDGE)) {
             return ib_op_hdrs[op];
         }
         return ib_op_hdrs[op] | IB_HDR_XRCETH;
@@ -97,7 +102,8 @@ unsigned ib_opcode_headers(uint8_t opcode)
         if (!ib_op_hdrs[op]) {
             return 0;
         }
-        if ((op >= IB_OP_READ_RESPONSE_FIRST && op <= IB_OP_ATOMIC_ACKNOWLEDGE)) {
+        if ((op >= IB_OP_READ_RESPONSE_FIRST &&
+             op <= IB_OP_ATOMIC_ACKNOWLEDGE)) {
             return ib_op_hdrs[op];
         }
         return ib_op_hdrs[op] | IB_HDR_DCETH;
@@ -123,11 +129,15 @@ void ib_wire_lid_mac(uint16_t lid, uint8_t sl, uint8_t mac[6])
 
 static size_t ib_ext_len(unsigned h)
 {
-    return (h & IB_HDR_XRCETH ? IB_XRCETH_LEN : 0) + (h & IB_HDR_DCETH ? IB_DCETH_LEN : 0) +
-           (h & IB_HDR_DETH ? IB_DETH_LEN : 0) + (h & IB_HDR_RETH ? IB_RETH_LEN : 0) +
-           (h & IB_HDR_ATOMIC_ETH ? IB_ATOMIC_ETH_LEN : 0) + (h & IB_HDR_AETH ? IB_AETH_LEN : 0) +
+    return (h & IB_HDR_XRCETH ? IB_XRCETH_LEN : 0) +
+           (h & IB_HDR_DCETH ? IB_DCETH_LEN : 0) +
+           (h & IB_HDR_DETH ? IB_DETH_LEN : 0) +
+           (h & IB_HDR_RETH ? IB_RETH_LEN : 0) +
+           (h & IB_HDR_ATOMIC_ETH ? IB_ATOMIC_ETH_LEN : 0) +
+           (h & IB_HDR_AETH ? IB_AETH_LEN : 0) +
            (h & IB_HDR_ATOMIC_ACK ? IB_ATOMIC_ACK_LEN : 0) +
-           (h & IB_HDR_IMMDT ? IB_IMMDT_LEN : 0) + (h & IB_HDR_IETH ? IB_IETH_LEN : 0);
+           (h & IB_HDR_IMMDT ? IB_IMMDT_LEN : 0) +
+           (h & IB_HDR_IETH ? IB_IETH_LEN : 0);
 }
 
 static uint16_t ip_checksum(const uint8_t *p, size_t len)
@@ -150,11 +160,14 @@ size_t ib_wire_encode_hdr(const IbPacket *p, uint8_t *hdr, size_t payload_len)
     bool v6 = p->roce ? !p->ipv4 : p->grh;
     size_t ip_len = v6 ? IB_IPV6_HLEN : IB_IPV4_HLEN;
     size_t l2 = IB_ETH_HLEN + (p->roce && p->vlan ? IB_VLAN_HLEN : 0);
-    size_t udp_len = IB_UDP_HLEN + IB_BTH_LEN + ib_ext_len(h) + payload_len + p->pad +
-                     IB_ICRC_LEN;
+    size_t udp_len = IB_UDP_HLEN + IB_BTH_LEN + ib_ext_len(h) + payload_len +
+                     p->pad + IB_ICRC_LEN;
     uint8_t *ip = hdr + l2, *udp = ip + ip_len, *bth = udp + IB_UDP_HLEN;
     uint8_t *x = bth + IB_BTH_LEN;
-    /* RoCE: the address vector's hop limit (a zero one would not cross the first router) */
+    /*
+     * RoCE: the address vector's hop limit (a zero one would not cross the
+     * first router)
+     */
     uint8_t hops = p->roce ? (p->hop_limit ? p->hop_limit : 64) : p->hop_limit;
 
     if (p->roce) {
@@ -170,7 +183,8 @@ size_t ib_wire_encode_hdr(const IbPacket *p, uint8_t *hdr, size_t payload_len)
     }
     if (v6) {
         ib_st16(ip - 2, IB_ETHERTYPE_IPV6);
-        ib_st32(ip, (6u << 28) | ((uint32_t)p->tclass << 20) | (p->flow_label & 0xfffff));
+        ib_st32(ip, (6u << 28) | ((uint32_t)p->tclass << 20) |
+                        (p->flow_label & 0xfffff));
         ib_st16(ip + 4, udp_len);
         ip[6] = 17;
         ip[7] = hops;
@@ -253,26 +267,34 @@ size_t ib_wire_encode_hdr(const IbPacket *p, uint8_t *hdr, size_t payload_len)
     return x - hdr;
 }
 
-uint32_t ib_wire_icrc(const uint8_t *hdr, size_t hdr_len, const uint8_t *payload,
-                      size_t payload_len, size_t pad)
+uint32_t ib_wire_icrc(const uint8_t *hdr, size_t hdr_len,
+                      const uint8_t *payload, size_t payload_len, size_t pad)
 {
     static const uint8_t zeros[4];
-    /* the ICRC's view of the headers, in one piece: one CRC call, folded when long enough */
+    /*
+     * the ICRC's view of the headers, in one piece: one CRC call, folded when
+     * long enough
+     */
     uint8_t m[8 + IB_MAX_HDR_LEN - IB_ETH_HLEN];
-    size_t l2 = ib_ld16(hdr + 12) == IB_ETHERTYPE_VLAN ? IB_ETH_HLEN + IB_VLAN_HLEN : IB_ETH_HLEN;
+    size_t l2 = ib_ld16(hdr + 12) == IB_ETHERTYPE_VLAN
+                    ? IB_ETH_HLEN + IB_VLAN_HLEN
+                    : IB_ETH_HLEN;
     bool v6 = ib_ld16(hdr + l2 - 2) == IB_ETHERTYPE_IPV6;
     size_t ip_len = v6 ? IB_IPV6_HLEN : IB_IPV4_HLEN;
     size_t n = MIN(hdr_len, IB_MAX_HDR_LEN) - l2;
     uint8_t *ip = m + 8;
     uint32_t crc;
 
-    /* RoCEv2 ICRC: 64 bits of ones for the absent LRH, variant fields masked to ones (the
-     * Ethernet header and any VLAN tag are not covered) */
+    /*
+     * RoCEv2 ICRC: 64 bits of ones for the absent LRH, variant fields masked to
+     * ones (the Ethernet header and any VLAN tag are not covered)
+     */
     memset(m, 0xff, 8);
     memcpy(ip, hdr + l2, n);
     if (v6) {
         ip[0] |= 0x0f;
-        ip[1] = ip[2] = ip[3] = 0xff;                 /* traffic class, flow label */
+        /* traffic class, flow label */
+        ip[1] = ip[2] = ip[3] = 0xff;
         ip[7] = 0xff;                                 /* hop limit */
     } else {
         ip[1] = 0xff;                                 /* TOS */
@@ -288,7 +310,8 @@ uint32_t ib_wire_icrc(const uint8_t *hdr, size_t hdr_len, const uint8_t *payload
     return pad ? ib_crc32(crc, zeros, pad) : crc;
 }
 
-static int ib_wire_decode_frame(const uint8_t *f, size_t len, IbPacket *p, bool roce)
+static int ib_wire_decode_frame(const uint8_t *f, size_t len, IbPacket *p,
+                                bool roce)
 {
     size_t ip_len, udp_len, off, ext, hdr_len, l2 = IB_ETH_HLEN;
     const uint8_t *ip, *udp, *bth, *x;
@@ -297,7 +320,8 @@ static int ib_wire_decode_frame(const uint8_t *f, size_t len, IbPacket *p, bool 
     uint32_t icrc;
 
     memset(p, 0, sizeof(*p));
-    if (len < IB_ETH_HLEN + IB_IPV4_HLEN + IB_UDP_HLEN + IB_BTH_LEN + IB_ICRC_LEN) {
+    if (len <
+        IB_ETH_HLEN + IB_IPV4_HLEN + IB_UDP_HLEN + IB_BTH_LEN + IB_ICRC_LEN) {
         return -1;
     }
     ethertype = ib_ld16(f + 12);
@@ -323,7 +347,8 @@ static int ib_wire_decode_frame(const uint8_t *f, size_t len, IbPacket *p, bool 
     ip = f + l2;
     if (ethertype == IB_ETHERTYPE_IPV6) {
         ip_len = IB_IPV6_HLEN;
-        if (len < l2 + ip_len + IB_UDP_HLEN || (ip[0] >> 4) != 6 || ip[6] != 17) {
+        if (len < l2 + ip_len + IB_UDP_HLEN || (ip[0] >> 4) != 6 ||
+            ip[6] != 17) {
             return -2;
         }
         p->grh = true;
@@ -337,7 +362,8 @@ static int ib_wire_decode_frame(const uint8_t *f, size_t len, IbPacket *p, bool 
         if (len < l2 + ip_len + IB_UDP_HLEN || ip[0] != 0x45 || ip[9] != 17 ||
             ib_ld16(ip + 2) > len - l2 || ib_ld16(ip + 2) < IB_IPV4_HLEN ||
             (ib_ld16(ip + 6) & 0x3fff)) {
-            return -2;                  /* (fragments: RoCE v2 never fragments) */
+            /* (fragments: RoCE v2 never fragments) */
+            return -2;
         }
         if (roce) {
             /* the header checksum is not under the ICRC: check it here */
@@ -443,7 +469,8 @@ static int ib_wire_decode_frame(const uint8_t *f, size_t len, IbPacket *p, bool 
     }
     {
         const uint8_t *c = p->payload + p->payload_len + p->pad;
-        uint32_t got = c[0] | (c[1] << 8) | (c[2] << 16) | ((uint32_t)c[3] << 24);
+        uint32_t got = c[0] | (c[1] << 8) | (c[2] << 16) |
+                       ((uint32_t)c[3] << 24);
         if (got != icrc) {
             return -7;
         }

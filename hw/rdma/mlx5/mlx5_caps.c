@@ -1,8 +1,9 @@
 /*
  * mlx5 HCA core: HCA capability pages, generated from Mlx5CoreConfig.
  *
- * The caps reported here are the limits the object tables enforce: both come from the same
- * Mlx5CoreConfig. See docs/prm-subset.md for why each value is what it is.
+ * The caps reported here are the limits the object tables enforce: both come
+ * from the same Mlx5CoreConfig. See docs/prm-subset.md for why each value is
+ * what it is.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -30,26 +31,30 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_log_max_ra_req_dc, 4);
     MLX5_SET(cap, CAP_log_max_ra_res_dc, 4);
     MLX5_SET(cap, CAP_max_wqe_sz_sq_dc, 1024);
-    MLX5_SET(cap, CAP_pkey_table_size, 0);          /* 128 entries (encoding 0) */
-    MLX5_SET(cap, CAP_ib_virt, 0);                  /* native PF: port data via MAD_IFC */
+    /* 128 entries (encoding 0) */
+    MLX5_SET(cap, CAP_pkey_table_size, 0);
+    /* native PF: port data via MAD_IFC */
+    MLX5_SET(cap, CAP_ib_virt, 0);
     MLX5_SET(cap, CAP_local_ca_ack_delay, 16);
     MLX5_SET(cap, CAP_port_type, 0);                /* InfiniBand */
     MLX5_SET(cap, CAP_num_ports, 1);
     MLX5_SET(cap, CAP_log_max_msg, cfg->log_max_msg);
     MLX5_SET(cap, CAP_cqe_version, 1);
     /*
-     * UMR (mlx5_umr.c) may change every mkey field the drivers use, so the kernel's MR cache,
-     * rereg and fast registration run through it. umr_extended_translation_offset stays 0:
-     * MRs of 2^16 pages or more are then created with CREATE_MKEY, which keeps every
-     * translation table within MLX5_MAX_PAS entries.
+     * UMR (mlx5_umr.c) may change every mkey field the drivers use, so the
+     * kernel's MR cache, rereg and fast registration run through it.
+     * umr_extended_translation_offset stays 0: MRs of 2^16 pages or more are
+     * then created with CREATE_MKEY, which keeps every translation table within
+     * MLX5_MAX_PAS entries.
      */
     MLX5_SET(cap, CAP_umr_modify_entity_size_disabled, 0);
     MLX5_SET(cap, CAP_umr_modify_atomic_disabled, 0);
     MLX5_SET(cap, CAP_umr_indirect_mkey_disabled, 0);
     MLX5_SET(cap, CAP_atomic, 1);
     /*
-     * Signature offload (mlx5_sig.c): block T10-DIF and CRC32 on signature mkeys, the
-     * SIG_ERR CQE with domain and type, and signature pipelining (drain_sigerr: SQD).
+     * Signature offload (mlx5_sig.c): block T10-DIF and CRC32 on signature
+     * mkeys, the SIG_ERR CQE with domain and type, and signature pipelining
+     * (drain_sigerr: SQD).
      */
     MLX5_SET(cap, CAP_sho, 1);
     MLX5_SET(cap, CAP_sigerr_cqe, 1);
@@ -59,9 +64,12 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_cq_resize, 1);            /* MODIFY_CQ op_mod 1 */
     MLX5_SET(cap, CAP_cq_moderation, 1);        /* MODIFY_CQ op_mod 0 */
     MLX5_SET(cap, CAP_xrc, 1);
-    MLX5_SET(cap, CAP_apm, 1);                  /* alternate paths, MigReq (ib_apm.c) */
-    MLX5_SET(cap, CAP_block_lb_mc, 1);          /* qpc.block_lb_mc (ib_mcast.c) */
-    MLX5_SET(cap, CAP_imaicl, 1);               /* memory windows: binds are UMRs */
+    /* alternate paths, MigReq (ib_apm.c) */
+    MLX5_SET(cap, CAP_apm, 1);
+    /* qpc.block_lb_mc (ib_mcast.c) */
+    MLX5_SET(cap, CAP_block_lb_mc, 1);
+    /* memory windows: binds are UMRs */
+    MLX5_SET(cap, CAP_imaicl, 1);
     MLX5_SET(cap, CAP_ud, 1);
     MLX5_SET(cap, CAP_uc, 1);
     MLX5_SET(cap, CAP_rc, 1);
@@ -72,18 +80,24 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_max_wqe_sz_sq, 1024);
     MLX5_SET(cap, CAP_max_wqe_sz_rq, 512);
     MLX5_SET(cap, CAP_max_qp_mcg, 64);
-    MLX5_SET(cap, CAP_log_max_mcg, 10);     /* = IB_MCAST_MAX_ATTACH groups at most */
+    /* = IB_MCAST_MAX_ATTACH groups at most */
+    MLX5_SET(cap, CAP_log_max_mcg, 10);
     MLX5_SET(cap, CAP_log_max_transport_domain, 0);
     MLX5_SET(cap, CAP_log_max_pd, cfg->log_max_pd);
     MLX5_SET(cap, CAP_log_max_xrcd, cfg->log_max_xrcd);
-    MLX5_SET(cap, CAP_log_max_uctx, cfg->log_max_uctx);    /* DevX (mlx5_devx.c) */
-    MLX5_SET(cap, CAP_uctx_cap, 0);             /* no raw-TX or internal-resource rights */
+    /* DevX (mlx5_devx.c) */
+    MLX5_SET(cap, CAP_log_max_uctx, cfg->log_max_uctx);
+    /* no raw-TX or internal-resource rights */
+    MLX5_SET(cap, CAP_uctx_cap, 0);
     MLX5_SET(cap, CAP_log_uar_page_sz, 0);
-    MLX5_SET(cap, CAP_device_frequency_mhz, 1000);  /* internal_timer counts nanoseconds */
+    /* internal_timer counts nanoseconds */
+    MLX5_SET(cap, CAP_device_frequency_mhz, 1000);
     MLX5_SET(cap, CAP_device_frequency_khz, 1000000);
     MLX5_SET(cap, CAP_native_port_num, 1);
-    MLX5_SET(cap, CAP_device_memory, cfg->memic_size != 0);   /* MEMIC (mlx5_memic.c) */
-    MLX5_SET(cap, CAP_pg, cfg->odp);            /* page faults, ODP cap page (mlx5_odp.c) */
+    /* MEMIC (mlx5_memic.c) */
+    MLX5_SET(cap, CAP_device_memory, cfg->memic_size != 0);
+    /* page faults, ODP cap page (mlx5_odp.c) */
+    MLX5_SET(cap, CAP_pg, cfg->odp);
 }
 
 static void mlx5_caps_atomic(uint8_t *cap)
@@ -94,7 +108,8 @@ static void mlx5_caps_atomic(uint8_t *cap)
     MLX5_SET(cap, ATOMIC_CAP_atomic_size_dc, 0x8);
 }
 
-void mlx5_caps_build(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap, bool cur)
+void mlx5_caps_build(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap,
+                     bool cur)
 {
     memset(cap, 0, HCA_CAP_SIZE);
     switch (type) {

@@ -11,7 +11,8 @@
 struct Mlx5CmdCtx {
     const uint8_t *in;          /* device-owned copy of the whole input */
     uint32_t inlen;
-    uint8_t *out;               /* device-owned output, written back after the handler */
+    /* device-owned output, written back after the handler */
+    uint8_t *out;
     uint32_t outlen;
     uint16_t opcode;
     uint16_t op_mod;
@@ -21,24 +22,31 @@ struct Mlx5CmdCtx {
 };
 
 /*
- * Fail the command with an architected status. The syndrome identifies the check that failed
- * (any 32-bit value is allowed; we use a per-site constant so a driver log pins the cause).
+ * Fail the command with an architected status. The syndrome identifies the
+ * check that failed (any 32-bit value is allowed; we use a per-site constant so
+ * a driver log pins the cause).
  */
 void mlx5_cmd_fail(Mlx5CmdCtx *cmd, uint8_t status, uint32_t syndrome);
-/* True if the input has at least @len bytes; otherwise fails with BAD_INP_LEN. */
+/*
+ * True if the input has at least @len bytes; otherwise fails with BAD_INP_LEN.
+ */
 bool mlx5_cmd_in_ok(Mlx5CmdCtx *cmd, uint32_t len);
-/* True if the output has room for @len bytes; otherwise fails with BAD_OUTP_LEN. */
+/*
+ * True if the output has room for @len bytes; otherwise fails with
+ * BAD_OUTP_LEN.
+ */
 bool mlx5_cmd_out_ok(Mlx5CmdCtx *cmd, uint32_t len);
 const char *mlx5_cmd_name(uint16_t opcode);
 
 /*
- * DevX isolation (mlx5_devx.c). Every object records the uid of the command that created it
- * (0: the kernel, privileged; 0xffff: the kernel's shared resources, such as the completion
- * EQs, which every uid may use). The object a command operates on must be the issuer's own
- * (uid 0 sees everything): mlx5_cmd_obj. An object a create or modify refers to may also be
- * a privileged one (the kernel gives user QPs its own dummy CQ, SRQ and XRC domain):
- * mlx5_cmd_ref. PDs are never shared: refer to them with mlx5_cmd_obj. Anything not visible
- * is reported as if it did not exist.
+ * DevX isolation (mlx5_devx.c). Every object records the uid of the command
+ * that created it (0: the kernel, privileged; 0xffff: the kernel's shared
+ * resources, such as the completion EQs, which every uid may use). The object a
+ * command operates on must be the issuer's own (uid 0 sees everything):
+ * mlx5_cmd_obj. An object a create or modify refers to may also be a privileged
+ * one (the kernel gives user QPs its own dummy CQ, SRQ and XRC domain):
+ * mlx5_cmd_ref. PDs are never shared: refer to them with mlx5_cmd_obj. Anything
+ * not visible is reported as if it did not exist.
  */
 static inline bool mlx5_cmd_user(const Mlx5CmdCtx *cmd)
 {
@@ -49,7 +57,10 @@ void *mlx5_cmd_ref(Mlx5CmdCtx *cmd, const Mlx5Table *t, uint32_t h);
 void mlx5_cmd_own(Mlx5CmdCtx *cmd, Mlx5Table *t, uint32_t h);
 size_t mlx5_cmd_table(const char **names, uint16_t *opcodes, size_t max);
 
-/* Syndromes: a tag per check, so that "syndrome (0x...)" in dmesg pins the failed check. */
+/*
+ * Syndromes: a tag per check, so that "syndrome (0x...)" in dmesg pins the
+ * failed check.
+ */
 enum {
     MLX5_SYND_BAD_OPCODE = 0x10000001,
     MLX5_SYND_NOT_ENABLED = 0x10000002,
@@ -87,34 +98,45 @@ enum {
     MLX5_SYND_BAD_PKEY_INDEX = 0x20000016,
     MLX5_SYND_BAD_STRIDE = 0x20000017,
     MLX5_SYND_BAD_USER_INDEX = 0x20000018,
-    MLX5_SYND_BAD_GID = 0x20000019,         /* not a multicast GID, or not attached */
-    MLX5_SYND_BAD_UID = 0x2000001a,         /* no such DevX context, or not a user command */
-    MLX5_SYND_BAD_PM_STATE = 0x2000001b,    /* a path migration state software may not set */
+    /* not a multicast GID, or not attached */
+    MLX5_SYND_BAD_GID = 0x20000019,
+    /* no such DevX context, or not a user command */
+    MLX5_SYND_BAD_UID = 0x2000001a,
+    /* a path migration state software may not set */
+    MLX5_SYND_BAD_PM_STATE = 0x2000001b,
 };
 
 /* mlx5_devx.c */
-Mlx5CmdHandler mlx5_cmd_create_uctx, mlx5_cmd_destroy_uctx, mlx5_cmd_create_umem,
-    mlx5_cmd_destroy_umem;
-/* The bytes [off, off + len) of UMEM @id (visible to the command's uid) as a guest buffer. */
-uint32_t mlx5_umem_buf(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t id, uint64_t off, uint64_t len,
-                       Mlx5Buf *b);
-/* Bus address of the 8-byte doorbell record at @off of UMEM @id. Returns a syndrome or 0. */
+Mlx5CmdHandler mlx5_cmd_create_uctx, mlx5_cmd_destroy_uctx,
+    mlx5_cmd_create_umem, mlx5_cmd_destroy_umem;
+/*
+ * The bytes [off, off + len) of UMEM @id (visible to the command's uid) as a
+ * guest buffer.
+ */
+uint32_t mlx5_umem_buf(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t id, uint64_t off,
+                       uint64_t len, Mlx5Buf *b);
+/*
+ * Bus address of the 8-byte doorbell record at @off of UMEM @id. Returns a
+ * syndrome or 0.
+ */
 uint32_t mlx5_umem_addr(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t id, uint64_t off,
                         uint64_t *pa);
 
 /* mlx5_cmd_hca.c */
 Mlx5CmdHandler mlx5_cmd_enable_hca, mlx5_cmd_disable_hca, mlx5_cmd_query_issi,
-    mlx5_cmd_set_issi, mlx5_cmd_query_pages, mlx5_cmd_manage_pages, mlx5_cmd_query_hca_cap,
-    mlx5_cmd_set_hca_cap, mlx5_cmd_init_hca, mlx5_cmd_teardown_hca, mlx5_cmd_query_adapter,
-    mlx5_cmd_set_driver_version, mlx5_cmd_access_reg;
+    mlx5_cmd_set_issi, mlx5_cmd_query_pages, mlx5_cmd_manage_pages,
+    mlx5_cmd_query_hca_cap, mlx5_cmd_set_hca_cap, mlx5_cmd_init_hca,
+    mlx5_cmd_teardown_hca, mlx5_cmd_query_adapter, mlx5_cmd_set_driver_version,
+    mlx5_cmd_access_reg;
 /* mlx5_eq.c */
 Mlx5CmdHandler mlx5_cmd_create_eq, mlx5_cmd_destroy_eq, mlx5_cmd_query_eq;
 /* mlx5_res.c */
-Mlx5CmdHandler mlx5_cmd_alloc_pd, mlx5_cmd_dealloc_pd, mlx5_cmd_alloc_uar, mlx5_cmd_dealloc_uar,
-    mlx5_cmd_alloc_xrcd, mlx5_cmd_dealloc_xrcd, mlx5_cmd_alloc_transport_domain,
-    mlx5_cmd_dealloc_transport_domain;
+Mlx5CmdHandler mlx5_cmd_alloc_pd, mlx5_cmd_dealloc_pd, mlx5_cmd_alloc_uar,
+    mlx5_cmd_dealloc_uar, mlx5_cmd_alloc_xrcd, mlx5_cmd_dealloc_xrcd,
+    mlx5_cmd_alloc_transport_domain, mlx5_cmd_dealloc_transport_domain;
 /* mlx5_cq.c */
-Mlx5CmdHandler mlx5_cmd_create_cq, mlx5_cmd_destroy_cq, mlx5_cmd_query_cq, mlx5_cmd_modify_cq;
+Mlx5CmdHandler mlx5_cmd_create_cq, mlx5_cmd_destroy_cq, mlx5_cmd_query_cq,
+    mlx5_cmd_modify_cq;
 /* mlx5_mkey.c */
 Mlx5CmdHandler mlx5_cmd_create_mkey, mlx5_cmd_destroy_mkey, mlx5_cmd_query_mkey;
 Mlx5CmdHandler mlx5_cmd_create_psv, mlx5_cmd_destroy_psv;
@@ -122,17 +144,19 @@ Mlx5CmdHandler mlx5_cmd_alloc_memic, mlx5_cmd_dealloc_memic;
 /* mlx5_odp.c */
 Mlx5CmdHandler mlx5_cmd_page_fault_resume;
 /* mlx5_srq.c */
-Mlx5CmdHandler mlx5_cmd_create_srq, mlx5_cmd_destroy_srq, mlx5_cmd_query_srq, mlx5_cmd_arm_rq,
-    mlx5_cmd_create_rmp, mlx5_cmd_modify_rmp, mlx5_cmd_query_rmp;
+Mlx5CmdHandler mlx5_cmd_create_srq, mlx5_cmd_destroy_srq, mlx5_cmd_query_srq,
+    mlx5_cmd_arm_rq, mlx5_cmd_create_rmp, mlx5_cmd_modify_rmp,
+    mlx5_cmd_query_rmp;
 /* mlx5_dct.c */
 Mlx5CmdHandler mlx5_cmd_create_dct, mlx5_cmd_destroy_dct, mlx5_cmd_drain_dct,
     mlx5_cmd_query_dct;
 /* mlx5_qp.c */
-Mlx5CmdHandler mlx5_cmd_create_qp, mlx5_cmd_destroy_qp, mlx5_cmd_modify_qp, mlx5_cmd_query_qp;
+Mlx5CmdHandler mlx5_cmd_create_qp, mlx5_cmd_destroy_qp, mlx5_cmd_modify_qp,
+    mlx5_cmd_query_qp;
 /* mlx5_mad.c */
 Mlx5CmdHandler mlx5_cmd_attach_to_mcg, mlx5_cmd_detach_from_mcg;
-Mlx5CmdHandler mlx5_cmd_mad_ifc, mlx5_cmd_query_hca_vport_context, mlx5_cmd_query_hca_vport_gid,
-    mlx5_cmd_query_hca_vport_pkey;
+Mlx5CmdHandler mlx5_cmd_mad_ifc, mlx5_cmd_query_hca_vport_context,
+    mlx5_cmd_query_hca_vport_gid, mlx5_cmd_query_hca_vport_pkey;
 void mlx5_reg_pcap(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg, bool write);
 
 /* Helpers for handlers: input/output field access with the common offsets. */

@@ -1,6 +1,7 @@
 /*
- * mlx5 HCA core: function bring-up and teardown commands (ENABLE/DISABLE_HCA, ISSI, pages,
- * capabilities, INIT/TEARDOWN_HCA, QUERY_ADAPTER, SET_DRIVER_VERSION, ACCESS_REG).
+ * mlx5 HCA core: function bring-up and teardown commands (ENABLE/DISABLE_HCA,
+ * ISSI, pages, capabilities, INIT/TEARDOWN_HCA, QUERY_ADAPTER,
+ * SET_DRIVER_VERSION, ACCESS_REG).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -8,7 +9,8 @@
 #include "eth/mlx5_eth.h"
 #include "trace.h"
 
-#define MLX5_SUPPORTED_ISSI     0x3     /* ISSI 0 (SRQs via CREATE_SRQ) and 1 (RMPs, XRC SRQs) */
+/* ISSI 0 (SRQs via CREATE_SRQ) and 1 (RMPs, XRC SRQs) */
+#define MLX5_SUPPORTED_ISSI     0x3
 
 void mlx5_cmd_enable_hca(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
@@ -31,7 +33,10 @@ void mlx5_cmd_disable_hca(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_FUNCTION);
         return;
     }
-    /* back to the pre-ENABLE_HCA state: every object, EQ, UAR, page and cap is dropped */
+    /*
+     * back to the pre-ENABLE_HCA state: every object, EQ, UAR, page and cap is
+     * dropped
+     */
     mlx5_function_reset(c);
 }
 
@@ -68,7 +73,9 @@ void mlx5_cmd_query_pages(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
         return;
     }
-    /* the emulated firmware keeps its state in QEMU: it never needs host pages */
+    /*
+     * the emulated firmware keeps its state in QEMU: it never needs host pages
+     */
     MLX5_SET(cmd->out, QUERY_PAGES_OUT_function_id, 0);
     MLX5_SET(cmd->out, QUERY_PAGES_OUT_num_pages, 0);
 }
@@ -97,9 +104,9 @@ void mlx5_cmd_manage_pages(Mlx5Core *c, Mlx5CmdCtx *cmd)
         break;
     case MLX5_PAGES_TAKE:
         /*
-         * Given pages are never used, so any of them may be returned; we return none we were
-         * not given. Returning page addresses requires remembering them: we only accept a
-         * TAKE when nothing is outstanding.
+         * Given pages are never used, so any of them may be returned; we return
+         * none we were not given. Returning page addresses requires remembering
+         * them: we only accept a TAKE when nothing is outstanding.
          */
         if (c->pages_given) {
             mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_PAGES);
@@ -121,8 +128,9 @@ void mlx5_cmd_query_hca_cap(Mlx5Core *c, Mlx5CmdCtx *cmd)
     uint8_t cap[HCA_CAP_SIZE];
 
     /*
-     * The page is cut to the output the caller gave: DevX users (pyverbs) ask with a
-     * structure that covers only the fields they read. The kernel always takes all of it.
+     * The page is cut to the output the caller gave: DevX users (pyverbs) ask
+     * with a structure that covers only the fields they read. The kernel always
+     * takes all of it.
      */
     if (!mlx5_cmd_out_ok(cmd, HCA_CAP_OFF)) {
         return;
@@ -136,11 +144,16 @@ void mlx5_cmd_query_hca_cap(Mlx5Core *c, Mlx5CmdCtx *cmd)
     } else {
         mlx5_caps_build(&c->cfg, type, cap, cur);
     }
-    memcpy(cmd->out + HCA_CAP_OFF, cap, MIN((uint32_t)HCA_CAP_SIZE, cmd->outlen - HCA_CAP_OFF));
+    memcpy(cmd->out + HCA_CAP_OFF, cap,
+           MIN((uint32_t)HCA_CAP_SIZE, cmd->outlen - HCA_CAP_OFF));
 }
 
-/* SET_HCA_CAP(GENERAL): apply the driver-writable fields, each checked against max. */
-static void mlx5_set_cap_general(Mlx5Core *c, Mlx5CmdCtx *cmd, const uint8_t *in)
+/*
+ * SET_HCA_CAP(GENERAL): apply the driver-writable fields, each checked against
+ * max.
+ */
+static void mlx5_set_cap_general(Mlx5Core *c, Mlx5CmdCtx *cmd,
+                                 const uint8_t *in)
 {
     uint8_t *cur = c->cap_general_cur;
     uint32_t log_max_qp = MLX5_GET(in, CAP_log_max_qp);
@@ -148,13 +161,15 @@ static void mlx5_set_cap_general(Mlx5Core *c, Mlx5CmdCtx *cmd, const uint8_t *in
 
     if (log_max_qp > c->cfg.log_max_qp || log_max_qp < 1 ||
         MLX5_GET(in, CAP_uar_4k) || log_uar_page_sz > 4 ||
-        MLX5_GET(in, CAP_pkey_table_size) != MLX5_GET(cur, CAP_pkey_table_size)) {
+        MLX5_GET(in, CAP_pkey_table_size) !=
+            MLX5_GET(cur, CAP_pkey_table_size)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
         return;
     }
     MLX5_SET(cur, CAP_log_max_qp, log_max_qp);
     MLX5_SET(cur, CAP_log_uar_page_sz, log_uar_page_sz);
-    MLX5_SET(cur, CAP_dct, MLX5_GET(in, CAP_dct));     /* supported: the max image has it */
+    /* supported: the max image has it */
+    MLX5_SET(cur, CAP_dct, MLX5_GET(in, CAP_dct));
     MLX5_SET(cur, CAP_cmdif_checksum, MLX5_GET(in, CAP_cmdif_checksum));
     MLX5_SET(cur, CAP_cache_line_128byte, MLX5_GET(in, CAP_cache_line_128byte));
 }
@@ -168,7 +183,8 @@ void mlx5_cmd_set_hca_cap(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     if (c->hca_initialized) {
-        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_SYS_STATE_ERR, MLX5_SYND_ALREADY_INITIALIZED);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_SYS_STATE_ERR,
+                      MLX5_SYND_ALREADY_INITIALIZED);
         return;
     }
     switch (cmd->op_mod >> 1) {
@@ -178,10 +194,12 @@ void mlx5_cmd_set_hca_cap(Mlx5Core *c, Mlx5CmdCtx *cmd)
     case MLX5_CAP_ATOMIC:
         mode = MLX5_GET(in, ATOMIC_CAP_atomic_req_8B_endianness_mode);
         if (mode > 1) {
-            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                          MLX5_SYND_UNSUPPORTED);
             return;
         }
-        MLX5_SET(c->cap_atomic_cur, ATOMIC_CAP_atomic_req_8B_endianness_mode, mode);
+        MLX5_SET(c->cap_atomic_cur, ATOMIC_CAP_atomic_req_8B_endianness_mode,
+                 mode);
         break;
     case MLX5_CAP_ODP:
         mode = mlx5_set_cap_odp(c, in);
@@ -199,7 +217,8 @@ void mlx5_cmd_set_hca_cap(Mlx5Core *c, Mlx5CmdCtx *cmd)
 void mlx5_cmd_init_hca(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     if (c->hca_initialized) {
-        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_SYS_STATE_ERR, MLX5_SYND_ALREADY_INITIALIZED);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_SYS_STATE_ERR,
+                      MLX5_SYND_ALREADY_INITIALIZED);
         return;
     }
     c->hca_initialized = true;
@@ -210,7 +229,10 @@ void mlx5_cmd_teardown_hca(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
-    /* only GRACEFUL_CLOSE (0): neither force_teardown nor fast_teardown is advertised */
+    /*
+     * only GRACEFUL_CLOSE (0): neither force_teardown nor fast_teardown is
+     * advertised
+     */
     if (MLX5_GET(cmd->in, TEARDOWN_HCA_IN_profile) != 0) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
         return;
@@ -276,14 +298,16 @@ void mlx5_cmd_access_reg(Mlx5Core *c, Mlx5CmdCtx *cmd)
         break;
     case MLX5_REG_NODE_DESC:
         if (write || len < ACCESS_REG_DATA_OFF + 64) {
-            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_REGISTER);
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                          MLX5_SYND_BAD_REGISTER);
             return;
         }
         memset(reg, 0, 64);
         memcpy(reg, c->cfg.node_desc, strnlen(c->cfg.node_desc, 64));
         break;
     default:
-        if (c->eth && mlx5_eth_reg(c, cmd, reg_id, reg, len - ACCESS_REG_DATA_OFF, write)) {
+        if (c->eth && mlx5_eth_reg(c, cmd, reg_id, reg,
+                                   len - ACCESS_REG_DATA_OFF, write)) {
             return;
         }
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_REGISTER);

@@ -1,11 +1,12 @@
 /*
  * mlx5 HCA core: the firmware command queue (PRM "Command Interface").
  *
- * The driver writes a 64-byte descriptor per slot in one 4 KiB page, chains 576-byte mailbox
- * blocks for input/output beyond 16 bytes, and rings cmd_dbell with one bit per slot. For each
- * slot we copy the descriptor and the whole input into device memory, run the handler on the
- * copy, write the output back, and only then clear the ownership bit (and, once a command EQ
- * exists, post a command-completion EQE).
+ * The driver writes a 64-byte descriptor per slot in one 4 KiB page, chains
+ * 576-byte mailbox blocks for input/output beyond 16 bytes, and rings cmd_dbell
+ * with one bit per slot. For each slot we copy the descriptor and the whole
+ * input into device memory, run the handler on the copy, write the output back,
+ * and only then clear the ownership bit (and, once a command EQ exists, post a
+ * command-completion EQE).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -17,9 +18,12 @@ typedef struct Mlx5CmdDesc {
     uint16_t opcode;
     const char *name;
     Mlx5CmdHandler *handler;
-    bool before_init;           /* allowed after ENABLE_HCA but before INIT_HCA */
-    bool user;                  /* may be issued by a DevX user context (uid != 0) */
-    bool eth;                   /* exists only on an Ethernet port (mlx5_eth.h) */
+    /* allowed after ENABLE_HCA but before INIT_HCA */
+    bool before_init;
+    /* may be issued by a DevX user context (uid != 0) */
+    bool user;
+    /* exists only on an Ethernet port (mlx5_eth.h) */
+    bool eth;
 } Mlx5CmdDesc;
 
 #define CMD(op, fn, pre) { MLX5_CMD_OP_##op, #op, fn, pre, false, false }
@@ -29,8 +33,10 @@ typedef struct Mlx5CmdDesc {
 
 /* The one dispatch table: opcode -> handler. Sorted by opcode. */
 static const Mlx5CmdDesc mlx5_cmds[] = {
-    { MLX5_CMD_OP_QUERY_HCA_CAP, "QUERY_HCA_CAP", mlx5_cmd_query_hca_cap, true, true, false },
-    { MLX5_CMD_OP_QUERY_ADAPTER, "QUERY_ADAPTER", mlx5_cmd_query_adapter, true, true, false },
+    { MLX5_CMD_OP_QUERY_HCA_CAP, "QUERY_HCA_CAP", mlx5_cmd_query_hca_cap, true,
+      true, false },
+    { MLX5_CMD_OP_QUERY_ADAPTER, "QUERY_ADAPTER", mlx5_cmd_query_adapter, true,
+      true, false },
     CMD(INIT_HCA, mlx5_cmd_init_hca, true),
     CMD(TEARDOWN_HCA, mlx5_cmd_teardown_hca, false),
     CMD(ENABLE_HCA, mlx5_cmd_enable_hca, true),
@@ -38,7 +44,8 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     CMD(QUERY_PAGES, mlx5_cmd_query_pages, true),
     CMD(MANAGE_PAGES, mlx5_cmd_manage_pages, true),
     CMD(SET_HCA_CAP, mlx5_cmd_set_hca_cap, true),
-    { MLX5_CMD_OP_QUERY_ISSI, "QUERY_ISSI", mlx5_cmd_query_issi, true, true, false },
+    { MLX5_CMD_OP_QUERY_ISSI, "QUERY_ISSI", mlx5_cmd_query_issi, true, true,
+      false },
     CMD(SET_ISSI, mlx5_cmd_set_issi, true),
     CMD(SET_DRIVER_VERSION, mlx5_cmd_set_driver_version, false),
     UCMD(CREATE_MKEY, mlx5_cmd_create_mkey),
@@ -168,7 +175,9 @@ const char *mlx5_cmd_name(uint16_t opcode)
     return d ? d->name : "UNKNOWN";
 }
 
-/* The dispatch table as data, for the unit tests and the docs table generator. */
+/*
+ * The dispatch table as data, for the unit tests and the docs table generator.
+ */
 size_t mlx5_cmd_table(const char **names, uint16_t *opcodes, size_t max)
 {
     size_t i;
@@ -196,8 +205,8 @@ void *mlx5_cmd_ref(Mlx5CmdCtx *cmd, const Mlx5Table *t, uint32_t h)
     void *obj = mlx5_table_get(t, h);
     uint16_t owner = mlx5_table_owner(t, h);
 
-    if (obj && mlx5_cmd_user(cmd) && owner && owner != MLX5_SHARED_RESOURCE_UID &&
-        owner != cmd->uid) {
+    if (obj && mlx5_cmd_user(cmd) && owner &&
+        owner != MLX5_SHARED_RESOURCE_UID && owner != cmd->uid) {
         trace_mlx5_err_uid(t->name, h, cmd->uid, owner);
         return NULL;
     }
@@ -236,10 +245,11 @@ bool mlx5_cmd_out_ok(Mlx5CmdCtx *cmd, uint32_t len)
 }
 
 /*
- * Walk a mailbox chain, copying @len bytes between @buf and the blocks' data areas.
- * Returns a delivery status.
+ * Walk a mailbox chain, copying @len bytes between @buf and the blocks' data
+ * areas. Returns a delivery status.
  */
-static uint8_t mlx5_mbox_xfer(Mlx5Core *c, uint64_t ptr, uint8_t *buf, uint32_t len, bool to_dev)
+static uint8_t mlx5_mbox_xfer(Mlx5Core *c, uint64_t ptr, uint8_t *buf,
+                              uint32_t len, bool to_dev)
 {
     uint8_t blk[MLX5_CMD_MBOX_SIZE];
     uint32_t n, done = 0, block_num = 0;
@@ -285,12 +295,17 @@ static uint8_t mlx5_cmd_dispatch(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return MLX5_CMD_DELIVERY_OK;
     }
     if (!c->hca_enabled && cmd->opcode != MLX5_CMD_OP_ENABLE_HCA) {
-        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_SYS_STATE_ERR, MLX5_SYND_NOT_ENABLED);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_SYS_STATE_ERR,
+                      MLX5_SYND_NOT_ENABLED);
     } else if (!c->hca_initialized && !d->before_init) {
-        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_SYS_STATE_ERR, MLX5_SYND_NOT_INITIALIZED);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_SYS_STATE_ERR,
+                      MLX5_SYND_NOT_INITIALIZED);
     } else if (cmd->uid && cmd->uid != MLX5_SHARED_RESOURCE_UID &&
                (!d->user || !mlx5_table_get(&c->uctxs, cmd->uid))) {
-        /* a DevX context issues only user-object commands, and only while it exists */
+        /*
+         * a DevX context issues only user-object commands, and only while it
+         * exists
+         */
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_UID);
     } else {
         d->handler(c, cmd);
@@ -298,10 +313,14 @@ static uint8_t mlx5_cmd_dispatch(Mlx5Core *c, Mlx5CmdCtx *cmd)
     return MLX5_CMD_DELIVERY_OK;
 }
 
-/* Execute the command in slot @idx (a DMA fault on the queue itself is device-fatal). */
+/*
+ * Execute the command in slot @idx (a DMA fault on the queue itself is
+ * device-fatal).
+ */
 static void mlx5_cmd_exec_slot(Mlx5Core *c, unsigned idx)
 {
-    uint64_t slot_pa = (((uint64_t)c->cmdq_addr_h << 32) | (c->cmdq_addr_l & ~0xfffu)) +
+    uint64_t slot_pa = (((uint64_t)c->cmdq_addr_h << 32) |
+                        (c->cmdq_addr_l & ~0xfffu)) +
                        ((uint64_t)idx << MLX5_LOG_CMDQ_STRIDE);
     uint8_t lay[MLX5_CMD_LAYOUT_SIZE];
     Mlx5CmdCtx cmd = { 0 };
@@ -316,7 +335,10 @@ static void mlx5_cmd_exec_slot(Mlx5Core *c, unsigned idx)
         return;
     }
     if (!(lay[MLX5_CMD_LAY_STATUS_OWN] & 1)) {
-        /* doorbell for a slot the driver does not own to us: ignore, as hardware does */
+        /*
+         * doorbell for a slot the driver does not own to us: ignore, as
+         * hardware does
+         */
         trace_mlx5_ub_cmd_not_owned(idx);
         return;
     }
@@ -361,37 +383,42 @@ static void mlx5_cmd_exec_slot(Mlx5Core *c, unsigned idx)
         trace_mlx5_cmd(idx, mlx5_cmd_name(cmd.opcode), cmd.opcode, cmd.op_mod,
                        cmd.status, cmd.syndrome);
         if (cmd.status) {
-            trace_mlx5_err_cmd(mlx5_cmd_name(cmd.opcode), cmd.opcode, cmd.status,
-                               cmd.syndrome);
+            trace_mlx5_err_cmd(mlx5_cmd_name(cmd.opcode), cmd.opcode,
+                               cmd.status, cmd.syndrome);
         }
     }
     if (deliv != MLX5_CMD_DELIVERY_OK) {
         trace_mlx5_err_cmd_delivery(idx, deliv);
     }
 
-    /* Output first, then ownership: the driver may look at it the moment owner flips. */
+    /*
+     * Output first, then ownership: the driver may look at it the moment owner
+     * flips.
+     */
     if (mlx5_dma_write(c, slot_pa + MLX5_CMD_LAY_OUT, lay + MLX5_CMD_LAY_OUT,
                        MLX5_CMD_INLINE_BYTES)) {
         mlx5_health_fatal(c, 0x1);
         return;
     }
     lay[MLX5_CMD_LAY_STATUS_OWN] = deliv << 1;
-    if (mlx5_dma_write(c, slot_pa + MLX5_CMD_LAY_STATUS_OWN, &lay[MLX5_CMD_LAY_STATUS_OWN], 1)) {
+    if (mlx5_dma_write(c, slot_pa + MLX5_CMD_LAY_STATUS_OWN,
+                       &lay[MLX5_CMD_LAY_STATUS_OWN], 1)) {
         mlx5_health_fatal(c, 0x1);
         return;
     }
 
     /*
-     * Completion EQE iff a command EQ existed both before and after this command: skips the
-     * CREATE_EQ that creates it (driver still polling) and the DESTROY_EQ that removes it.
+     * Completion EQE iff a command EQ existed both before and after this
+     * command: skips the CREATE_EQ that creates it (driver still polling) and
+     * the DESTROY_EQ that removes it.
      */
     eq_after = mlx5_cmd_eq_exists(c);
     if (eq_before && eq_after && c->hca_enabled) {
         uint8_t data[4];
         vector = 1u << idx;
         mlx5_st32(data, vector);
-        mlx5_eq_post(c, mlx5_eq_find_by_event(c, MLX5_EVENT_TYPE_CMD), MLX5_EVENT_TYPE_CMD, 0,
-                     data, sizeof(data));
+        mlx5_eq_post(c, mlx5_eq_find_by_event(c, MLX5_EVENT_TYPE_CMD),
+                     MLX5_EVENT_TYPE_CMD, 0, data, sizeof(data));
     }
 }
 

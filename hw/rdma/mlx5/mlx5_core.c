@@ -1,5 +1,6 @@
 /*
- * mlx5 HCA core: lifetime, BAR0 (initialization segment and UAR doorbells), work loop.
+ * mlx5 HCA core: lifetime, BAR0 (initialization segment and UAR doorbells),
+ * work loop.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -28,8 +29,9 @@ int mlx5_dma_write(Mlx5Core *c, uint64_t pa, const void *buf, size_t len)
 }
 
 /*
- * Device-fatal error: latch a health syndrome (rfr + synd, as firmware asserts do). The driver's
- * health poll sees it, enters the error state and recovers by resetting the function.
+ * Device-fatal error: latch a health syndrome (rfr + synd, as firmware asserts
+ * do). The driver's health poll sees it, enters the error state and recovers by
+ * resetting the function.
  */
 void mlx5_health_fatal(Mlx5Core *c, uint8_t synd)
 {
@@ -53,7 +55,9 @@ void mlx5_core_config_default(Mlx5CoreConfig *cfg, const uint8_t mac[6])
     cfg->fw_subminor = 2000;
     /* EUI-64 from the MAC, as a vendor derives GUIDs from its OUI */
     {
-        uint8_t e[8] = { mac[0] ^ 0x02, mac[1], mac[2], 0xff, 0xfe, mac[3], mac[4], mac[5] };
+        uint8_t e[8] = {
+            mac[0] ^ 0x02, mac[1], mac[2], 0xff, 0xfe, mac[3], mac[4], mac[5]
+        };
         for (i = 0; i < 8; i++) {
             guid = (guid << 8) | e[i];
         }
@@ -102,7 +106,8 @@ const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg)
         return "log-max-mkey must be in 4..20";
     }
     if (cfg->log_max_uctx > 15) {
-        return "log-max-uctx must be in 0..15";   /* uid 0xffff means "shared" */
+        /* uid 0xffff means "shared" */
+        return "log-max-uctx must be in 0..15";
     }
     if (cfg->msix_vectors < 2 || cfg->msix_vectors > 2048) {
         return "msix-vectors must be in 2..2048";
@@ -111,7 +116,8 @@ const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg)
         return "lmc must be in 0..7";
     }
     if (cfg->lid == 0 || cfg->lid + (1u << cfg->lmc) - 1 >= 0xc000) {
-        return "lid must be a unicast LID (1..0xbfff), with its 2^lmc LIDs below 0xc000";
+        return "lid must be a unicast LID (1..0xbfff), with its 2^lmc LIDs "
+               "below 0xc000";
     }
     if (cfg->lid & ((1u << cfg->lmc) - 1)) {
         return "lid must be a multiple of 2^lmc";
@@ -119,9 +125,10 @@ const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg)
     if (cfg->sm_lid >= 0xc000) {
         return "sm-lid must be 0 or a unicast LID";
     }
-    if (cfg->fault.drop > 100 || cfg->fault.dup > 100 || cfg->fault.reorder > 100 ||
-        cfg->fault.corrupt > 100) {
-        return "fault-drop, fault-dup, fault-reorder and fault-corrupt are percentages (0..100)";
+    if (cfg->fault.drop > 100 || cfg->fault.dup > 100 ||
+        cfg->fault.reorder > 100 || cfg->fault.corrupt > 100) {
+        return "fault-drop, fault-dup, fault-reorder and fault-corrupt are "
+               "percentages (0..100)";
     }
     if (cfg->fault.delay_us > 10000000) {
         return "fault-delay must be at most 10000000 microseconds";
@@ -132,7 +139,8 @@ const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg)
     if (cfg->node_guid == 0) {
         return "node-guid must not be 0";
     }
-    if (cfg->max_uar == 0 || cfg->max_uar > MLX5_MEMIC_BAR_OFF / 4096 - MLX5_FIRST_UAR) {
+    if (cfg->max_uar == 0 ||
+        cfg->max_uar > MLX5_MEMIC_BAR_OFF / 4096 - MLX5_FIRST_UAR) {
         return "too many UARs for BAR0";
     }
     if (cfg->memic_size > MLX5_MEMIC_MAX || cfg->memic_size % 4096) {
@@ -141,7 +149,8 @@ const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg)
     return NULL;
 }
 
-Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops, void *opaque)
+Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops,
+                        void *opaque)
 {
     Mlx5Core *c = g_new0(Mlx5Core, 1);
 
@@ -152,13 +161,18 @@ Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops, void 
     mlx5_table_init(&c->eqs, "eq", 1u << cfg->log_max_eq, 0);
     mlx5_table_init(&c->cqs, "cq", 1u << cfg->log_max_cq, 1);
     mlx5_table_init(&c->pds, "pd", 1u << cfg->log_max_pd, 1);
-    mlx5_table_init(&c->uars, "uar", MLX5_FIRST_UAR + cfg->max_uar, MLX5_FIRST_UAR);
+    mlx5_table_init(&c->uars, "uar", MLX5_FIRST_UAR + cfg->max_uar,
+                    MLX5_FIRST_UAR);
     mlx5_table_init(&c->xrcds, "xrcd", 1u << cfg->log_max_xrcd, 1);
     /* uid 0 is the kernel's: DevX uids start at 1 */
-    mlx5_table_init(&c->uctxs, "uctx", cfg->log_max_uctx ? 1u << cfg->log_max_uctx : 1, 1);
+    mlx5_table_init(&c->uctxs, "uctx",
+                    cfg->log_max_uctx ? 1u << cfg->log_max_uctx : 1, 1);
     mlx5_table_init(&c->umems, "umem", 1u << 16, 1);
     mlx5_table_init(&c->tds, "td", 1u << 16, 1);
-    /* mkey index 0 and 1 are reserved (0x100 is the terminate-scatter-list lkey) */
+    /*
+     * mkey index 0 and 1 are reserved (0x100 is the terminate-scatter-list
+     * lkey)
+     */
     mlx5_table_init(&c->mkeys, "mkey", 1u << cfg->log_max_mkey, 0x10);
     mlx5_table_init(&c->srqs, "srq", 1u << cfg->log_max_srq, 1);
     mlx5_table_init(&c->psvs, "psv", 1u << 16, 1);
@@ -214,7 +228,9 @@ void mlx5_function_reset(Mlx5Core *c)
     c->host_endianness_set = false;
     mlx5_caps_reset(c);
     mlx5_port_reset(c);
-    /* QP timers are gone with the QPs; the port's own (announcements) survive */
+    /*
+     * QP timers are gone with the QPs; the port's own (announcements) survive
+     */
     ib_port_update_deadline(&c->ib);
 }
 
@@ -252,15 +268,16 @@ static uint32_t mlx5_iseg_read32(Mlx5Core *c, uint64_t off)
     case MLX5_ISEG_CMDQ_ADDR_H:
         return c->cmdq_addr_h;
     case MLX5_ISEG_CMDQ_ADDR_L_SZ:
-        return (c->cmdq_addr_l & 0xfffff000u) | ((uint32_t)c->nic_interface << 8) |
-               (MLX5_LOG_CMDQ_SIZE << 4) | MLX5_LOG_CMDQ_STRIDE;
+        return (c->cmdq_addr_l & 0xfffff000u) |
+               ((uint32_t)c->nic_interface << 8) | (MLX5_LOG_CMDQ_SIZE << 4) |
+               MLX5_LOG_CMDQ_STRIDE;
     case MLX5_ISEG_CMD_DBELL:
         return 0;
     case MLX5_ISEG_INITIALIZING:
         return 0;
     case MLX5_ISEG_HEALTH_FW_VER:
-        return ((uint32_t)c->cfg.fw_major << 24) | ((uint32_t)c->cfg.fw_minor << 16) |
-               c->cfg.fw_subminor;
+        return ((uint32_t)c->cfg.fw_major << 24) |
+               ((uint32_t)c->cfg.fw_minor << 16) | c->cfg.fw_subminor;
     case MLX5_ISEG_HEALTH_HW_ID:
         return c->cfg.pci_device_id;
     case MLX5_ISEG_HEALTH_RFR_SEVERITY:
@@ -307,14 +324,18 @@ static void mlx5_iseg_write32(Mlx5Core *c, uint64_t off, uint32_t val)
     }
 }
 
-/* Size-generic access to the (big-endian) init segment built from aligned dwords. */
+/*
+ * Size-generic access to the (big-endian) init segment built from aligned
+ * dwords.
+ */
 static uint64_t mlx5_iseg_read(Mlx5Core *c, uint64_t off, unsigned size)
 {
     uint64_t dw_off = off & ~3ull;
     uint64_t v;
 
     if (size == 8) {
-        return ((uint64_t)mlx5_iseg_read32(c, dw_off) << 32) | mlx5_iseg_read32(c, dw_off + 4);
+        return ((uint64_t)mlx5_iseg_read32(c, dw_off) << 32) |
+               mlx5_iseg_read32(c, dw_off + 4);
     }
     v = mlx5_iseg_read32(c, dw_off);
     /* byte b of a big-endian dword is bits [31-8b : 24-8b] */
@@ -329,7 +350,8 @@ static uint32_t mlx5_uar_index(Mlx5Core *c, uint64_t off, uint64_t *page_off)
     return off >> shift;
 }
 
-static void mlx5_uar_write(Mlx5Core *c, uint64_t off, uint64_t val, unsigned size)
+static void mlx5_uar_write(Mlx5Core *c, uint64_t off, uint64_t val,
+                           unsigned size)
 {
     uint64_t po;
     uint32_t uar = mlx5_uar_index(c, off, &po);
@@ -344,17 +366,21 @@ static void mlx5_uar_write(Mlx5Core *c, uint64_t off, uint64_t val, unsigned siz
         c->cq_db_hi_latch = val;
     } else if (po == MLX5_UAR_CQ_DB + 4 && size == 4) {
         mlx5_cq_doorbell(c, c->cq_db_hi_latch, val & 0xffffff);
-    } else if ((po == MLX5_UAR_EQ_DB_ARM || po == MLX5_UAR_EQ_DB_NOARM) && size == 4) {
+    } else if ((po == MLX5_UAR_EQ_DB_ARM || po == MLX5_UAR_EQ_DB_NOARM) &&
+               size == 4) {
         mlx5_eq_doorbell(c, val, po == MLX5_UAR_EQ_DB_ARM);
     } else if (po >= MLX5_UAR_BF_BASE && (po & 0xff) == 0 && size == 8) {
         /* send doorbell: the first 8 bytes of the last WQE's ctrl segment */
         trace_mlx5_sq_doorbell(uar, po, val);
         mlx5_exec_sq_doorbell(c, val);
     } else if (po >= MLX5_UAR_BF_BASE && (po & 0xff) == 4 && size == 4) {
-        trace_mlx5_sq_doorbell(uar, po, val);   /* second half of a split doorbell */
+        /* second half of a split doorbell */
+        trace_mlx5_sq_doorbell(uar, po, val);
         mlx5_exec_sq_doorbell(c, val);
     } else if (po >= MLX5_UAR_BF_BASE && (po & 0xff) == 0 && size == 4) {
-        /* first half of a split doorbell: opmod/index/opcode, nothing to do yet */
+        /*
+         * first half of a split doorbell: opmod/index/opcode, nothing to do yet
+         */
     } else {
         trace_mlx5_ub_uar_write(uar, po, val);
     }
@@ -373,11 +399,13 @@ uint64_t mlx5_core_mmio_read(Mlx5Core *c, uint64_t off, unsigned size)
     return v;
 }
 
-void mlx5_core_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val, unsigned size)
+void mlx5_core_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val,
+                          unsigned size)
 {
     mlx5_record_mmio(c, off, val, size);
     if (mlx5_memic_mmio_write(c, off, val, size)) {
-        return;             /* device memory: not traced, libmlx5 copies 4 bytes at a time */
+        /* device memory: not traced, libmlx5 copies 4 bytes at a time */
+        return;
     }
     trace_mlx5_mmio_write(off, size, val);
     if (off < MLX5_ISEG_SIZE) {
@@ -423,14 +451,18 @@ bool mlx5_core_link_can_rx(Mlx5Core *c, unsigned port)
     return !c->busy;
 }
 
-bool mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame, size_t len)
+bool mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame,
+                       size_t len)
 {
     if (c->busy) {
         return false;
     }
     trace_mlx5_link_rx(port, len);
     mlx5_record_frame(c, frame, len);
-    /* the port is on the fabric whether or not a driver runs (address announcements) */
+    /*
+     * the port is on the fabric whether or not a driver runs (address
+     * announcements)
+     */
     if (port == 1 && !c->health_fatal) {
         c->busy++;
         if (c->eth) {

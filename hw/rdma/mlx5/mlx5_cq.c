@@ -1,6 +1,6 @@
 /*
- * mlx5 HCA core: completion queues (CREATE/DESTROY/QUERY_CQ), CQE posting, CQ arming and
- * completion events.
+ * mlx5 HCA core: completion queues (CREATE/DESTROY/QUERY_CQ), CQE posting, CQ
+ * arming and completion events.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -37,8 +37,9 @@ static void mlx5_cq_event(Mlx5Core *c, Mlx5Cq *cq)
 }
 
 /*
- * Write one CQE (@cqe holds the 64-byte CQE; for 128-byte CQEs it is the second half) and
- * raise a completion event if the CQ is armed for it. Returns -1 on CQ overrun.
+ * Write one CQE (@cqe holds the 64-byte CQE; for 128-byte CQEs it is the second
+ * half) and raise a completion event if the CQ is armed for it. Returns -1 on
+ * CQ overrun.
  */
 int mlx5_cq_post(Mlx5Core *c, Mlx5Cq *cq, uint8_t *cqe, bool solicited)
 {
@@ -61,7 +62,8 @@ int mlx5_cq_post(Mlx5Core *c, Mlx5Cq *cq, uint8_t *cqe, bool solicited)
         return -1;
     }
     off = (uint64_t)(cq->pi & (nent - 1)) * size + (size - 64);
-    cqe[63] = (cqe[63] & ~MLX5_CQE_OWNER_MASK) | ((cq->pi >> cq->log_cq_size) & 1);
+    cqe[63] = (cqe[63] & ~MLX5_CQE_OWNER_MASK) |
+              ((cq->pi >> cq->log_cq_size) & 1);
     if (mlx5_buf_write(c, &cq->buf, off, cqe, 63) ||
         mlx5_buf_write(c, &cq->buf, off + 63, &cqe[63], 1)) {
         return -1;
@@ -88,7 +90,10 @@ void mlx5_cq_doorbell(Mlx5Core *c, uint32_t hi, uint32_t cqn)
     cq->arm_ci = ci;
     cq->armed = true;
     cq->armed_solicited = !!(hi & MLX5_CQ_DB_REQ_NOT_SOL);
-    /* completions already waiting beyond the consumer index raise the event at once */
+    /*
+     * completions already waiting beyond the consumer index raise the event at
+     * once
+     */
     if (((cq->pi - ci) & 0xffffff) != 0 && !cq->armed_solicited) {
         mlx5_cq_event(c, cq);
     }
@@ -101,9 +106,11 @@ void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     Mlx5Eq *eq;
     Mlx5Cq *cq;
 
-    bool umem = cmd->inlen >= MLX5_PAS_OFF && MLX5_GET(cmd->in, CREATE_CQ_cq_umem_valid);
+    bool umem = cmd->inlen >= MLX5_PAS_OFF &&
+                MLX5_GET(cmd->in, CREATE_CQ_cq_umem_valid);
 
-    if (!mlx5_cmd_in_ok(cmd, MLX5_PAS_OFF + (umem ? 0 : 8)) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+    if (!mlx5_cmd_in_ok(cmd, MLX5_PAS_OFF + (umem ? 0 : 8)) ||
+        !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
     log_cq_size = MLX5_GET(cqc, CQC_log_cq_size);
@@ -131,19 +138,24 @@ void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     cq = g_new0(Mlx5Cq, 1);
     cq->dbr_addr = MLX5_GET64(cqc, CQC_dbr_addr_OFF);
     if (umem) {
-        /* DevX: the CQE buffer is a UMEM range (its own page list, not the command's) */
+        /*
+         * DevX: the CQE buffer is a UMEM range (its own page list, not the
+         * command's)
+         */
         synd = mlx5_umem_buf(c, cmd, MLX5_GET(cmd->in, CREATE_CQ_cq_umem_id),
                              mlx5_ld64(cmd->in + CREATE_CQ_cq_umem_offset_OFF),
-                             (uint64_t)(cqe_sz ? 128 : 64) << log_cq_size, &cq->buf);
+                             (uint64_t)(cqe_sz ? 128 : 64) << log_cq_size,
+                             &cq->buf);
     } else {
-        synd = mlx5_buf_init(&cq->buf, cmd->in + MLX5_PAS_OFF, (cmd->inlen - MLX5_PAS_OFF) / 8,
+        synd = mlx5_buf_init(&cq->buf, cmd->in + MLX5_PAS_OFF,
+                             (cmd->inlen - MLX5_PAS_OFF) / 8,
                              MLX5_GET(cqc, CQC_log_page_size) + 12,
                              MLX5_GET(cqc, CQC_page_offset),
                              (uint64_t)(cqe_sz ? 128 : 64) << log_cq_size);
     }
     if (!synd && MLX5_GET(cqc, CQC_dbr_umem_valid)) {
-        synd = mlx5_umem_addr(c, cmd, MLX5_GET(cqc, CQC_dbr_umem_id), cq->dbr_addr,
-                              &cq->dbr_addr);
+        synd = mlx5_umem_addr(c, cmd, MLX5_GET(cqc, CQC_dbr_umem_id),
+                              cq->dbr_addr, &cq->dbr_addr);
     }
     if (synd) {
         mlx5_buf_free(&cq->buf);
@@ -204,7 +216,8 @@ void mlx5_cmd_query_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     uint8_t *cqc = cmd->out + CREATE_CQ_CQC_OFF;
     Mlx5Cq *cq;
 
-    if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, QUERY_CQ_OUT_SIZE)) {
+    if (!mlx5_cmd_in_ok(cmd, 0x10) ||
+        !mlx5_cmd_out_ok(cmd, QUERY_CQ_OUT_SIZE)) {
         return;
     }
     cq = mlx5_cmd_obj(cmd, &c->cqs, mlx5_cmd_handle_in(cmd));
@@ -226,7 +239,7 @@ void mlx5_cmd_query_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     MLX5_SET64(cqc, CQC_dbr_addr_OFF, cq->dbr_addr);
 }
 
-/* ---- MODIFY_CQ: moderation (op_mod 0) and resize (op_mod 1) ---------------------------- */
+/* ---- MODIFY_CQ: moderation (op_mod 0) and resize (op_mod 1) -------------- */
 
 #define MODIFY_CQ_select            MLX5_FIELD(3, 31, 0)
 #define MODIFY_CQ_cq_umem_valid     MLX5_FIELD(23, 31, 31)
@@ -240,26 +253,31 @@ void mlx5_cmd_query_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
 #define MLX5_CQE_RESIZE_CQ          5
 
 /*
- * Resize (PRM "RESIZE_CQ"): the device ends the old buffer with a RESIZE CQE at its producer
- * index, counts it, and writes every later CQE into the new buffer; the driver moves the CQEs
- * it has not consumed yet across (mlx5_ib copy_resize_cqes, libmlx5's resize copy). The new
- * buffer must hold what is outstanding, and the CQE size stays.
+ * Resize (PRM "RESIZE_CQ"): the device ends the old buffer with a RESIZE CQE at
+ * its producer index, counts it, and writes every later CQE into the new
+ * buffer; the driver moves the CQEs it has not consumed yet across (mlx5_ib
+ * copy_resize_cqes, libmlx5's resize copy). The new buffer must hold what is
+ * outstanding, and the CQE size stays.
  */
-static void mlx5_cq_resize(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Cq *cq, uint32_t select)
+static void mlx5_cq_resize(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Cq *cq,
+                           uint32_t select)
 {
     const uint8_t *cqc = cmd->in + CREATE_CQ_CQC_OFF;
-    uint32_t log_size = MLX5_GET(cqc, CQC_log_cq_size), old_nent = 1u << cq->log_cq_size;
+    uint32_t log_size = MLX5_GET(cqc, CQC_log_cq_size),
+             old_nent = 1u << cq->log_cq_size;
     uint8_t cqe[64] = { 0 }, dbr[4];
     uint32_t outstanding, synd;
     Mlx5Buf nb;
 
-    if (select != (MLX5_CQ_RESIZE_LOG_SIZE | MLX5_CQ_RESIZE_PG_OFFSET | MLX5_CQ_RESIZE_PG_SIZE) ||
+    if (select != (MLX5_CQ_RESIZE_LOG_SIZE | MLX5_CQ_RESIZE_PG_OFFSET |
+                   MLX5_CQ_RESIZE_PG_SIZE) ||
         MLX5_GET(cmd->in, MODIFY_CQ_cq_umem_valid)) {
         /* the new buffer is described whole, as the drivers do (no umem) */
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
         return;
     }
-    if (log_size > c->cfg.log_max_cq_sz || MLX5_GET(cqc, CQC_cqe_sz) != cq->cqe_sz) {
+    if (log_size > c->cfg.log_max_cq_sz ||
+        MLX5_GET(cqc, CQC_cqe_sz) != cq->cqe_sz) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SIZE);
         return;
     }
@@ -269,22 +287,28 @@ static void mlx5_cq_resize(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Cq *cq, uint32_t se
     }
     outstanding = (cq->pi - (mlx5_ld32(dbr) & 0xffffff)) & 0xffffff;
     if (outstanding >= old_nent || outstanding + 1 > (1u << log_size)) {
-        /* no room for the RESIZE CQE, or the CQEs waiting would not fit the new buffer */
+        /*
+         * no room for the RESIZE CQE, or the CQEs waiting would not fit the new
+         * buffer
+         */
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SIZE);
         return;
     }
-    synd = mlx5_buf_init(&nb, cmd->in + MLX5_PAS_OFF,
-                         cmd->inlen > MLX5_PAS_OFF ? (cmd->inlen - MLX5_PAS_OFF) / 8 : 0,
-                         MLX5_GET(cqc, CQC_log_page_size) + 12, MLX5_GET(cqc, CQC_page_offset),
-                         (uint64_t)mlx5_cqe_size(cq) << log_size);
+    synd = mlx5_buf_init(
+        &nb, cmd->in + MLX5_PAS_OFF,
+        cmd->inlen > MLX5_PAS_OFF ? (cmd->inlen - MLX5_PAS_OFF) / 8 : 0,
+        MLX5_GET(cqc, CQC_log_page_size) + 12, MLX5_GET(cqc, CQC_page_offset),
+        (uint64_t)mlx5_cqe_size(cq) << log_size);
     if (synd) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
         return;
     }
     /* the RESIZE CQE ends the old buffer (owner bit of the old size) */
     cqe[63] = (MLX5_CQE_RESIZE_CQ << 4) | ((cq->pi >> cq->log_cq_size) & 1);
-    if (mlx5_buf_write(c, &cq->buf, (uint64_t)(cq->pi & (old_nent - 1)) * mlx5_cqe_size(cq) +
-                       (mlx5_cqe_size(cq) - 64), cqe, 64)) {
+    if (mlx5_buf_write(c, &cq->buf,
+                       (uint64_t)(cq->pi & (old_nent - 1)) * mlx5_cqe_size(cq) +
+                           (mlx5_cqe_size(cq) - 64),
+                       cqe, 64)) {
         mlx5_buf_free(&nb);
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PAS);
         return;
@@ -313,10 +337,13 @@ void mlx5_cmd_modify_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     select = MLX5_GET(cmd->in, MODIFY_CQ_select);
     switch (cmd->op_mod) {
     case MLX5_CQ_OPMOD_MODERATE:
-        /* completion events are raised for every CQE, i.e. never later than moderation
-         * asks; the values are kept and reported by QUERY_CQ */
+        /*
+         * completion events are raised for every CQE, i.e. never later than
+         * moderation asks; the values are kept and reported by QUERY_CQ
+         */
         if (select & ~(MLX5_CQ_MODIFY_PERIOD | MLX5_CQ_MODIFY_COUNT)) {
-            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                          MLX5_SYND_UNSUPPORTED);
             return;
         }
         if (select & MLX5_CQ_MODIFY_PERIOD) {

@@ -1,8 +1,8 @@
 /*
- * mlx5 HCA core: DC targets (CREATE/DESTROY/DRAIN/QUERY_DCT). A DCT is a QP-numbered object
- * that receives from an SRQ and answers any DC initiator presenting its access key; the
- * transport side is ib_dc.c. DCIs are QPs of type DCI (mlx5_qp.c); their WQEs carry the
- * target (mlx5_exec.c).
+ * mlx5 HCA core: DC targets (CREATE/DESTROY/DRAIN/QUERY_DCT). A DCT is a
+ * QP-numbered object that receives from an SRQ and answers any DC initiator
+ * presenting its access key; the transport side is ib_dc.c. DCIs are QPs of
+ * type DCI (mlx5_qp.c); their WQEs carry the target (mlx5_exec.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -23,7 +23,8 @@ static Mlx5Qp *mlx5_dct_obj(Mlx5CmdCtx *cmd, Mlx5Core *c)
 }
 
 /* Check a DCT context. Returns a syndrome (status BAD_PARAM) or 0. */
-static uint32_t mlx5_dct_check(Mlx5Core *c, Mlx5CmdCtx *cmd, const uint8_t *dctc)
+static uint32_t mlx5_dct_check(Mlx5Core *c, Mlx5CmdCtx *cmd,
+                               const uint8_t *dctc)
 {
     Mlx5Srq *srq;
     uint32_t mtu = MLX5_GET(dctc, DCTC_mtu);
@@ -57,7 +58,8 @@ void mlx5_cmd_create_dct(Mlx5Core *c, Mlx5CmdCtx *cmd)
     Mlx5Qp *qp;
     IbQp *ib;
 
-    if (!mlx5_cmd_in_ok(cmd, DCT_DCTC_OFF + MLX5_DCTC_SIZE) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+    if (!mlx5_cmd_in_ok(cmd, DCT_DCTC_OFF + MLX5_DCTC_SIZE) ||
+        !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
     if (!MLX5_GET(c->cap_general_cur, CAP_dct)) {
@@ -106,7 +108,8 @@ void mlx5_cmd_create_dct(Mlx5Core *c, Mlx5CmdCtx *cmd)
     ib->rwe = MLX5_GET(dctc, DCTC_rwe);
     ib->rae = MLX5_GET(dctc, DCTC_rae);
     ib->min_rnr_timer = MLX5_GET(dctc, DCTC_min_rnr_nak);
-    ib->max_dest_rd_atomic = 1u << MLX5_GET(c->cap_general_cur, CAP_log_max_ra_res_dc);
+    ib->max_dest_rd_atomic = 1u << MLX5_GET(c->cap_general_cur,
+                                            CAP_log_max_ra_res_dc);
     ib->av.tclass = MLX5_GET(dctc, DCTC_tclass);
     ib->av.flow_label = MLX5_GET(dctc, DCTC_flow_label);
     ib->av.hop_limit = MLX5_GET(dctc, DCTC_hop_limit);
@@ -135,8 +138,8 @@ void mlx5_cmd_destroy_dct(Mlx5Core *c, Mlx5CmdCtx *cmd)
 }
 
 /*
- * DRAIN_DCT: take no more requests, forget every initiator, and tell the driver with a
- * DCT_DRAINED event (it waits for that event before DESTROY_DCT).
+ * DRAIN_DCT: take no more requests, forget every initiator, and tell the driver
+ * with a DCT_DRAINED event (it waits for that event before DESTROY_DCT).
  */
 void mlx5_cmd_drain_dct(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
@@ -151,7 +154,8 @@ void mlx5_cmd_drain_dct(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     if (MLX5_GET(qp->qpc, DCTC_state) != MLX5_DCTC_STATE_ACTIVE) {
-        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_STATE_ERR, MLX5_SYND_BAD_STATE);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_STATE_ERR,
+                      MLX5_SYND_BAD_STATE);
         return;
     }
     ib_dct_drain(&qp->ib);
@@ -165,7 +169,8 @@ void mlx5_cmd_query_dct(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5Qp *qp;
 
-    if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, DCT_DCTC_OFF + MLX5_DCTC_SIZE)) {
+    if (!mlx5_cmd_in_ok(cmd, 0x10) ||
+        !mlx5_cmd_out_ok(cmd, DCT_DCTC_OFF + MLX5_DCTC_SIZE)) {
         return;
     }
     qp = mlx5_dct_obj(cmd, c);

@@ -1,12 +1,13 @@
 /*
  * mlx5 HCA core: DevX user contexts (CREATE_UCTX / DESTROY_UCTX).
  *
- * mlx5_ib creates a user context for every libmlx5 context that asks for DevX (libmlx5 asks by
- * default) and stamps its uid on every command issued for it: the verbs objects of that
- * process and the objects it creates itself through mlx5dv_devx_obj_create(). The uid is a
- * security boundary: a command carrying a uid may only use the user-object commands, may
- * only operate on objects created with the same uid, and may refer only to those and to
- * privileged (uid 0) objects other than PDs (mlx5_cmd_obj/mlx5_cmd_ref in mlx5_cmdq.c).
+ * mlx5_ib creates a user context for every libmlx5 context that asks for DevX
+ * (libmlx5 asks by default) and stamps its uid on every command issued for it:
+ * the verbs objects of that process and the objects it creates itself through
+ * mlx5dv_devx_obj_create(). The uid is a security boundary: a command carrying
+ * a uid may only use the user-object commands, may only operate on objects
+ * created with the same uid, and may refer only to those and to privileged (uid
+ * 0) objects other than PDs (mlx5_cmd_obj/mlx5_cmd_ref in mlx5_cmdq.c).
  * Anything else is answered as if the object did not exist.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -38,7 +39,8 @@ void mlx5_cmd_create_uctx(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     u = g_new0(Mlx5Uctx, 1);
-    if (mlx5_table_alloc(&c->uctxs, u, &uid)) {       /* the table holds at most 2^16 */
+    /* the table holds at most 2^16 */
+    if (mlx5_table_alloc(&c->uctxs, u, &uid)) {
         g_free(u);
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
         return;
@@ -51,8 +53,10 @@ void mlx5_cmd_create_uctx(Mlx5Core *c, Mlx5CmdCtx *cmd)
 
 void mlx5_cmd_destroy_uctx(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    Mlx5Table *owned[] = { &c->qps, &c->srqs, &c->mkeys, &c->cqs, &c->pds, &c->xrcds,
-                           &c->tds, &c->uars, &c->umems, &c->psvs };
+    Mlx5Table *owned[] = {
+        &c->qps,   &c->srqs, &c->mkeys, &c->cqs,   &c->pds,
+        &c->xrcds, &c->tds,  &c->uars,  &c->umems, &c->psvs
+    };
     uint32_t uid;
     size_t i;
 
@@ -64,7 +68,10 @@ void mlx5_cmd_destroy_uctx(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
     }
-    /* the kernel destroys a context's objects first; a uid still owning any is busy */
+    /*
+     * the kernel destroys a context's objects first; a uid still owning any is
+     * busy
+     */
     for (i = 0; i < G_N_ELEMENTS(owned); i++) {
         if (mlx5_table_has_owner(owned[i], uid)) {
             mlx5_cmd_fail(cmd, MLX5_CMD_STAT_RES_BUSY, MLX5_SYND_BUSY);
@@ -82,7 +89,7 @@ void mlx5_cmd_destroy_uctx(Mlx5Core *c, Mlx5CmdCtx *cmd)
     trace_mlx5_obj_destroy("uctx", uid);
 }
 
-/* ---- UMEM: user memory for DevX objects (CREATE_UMEM / DESTROY_UMEM) -------------------- */
+/* ---- UMEM: user memory for DevX objects (CREATE_UMEM / DESTROY_UMEM) ----- */
 
 typedef struct Mlx5Umem {
     uint32_t id;                /* first member: the table handle */
@@ -106,14 +113,16 @@ void mlx5_cmd_create_umem(Mlx5Core *c, Mlx5CmdCtx *cmd)
     uint32_t lps, off, id;
     Mlx5Umem *u;
 
-    if (!mlx5_cmd_in_ok(cmd, CREATE_UMEM_IN_MTT_OFF) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+    if (!mlx5_cmd_in_ok(cmd, CREATE_UMEM_IN_MTT_OFF) ||
+        !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
     lps = MLX5_GET(cmd->in, CREATE_UMEM_IN_log_page_size) + 12;
     off = MLX5_GET(cmd->in, CREATE_UMEM_IN_page_offset);
     n = mlx5_ld64(cmd->in + CREATE_UMEM_IN_num_of_mtt_OFF);
     if (lps > 30) {
-        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PAGE_SIZE);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                      MLX5_SYND_BAD_PAGE_SIZE);
         return;
     }
     ps = 1ull << lps;
@@ -170,8 +179,8 @@ void mlx5_cmd_destroy_umem(Mlx5Core *c, Mlx5CmdCtx *cmd)
     trace_mlx5_obj_destroy("umem", id);
 }
 
-uint32_t mlx5_umem_buf(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t id, uint64_t off, uint64_t len,
-                       Mlx5Buf *b)
+uint32_t mlx5_umem_buf(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t id, uint64_t off,
+                       uint64_t len, Mlx5Buf *b)
 {
     Mlx5Umem *u = mlx5_cmd_obj(cmd, &c->umems, id);
     uint64_t ps, start, first, in, npages, i;
@@ -191,7 +200,8 @@ uint32_t mlx5_umem_buf(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t id, uint64_t off, 
     in = start & (ps - 1);
     if (in % (ps / 64)) {
         trace_mlx5_err_umem(id, off, len, 2);
-        return MLX5_SYND_BAD_PAS;           /* not expressible as a quantized page offset */
+        /* not expressible as a quantized page offset */
+        return MLX5_SYND_BAD_PAS;
     }
     npages = (in + len + ps - 1) >> u->log_page_size;
     if (first >= u->nmtt || npages > u->nmtt - first) {
@@ -221,7 +231,8 @@ uint32_t mlx5_umem_addr(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t id, uint64_t off,
     ps = 1ull << u->log_page_size;
     start = u->page_offset + off;
     idx = start >> u->log_page_size;
-    if (start < off || idx >= u->nmtt || (start & (ps - 1)) + 8 > ps || (start & 7)) {
+    if (start < off || idx >= u->nmtt || (start & (ps - 1)) + 8 > ps ||
+        (start & 7)) {
         trace_mlx5_err_umem(id, off, 8, 5);
         return MLX5_SYND_BAD_PAS;
     }

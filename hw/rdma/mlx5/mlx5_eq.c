@@ -1,5 +1,6 @@
 /*
- * mlx5 HCA core: event queues (CREATE/DESTROY/QUERY_EQ), EQE posting, EQ doorbells, MSI-X.
+ * mlx5 HCA core: event queues (CREATE/DESTROY/QUERY_EQ), EQE posting, EQ
+ * doorbells, MSI-X.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -61,8 +62,10 @@ int mlx5_eq_post(Mlx5Core *c, Mlx5Eq *eq, uint8_t type, uint8_t sub_type,
     memcpy(eqe + MLX5_EQE_data, data, MIN(data_len, 28));
     eqe[MLX5_EQE_owner] = (eq->pi >> eq->log_eq_size) & 1;
     /* everything but the owner byte first, then the owner byte */
-    if (mlx5_buf_write(c, &eq->buf, (uint64_t)idx * MLX5_EQE_SIZE, eqe, MLX5_EQE_SIZE - 1) ||
-        mlx5_buf_write(c, &eq->buf, (uint64_t)idx * MLX5_EQE_SIZE + MLX5_EQE_owner,
+    if (mlx5_buf_write(c, &eq->buf, (uint64_t)idx * MLX5_EQE_SIZE, eqe,
+                       MLX5_EQE_SIZE - 1) ||
+        mlx5_buf_write(c, &eq->buf,
+                       (uint64_t)idx * MLX5_EQE_SIZE + MLX5_EQE_owner,
                        &eqe[MLX5_EQE_owner], 1)) {
         mlx5_health_fatal(c, 0x2);
         return -1;
@@ -137,8 +140,8 @@ void mlx5_cmd_create_eq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     eq = g_new0(Mlx5Eq, 1);
-    synd = mlx5_buf_init(&eq->buf, cmd->in + MLX5_PAS_OFF, npas, log_page_size, page_offset,
-                         (uint64_t)MLX5_EQE_SIZE << log_eq_size);
+    synd = mlx5_buf_init(&eq->buf, cmd->in + MLX5_PAS_OFF, npas, log_page_size,
+                         page_offset, (uint64_t)MLX5_EQE_SIZE << log_eq_size);
     if (synd) {
         g_free(eq);
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
@@ -186,7 +189,8 @@ void mlx5_cmd_query_eq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     uint8_t *eqc = cmd->out + QUERY_EQ_OUT_EQC_OFF;
     Mlx5Eq *eq;
 
-    if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, QUERY_EQ_OUT_SIZE)) {
+    if (!mlx5_cmd_in_ok(cmd, 0x10) ||
+        !mlx5_cmd_out_ok(cmd, QUERY_EQ_OUT_SIZE)) {
         return;
     }
     eq = mlx5_table_get(&c->eqs, MLX5_GET(cmd->in, DESTROY_EQ_IN_eq_number));

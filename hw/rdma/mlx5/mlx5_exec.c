@@ -1,7 +1,8 @@
 /*
- * mlx5 HCA core: the data path. Send WQEs are copied in and decoded into IB work requests for
- * the vendor-neutral transport (ib_*.c); receive WQEs are taken from RQs/SRQs when messages
- * arrive; completions become CQEs. Memory is reached only through memory keys.
+ * mlx5 HCA core: the data path. Send WQEs are copied in and decoded into IB
+ * work requests for the vendor-neutral transport (ib_*.c); receive WQEs are
+ * taken from RQs/SRQs when messages arrive; completions become CQEs. Memory is
+ * reached only through memory keys.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -9,7 +10,8 @@
 #include "eth/mlx5_eth.h"
 #include "trace.h"
 
-#define MLX5_ERR_POLL_NS    1000000     /* RQ polling of QPs in error (no RQ doorbell) */
+/* RQ polling of QPs in error (no RQ doorbell) */
+#define MLX5_ERR_POLL_NS    1000000
 
 uint8_t mlx5_syndrome(IbWcStatus st)
 {
@@ -27,15 +29,17 @@ uint8_t mlx5_syndrome(IbWcStatus st)
         [IB_WC_RNR_RETRY_EXC_ERR] = MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR,
         [IB_WC_MW_BIND_ERR] = MLX5_CQE_SYNDROME_MW_BIND_ERR,
     };
-    return st < G_N_ELEMENTS(map) && map[st] ? map[st] : MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
+    return st < G_N_ELEMENTS(map) && map[st] ? map[st]
+                                             : MLX5_CQE_SYNDROME_REMOTE_OP_ERR;
 }
 
 bool mlx5_qp_is_ud(const Mlx5Qp *qp)
 {
-    return qp->st == MLX5_QP_ST_UD || qp->st == MLX5_QP_ST_QP0 || qp->st == MLX5_QP_ST_QP1;
+    return qp->st == MLX5_QP_ST_UD || qp->st == MLX5_QP_ST_QP0 ||
+           qp->st == MLX5_QP_ST_QP1;
 }
 
-/* ---- work list ------------------------------------------------------------------------ */
+/* ---- work list ----------------------------------------------------------- */
 
 void mlx5_exec_queue(Mlx5Core *c, Mlx5Qp *qp)
 {
@@ -53,7 +57,7 @@ void mlx5_exec_set_deadline(Mlx5Core *c)
     c->ops->set_deadline(c->opaque, next);
 }
 
-/* ---- completions ---------------------------------------------------------------------- */
+/* ---- completions --------------------------------------------------------- */
 
 void mlx5_cqe_post(Mlx5Core *c, uint32_t cqn, uint8_t *cqe, bool solicited)
 {
@@ -70,7 +74,8 @@ void mlx5_cqe_post(Mlx5Core *c, uint32_t cqn, uint8_t *cqe, bool solicited)
     }
 }
 
-static void mlx5_send_cqe(Mlx5Core *c, Mlx5Qp *qp, const Mlx5SendCtx *ctx, IbWcStatus st)
+static void mlx5_send_cqe(Mlx5Core *c, Mlx5Qp *qp, const Mlx5SendCtx *ctx,
+                          IbWcStatus st)
 {
     uint8_t cqe[MLX5_CQE_SIZE] = { 0 };
 
@@ -78,7 +83,8 @@ static void mlx5_send_cqe(Mlx5Core *c, Mlx5Qp *qp, const Mlx5SendCtx *ctx, IbWcS
         return;
     }
     mlx5_st32(cqe + MLX5_CQE_srqn_uidx, qp->user_index & 0xffffff);
-    mlx5_st32(cqe + MLX5_CQE_sop_drop_qpn, ((uint32_t)ctx->opcode << 24) | qp->qpn);
+    mlx5_st32(cqe + MLX5_CQE_sop_drop_qpn,
+              ((uint32_t)ctx->opcode << 24) | qp->qpn);
     mlx5_st16(cqe + MLX5_CQE_wqe_counter, ctx->wqe_index);
     if (st == IB_WC_SUCCESS) {
         mlx5_st32(cqe + MLX5_CQE_byte_cnt, ctx->length);
@@ -87,7 +93,8 @@ static void mlx5_send_cqe(Mlx5Core *c, Mlx5Qp *qp, const Mlx5SendCtx *ctx, IbWcS
         cqe[MLX5_CQE_syndrome] = mlx5_syndrome(st);
         cqe[MLX5_CQE_op_own] = MLX5_CQE_REQ_ERR << 4;
         if (st != IB_WC_WR_FLUSH_ERR) {
-            trace_mlx5_err_send_cqe(qp->qpn, ctx->wqe_index, cqe[MLX5_CQE_syndrome]);
+            trace_mlx5_err_send_cqe(qp->qpn, ctx->wqe_index,
+                                    cqe[MLX5_CQE_syndrome]);
         }
     }
     trace_mlx5_send_done(qp->qpn, ctx->wqe_index, ctx->opcode, st);
@@ -104,7 +111,7 @@ void mlx5_qp_event(Mlx5Core *c, Mlx5Qp *qp, uint8_t type)
     mlx5_eq_post_async(c, type, 0, data, sizeof(data));
 }
 
-/* ---- error state ---------------------------------------------------------------------- */
+/* ---- error state --------------------------------------------------------- */
 
 static void mlx5_qp_enter_error(Mlx5Core *c, Mlx5Qp *qp)
 {
@@ -126,20 +133,25 @@ static void mlx5_qp_enter_error(Mlx5Core *c, Mlx5Qp *qp)
     }
 }
 
-/* ---- send queue ----------------------------------------------------------------------- */
+/* ---- send queue ---------------------------------------------------------- */
 
 static uint8_t *mlx5_inl_ptr(Mlx5Qp *qp, uint32_t slot)
 {
     return qp->sinl + (size_t)(slot & (qp->sq_cnt - 1)) * MLX5_SEND_WQE_BB;
 }
 
-/* Copy the WQE starting at counter @idx (all its WQEBBs, in ring order) into @wqe. */
-static int mlx5_sq_fetch(Mlx5Core *c, Mlx5Qp *qp, uint16_t idx, uint8_t *wqe, unsigned *nbb)
+/*
+ * Copy the WQE starting at counter @idx (all its WQEBBs, in ring order) into
+ * @wqe.
+ */
+static int mlx5_sq_fetch(Mlx5Core *c, Mlx5Qp *qp, uint16_t idx, uint8_t *wqe,
+                         unsigned *nbb)
 {
     unsigned ds, k;
 
-    if (mlx5_buf_read(c, &qp->buf, qp->sq_off + (uint64_t)(idx & (qp->sq_cnt - 1)) * 64,
-                      wqe, MLX5_SEND_WQE_BB)) {
+    if (mlx5_buf_read(c, &qp->buf,
+                      qp->sq_off + (uint64_t)(idx & (qp->sq_cnt - 1)) * 64, wqe,
+                      MLX5_SEND_WQE_BB)) {
         return -1;
     }
     ds = wqe[7] & 0x3f;
@@ -177,13 +189,15 @@ static void mlx5_decode_av(const uint8_t *seg, IbSendWr *wr)
 }
 
 /*
- * Decode the WQE in @wqe (@nbb WQEBBs) into @ctx/@wr, copying its scatter/gather list and
- * inline data into the QP's device-owned arrays. Returns IB_WC_SUCCESS or a local error.
+ * Decode the WQE in @wqe (@nbb WQEBBs) into @ctx/@wr, copying its
+ * scatter/gather list and inline data into the QP's device-owned arrays.
+ * Returns IB_WC_SUCCESS or a local error.
  */
-static IbWcStatus mlx5_sq_decode(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigned nbb,
-                                 Mlx5SendCtx *ctx, IbSendWr *wr)
+static IbWcStatus mlx5_sq_decode(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe,
+                                 unsigned nbb, Mlx5SendCtx *ctx, IbSendWr *wr)
 {
-    unsigned ds = wqe[7] & 0x3f, off = MLX5_SEND_WQE_DS, end = ds * MLX5_SEND_WQE_DS;
+    unsigned ds = wqe[7] & 0x3f, off = MLX5_SEND_WQE_DS,
+             end = ds * MLX5_SEND_WQE_DS;
     uint32_t slot = ctx->wqe_index & (qp->sq_cnt - 1);
     uint8_t fm_ce_se = wqe[11];
     uint64_t total = 0;
@@ -201,22 +215,39 @@ static IbWcStatus mlx5_sq_decode(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, un
     memcpy(&wr->imm, wqe + 12, 4);
 
     switch (ctx->opcode) {
-    case MLX5_OPCODE_SEND: wr->opcode = IB_WR_SEND; break;
-    case MLX5_OPCODE_SEND_IMM: wr->opcode = IB_WR_SEND_IMM; break;
+    case MLX5_OPCODE_SEND:
+        wr->opcode = IB_WR_SEND;
+        break;
+    case MLX5_OPCODE_SEND_IMM:
+        wr->opcode = IB_WR_SEND_IMM;
+        break;
     case MLX5_OPCODE_SEND_INVAL:
         wr->opcode = IB_WR_SEND_INV;
         wr->inv_rkey = mlx5_ld32(wqe + 12);
         break;
-    case MLX5_OPCODE_RDMA_WRITE: wr->opcode = IB_WR_RDMA_WRITE; break;
-    case MLX5_OPCODE_RDMA_WRITE_IMM: wr->opcode = IB_WR_RDMA_WRITE_IMM; break;
-    case MLX5_OPCODE_RDMA_READ: wr->opcode = IB_WR_RDMA_READ; break;
-    case MLX5_OPCODE_ATOMIC_CS: wr->opcode = IB_WR_ATOMIC_CMP_SWP; break;
-    case MLX5_OPCODE_ATOMIC_FA: wr->opcode = IB_WR_ATOMIC_FETCH_ADD; break;
+    case MLX5_OPCODE_RDMA_WRITE:
+        wr->opcode = IB_WR_RDMA_WRITE;
+        break;
+    case MLX5_OPCODE_RDMA_WRITE_IMM:
+        wr->opcode = IB_WR_RDMA_WRITE_IMM;
+        break;
+    case MLX5_OPCODE_RDMA_READ:
+        wr->opcode = IB_WR_RDMA_READ;
+        break;
+    case MLX5_OPCODE_ATOMIC_CS:
+        wr->opcode = IB_WR_ATOMIC_CMP_SWP;
+        break;
+    case MLX5_OPCODE_ATOMIC_FA:
+        wr->opcode = IB_WR_ATOMIC_FETCH_ADD;
+        break;
     default:
         return IB_WC_LOC_QP_OP_ERR;
     }
     if (qp->st == MLX5_QP_ST_XRC) {
-        /* XRC initiator: the remote XRC SRQ (mlx5_wqe_xrc_seg) precedes the RC segments */
+        /*
+         * XRC initiator: the remote XRC SRQ (mlx5_wqe_xrc_seg) precedes the RC
+         * segments
+         */
         if (off + 16 > end) {
             return IB_WC_LOC_QP_OP_ERR;
         }
@@ -224,8 +255,10 @@ static IbWcStatus mlx5_sq_decode(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, un
         off += 16;
     }
     if (qp->st == MLX5_QP_ST_DCI) {
-        /* DC initiator: the target (address vector, DCT number, DC access key) precedes the
-         * RC segments */
+        /*
+         * DC initiator: the target (address vector, DCT number, DC access key)
+         * precedes the RC segments
+         */
         if (off + MLX5_WQE_DATAGRAM_SEG_SIZE > end) {
             return IB_WC_LOC_QP_OP_ERR;
         }
@@ -251,7 +284,8 @@ static IbWcStatus mlx5_sq_decode(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, un
         wr->remote_addr = mlx5_ld64(wqe + off);
         wr->rkey = mlx5_ld32(wqe + off + 8);
         off += 16;
-        if (wr->opcode == IB_WR_ATOMIC_CMP_SWP || wr->opcode == IB_WR_ATOMIC_FETCH_ADD) {
+        if (wr->opcode == IB_WR_ATOMIC_CMP_SWP ||
+            wr->opcode == IB_WR_ATOMIC_FETCH_ADD) {
             if (off + 16 > end) {
                 return IB_WC_LOC_QP_OP_ERR;
             }
@@ -272,7 +306,8 @@ static IbWcStatus mlx5_sq_decode(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, un
             if (off + 4 + len > end || wr->opcode == IB_WR_RDMA_READ) {
                 return IB_WC_LOC_QP_OP_ERR;
             }
-            for (i = 0; i < len; i++) {     /* into the ring slot(s) of this WQE */
+            /* into the ring slot(s) of this WQE */
+            for (i = 0; i < len; i++) {
                 mlx5_inl_ptr(qp, slot + i / 64)[i % 64] = wqe[off + 4 + i];
             }
             ctx->inl = true;
@@ -283,8 +318,9 @@ static IbWcStatus mlx5_sq_decode(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, un
             return IB_WC_LOC_QP_OP_ERR;
         }
         if (bc) {
-            Mlx5Sge *s = &qp->ssge[((size_t)slot * MLX5_SEGS_PER_WQEBB + ctx->nsge) %
-                                   ((size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB)];
+            Mlx5Sge *s =
+                &qp->ssge[((size_t)slot * MLX5_SEGS_PER_WQEBB + ctx->nsge) %
+                          ((size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB)];
             s->len = bc;
             s->lkey = mlx5_ld32(wqe + off + 4);
             s->addr = mlx5_ld64(wqe + off + 8);
@@ -296,7 +332,8 @@ static IbWcStatus mlx5_sq_decode(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, un
     if (total > (1ull << MLX5_GET(c->cap_general_cur, CAP_log_max_msg))) {
         return IB_WC_LOC_LEN_ERR;
     }
-    if ((wr->opcode == IB_WR_ATOMIC_CMP_SWP || wr->opcode == IB_WR_ATOMIC_FETCH_ADD) &&
+    if ((wr->opcode == IB_WR_ATOMIC_CMP_SWP ||
+         wr->opcode == IB_WR_ATOMIC_FETCH_ADD) &&
         total != 8) {
         return IB_WC_LOC_LEN_ERR;
     }
@@ -305,18 +342,21 @@ static IbWcStatus mlx5_sq_decode(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, un
 }
 
 /* Complete a WQE without the transport (flush, local error, NOP). */
-static void mlx5_sq_complete_local(Mlx5Core *c, Mlx5Qp *qp, uint16_t idx, uint8_t opcode,
-                                   bool signaled, IbWcStatus st)
+static void mlx5_sq_complete_local(Mlx5Core *c, Mlx5Qp *qp, uint16_t idx,
+                                   uint8_t opcode, bool signaled, IbWcStatus st)
 {
-    Mlx5SendCtx ctx = { .wqe_index = idx, .opcode = opcode, .signaled = signaled };
+    Mlx5SendCtx ctx = { .wqe_index = idx,
+                        .opcode = opcode,
+                        .signaled = signaled };
 
     mlx5_send_cqe(c, qp, &ctx, st);
 }
 
 /*
- * Signature pipelining: a check failed on this requester (drain_sigerr). Once nothing is in
- * flight the send queue is drained: SQD, the SQ_DRAINED event, no WQE runs until SQD_RTS_QP
- * (software may first cancel what it posted; QUERY_QP shows where the queue stopped).
+ * Signature pipelining: a check failed on this requester (drain_sigerr). Once
+ * nothing is in flight the send queue is drained: SQD, the SQ_DRAINED event, no
+ * WQE runs until SQD_RTS_QP (software may first cancel what it posted; QUERY_QP
+ * shows where the queue stopped).
  */
 static void mlx5_sig_drain(Mlx5Core *c, Mlx5Qp *qp)
 {
@@ -340,7 +380,8 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
     unsigned nbb;
 
     /* (SQD: drained after a signature error; nothing runs until SQD_RTS_QP) */
-    if (!qp->sq_cnt || (qp->state != MLX5_QP_STATE_RTS && qp->state != MLX5_QP_STATE_ERR)) {
+    if (!qp->sq_cnt ||
+        (qp->state != MLX5_QP_STATE_RTS && qp->state != MLX5_QP_STATE_ERR)) {
         return false;
     }
     if (mlx5_dma_read(c, qp->dbr_addr + 4, dbr, 4)) {
@@ -360,7 +401,8 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
         return false;
     }
     if (qp->sig_drain && qp->state == MLX5_QP_STATE_RTS) {
-        mlx5_sig_drain(c, qp);          /* (waits for what is in flight, then SQD) */
+        /* (waits for what is in flight, then SQD) */
+        mlx5_sig_drain(c, qp);
         return false;
     }
     while (qp->sq_ci != pi && budget--) {
@@ -371,8 +413,10 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
 
         if (mlx5_sq_fetch(c, qp, idx, wqe, &nbb) || mlx5_ld16(wqe + 1) != idx) {
             trace_mlx5_err_sq_wqe(qp->qpn, idx);
-            mlx5_sq_complete_local(c, qp, idx, wqe[3], true, qp->state == MLX5_QP_STATE_ERR ?
-                                   IB_WC_WR_FLUSH_ERR : IB_WC_LOC_QP_OP_ERR);
+            mlx5_sq_complete_local(c, qp, idx, wqe[3], true,
+                                   qp->state == MLX5_QP_STATE_ERR
+                                       ? IB_WC_WR_FLUSH_ERR
+                                       : IB_WC_LOC_QP_OP_ERR);
             qp->sq_ci = idx + 1;
             if (qp->state != MLX5_QP_STATE_ERR) {
                 mlx5_qp_enter_error(c, qp);
@@ -382,33 +426,40 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
         mlx5_record_send_wqe(c, qp, wqe, nbb);
         if (qp->state == MLX5_QP_STATE_ERR) {
             /* one flush CQE per WQE, signaled or not */
-            mlx5_sq_complete_local(c, qp, idx, wqe[3], true, IB_WC_WR_FLUSH_ERR);
+            mlx5_sq_complete_local(c, qp, idx, wqe[3], true,
+                                   IB_WC_WR_FLUSH_ERR);
             qp->sq_ci = idx + nbb;
             continue;
         }
         if (wqe[3] == MLX5_OPCODE_NOP || wqe[3] == MLX5_OPCODE_UMR ||
             wqe[3] == MLX5_OPCODE_SET_PSV) {
             /*
-             * Local operations run in order, after what is in flight (a UMR may change a
-             * key an earlier WR still reads); send_done requeues the QP when that drains.
+             * Local operations run in order, after what is in flight (a UMR may
+             * change a key an earlier WR still reads); send_done requeues the
+             * QP when that drains.
              */
             if (ib_qp_outstanding(&qp->ib)) {
                 qp->sq_wait = true;
                 return false;
             }
-            st = wqe[3] == MLX5_OPCODE_UMR ? mlx5_umr_execute(c, qp, wqe, nbb) :
-                 wqe[3] == MLX5_OPCODE_SET_PSV ? mlx5_sig_set_psv(c, qp, wqe, nbb) :
-                 IB_WC_SUCCESS;
-            mlx5_sq_complete_local(c, qp, idx, wqe[3], wqe[11] & MLX5_WQE_CTRL_CE_MASK, st);
+            st = wqe[3] == MLX5_OPCODE_UMR ? mlx5_umr_execute(c, qp, wqe, nbb)
+                 : wqe[3] == MLX5_OPCODE_SET_PSV
+                     ? mlx5_sig_set_psv(c, qp, wqe, nbb)
+                     : IB_WC_SUCCESS;
+            mlx5_sq_complete_local(c, qp, idx, wqe[3],
+                                   wqe[11] & MLX5_WQE_CTRL_CE_MASK, st);
             qp->sq_ci = idx + nbb;
             if (st != IB_WC_SUCCESS) {
                 mlx5_qp_enter_error(c, qp);
             }
             continue;
         }
-        if ((wqe[11] >> MLX5_WQE_CTRL_FM_SHIFT) >= 2 && MLX5_GET(qp->qpc, QPC_drain_sigerr) &&
-            ib_qp_outstanding(&qp->ib)) {
-            /* signature pipelining: a fenced WQE waits for the checks of those before it */
+        if ((wqe[11] >> MLX5_WQE_CTRL_FM_SHIFT) >= 2 &&
+            MLX5_GET(qp->qpc, QPC_drain_sigerr) && ib_qp_outstanding(&qp->ib)) {
+            /*
+             * signature pipelining: a fenced WQE waits for the checks of those
+             * before it
+             */
             qp->sq_wait = true;
             return false;
         }
@@ -417,7 +468,8 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
         if (st != IB_WC_SUCCESS) {
             trace_mlx5_err_sq_wqe(qp->qpn, idx);
             if (ib_qp_outstanding(&qp->ib)) {
-                return true;            /* report it once earlier WRs completed */
+                /* report it once earlier WRs completed */
+                return true;
             }
             mlx5_sq_complete_local(c, qp, idx, ctx->opcode, true, st);
             qp->sq_ci = idx + nbb;
@@ -445,7 +497,7 @@ void mlx5_exec_sq_doorbell(Mlx5Core *c, uint64_t ctrl)
     mlx5_exec_queue(c, qp);
 }
 
-/* ---- the transport's view of this device (IbDevOps) --------------------------------- */
+/* ---- the transport's view of this device (IbDevOps) ---------------------- */
 
 IbWcStatus mlx5_xlate_status(int r, bool remote)
 {
@@ -462,9 +514,9 @@ IbWcStatus mlx5_xlate_status(int r, bool remote)
 }
 
 /* Walk a scatter/gather list from byte @off, moving @len bytes. */
-IbWcStatus mlx5_sgl_copy(Mlx5Core *c, uint32_t pdn, const Mlx5Sge *sge, unsigned n,
-                                size_t stride, unsigned first, uint64_t off, void *buf,
-                                uint32_t len, bool to_mem)
+IbWcStatus mlx5_sgl_copy(Mlx5Core *c, uint32_t pdn, const Mlx5Sge *sge,
+                         unsigned n, size_t stride, unsigned first,
+                         uint64_t off, void *buf, uint32_t len, bool to_mem)
 {
     uint8_t *b = buf;
     unsigned i;
@@ -479,8 +531,9 @@ IbWcStatus mlx5_sgl_copy(Mlx5Core *c, uint32_t pdn, const Mlx5Sge *sge, unsigned
             continue;
         }
         chunk = MIN((uint64_t)len, s->len - off);
-        r = mlx5_mkey_copy(c, s->lkey, pdn, to_mem ? MLX5_MKEY_LW : MLX5_MKEY_LR,
-                           s->addr + off, b, chunk, to_mem);
+        r = mlx5_mkey_copy(c, s->lkey, pdn,
+                           to_mem ? MLX5_MKEY_LW : MLX5_MKEY_LR, s->addr + off,
+                           b, chunk, to_mem);
         if (r) {
             return mlx5_xlate_status(r, false);
         }
@@ -491,9 +544,12 @@ IbWcStatus mlx5_sgl_copy(Mlx5Core *c, uint32_t pdn, const Mlx5Sge *sge, unsigned
     return len ? IB_WC_LOC_LEN_ERR : IB_WC_SUCCESS;
 }
 
-/* A requester's access to its own buffers met a page not mapped (ODP): ask the driver. */
-static IbWcStatus mlx5_req_fault(Mlx5Core *c, Mlx5Qp *qp, const IbSendWr *wr, uint32_t len,
-                                 IbWcStatus st, uint8_t type)
+/*
+ * A requester's access to its own buffers met a page not mapped (ODP): ask the
+ * driver.
+ */
+static IbWcStatus mlx5_req_fault(Mlx5Core *c, Mlx5Qp *qp, const IbSendWr *wr,
+                                 uint32_t len, IbWcStatus st, uint8_t type)
 {
     if (st != IB_WC_PAGE_FAULT) {
         return st;
@@ -501,8 +557,8 @@ static IbWcStatus mlx5_req_fault(Mlx5Core *c, Mlx5Qp *qp, const IbSendWr *wr, ui
     return mlx5_odp_wqe_fault(c, qp, NULL, type, wr->cookie & 0xffff, len);
 }
 
-static IbWcStatus mlx5_ib_gather(IbQp *ib, const IbSendWr *wr, uint64_t off, void *buf,
-                                 uint32_t len)
+static IbWcStatus mlx5_ib_gather(IbQp *ib, const IbSendWr *wr, uint64_t off,
+                                 void *buf, uint32_t len)
 {
     Mlx5Qp *qp = qp_of(ib);
     uint32_t slot = wr->cookie & (qp->sq_cnt - 1);
@@ -518,14 +574,15 @@ static IbWcStatus mlx5_ib_gather(IbQp *ib, const IbSendWr *wr, uint64_t off, voi
     }
     mlx5_sig_ctx(core_of(ib), qp, false);
     st = mlx5_sgl_copy(core_of(ib), qp->pdn, qp->ssge, ctx->nsge,
-                       (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB, slot * MLX5_SEGS_PER_WQEBB,
-                       off, buf, len, false);
+                       (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB,
+                       slot * MLX5_SEGS_PER_WQEBB, off, buf, len, false);
     mlx5_sig_ctx(core_of(ib), NULL, false);
-    return mlx5_req_fault(core_of(ib), qp, wr, len, st, MLX5_PF_TYPE_REQ_SEND_OR_WRITE);
+    return mlx5_req_fault(core_of(ib), qp, wr, len, st,
+                          MLX5_PF_TYPE_REQ_SEND_OR_WRITE);
 }
 
-static IbWcStatus mlx5_ib_scatter(IbQp *ib, const IbSendWr *wr, uint64_t off, const void *buf,
-                                  uint32_t len)
+static IbWcStatus mlx5_ib_scatter(IbQp *ib, const IbSendWr *wr, uint64_t off,
+                                  const void *buf, uint32_t len)
 {
     Mlx5Qp *qp = qp_of(ib);
     uint32_t slot = wr->cookie & (qp->sq_cnt - 1);
@@ -534,10 +591,11 @@ static IbWcStatus mlx5_ib_scatter(IbQp *ib, const IbSendWr *wr, uint64_t off, co
 
     mlx5_sig_ctx(core_of(ib), qp, false);
     st = mlx5_sgl_copy(core_of(ib), qp->pdn, qp->ssge, ctx->nsge,
-                       (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB, slot * MLX5_SEGS_PER_WQEBB,
-                       off, (void *)buf, len, true);
+                       (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB,
+                       slot * MLX5_SEGS_PER_WQEBB, off, (void *)buf, len, true);
     mlx5_sig_ctx(core_of(ib), NULL, false);
-    return mlx5_req_fault(core_of(ib), qp, wr, len, st, MLX5_PF_TYPE_REQ_READ_OR_ATOMIC);
+    return mlx5_req_fault(core_of(ib), qp, wr, len, st,
+                          MLX5_PF_TYPE_REQ_READ_OR_ATOMIC);
 }
 
 static void mlx5_ib_send_done(IbQp *ib, const IbSendWr *wr, IbWcStatus st)
@@ -546,8 +604,10 @@ static void mlx5_ib_send_done(IbQp *ib, const IbSendWr *wr, IbWcStatus st)
     Mlx5Core *c = core_of(ib);
 
     mlx5_send_cqe(c, qp, &qp->sctx[wr->cookie & (qp->sq_cnt - 1)], st);
-    if (st != IB_WC_SUCCESS && st != IB_WC_WR_FLUSH_ERR && qp->state != MLX5_QP_STATE_ERR) {
-        qp->to_error = true;            /* finish the transition outside the transport */
+    if (st != IB_WC_SUCCESS && st != IB_WC_WR_FLUSH_ERR &&
+        qp->state != MLX5_QP_STATE_ERR) {
+        /* finish the transition outside the transport */
+        qp->to_error = true;
         mlx5_exec_queue(c, qp);
     }
     if (qp->sq_wait && !ib_qp_outstanding(ib)) {
@@ -566,7 +626,9 @@ static void mlx5_ib_qp_event(IbQp *ib, IbQpEvent ev)
         mlx5_qp_event(c, qp, MLX5_EVENT_TYPE_COMM_EST);
         return;
     case IB_EV_PATH_MIG:
-        /* the secondary address path is the primary one now (QUERY_QP shows it) */
+        /*
+         * the secondary address path is the primary one now (QUERY_QP shows it)
+         */
         memcpy(qp->qpc + QPC_ADS_OFF, qp->qpc + QPC_ADS2_OFF, MLX5_ADS_SIZE);
         mlx5_qp_event(c, qp, MLX5_EVENT_TYPE_PATH_MIG);
         return;
@@ -667,7 +729,7 @@ const IbDevOps mlx5_ib_ops = {
     .sm_change = mlx5_ib_sm_change,
 };
 
-/* ---- QP lifetime and state -------------------------------------------------------------- */
+/* ---- QP lifetime and state ----------------------------------------------- */
 
 static IbQpType mlx5_ib_type(uint8_t st)
 {
@@ -694,7 +756,8 @@ int mlx5_exec_qp_init(Mlx5Core *c, Mlx5Qp *qp)
         wire_qpn = qp->st == MLX5_QP_ST_QP0 ? 0 : 1;
     }
     qp->sq_cnt = qp->no_sq ? 0 : 1u << qp->log_sq_size;
-    qp->rq_cnt = qp->rq_type == MLX5_RQ_TYPE_REGULAR ? 1u << qp->log_rq_size : 0;
+    qp->rq_cnt = qp->rq_type == MLX5_RQ_TYPE_REGULAR ? 1u << qp->log_rq_size
+                                                     : 0;
     qp->rq_stride = 16u << qp->log_rq_stride;
     qp->sq_off = (uint64_t)qp->rq_cnt * qp->rq_stride;
     if (qp->sq_cnt) {
@@ -702,7 +765,8 @@ int mlx5_exec_qp_init(Mlx5Core *c, Mlx5Qp *qp)
         qp->ssge = g_new0(Mlx5Sge, (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB);
         qp->sinl = g_malloc0((size_t)qp->sq_cnt * MLX5_SEND_WQE_BB);
     }
-    ib_qp_init(&qp->ib, &c->ib, wire_qpn, mlx5_ib_type(qp->st), MAX(qp->sq_cnt, 1));
+    ib_qp_init(&qp->ib, &c->ib, wire_qpn, mlx5_ib_type(qp->st),
+               MAX(qp->sq_cnt, 1));
     qp->ib.xrc = qp->st == MLX5_QP_ST_XRC;
     qp->ib.dci = qp->st == MLX5_QP_ST_DCI;
     if (qp->st == MLX5_QP_ST_DCT) {
@@ -753,14 +817,17 @@ static void mlx5_exec_sync_attrs(Mlx5Core *c, Mlx5Qp *qp)
     const uint8_t *qpc = qp->qpc, *ads = qpc + QPC_ADS_OFF;
     IbQp *ib = &qp->ib;
 
-    ib->mtu = mlx5_qp_is_ud(qp) ? IB_MAX_PAYLOAD : ib_mtu_bytes(MLX5_GET(qpc, QPC_mtu));
-    if (!ib->dci) {                     /* a DCI's path is its current target's (per WQE) */
+    ib->mtu = mlx5_qp_is_ud(qp) ? IB_MAX_PAYLOAD
+                                : ib_mtu_bytes(MLX5_GET(qpc, QPC_mtu));
+    /* a DCI's path is its current target's (per WQE) */
+    if (!ib->dci) {
         ib->dest_qpn = MLX5_GET(qpc, QPC_remote_qpn);
         mlx5_ads_to_av(ads, &ib->av);
     }
     mlx5_ads_to_av(qpc + QPC_ADS2_OFF, &ib->alt_av);
     ib->alt_timeout = MLX5_GET(qpc + QPC_ADS2_OFF, ADS_ack_timeout);
-    ib->qkey = qp->st == MLX5_QP_ST_QP1 ? IB_GSI_QKEY : MLX5_GET(qpc, QPC_q_key);
+    ib->qkey = qp->st == MLX5_QP_ST_QP1 ? IB_GSI_QKEY
+                                        : MLX5_GET(qpc, QPC_q_key);
     ib->pkey = c->port.pkeys[0];
     ib->retry_cnt = MLX5_GET(qpc, QPC_retry_count);
     ib->rnr_retry = MLX5_GET(qpc, QPC_rnr_retry);
@@ -808,14 +875,15 @@ void mlx5_exec_modify(Mlx5Core *c, Mlx5Qp *qp, uint8_t old_state)
     }
 }
 
-/* ---- scheduling ----------------------------------------------------------------------- */
+/* ---- scheduling ---------------------------------------------------------- */
 
 static bool mlx5_qp_service(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
 {
     bool more;
 
     if (mlx5_is_wq(qp)) {
-        return qp->st == MLX5_QP_ST_ETH_SQ && mlx5_eth_sq_process(c, qp, budget);
+        return qp->st == MLX5_QP_ST_ETH_SQ &&
+               mlx5_eth_sq_process(c, qp, budget);
     }
     if (qp->to_error) {
         mlx5_qp_enter_error(c, qp);

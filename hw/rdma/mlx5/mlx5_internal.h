@@ -1,6 +1,7 @@
 /*
- * mlx5 HCA core: private state shared by the files of hw/rdma/mlx5/ and hw/rdma/mlx5/eth/.
- * Nothing here includes QEMU device-layer headers (docs/design.md).
+ * mlx5 HCA core: private state shared by the files of hw/rdma/mlx5/ and
+ * hw/rdma/mlx5/eth/. Nothing here includes QEMU device-layer headers
+ * (docs/design.md).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -12,19 +13,25 @@
 #include "hw/rdma/ib/ib_transport.h"
 #include "hw/rdma/ib/ib_wire.h"
 
-#define MLX5_MAX_PAS            (1u << 18)   /* PAS/MTT entries accepted per object */
-#define MLX5_MAX_MBOX_BLOCKS    ((0x110 + 8 * MLX5_MAX_PAS) / MLX5_CMD_MBOX_DATA + 2)
-#define MLX5_MAX_CMD_LEN        (MLX5_CMD_INLINE_BYTES + MLX5_MAX_MBOX_BLOCKS * MLX5_CMD_MBOX_DATA)
-#define MLX5_MAX_PAGES          (1u << 20)   /* host pages the driver may give (we ask none) */
+/* PAS/MTT entries accepted per object */
+#define MLX5_MAX_PAS            (1u << 18)
+#define MLX5_MAX_MBOX_BLOCKS \
+    ((0x110 + 8 * MLX5_MAX_PAS) / MLX5_CMD_MBOX_DATA + 2)
+#define MLX5_MAX_CMD_LEN \
+    (MLX5_CMD_INLINE_BYTES + MLX5_MAX_MBOX_BLOCKS * MLX5_CMD_MBOX_DATA)
+/* host pages the driver may give (we ask none) */
+#define MLX5_MAX_PAGES          (1u << 20)
 #define MLX5_MAX_PKEYS          16
-#define MLX5_MAX_PKEY_INDEX     128         /* pkey_table_size 0 = 128 entries (QPs, DCTs) */
+/* pkey_table_size 0 = 128 entries (QPs, DCTs) */
+#define MLX5_MAX_PKEY_INDEX     128
 #define MLX5_GUID_CAP           1
 #define MLX5_LOG_EQE_STRIDE     6
 
 /* A table of objects addressed by small integer handles. */
 typedef struct Mlx5Table {
     void **slot;
-    uint16_t *owner;            /* DevX uid that created each object (0: privileged) */
+    /* DevX uid that created each object (0: privileged) */
+    uint16_t *owner;
     uint32_t size;              /* number of slots; handle = index */
     uint32_t first;             /* lowest handle handed out */
     uint32_t next;              /* rotor for allocation */
@@ -46,8 +53,10 @@ typedef struct Mlx5Eq {
     uint32_t uar_page;
     uint32_t intr;
     uint64_t event_bitmask;
-    uint32_t pi;                /* producer counter (free running, 24 bits used) */
-    uint32_t ci;                /* last consumer counter written by the driver */
+    /* producer counter (free running, 24 bits used) */
+    uint32_t pi;
+    /* last consumer counter written by the driver */
+    uint32_t ci;
     bool armed;
     bool overrun;
     uint32_t refcount;          /* CQs bound to this EQ */
@@ -92,10 +101,11 @@ typedef struct Mlx5Xrcd {
 } Mlx5Xrcd;
 
 /*
- * One indirect translation entry (access modes KLMS and KSM), decoded from the 16-byte wire
- * form. A repeat block (KLMS) is stored as written: entry 0 is its header (bcount = bytes
- * per cycle, key = MLX5_STRIDE_BLOCK_OP, va = repeat_count << 32 | num_ent) and each
- * following entry has bcount = stride << 16 | byte_count.
+ * One indirect translation entry (access modes KLMS and KSM), decoded from the
+ * 16-byte wire form. A repeat block (KLMS) is stored as written: entry 0 is its
+ * header (bcount = bytes per cycle, key = MLX5_STRIDE_BLOCK_OP, va =
+ * repeat_count << 32 | num_ent) and each following entry has bcount = stride <<
+ * 16 | byte_count.
  */
 typedef struct Mlx5Klm {
     uint32_t bcount;
@@ -104,32 +114,41 @@ typedef struct Mlx5Klm {
 } Mlx5Klm;
 
 #define MLX5_STRIDE_BLOCK_OP    0x400   /* key of a repeat-block header */
-#define MLX5_MAX_INDIRECTION    4       /* indirect mkeys on one translation path */
+/* indirect mkeys on one translation path */
+#define MLX5_MAX_INDIRECTION    4
 
-/* Signature offload (mlx5_sig.c): one domain's protection of each data block. */
+/*
+ * Signature offload (mlx5_sig.c): one domain's protection of each data block.
+ */
 typedef enum Mlx5SigType {
     MLX5_SIGT_NONE,
-    MLX5_SIGT_T10DIF,           /* 8 bytes: guard (CRC-16/T10 or IP checksum), app, ref tag */
+    /* 8 bytes: guard (CRC-16/T10 or IP checksum), app, ref tag */
+    MLX5_SIGT_T10DIF,
     MLX5_SIGT_CRC32,            /* 4 bytes, big endian */
 } Mlx5SigType;
 
 typedef struct Mlx5SigDomain {
     Mlx5SigType type;
-    uint8_t pi;                 /* protection bytes after each block: 0, 4 or 8 */
-    bool csum_guard;            /* T10-DIF guard is the IP checksum, not the CRC */
+    /* protection bytes after each block: 0, 4 or 8 */
+    uint8_t pi;
+    /* T10-DIF guard is the IP checksum, not the CRC */
+    bool csum_guard;
     bool inc_ref;               /* ref tag += 1 per block */
     bool app_escape, appref_escape;
     uint16_t app, app_mask, guard_seed;
     uint32_t ref, crc_seed;
-    uint32_t psv;               /* the PSV the BSF names (its value overrides the inline one) */
+    /* the PSV the BSF names (its value overrides the inline one) */
+    uint32_t psv;
 } Mlx5SigDomain;
 
 typedef struct Mlx5Sig {
     bool valid;                 /* a BSF is loaded and enabled */
     uint32_t block;             /* data bytes per block */
     Mlx5SigDomain mem, wire;
-    uint8_t check_mask;         /* PI bytes checked in the input domain (bit 7 = byte 0) */
-    uint8_t copy_mask;          /* PI bytes copied from the input to the output domain */
+    /* PI bytes checked in the input domain (bit 7 = byte 0) */
+    uint8_t check_mask;
+    /* PI bytes copied from the input to the output domain */
+    uint8_t copy_mask;
     /* receive side: the wire PI of the block being received, as it arrives */
     uint64_t rx_block;
     uint8_t rx_pi[8];
@@ -150,23 +169,30 @@ typedef struct Mlx5Mkey {
     uint64_t len;
     uint8_t log_page_size;
     uint32_t translations_octword_size;
-    uint64_t *mtt;              /* MTT entries as written, flag bits included (mode MTT) */
+    /* MTT entries as written, flag bits included (mode MTT) */
+    uint64_t *mtt;
     uint32_t nmtt;              /* entries held (written up to) */
-    Mlx5Klm *klm;               /* KLM/KSM/repeat-block entries (modes KLMS, KSM) */
+    /* KLM/KSM/repeat-block entries (modes KLMS, KSM) */
+    Mlx5Klm *klm;
     uint32_t nklm;
-    bool memic;                 /* mode MEMIC: holds the range mapped at creation */
+    /* mode MEMIC: holds the range mapped at creation */
+    bool memic;
     uint64_t memic_start;
     uint64_t memic_len;
-    Mlx5Sig *sig;               /* created with bsf_en: signature state (else NULL) */
-    uint8_t sigerr_exp;         /* 1-bit expected_sigerr_count: reports armed while */
-    uint8_t sigerr_hw;          /*   these differ; each report flips sigerr_hw */
+    /* created with bsf_en: signature state (else NULL) */
+    Mlx5Sig *sig;
+    /* 1-bit expected_sigerr_count: reports armed while */
+    uint8_t sigerr_exp;
+    /*   these differ; each report flips sigerr_hw */
+    uint8_t sigerr_hw;
 } Mlx5Mkey;
 
 /* A PSV (CREATE_PSV): a signature's running value, set by SET_PSV WQEs. */
 typedef struct Mlx5Psv {
     uint32_t index;
     uint32_t pdn;
-    uint64_t transient;         /* T10-DIF: guard<<48 | app<<32 | ref; CRC32: seed<<32 */
+    /* T10-DIF: guard<<48 | app<<32 | ref; CRC32: seed<<32 */
+    uint64_t transient;
 } Mlx5Psv;
 
 /* A piece of device memory handed out by ALLOC_MEMIC (mlx5_memic.c). */
@@ -180,8 +206,10 @@ typedef struct Mlx5MemicAlloc {
 typedef struct Mlx5Srq {
     uint32_t srqn;
     uint32_t uid;
-    bool xrc;                   /* an XRC SRQ (CREATE_XRC_SRQ): targeted by XRC requests */
-    uint32_t user_index;        /* XRC SRQs: reported in their CQEs (cqe_version 1) */
+    /* an XRC SRQ (CREATE_XRC_SRQ): targeted by XRC requests */
+    bool xrc;
+    /* XRC SRQs: reported in their CQEs (cqe_version 1) */
+    uint32_t user_index;
     uint8_t log_srq_size;
     uint8_t log_rq_stride;
     uint32_t xrcd;
@@ -193,9 +221,12 @@ typedef struct Mlx5Srq {
     uint8_t state;
     uint32_t refcount;          /* QPs attached */
     uint16_t head;              /* next WQE index of the free list */
-    uint16_t consumed;          /* WQEs taken so far (compared with the DBR counter) */
-    bool pf_pending;            /* a PAGE_FAULT event for one of its WQEs awaits its resume */
-    bool pf_error;              /* ... was resumed with error: the next fault fails instead */
+    /* WQEs taken so far (compared with the DBR counter) */
+    uint16_t consumed;
+    /* a PAGE_FAULT event for one of its WQEs awaits its resume */
+    bool pf_pending;
+    /* ... was resumed with error: the next fault fails instead */
+    bool pf_error;
     Mlx5Buf buf;
 } Mlx5Srq;
 
@@ -221,15 +252,21 @@ typedef struct Mlx5SendCtx {
 /* The receive WQE the transport is filling. */
 typedef struct Mlx5RecvCtx {
     uint16_t wqe_counter;       /* RQ counter, or SRQ WQE index */
-    uint32_t srqn;              /* the SRQ it came from, or UINT32_MAX (the QP's RQ) */
-    uint32_t cqn;               /* where its completion goes (an XRC SRQ's own CQ) */
+    /* the SRQ it came from, or UINT32_MAX (the QP's RQ) */
+    uint32_t srqn;
+    /* where its completion goes (an XRC SRQ's own CQ) */
+    uint32_t cqn;
     uint32_t uidx;              /* the user index its CQE carries */
-    uint32_t pdn;               /* the PD its keys must belong to (the QP's or the SRQ's) */
+    /* the PD its keys must belong to (the QP's or the SRQ's) */
+    uint32_t pdn;
     uint8_t nsge;
     Mlx5Sge sge[MLX5_MAX_RECV_SGE];
 } Mlx5RecvCtx;
 
-/* SQs and RQs of the Ethernet port live in the QP table with these private types. */
+/*
+ * SQs and RQs of the Ethernet port live in the QP table with these private
+ * types.
+ */
 #define MLX5_QP_ST_ETH_SQ   0xf0
 #define MLX5_QP_ST_ETH_RQ   0xf1
 
@@ -244,7 +281,8 @@ typedef struct Mlx5Qp {
     uint32_t cqn_snd;
     uint32_t cqn_rcv;
     uint32_t srqn;
-    uint32_t xrcd;              /* XRC QPs: the XRC domain (a target's XRC SRQs must be in it) */
+    /* XRC QPs: the XRC domain (a target's XRC SRQs must be in it) */
+    uint32_t xrcd;
     uint8_t rq_type;
     uint8_t log_rq_size;
     uint8_t log_rq_stride;
@@ -257,7 +295,8 @@ typedef struct Mlx5Qp {
 
     /* data path */
     uint32_t sq_cnt;            /* WQEBBs */
-    uint64_t sq_off;            /* byte offset of the SQ in buf (after the RQ) */
+    /* byte offset of the SQ in buf (after the RQ) */
+    uint64_t sq_off;
     uint32_t rq_cnt;
     uint32_t rq_stride;
     uint16_t sq_ci;             /* next WQEBB the engine reads */
@@ -266,16 +305,22 @@ typedef struct Mlx5Qp {
     Mlx5Sge *ssge;              /* [sq_cnt * 4] */
     uint8_t *sinl;              /* [sq_cnt * 64] inline payload copies */
     Mlx5RecvCtx rcv;
-    Mlx5RecvCtx *dc_rcv;        /* DCT: the receive WQE of each responder context */
+    /* DCT: the receive WQE of each responder context */
+    Mlx5RecvCtx *dc_rcv;
     bool queued;                /* on the core's work list */
-    bool to_error;              /* the transport failed it: move to ERR when safe */
+    /* the transport failed it: move to ERR when safe */
+    bool to_error;
     bool last_wqe_sent;
-    bool sq_wait;               /* a NOP/UMR waits for the transport's WRs to complete */
-    bool sig_drain;             /* a signature check failed (drain_sigerr): go to SQD */
-    uint8_t pf_pending;         /* PAGE_FAULT events awaiting their resume: 1 << type */
+    /* a NOP/UMR waits for the transport's WRs to complete */
+    bool sq_wait;
+    /* a signature check failed (drain_sigerr): go to SQD */
+    bool sig_drain;
+    /* PAGE_FAULT events awaiting their resume: 1 << type */
+    uint8_t pf_pending;
     /* Ethernet SQ/RQ (mlx5_wq.c): their own state; .state stays RST */
     uint8_t wq_state;
-    bool vsd;                   /* RQ: keep the VLAN tag in the frame (no strip) */
+    /* RQ: keep the VLAN tag in the frame (no strip) */
+    bool vsd;
     bool flush_in_error;
     uint8_t counter_set;        /* RQ: Q counter of its drops */
     uint32_t tisn;              /* SQ */
@@ -296,7 +341,8 @@ typedef struct Mlx5Port {
     uint32_t cap_mask;
     uint16_t pkeys[MLX5_MAX_PKEYS];
     Mlx5PmaCounters pma_base;
-    uint64_t pkey_violations_base;  /* the transport's count at the last reset */
+    /* the transport's count at the last reset */
+    uint64_t pkey_violations_base;
     uint64_t qkey_violations_base;
     uint64_t gid_prefix;
     uint8_t subnet_timeout;
@@ -320,7 +366,8 @@ struct Mlx5Core {
     uint8_t nic_interface;
     uint32_t db_pending;        /* command doorbell bits not yet executed */
     uint32_t cq_db_hi_latch;    /* first half of a split 64-bit CQ doorbell */
-    unsigned busy;              /* inside run/expire/rx: no nested frame processing */
+    /* inside run/expire/rx: no nested frame processing */
+    unsigned busy;
     bool health_fatal;
     uint8_t health_synd;
     int64_t start_ns;
@@ -335,21 +382,28 @@ struct Mlx5Core {
     uint8_t cap_odp_cur[HCA_CAP_SIZE];
     bool host_endianness_set;
 
-    Mlx5Table eqs, cqs, pds, uars, xrcds, tds, mkeys, srqs, qps, uctxs, umems, psvs;
-    Mlx5Qp *sig_qp;             /* whose data access is running (for SIG_ERR CQEs) */
-    bool sig_resp;              /*   as the responder (receive CQ) or requester */
+    Mlx5Table eqs, cqs, pds, uars, xrcds, tds, mkeys, srqs, qps, uctxs, umems,
+        psvs;
+    /* whose data access is running (for SIG_ERR CQEs) */
+    Mlx5Qp *sig_qp;
+    /*   as the responder (receive CQ) or requester */
+    bool sig_resp;
     Mlx5Port port;
     Mlx5Eth *eth;               /* Ethernet port state (cfg.eth), else NULL */
     IbPort ib;                  /* the port's transport */
     Mlx5Qp *smi_qp, *gsi_qp;    /* owners of wire QPN 0 and 1 */
-    uint32_t *work;             /* ring of QPNs with SQ/RQ work pending (qps.size slots) */
+    /* ring of QPNs with SQ/RQ work pending (qps.size slots) */
+    uint32_t *work;
     uint32_t work_head;
     uint32_t nwork;
     int64_t ib_deadline;        /* transport timers */
     int64_t poll_deadline;      /* RQ polling of QPs in error */
     int64_t port_deadline;      /* end of a LID/GUID clash */
 
-    /* device memory (mlx5_memic.c): cfg.memic_size bytes at BAR0 MLX5_MEMIC_BAR_OFF */
+    /*
+     * device memory (mlx5_memic.c): cfg.memic_size bytes at BAR0
+     * MLX5_MEMIC_BAR_OFF
+     */
     uint8_t *memic;
     Mlx5MemicAlloc *memic_alloc;    /* sorted by start */
     uint32_t memic_n, memic_max;
@@ -376,25 +430,29 @@ static inline void mlx5_ref_put(uint32_t *refcount)
 void mlx5_caps_odp(const Mlx5CoreConfig *cfg, uint8_t *cap);
 uint32_t mlx5_set_cap_odp(Mlx5Core *c, const uint8_t *in);
 /*
- * A memory access of the transport found a page not mapped: post the PAGE_FAULT event. The
- * status the transport gets back: IB_WC_PAGE_FAULT (it waits for the resume), or if no event
- * queue takes page faults, the error the access fails with.
+ * A memory access of the transport found a page not mapped: post the PAGE_FAULT
+ * event. The status the transport gets back: IB_WC_PAGE_FAULT (it waits for the
+ * resume), or if no event queue takes page faults, the error the access fails
+ * with.
  */
-IbWcStatus mlx5_odp_wqe_fault(Mlx5Core *c, Mlx5Qp *qp, Mlx5Srq *srq, uint8_t type,
-                              uint16_t wqe_index, uint32_t len);
-IbWcStatus mlx5_odp_rdma_fault(Mlx5Core *c, Mlx5Qp *qp, uint32_t rkey, uint64_t va,
-                               uint32_t op_len, uint32_t pkt_len, bool write);
+IbWcStatus mlx5_odp_wqe_fault(Mlx5Core *c, Mlx5Qp *qp, Mlx5Srq *srq,
+                              uint8_t type, uint16_t wqe_index, uint32_t len);
+IbWcStatus mlx5_odp_rdma_fault(Mlx5Core *c, Mlx5Qp *qp, uint32_t rkey,
+                               uint64_t va, uint32_t op_len, uint32_t pkt_len,
+                               bool write);
 
 /* mlx5_sig.c: signature offload */
 void mlx5_psv_free(Mlx5Core *c, void *obj);
 int mlx5_sig_parse_bsf(const uint8_t *bsf, Mlx5Sig *s);
-IbWcStatus mlx5_sig_set_psv(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigned nbb);
-bool mlx5_sig_mem_end(const Mlx5Mkey *mk, uint64_t w, uint64_t len, uint64_t *end);
-int mlx5_sig_copy(Mlx5Core *c, Mlx5Mkey *mk, uint64_t w, uint8_t *buf, uint64_t len,
-                  bool to_mem);
+IbWcStatus mlx5_sig_set_psv(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe,
+                            unsigned nbb);
+bool mlx5_sig_mem_end(const Mlx5Mkey *mk, uint64_t w, uint64_t len,
+                      uint64_t *end);
+int mlx5_sig_copy(Mlx5Core *c, Mlx5Mkey *mk, uint64_t w, uint8_t *buf,
+                  uint64_t len, bool to_mem);
 uint16_t mlx5_crc16_t10dif(uint16_t crc, const uint8_t *buf, size_t len);
-int mlx5_mkey_raw(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t off, uint8_t *b, uint64_t len,
-                  bool to_mem);
+int mlx5_mkey_raw(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t off, uint8_t *b,
+                  uint64_t len, bool to_mem);
 
 /* mlx5_memic.c */
 void mlx5_memic_init(Mlx5Core *c);
@@ -403,15 +461,22 @@ void mlx5_memic_reset(Mlx5Core *c);
 void mlx5_caps_dev_mem(const Mlx5CoreConfig *cfg, uint8_t *cap);
 bool mlx5_memic_map(Mlx5Core *c, uint32_t uid, uint64_t start, uint64_t len);
 void mlx5_memic_unmap(Mlx5Core *c, uint64_t start, uint64_t len);
-int mlx5_memic_rw(Mlx5Core *c, uint64_t off, void *buf, uint64_t len, bool to_mem);
-bool mlx5_memic_mmio_read(Mlx5Core *c, uint64_t off, unsigned size, uint64_t *val);
-bool mlx5_memic_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val, unsigned size);
+int mlx5_memic_rw(Mlx5Core *c, uint64_t off, void *buf, uint64_t len,
+                  bool to_mem);
+bool mlx5_memic_mmio_read(Mlx5Core *c, uint64_t off, unsigned size,
+                          uint64_t *val);
+bool mlx5_memic_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val,
+                           unsigned size);
 
-/* mlx5_record.c: the guest's inputs to Mlx5CoreOps.record (no-ops without it) */
-void mlx5_record_cmd(Mlx5Core *c, const uint8_t *in, uint32_t inlen, uint32_t outlen);
-void mlx5_record_send_wqe(Mlx5Core *c, const Mlx5Qp *qp, const uint8_t *wqe, unsigned nbb);
-void mlx5_record_recv_wqe(Mlx5Core *c, const Mlx5Qp *qp, bool srq, const uint8_t *wqe,
-                          uint32_t stride);
+/*
+ * mlx5_record.c: the guest's inputs to Mlx5CoreOps.record (no-ops without it)
+ */
+void mlx5_record_cmd(Mlx5Core *c, const uint8_t *in, uint32_t inlen,
+                     uint32_t outlen);
+void mlx5_record_send_wqe(Mlx5Core *c, const Mlx5Qp *qp, const uint8_t *wqe,
+                          unsigned nbb);
+void mlx5_record_recv_wqe(Mlx5Core *c, const Mlx5Qp *qp, bool srq,
+                          const uint8_t *wqe, uint32_t stride);
 void mlx5_record_frame(Mlx5Core *c, const uint8_t *frame, size_t len);
 void mlx5_record_mmio(Mlx5Core *c, uint64_t off, uint64_t val, unsigned size);
 
@@ -422,8 +487,10 @@ void mlx5_health_fatal(Mlx5Core *c, uint8_t synd);
 void mlx5_function_reset(Mlx5Core *c);
 
 /* mlx5_table (in mlx5_res.c) */
-void mlx5_table_init(Mlx5Table *t, const char *name, uint32_t size, uint32_t first);
-void mlx5_table_destroy(Mlx5Table *t, void (*free_obj)(Mlx5Core *, void *), Mlx5Core *c);
+void mlx5_table_init(Mlx5Table *t, const char *name, uint32_t size,
+                     uint32_t first);
+void mlx5_table_destroy(Mlx5Table *t, void (*free_obj)(Mlx5Core *, void *),
+                        Mlx5Core *c);
 int mlx5_table_alloc(Mlx5Table *t, void *obj, uint32_t *handle);
 int mlx5_table_insert(Mlx5Table *t, uint32_t handle, void *obj);
 void *mlx5_table_get(const Mlx5Table *t, uint32_t handle);
@@ -438,16 +505,20 @@ void mlx5_plain_free(Mlx5Core *c, void *obj);
 void mlx5_res_teardown(Mlx5Core *c);
 
 /* PAS buffers (mlx5_res.c) */
-int mlx5_buf_init(Mlx5Buf *b, const uint8_t *pas_be, uint64_t npas, uint8_t log_page_size,
-                  uint32_t page_offset, uint64_t need_bytes);
+int mlx5_buf_init(Mlx5Buf *b, const uint8_t *pas_be, uint64_t npas,
+                  uint8_t log_page_size, uint32_t page_offset,
+                  uint64_t need_bytes);
 void mlx5_buf_free(Mlx5Buf *b);
 /* Bus address of byte @off of the buffer, or UINT64_MAX if out of range. */
 uint64_t mlx5_buf_addr(const Mlx5Buf *b, uint64_t off);
-int mlx5_buf_write(Mlx5Core *c, const Mlx5Buf *b, uint64_t off, const void *data, size_t len);
-int mlx5_buf_read(Mlx5Core *c, const Mlx5Buf *b, uint64_t off, void *data, size_t len);
+int mlx5_buf_write(Mlx5Core *c, const Mlx5Buf *b, uint64_t off,
+                   const void *data, size_t len);
+int mlx5_buf_read(Mlx5Core *c, const Mlx5Buf *b, uint64_t off, void *data,
+                  size_t len);
 
 /* mlx5_caps.c */
-void mlx5_caps_build(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap, bool cur);
+void mlx5_caps_build(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap,
+                     bool cur);
 void mlx5_caps_reset(Mlx5Core *c);
 
 /* mlx5_eq.c */
@@ -478,22 +549,29 @@ enum {
     MLX5_XLATE_ACCESS = 2,
     MLX5_XLATE_BOUNDS = 3,
     MLX5_XLATE_DMA = 4,
-    MLX5_XLATE_FAULT = 5,       /* an MTT entry without the access bit: page fault (ODP) */
+    /* an MTT entry without the access bit: page fault (ODP) */
+    MLX5_XLATE_FAULT = 5,
 };
 #define MLX5_INVALID_LKEY   0x100
-#define MLX5_MTT_RD_EN      (1ull << 0)     /* MTT entry: the page may be read (ODP) */
+/* MTT entry: the page may be read (ODP) */
+#define MLX5_MTT_RD_EN      (1ull << 0)
 #define MLX5_MTT_WR_EN      (1ull << 1)     /* ... and written */
-int mlx5_mkey_check(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint64_t va,
-                    uint64_t len, Mlx5Mkey **out);
-int mlx5_mkey_copy(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint64_t va,
-                   void *buf, uint64_t len, bool to_mem);
-/* Grow @mk's translation table to hold entries [0, n); false if beyond its capacity. */
+int mlx5_mkey_check(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need,
+                    uint64_t va, uint64_t len, Mlx5Mkey **out);
+int mlx5_mkey_copy(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need,
+                   uint64_t va, void *buf, uint64_t len, bool to_mem);
+/*
+ * Grow @mk's translation table to hold entries [0, n); false if beyond its
+ * capacity.
+ */
 bool mlx5_mkey_xlt_reserve(Mlx5Mkey *mk, uint64_t n);
 uint64_t mlx5_mkey_xlt_capacity(const Mlx5Mkey *mk);
 
 /* mlx5_umr.c: UMR WQEs and invalidation */
-IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigned nbb);
-IbWcStatus mlx5_mkey_invalidate(Mlx5Core *c, Mlx5Qp *qp, uint32_t pdn, uint32_t rkey);
+IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe,
+                            unsigned nbb);
+IbWcStatus mlx5_mkey_invalidate(Mlx5Core *c, Mlx5Qp *qp, uint32_t pdn,
+                                uint32_t rkey);
 
 /* mlx5_qp.c, mlx5_srq.c, mlx5_mkey.c */
 void mlx5_qp_free(Mlx5Core *c, void *obj);
@@ -501,7 +579,10 @@ void mlx5_srq_free(Mlx5Core *c, void *obj);
 void mlx5_mkey_free(Mlx5Core *c, void *obj);
 void mlx5_umem_free(Mlx5Core *c, void *obj);
 
-/* the mlx5 QP behind a transport QP (a DCT behind its responder contexts), and its device */
+/*
+ * the mlx5 QP behind a transport QP (a DCT behind its responder contexts), and
+ * its device
+ */
 static inline Mlx5Qp *qp_of(IbQp *ib)
 {
     return container_of(ib->dc_parent ? ib->dc_parent : ib, Mlx5Qp, ib);
@@ -528,25 +609,28 @@ void mlx5_cqe_post(Mlx5Core *c, uint32_t cqn, uint8_t *cqe, bool solicited);
 void mlx5_qp_event(Mlx5Core *c, Mlx5Qp *qp, uint8_t type);
 IbWcStatus mlx5_xlate_status(int r, bool remote);
 /* Walk a scatter/gather list from byte @off, moving @len bytes. */
-IbWcStatus mlx5_sgl_copy(Mlx5Core *c, uint32_t pdn, const Mlx5Sge *sge, unsigned n,
-                         size_t stride, unsigned first, uint64_t off, void *buf,
-                         uint32_t len, bool to_mem);
+IbWcStatus mlx5_sgl_copy(Mlx5Core *c, uint32_t pdn, const Mlx5Sge *sge,
+                         unsigned n, size_t stride, unsigned first,
+                         uint64_t off, void *buf, uint32_t len, bool to_mem);
 
 /* mlx5_recv.c: data path, responder side (IbDevOps members) */
 void mlx5_rq_flush(Mlx5Core *c, Mlx5Qp *qp);
 bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr);
 IbWcStatus mlx5_ib_recv_scatter(IbQp *ib, const IbRecvWr *rwr, uint64_t off,
                                 const void *buf, uint32_t len);
-void mlx5_ib_recv_done(IbQp *ib, const IbRecvWr *rwr, const IbRecvCompletion *rc);
+void mlx5_ib_recv_done(IbQp *ib, const IbRecvWr *rwr,
+                       const IbRecvCompletion *rc);
 void mlx5_ib_recv_put_back(IbQp *ib, const IbRecvWr *rwr);
 bool mlx5_ib_xrc_srq_ok(IbQp *ib, uint32_t srqn);
-IbWcStatus mlx5_ib_rkey_check(IbQp *ib, uint32_t rkey, uint64_t va, uint64_t len,
-                              unsigned access);
-IbWcStatus mlx5_ib_rkey_write(IbQp *ib, uint32_t rkey, uint64_t va, const void *buf,
-                              uint32_t len);
-IbWcStatus mlx5_ib_rkey_read(IbQp *ib, uint32_t rkey, uint64_t va, void *buf, uint32_t len);
-IbWcStatus mlx5_ib_rkey_atomic(IbQp *ib, uint32_t rkey, uint64_t va, bool cmp_swp,
-                               uint64_t compare_add, uint64_t swap, uint64_t *orig);
+IbWcStatus mlx5_ib_rkey_check(IbQp *ib, uint32_t rkey, uint64_t va,
+                              uint64_t len, unsigned access);
+IbWcStatus mlx5_ib_rkey_write(IbQp *ib, uint32_t rkey, uint64_t va,
+                              const void *buf, uint32_t len);
+IbWcStatus mlx5_ib_rkey_read(IbQp *ib, uint32_t rkey, uint64_t va, void *buf,
+                             uint32_t len);
+IbWcStatus mlx5_ib_rkey_atomic(IbQp *ib, uint32_t rkey, uint64_t va,
+                               bool cmp_swp, uint64_t compare_add,
+                               uint64_t swap, uint64_t *orig);
 IbWcStatus mlx5_ib_invalidate(IbQp *ib, uint32_t rkey);
 void mlx5_exec_queue(Mlx5Core *c, Mlx5Qp *qp);
 bool mlx5_exec_run(Mlx5Core *c, unsigned budget);

@@ -1,10 +1,12 @@
 /*
- * mlx5 HCA core: the port and its subnet management agent (MAD_IFC: NodeInfo, NodeDescription,
- * PortInfo, GUIDInfo, P_KeyTable, SMInfo), QUERY_HCA_VPORT_* and the PCAP register.
+ * mlx5 HCA core: the port and its subnet management agent (MAD_IFC: NodeInfo,
+ * NodeDescription, PortInfo, GUIDInfo, P_KeyTable, SMInfo), QUERY_HCA_VPORT_*
+ * and the PCAP register.
  *
- * There is no external subnet manager: the device plays the SM's part for its own port and
- * brings the port to ACTIVE with the configured LID as soon as the link is up. A local SM
- * (opensm) can still Set(PortInfo) to change LID/SM LID, as on real hardware.
+ * There is no external subnet manager: the device plays the SM's part for its
+ * own port and brings the port to ACTIVE with the configured LID as soon as the
+ * link is up. A local SM (opensm) can still Set(PortInfo) to change LID/SM LID,
+ * as on real hardware.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -12,10 +14,10 @@
 #include "eth/mlx5_eth.h"
 #include "trace.h"
 
-#define MLX5_DEFAULT_CAP_MASK   (IB_PORT_TRAP_SUP | IB_PORT_SL_MAP_SUP | \
-                                 IB_PORT_SYS_IMAGE_GUID_SUP | \
-                                 IB_PORT_PKEY_SW_EXT_PORT_TRAP_SUP | \
-                                 IB_PORT_DEVICE_MGMT_SUP | IB_PORT_CLIENT_REG_SUP)
+#define MLX5_DEFAULT_CAP_MASK                                             \
+    (IB_PORT_TRAP_SUP | IB_PORT_SL_MAP_SUP | IB_PORT_SYS_IMAGE_GUID_SUP | \
+     IB_PORT_PKEY_SW_EXT_PORT_TRAP_SUP | IB_PORT_DEVICE_MGMT_SUP |        \
+     IB_PORT_CLIENT_REG_SUP)
 #define MLX5_GID_PREFIX_DEFAULT 0xfe80000000000000ull
 #define IB_LINK_WIDTH_4X        2
 #define IB_LINK_SPEED_SDR_DDR_QDR 7
@@ -32,7 +34,8 @@ void mlx5_port_event(Mlx5Core *c, uint8_t sub_type)
     }
     data[0x28 - MLX5_EQE_data] = 1 << 4;     /* port 1 in bits [7:4] */
     trace_mlx5_port_event(sub_type);
-    mlx5_eq_post_async(c, MLX5_EVENT_TYPE_PORT_CHANGE, sub_type, data, sizeof(data));
+    mlx5_eq_post_async(c, MLX5_EVENT_TYPE_PORT_CHANGE, sub_type, data,
+                       sizeof(data));
 }
 
 #define MLX5_CLASH_HOLD_NS  (3 * IB_ANNOUNCE_PERIOD_NS)
@@ -57,8 +60,9 @@ static void mlx5_port_update(Mlx5Core *c)
     }
     p->state = state;
     trace_mlx5_port_state(state);
-    mlx5_port_event(c, state == IB_PORT_STATE_ACTIVE ? MLX5_PORT_CHANGE_SUBTYPE_ACTIVE
-                                                     : MLX5_PORT_CHANGE_SUBTYPE_DOWN);
+    mlx5_port_event(c, state == IB_PORT_STATE_ACTIVE
+                           ? MLX5_PORT_CHANGE_SUBTYPE_ACTIVE
+                           : MLX5_PORT_CHANGE_SUBTYPE_DOWN);
 }
 
 void mlx5_port_clash(Mlx5Core *c, uint16_t lid, uint64_t guid)
@@ -71,8 +75,10 @@ void mlx5_port_clash(Mlx5Core *c, uint16_t lid, uint64_t guid)
     if (!p->clash) {
         g_autofree char *msg = g_strdup_printf(
             "another port on the fabric uses %s (lid 0x%x, guid 0x%016" PRIx64
-            "); this port stays inactive until the clash ends: give every HCA its own "
-            "mac (or lid and node-guid)", lid == p->lid ? "our LID" : "our GUID", lid, guid);
+            "); this port stays inactive until the clash ends: give every HCA "
+            "its own "
+            "mac (or lid and node-guid)",
+            lid == p->lid ? "our LID" : "our GUID", lid, guid);
         trace_mlx5_err_port_clash(lid, guid);
         p->clash = true;
         if (c->ops->report) {
@@ -118,7 +124,10 @@ void mlx5_port_reset(Mlx5Core *c)
     p->pkey_violations_base = c->ib.stat_pkey_violations;
     p->qkey_violations_base = c->ib.stat_qkey_violations;
     if (c->eth) {
-        /* RoCE: the transport is up with the Ethernet port (mlx5_eth_update_oper); no LID */
+        /*
+         * RoCE: the transport is up with the Ethernet port
+         * (mlx5_eth_update_oper); no LID
+         */
         c->ib.link_up = c->eth->oper_up;
         return;
     }
@@ -131,9 +140,10 @@ void mlx5_port_reset(Mlx5Core *c)
 }
 
 /*
- * The fabric elected another master SM (ib_sm.c). A port's SM LID follows it unless the sm-lid
- * property fixes it; the driver hears of a new SM as a client reregistration request, as from
- * a real SM taking over, and its ULPs rejoin their multicast groups there.
+ * The fabric elected another master SM (ib_sm.c). A port's SM LID follows it
+ * unless the sm-lid property fixes it; the driver hears of a new SM as a client
+ * reregistration request, as from a real SM taking over, and its ULPs rejoin
+ * their multicast groups there.
  */
 void mlx5_port_sm_change(Mlx5Core *c)
 {
@@ -154,7 +164,8 @@ void mlx5_port_set_link(Mlx5Core *c, bool up)
     Mlx5Port *p = &c->port;
 
     if (c->eth) {
-        mlx5_eth_set_link(c, up);       /* (the IB port stays down and silent) */
+        /* (the IB port stays down and silent) */
+        mlx5_eth_set_link(c, up);
         return;
     }
     if (p->link_up == up) {
@@ -172,7 +183,7 @@ static uint8_t mlx5_port_phys_state(const Mlx5Port *p)
     return p->link_up ? IB_PORT_PHYS_STATE_LINK_UP : IB_PORT_PHYS_STATE_POLLING;
 }
 
-/* ---- SMA attributes (SMP data: 64 bytes) ---------------------------------------------- */
+/* ---- SMA attributes (SMP data: 64 bytes) --------------------------------- */
 
 static void mlx5_sma_node_info(Mlx5Core *c, uint8_t *d)
 {
@@ -204,10 +215,12 @@ static void mlx5_sma_port_info(Mlx5Core *c, uint8_t *d)
     mlx5_st16(d + 28, 0);                       /* M_KeyLeasePeriod */
     d[28] = 0;
     d[29] = IB_LINK_WIDTH_4X;                   /* LinkWidthEnabled */
-    d[30] = 3;                                  /* LinkWidthSupported: 1X | 4X */
+    /* LinkWidthSupported: 1X | 4X */
+    d[30] = 3;
     d[31] = IB_LINK_WIDTH_4X;                   /* LinkWidthActive */
     d[32] = (IB_LINK_SPEED_SDR_DDR_QDR << 4) | p->state;
-    d[33] = (mlx5_port_phys_state(p) << 4) | 2; /* LinkDownDefaultState: polling */
+    /* LinkDownDefaultState: polling */
+    d[33] = (mlx5_port_phys_state(p) << 4) | 2;
     d[34] = p->lmc & 7;
     d[35] = (IB_LINK_SPEED_QDR << 4) | IB_LINK_SPEED_SDR_DDR_QDR;
     d[36] = (IB_MTU_4096 << 4) | (p->sm_sl & 0xf);
@@ -218,8 +231,10 @@ static void mlx5_sma_port_info(Mlx5Core *c, uint8_t *d)
     d[41] = IB_MTU_4096;                        /* InitTypeReply | MTUCap */
     d[42] = 0;                                  /* VLStallCount | HOQLife */
     d[43] = 1 << 4;                             /* OperationalVLs: VL0 */
-    mlx5_st16(d + 46, MIN(c->ib.stat_pkey_violations - p->pkey_violations_base, 0xffff));
-    mlx5_st16(d + 48, MIN(c->ib.stat_qkey_violations - p->qkey_violations_base, 0xffff));
+    mlx5_st16(d + 46, MIN(c->ib.stat_pkey_violations - p->pkey_violations_base,
+                          0xffff));
+    mlx5_st16(d + 48, MIN(c->ib.stat_qkey_violations - p->qkey_violations_base,
+                          0xffff));
     d[50] = MLX5_GUID_CAP;
     d[51] = p->subnet_timeout & 0x1f;
     d[52] = 0;                                  /* RespTimeValue */
@@ -250,7 +265,9 @@ static void mlx5_sma_set_port_info(Mlx5Core *c, const uint8_t *d)
     Mlx5Port *p = &c->port;
     uint16_t lid = mlx5_ld16(d + 16), sm_lid = mlx5_ld16(d + 18);
     bool lid_changed = lid && lid < 0xc000 && lid != p->lid;
-    /* a (new) SM takes over: it sets ClientReregister (PortInfo byte 51, bit 7) */
+    /*
+     * a (new) SM takes over: it sets ClientReregister (PortInfo byte 51, bit 7)
+     */
     bool rereg = (d[51] & 0x80) || (sm_lid && sm_lid != p->sm_lid);
 
     if (lid_changed) {
@@ -264,7 +281,8 @@ static void mlx5_sma_set_port_info(Mlx5Core *c, const uint8_t *d)
     p->sm_sl = d[36] & 0xf;
     if (p->lmc != (d[34] & 7)) {
         p->lmc = d[34] & 7;
-        c->ib.lmc = p->lmc;             /* the port answers 2^LMC LIDs from its LID */
+        /* the port answers 2^LMC LIDs from its LID */
+        c->ib.lmc = p->lmc;
         ib_port_announce_soon(&c->ib);
     }
     p->subnet_timeout = d[51] & 0x1f;
@@ -320,8 +338,11 @@ static uint16_t mlx5_sma_process(Mlx5Core *c, uint8_t *mad)
         mlx5_sma_pkey_table(c, attr_mod & 0xffff, d);
         break;
     case IB_SMP_ATTR_EXT_PORT_INFO:
-        /* Mellanox's vendor ExtendedPortInfo (opensm and mlx5_ib ask for it): all zero, no
-         * FDR10 supported, enabled or active, StateChangeEnable off; Set changes nothing */
+        /*
+         * Mellanox's vendor ExtendedPortInfo (opensm and mlx5_ib ask for it):
+         * all zero, no FDR10 supported, enabled or active, StateChangeEnable
+         * off; Set changes nothing
+         */
         if (attr_mod > 1) {
             return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
         }
@@ -339,7 +360,8 @@ void mlx5_cmd_mad_ifc(Mlx5Core *c, Mlx5CmdCtx *cmd)
     uint16_t status;
     uint8_t mgmt_class;
 
-    if (!mlx5_cmd_in_ok(cmd, MAD_IFC_SIZE) || !mlx5_cmd_out_ok(cmd, MAD_IFC_SIZE)) {
+    if (!mlx5_cmd_in_ok(cmd, MAD_IFC_SIZE) ||
+        !mlx5_cmd_out_ok(cmd, MAD_IFC_SIZE)) {
         return;
     }
     if (MLX5_GET(cmd->in, MAD_IFC_IN_port) != 1) {
@@ -358,15 +380,16 @@ void mlx5_cmd_mad_ifc(Mlx5Core *c, Mlx5CmdCtx *cmd)
         trace_mlx5_unimp_mad_class(mgmt_class);
         status = IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;
     }
-    trace_mlx5_mad_ifc(mgmt_class, mad[IB_MAD_method], mlx5_ld16(mad + IB_MAD_attr_id),
+    trace_mlx5_mad_ifc(mgmt_class, mad[IB_MAD_method],
+                       mlx5_ld16(mad + IB_MAD_attr_id),
                        mlx5_ld32(mad + IB_MAD_attr_mod), status);
     mad[IB_MAD_method] = IB_MGMT_METHOD_GET_RESP;
     /* keep the D bit of directed-route SMPs, which lives in the status word */
-    mlx5_st16(mad + IB_MAD_status, (mlx5_ld16(mad + IB_MAD_status) & IB_SMP_DIRECTION) |
-              status);
+    mlx5_st16(mad + IB_MAD_status,
+              (mlx5_ld16(mad + IB_MAD_status) & IB_SMP_DIRECTION) | status);
 }
 
-/* ---- HCA vport queries ---------------------------------------------------------------- */
+/* ---- HCA vport queries --------------------------------------------------- */
 
 static bool mlx5_vport_in_ok(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
@@ -387,7 +410,8 @@ void mlx5_cmd_query_hca_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
     const Mlx5Port *p = &c->port;
     uint8_t *ctx = cmd->out + HCA_VPORT_CTX_OFF;
 
-    if (!mlx5_vport_in_ok(c, cmd) || !mlx5_cmd_out_ok(cmd, QUERY_HCA_VPORT_CONTEXT_OUT_SIZE)) {
+    if (!mlx5_vport_in_ok(c, cmd) ||
+        !mlx5_cmd_out_ok(cmd, QUERY_HCA_VPORT_CONTEXT_OUT_SIZE)) {
         return;
     }
     MLX5_SET(ctx, HCA_VPORT_CTX_has_smi, 1);
@@ -434,7 +458,8 @@ void mlx5_cmd_query_hca_vport_pkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     first = idx == 0xffff ? 0 : idx;
     n = idx == 0xffff ? MLX5_MAX_PKEYS : 1;
     if (first >= MLX5_MAX_PKEYS) {
-        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PKEY_INDEX);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                      MLX5_SYND_BAD_PKEY_INDEX);
         return;
     }
     if (!mlx5_cmd_out_ok(cmd, 0x10 + 4 * n)) {

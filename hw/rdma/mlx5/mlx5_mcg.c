@@ -1,8 +1,9 @@
 /*
- * mlx5 HCA core: multicast groups (PRM ATTACH_TO_MCG / DETACH_FROM_MCG). A UD QP is attached to
- * a group by its MGID; the vendor-neutral transport (ib_mcast.c) keeps the attachments and
- * delivers multicast packets. Limits: CAP max_qp_mcg QPs per group and 2^log_max_mcg groups,
- * which the attachment table (IB_MCAST_MAX_ATTACH) covers.
+ * mlx5 HCA core: multicast groups (PRM ATTACH_TO_MCG / DETACH_FROM_MCG). A UD
+ * QP is attached to a group by its MGID; the vendor-neutral transport
+ * (ib_mcast.c) keeps the attachments and delivers multicast packets. Limits:
+ * CAP max_qp_mcg QPs per group and 2^log_max_mcg groups, which the attachment
+ * table (IB_MCAST_MAX_ATTACH) covers.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -60,7 +61,8 @@ void mlx5_cmd_detach_from_mcg(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5Qp *qp = mlx5_mcg_qp(c, cmd);
 
-    if (qp && ib_mcast_detach(&c->ib, cmd->in + MCG_IN_GID, qp->qpn) != IB_MCAST_OK) {
+    if (qp &&
+        ib_mcast_detach(&c->ib, cmd->in + MCG_IN_GID, qp->qpn) != IB_MCAST_OK) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_GID);
     }
 }

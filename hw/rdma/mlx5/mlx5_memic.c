@@ -1,15 +1,18 @@
 /*
- * mlx5 HCA core: device memory (MEMIC), the on-chip memory a ConnectX-5 maps into BAR0.
+ * mlx5 HCA core: device memory (MEMIC), the on-chip memory a ConnectX-5 maps
+ * into BAR0.
  *
- * The driver carves pieces out of the MEMIC window with ALLOC_MEMIC (it names a page-aligned
- * range and the device places the piece in it, or answers NO_RESOURCES so the driver tries the
- * next range) and maps them to user space (ibv_alloc_dm), where libmlx5 copies data in and out
- * with 4-byte accesses. An mkey of access mode MEMIC (ibv_reg_dm_mr) makes a piece the target
- * of sends, RDMA and atomics: its start_addr is the BAR0 offset and it is zero based.
+ * The driver carves pieces out of the MEMIC window with ALLOC_MEMIC (it names a
+ * page-aligned range and the device places the piece in it, or answers
+ * NO_RESOURCES so the driver tries the next range) and maps them to user space
+ * (ibv_alloc_dm), where libmlx5 copies data in and out with 4-byte accesses. An
+ * mkey of access mode MEMIC (ibv_reg_dm_mr) makes a piece the target of sends,
+ * RDMA and atomics: its start_addr is the BAR0 offset and it is zero based.
  *
- * Device memory is a security boundary like everything else: a piece is owned by the uid that
- * allocated it, a DevX user may map only its own pieces with an mkey, a piece is zeroed when it
- * is handed out and cannot be freed while an mkey still maps it.
+ * Device memory is a security boundary like everything else: a piece is owned
+ * by the uid that allocated it, a DevX user may map only its own pieces with an
+ * mkey, a piece is zeroed when it is handed out and cannot be freed while an
+ * mkey still maps it.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -19,7 +22,8 @@
 
 /* Pieces are at least MLX5_MEMIC_MIN bytes: at most this many exist at once. */
 #define MLX5_MEMIC_MIN              64u
-#define MLX5_LOG_MEMIC_MAX_ALIGN    6u      /* alignment up to 64 << 6 = 4 KiB */
+/* alignment up to 64 << 6 = 4 KiB */
+#define MLX5_LOG_MEMIC_MAX_ALIGN    6u
 
 static uint64_t mlx5_memic_end(const Mlx5Core *c)
 {
@@ -61,7 +65,8 @@ void mlx5_caps_dev_mem(const Mlx5CoreConfig *cfg, uint8_t *cap)
     }
     MLX5_SET(cap, DEV_MEM_CAP_memic, 1);
     MLX5_SET(cap, DEV_MEM_CAP_log_min_memic_alloc_size, 6);
-    MLX5_SET(cap, DEV_MEM_CAP_log_max_memic_addr_alignment, MLX5_LOG_MEMIC_MAX_ALIGN);
+    MLX5_SET(cap, DEV_MEM_CAP_log_max_memic_addr_alignment,
+             MLX5_LOG_MEMIC_MAX_ALIGN);
     MLX5_SET64(cap, DEV_MEM_CAP_memic_bar_start_addr_OFF, MLX5_MEMIC_BAR_OFF);
     MLX5_SET(cap, DEV_MEM_CAP_memic_bar_size, cfg->memic_size);
     MLX5_SET(cap, DEV_MEM_CAP_max_memic_size, cfg->memic_size);
@@ -74,7 +79,8 @@ static Mlx5MemicAlloc *mlx5_memic_find(Mlx5Core *c, uint64_t off, uint64_t len)
 
     for (i = 0; i < c->memic_n; i++) {
         Mlx5MemicAlloc *a = &c->memic_alloc[i];
-        if (off >= a->start && len <= a->size && off - a->start <= a->size - len) {
+        if (off >= a->start && len <= a->size &&
+            off - a->start <= a->size - len) {
             return a;
         }
     }
@@ -98,9 +104,10 @@ void mlx5_cmd_alloc_memic(Mlx5Core *c, Mlx5CmdCtx *cmd)
     range_size = MLX5_GET(cmd->in, ALLOC_MEMIC_IN_range_size);
     size = MLX5_GET(cmd->in, ALLOC_MEMIC_IN_memic_size);
     log_align = MLX5_GET(cmd->in, ALLOC_MEMIC_IN_log_memic_addr_alignment);
-    if (size == 0 || size % MLX5_MEMIC_MIN || log_align > MLX5_LOG_MEMIC_MAX_ALIGN ||
-        range < MLX5_MEMIC_BAR_OFF || range >= mlx5_memic_end(c) ||
-        range_size > mlx5_memic_end(c) - range || size > range_size) {
+    if (size == 0 || size % MLX5_MEMIC_MIN ||
+        log_align > MLX5_LOG_MEMIC_MAX_ALIGN || range < MLX5_MEMIC_BAR_OFF ||
+        range >= mlx5_memic_end(c) || range_size > mlx5_memic_end(c) - range ||
+        size > range_size) {
         trace_mlx5_memic_fail(cmd->uid, range, range_size, size);
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SIZE);
         return;
@@ -152,7 +159,8 @@ void mlx5_cmd_dealloc_memic(Mlx5Core *c, Mlx5CmdCtx *cmd)
     start = MLX5_GET64(cmd->in, DEALLOC_MEMIC_IN_memic_start_addr_OFF);
     size = MLX5_GET(cmd->in, DEALLOC_MEMIC_IN_memic_size);
     for (i = 0; i < c->memic_n; i++) {
-        if (c->memic_alloc[i].start == start && c->memic_alloc[i].size == size &&
+        if (c->memic_alloc[i].start == start &&
+            c->memic_alloc[i].size == size &&
             c->memic_alloc[i].uid == cmd->uid) {
             break;
         }
@@ -173,8 +181,9 @@ void mlx5_cmd_dealloc_memic(Mlx5Core *c, Mlx5CmdCtx *cmd)
 }
 
 /*
- * CREATE_MKEY of access mode MEMIC: [start, start + len) must lie in one piece, which a DevX
- * user must own (the kernel, uid 0, maps pieces for its users). The piece is then held.
+ * CREATE_MKEY of access mode MEMIC: [start, start + len) must lie in one piece,
+ * which a DevX user must own (the kernel, uid 0, maps pieces for its users).
+ * The piece is then held.
  */
 bool mlx5_memic_map(Mlx5Core *c, uint32_t uid, uint64_t start, uint64_t len)
 {
@@ -196,8 +205,12 @@ void mlx5_memic_unmap(Mlx5Core *c, uint64_t start, uint64_t len)
     }
 }
 
-/* Data path: move @len bytes at BAR0 offset @off. Nonzero if outside the device memory. */
-int mlx5_memic_rw(Mlx5Core *c, uint64_t off, void *buf, uint64_t len, bool to_mem)
+/*
+ * Data path: move @len bytes at BAR0 offset @off. Nonzero if outside the device
+ * memory.
+ */
+int mlx5_memic_rw(Mlx5Core *c, uint64_t off, void *buf, uint64_t len,
+                  bool to_mem)
 {
     if (!c->memic || off < MLX5_MEMIC_BAR_OFF || off >= mlx5_memic_end(c) ||
         len > mlx5_memic_end(c) - off) {
@@ -213,10 +226,12 @@ int mlx5_memic_rw(Mlx5Core *c, uint64_t off, void *buf, uint64_t len, bool to_me
 }
 
 /*
- * BAR0 accesses to the MEMIC window (values are numeric, most significant byte first at the
- * lowest address, as the shell declares BAR0 big endian). Past the memory: reads 0.
+ * BAR0 accesses to the MEMIC window (values are numeric, most significant byte
+ * first at the lowest address, as the shell declares BAR0 big endian). Past the
+ * memory: reads 0.
  */
-bool mlx5_memic_mmio_read(Mlx5Core *c, uint64_t off, unsigned size, uint64_t *val)
+bool mlx5_memic_mmio_read(Mlx5Core *c, uint64_t off, unsigned size,
+                          uint64_t *val)
 {
     uint8_t b[8];
     unsigned i;
@@ -233,7 +248,8 @@ bool mlx5_memic_mmio_read(Mlx5Core *c, uint64_t off, unsigned size, uint64_t *va
     return true;
 }
 
-bool mlx5_memic_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val, unsigned size)
+bool mlx5_memic_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val,
+                           unsigned size)
 {
     uint8_t b[8];
     unsigned i;

@@ -1,5 +1,6 @@
 /*
- * mlx5 HCA core: memory keys (CREATE/DESTROY/QUERY_MKEY) and their translation tables.
+ * mlx5 HCA core: memory keys (CREATE/DESTROY/QUERY_MKEY) and their translation
+ * tables.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -7,7 +8,10 @@
 #include "mlx5_cmd.h"
 #include "trace.h"
 
-/* Release what the mkey itself holds: its device memory piece and translation tables. */
+/*
+ * Release what the mkey itself holds: its device memory piece and translation
+ * tables.
+ */
 static void mlx5_mkey_discard(Mlx5Core *c, Mlx5Mkey *mk)
 {
     if (mk->memic) {
@@ -31,9 +35,10 @@ void mlx5_mkey_free(Mlx5Core *c, void *obj)
 }
 
 /*
- * Entries the translation table may hold: translations_octword_size in the mode's units,
- * rounded up to the 64-byte granule UMR writes in (the kernel pads every translation update
- * to 64 bytes, MLX5_UMR_FLEX_ALIGNMENT, also for its 4-entry cache mkeys of 2 octowords).
+ * Entries the translation table may hold: translations_octword_size in the
+ * mode's units, rounded up to the 64-byte granule UMR writes in (the kernel
+ * pads every translation update to 64 bytes, MLX5_UMR_FLEX_ALIGNMENT, also for
+ * its 4-entry cache mkeys of 2 octowords).
  */
 uint64_t mlx5_mkey_xlt_capacity(const Mlx5Mkey *mk)
 {
@@ -71,13 +76,15 @@ bool mlx5_mkey_xlt_reserve(Mlx5Mkey *mk, uint64_t n)
 static uint32_t mlx5_mkey_load_mtt(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Mkey *mk)
 {
     uint64_t page_size, first, last, need, i;
-    uint32_t actual = MLX5_GET(cmd->in, CREATE_MKEY_IN_translations_octword_actual_size);
+    uint32_t actual = MLX5_GET(cmd->in,
+                               CREATE_MKEY_IN_translations_octword_actual_size);
 
     if (mk->log_page_size < 12 || mk->log_page_size > 30) {
         return MLX5_SYND_BAD_PAGE_SIZE;
     }
     page_size = 1ull << mk->log_page_size;
-    if (mk->length64 || mk->len == 0 || mk->start_addr + mk->len < mk->start_addr) {
+    if (mk->length64 || mk->len == 0 ||
+        mk->start_addr + mk->len < mk->start_addr) {
         return MLX5_SYND_BAD_MKEY_RANGE;
     }
     first = mk->start_addr >> mk->log_page_size;
@@ -99,8 +106,9 @@ static uint32_t mlx5_mkey_load_mtt(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Mkey *mk)
             return MLX5_SYND_BAD_PAS;
         }
         /*
-         * The entries' read/write-enable bits (bits 0 and 1) are taken from the list only with
-         * pg_access; without it every given page is present for both.
+         * The entries' read/write-enable bits (bits 0 and 1) are taken from the
+         * list only with pg_access; without it every given page is present for
+         * both.
          */
         if (!MLX5_GET(cmd->in, CREATE_MKEY_IN_pg_access)) {
             e |= MLX5_MTT_RD_EN | MLX5_MTT_WR_EN;
@@ -113,10 +121,12 @@ static uint32_t mlx5_mkey_load_mtt(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Mkey *mk)
 /* KLM/KSM entries given in the command (an indirect mkey created enabled). */
 static uint32_t mlx5_mkey_load_klm(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Mkey *mk)
 {
-    uint32_t actual = MLX5_GET(cmd->in, CREATE_MKEY_IN_translations_octword_actual_size);
+    uint32_t actual = MLX5_GET(cmd->in,
+                               CREATE_MKEY_IN_translations_octword_actual_size);
     uint32_t i;
 
-    if (mk->translations_octword_size > MLX5_MAX_PAS || actual > mk->translations_octword_size) {
+    if (mk->translations_octword_size > MLX5_MAX_PAS ||
+        actual > mk->translations_octword_size) {
         return MLX5_SYND_BAD_PAS;
     }
     if (mk->access_mode == MLX5_MKC_ACCESS_MODE_KSM &&
@@ -149,19 +159,23 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     /*
-     * No UMEM objects (yet): mkey_umem_valid is accepted only where there is nothing to load
-     * (DevX sets it on every MTT mkey it creates; indirect DevX mkeys are created free).
+     * No UMEM objects (yet): mkey_umem_valid is accepted only where there is
+     * nothing to load (DevX sets it on every MTT mkey it creates; indirect DevX
+     * mkeys are created free).
      */
     if ((MLX5_GET(cmd->in, CREATE_MKEY_IN_pg_access) && !c->cfg.odp) ||
-        (MLX5_GET(mkc, MKC_bsf_en) &&       /* signature: an indirect key with a 64-byte BSF */
+        /* signature: an indirect key with a 64-byte BSF */
+        (MLX5_GET(mkc, MKC_bsf_en) &&
          (!MLX5_GET(c->cap_general_cur, CAP_sho) ||
           MLX5_GET(mkc, MKC_access_mode_1_0) != MLX5_MKC_ACCESS_MODE_KLMS ||
-          MLX5_GET(mkc, MKC_access_mode_4_2) || MLX5_GET(mkc, MKC_bsf_octword_size) != 4 ||
+          MLX5_GET(mkc, MKC_access_mode_4_2) ||
+          MLX5_GET(mkc, MKC_bsf_octword_size) != 4 ||
           MLX5_GET(mkc, MKC_crypto_en))) ||
         (!MLX5_GET(mkc, MKC_bsf_en) && MLX5_GET(mkc, MKC_crypto_en)) ||
         (MLX5_GET(cmd->in, CREATE_MKEY_IN_mkey_umem_valid) &&
          (!MLX5_GET(mkc, MKC_free) ||
-          MLX5_GET(cmd->in, CREATE_MKEY_IN_translations_octword_actual_size)))) {
+          MLX5_GET(cmd->in,
+                   CREATE_MKEY_IN_translations_octword_actual_size)))) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
         return;
     }
@@ -187,9 +201,11 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     mk->start_addr = MLX5_GET64(mkc, MKC_start_addr_OFF);
     mk->len = MLX5_GET64(mkc, MKC_len_OFF);
     mk->log_page_size = MLX5_GET(mkc, MKC_log_page_size);
-    mk->translations_octword_size = MLX5_GET(mkc, MKC_translations_octword_size);
+    mk->translations_octword_size = MLX5_GET(mkc,
+                                             MKC_translations_octword_size);
     if (MLX5_GET(mkc, MKC_bsf_en)) {
-        mk->sig = g_new0(Mlx5Sig, 1);   /* not valid: no BSF until a UMR loads one */
+        /* not valid: no BSF until a UMR loads one */
+        mk->sig = g_new0(Mlx5Sig, 1);
     }
     mk->sigerr_exp = MLX5_GET(mkc, MKC_expected_sigerr_count);
 
@@ -198,7 +214,8 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
         break;
     case MLX5_MKC_ACCESS_MODE_MEMIC:
         /* device memory, zero based: one allocated piece the caller may use */
-        if (mk->length64 || !mlx5_memic_map(c, cmd->uid, mk->start_addr, mk->len)) {
+        if (mk->length64 ||
+            !mlx5_memic_map(c, cmd->uid, mk->start_addr, mk->len)) {
             synd = MLX5_SYND_BAD_MKEY_RANGE;
         } else {
             mk->memic = true;
@@ -232,8 +249,10 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     if (synd) {
-        mlx5_cmd_fail(cmd, synd == MLX5_SYND_INLEN ? MLX5_CMD_STAT_BAD_INP_LEN_ERR
-                                                   : MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
+        mlx5_cmd_fail(cmd,
+                      synd == MLX5_SYND_INLEN ? MLX5_CMD_STAT_BAD_INP_LEN_ERR
+                                              : MLX5_CMD_STAT_BAD_PARAM_ERR,
+                      synd);
         mlx5_mkey_discard(c, mk);
         return;
     }
@@ -242,8 +261,8 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     mk->index = index;
     mk->key = (index << 8) | MLX5_GET(mkc, MKC_mkey_7_0);
     MLX5_SET(cmd->out, MKEY_IN_mkey_index, index);
-    trace_mlx5_mkey_create(mk->key, mk->access_mode, mk->pdn, mk->start_addr, mk->len,
-                           mk->free);
+    trace_mlx5_mkey_create(mk->key, mk->access_mode, mk->pdn, mk->start_addr,
+                           mk->len, mk->free);
 }
 
 void mlx5_cmd_destroy_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
@@ -270,7 +289,8 @@ void mlx5_cmd_query_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     uint8_t *mkc = cmd->out + CREATE_MKEY_MKC_OFF;
     Mlx5Mkey *mk;
 
-    if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, 0x10 + MLX5_MKC_SIZE)) {
+    if (!mlx5_cmd_in_ok(cmd, 0x10) ||
+        !mlx5_cmd_out_ok(cmd, 0x10 + MLX5_MKC_SIZE)) {
         return;
     }
     mk = mlx5_cmd_obj(cmd, &c->mkeys, MLX5_GET(cmd->in, MKEY_IN_mkey_index));
@@ -304,15 +324,20 @@ void mlx5_cmd_query_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
 /* Does @mk grant every right in @need? */
 static bool mlx5_mkey_grants(const Mlx5Mkey *mk, unsigned need)
 {
-    return !(((need & MLX5_MKEY_LR) && !mk->lr) || ((need & MLX5_MKEY_LW) && !mk->lw) ||
-             ((need & MLX5_MKEY_RR) && !mk->rr) || ((need & MLX5_MKEY_RW) && !mk->rw) ||
+    return !(((need & MLX5_MKEY_LR) && !mk->lr) ||
+             ((need & MLX5_MKEY_LW) && !mk->lw) ||
+             ((need & MLX5_MKEY_RR) && !mk->rr) ||
+             ((need & MLX5_MKEY_RW) && !mk->rw) ||
              ((need & MLX5_MKEY_A) && !mk->a));
 }
 
 static bool mlx5_mkey_covers(const Mlx5Mkey *mk, uint64_t va, uint64_t len)
 {
     if (mk->sig && mk->sig->valid) {
-        /* wire offsets: the memory they reach (data and protection) must be in range */
+        /*
+         * wire offsets: the memory they reach (data and protection) must be in
+         * range
+         */
         uint64_t end;
         return va >= mk->start_addr &&
                mlx5_sig_mem_end(mk, va - mk->start_addr, len, &end) &&
@@ -326,12 +351,12 @@ static bool mlx5_mkey_covers(const Mlx5Mkey *mk, uint64_t va, uint64_t len)
 }
 
 /*
- * Data path: validate an access of @len bytes at @va through @key: the key exists with that
- * variant and is not free, belongs to @pdn (UINT32_MAX: any PD), grants @need and covers the
- * range. Returns 0 or an MLX5_XLATE_* failure.
+ * Data path: validate an access of @len bytes at @va through @key: the key
+ * exists with that variant and is not free, belongs to @pdn (UINT32_MAX: any
+ * PD), grants @need and covers the range. Returns 0 or an MLX5_XLATE_* failure.
  */
-int mlx5_mkey_check(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint64_t va,
-                    uint64_t len, Mlx5Mkey **out)
+int mlx5_mkey_check(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need,
+                    uint64_t va, uint64_t len, Mlx5Mkey **out)
 {
     Mlx5Mkey *mk = mlx5_table_get(&c->mkeys, key >> 8);
     int why = 0;
@@ -341,7 +366,8 @@ int mlx5_mkey_check(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint
         why = MLX5_XLATE_BAD_KEY;
     } else if (!mlx5_mkey_grants(mk, need) ||
                ((need & MLX5_MKEY_A) && mk->sig && mk->sig->valid)) {
-        why = MLX5_XLATE_ACCESS;        /* (no atomics through a signature key) */
+        /* (no atomics through a signature key) */
+        why = MLX5_XLATE_ACCESS;
     } else if (!mlx5_mkey_covers(mk, va, len)) {
         why = MLX5_XLATE_BOUNDS;
     } else if ((mk->access_mode > MLX5_MKC_ACCESS_MODE_KSM &&
@@ -359,20 +385,24 @@ int mlx5_mkey_check(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint
     return 0;
 }
 
-static int mlx5_mkey_xfer(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t va, uint8_t *b,
-                          uint64_t len, bool to_mem, unsigned depth);
+static int mlx5_mkey_xfer(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t va,
+                          uint8_t *b, uint64_t len, bool to_mem,
+                          unsigned depth);
 
 /*
- * One piece of an indirect mkey's range, through the mkey its entry names: that mkey must
- * be enabled, in the same PD, grant the local right for the direction and cover the piece.
+ * One piece of an indirect mkey's range, through the mkey its entry names: that
+ * mkey must be enabled, in the same PD, grant the local right for the direction
+ * and cover the piece.
  */
-static int mlx5_mkey_nested(Mlx5Core *c, const Mlx5Mkey *parent, uint32_t key, uint64_t va,
-                            uint8_t *b, uint64_t len, bool to_mem, unsigned depth)
+static int mlx5_mkey_nested(Mlx5Core *c, const Mlx5Mkey *parent, uint32_t key,
+                            uint64_t va, uint8_t *b, uint64_t len, bool to_mem,
+                            unsigned depth)
 {
     Mlx5Mkey *mk = mlx5_table_get(&c->mkeys, key >> 8);
     int why = 0;
 
-    if (!mk || (mk->key & 0xff) != (key & 0xff) || mk->free || mk->pdn != parent->pdn) {
+    if (!mk || (mk->key & 0xff) != (key & 0xff) || mk->free ||
+        mk->pdn != parent->pdn) {
         why = MLX5_XLATE_BAD_KEY;
     } else if (!mlx5_mkey_grants(mk, to_mem ? MLX5_MKEY_LW : MLX5_MKEY_LR)) {
         why = MLX5_XLATE_ACCESS;
@@ -390,9 +420,13 @@ static int mlx5_mkey_nested(Mlx5Core *c, const Mlx5Mkey *parent, uint32_t key, u
     return mlx5_mkey_xfer(c, mk, va, b, len, to_mem, depth + 1);
 }
 
-/* KLMS with a repeat block: cycles of the entries' byte counts, each entry striding. */
-static int mlx5_mkey_xfer_repeat(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t off, uint8_t *b,
-                                 uint64_t len, bool to_mem, unsigned depth)
+/*
+ * KLMS with a repeat block: cycles of the entries' byte counts, each entry
+ * striding.
+ */
+static int mlx5_mkey_xfer_repeat(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t off,
+                                 uint8_t *b, uint64_t len, bool to_mem,
+                                 unsigned depth)
 {
     const Mlx5Klm *h = &mk->klm[0];
     uint32_t per_cycle = h->bcount, nent = h->va & 0xffff, i;
@@ -427,7 +461,8 @@ static int mlx5_mkey_xfer_repeat(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t off, 
             return MLX5_XLATE_BOUNDS;   /* not reached: sum == per_cycle */
         }
         n = MIN(len, (e->bcount & 0xffff) - (r - prefix));
-        ret = mlx5_mkey_nested(c, mk, e->key, e->va + cyc * (e->bcount >> 16) + (r - prefix),
+        ret = mlx5_mkey_nested(c, mk, e->key,
+                               e->va + cyc * (e->bcount >> 16) + (r - prefix),
                                b, n, to_mem, depth);
         if (ret) {
             return ret;
@@ -439,9 +474,12 @@ static int mlx5_mkey_xfer_repeat(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t off, 
     return 0;
 }
 
-/* Move @len bytes at @va (already checked against @mk's range) through @mk's translation. */
-static int mlx5_mkey_xfer(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t va, uint8_t *b,
-                          uint64_t len, bool to_mem, unsigned depth)
+/*
+ * Move @len bytes at @va (already checked against @mk's range) through @mk's
+ * translation.
+ */
+static int mlx5_mkey_xfer(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t va,
+                          uint8_t *b, uint64_t len, bool to_mem, unsigned depth)
 {
     uint64_t off = va - mk->start_addr;
     uint32_t i;
@@ -449,12 +487,14 @@ static int mlx5_mkey_xfer(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t va, uint8_t 
 
     switch (mk->access_mode) {
     case MLX5_MKC_ACCESS_MODE_PA:
-        r = to_mem ? mlx5_dma_write(c, va, b, len) : mlx5_dma_read(c, va, b, len);
+        r = to_mem ? mlx5_dma_write(c, va, b, len)
+                   : mlx5_dma_read(c, va, b, len);
         return r ? MLX5_XLATE_DMA : 0;
     case MLX5_MKC_ACCESS_MODE_MTT:
         while (len) {
             uint64_t ps = 1ull << mk->log_page_size;
-            uint64_t idx = (va >> mk->log_page_size) - (mk->start_addr >> mk->log_page_size);
+            uint64_t idx = (va >> mk->log_page_size) -
+                           (mk->start_addr >> mk->log_page_size);
             uint64_t in_page = va & (ps - 1);
             uint64_t n = MIN(len, ps - in_page);
             uint64_t pa;
@@ -462,12 +502,17 @@ static int mlx5_mkey_xfer(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t va, uint8_t 
             if (idx >= mk->nmtt) {
                 return MLX5_XLATE_BOUNDS;
             }
-            /* with page faults (ODP), an entry is present for the direction its bit says */
-            if (c->cfg.odp && !(mk->mtt[idx] & (to_mem ? MLX5_MTT_WR_EN : MLX5_MTT_RD_EN))) {
+            /*
+             * with page faults (ODP), an entry is present for the direction its
+             * bit says
+             */
+            if (c->cfg.odp &&
+                !(mk->mtt[idx] & (to_mem ? MLX5_MTT_WR_EN : MLX5_MTT_RD_EN))) {
                 return MLX5_XLATE_FAULT;
             }
             pa = (mk->mtt[idx] & ~(ps - 1)) + in_page;
-            r = to_mem ? mlx5_dma_write(c, pa, b, n) : mlx5_dma_read(c, pa, b, n);
+            r = to_mem ? mlx5_dma_write(c, pa, b, n)
+                       : mlx5_dma_read(c, pa, b, n);
             if (r) {
                 return MLX5_XLATE_DMA;
             }
@@ -487,12 +532,14 @@ static int mlx5_mkey_xfer(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t va, uint8_t 
             uint64_t in, n;
 
             if (off >= prefix + e->bcount) {
-                prefix += e->bcount;    /* before the range, or padding (bcount 0) */
+                /* before the range, or padding (bcount 0) */
+                prefix += e->bcount;
                 continue;
             }
             in = off - prefix;
             n = MIN(len, e->bcount - in);
-            r = mlx5_mkey_nested(c, mk, e->key, e->va + in, b, n, to_mem, depth);
+            r = mlx5_mkey_nested(c, mk, e->key, e->va + in, b, n, to_mem,
+                                 depth);
             if (r) {
                 return r;
             }
@@ -512,8 +559,8 @@ static int mlx5_mkey_xfer(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t va, uint8_t 
             if (idx >= mk->nklm) {
                 return MLX5_XLATE_BOUNDS;
             }
-            r = mlx5_mkey_nested(c, mk, mk->klm[idx].key, mk->klm[idx].va + in, b, n, to_mem,
-                                 depth);
+            r = mlx5_mkey_nested(c, mk, mk->klm[idx].key, mk->klm[idx].va + in,
+                                 b, n, to_mem, depth);
             if (r) {
                 return r;
             }
@@ -523,7 +570,10 @@ static int mlx5_mkey_xfer(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t va, uint8_t 
         }
         return 0;
     case MLX5_MKC_ACCESS_MODE_MEMIC: {
-        /* only within the piece mapped at creation, whatever UMR did to start_addr since */
+        /*
+         * only within the piece mapped at creation, whatever UMR did to
+         * start_addr since
+         */
         uint64_t at = mk->start_addr + va;
 
         if (at < mk->memic_start || at - mk->memic_start > mk->memic_len ||
@@ -537,9 +587,12 @@ static int mlx5_mkey_xfer(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t va, uint8_t 
     }
 }
 
-/* Move @len bytes between @buf and the memory behind @key at @va (checked as above). */
-int mlx5_mkey_copy(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint64_t va,
-                   void *buf, uint64_t len, bool to_mem)
+/*
+ * Move @len bytes between @buf and the memory behind @key at @va (checked as
+ * above).
+ */
+int mlx5_mkey_copy(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need,
+                   uint64_t va, void *buf, uint64_t len, bool to_mem)
 {
     Mlx5Mkey *mk;
     int r = mlx5_mkey_check(c, key, pdn, need, va, len, &mk);
@@ -558,9 +611,12 @@ int mlx5_mkey_copy(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need, uint6
     return r;
 }
 
-/* Move bytes at offset @off of @mk's own translation (signature keys: memory offsets). */
-int mlx5_mkey_raw(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t off, uint8_t *b, uint64_t len,
-                  bool to_mem)
+/*
+ * Move bytes at offset @off of @mk's own translation (signature keys: memory
+ * offsets).
+ */
+int mlx5_mkey_raw(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t off, uint8_t *b,
+                  uint64_t len, bool to_mem)
 {
     if (off + len < off || (!mk->length64 && off + len > mk->len)) {
         return MLX5_XLATE_BOUNDS;

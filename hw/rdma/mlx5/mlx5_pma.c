@@ -1,8 +1,9 @@
 /*
- * mlx5 HCA core: the port's performance management agent (PerfMgt class, IBA 16.1), reached
- * through MAD_IFC like the SMA: ClassPortInfo, PortCounters and PortCountersExtended with the
- * port's real traffic (ib_port.c counts every packet and its octets, LRH to VCRC), and Set of
- * either to clear the data and packet counters (perfquery -r). perfquery and the kernel's
+ * mlx5 HCA core: the port's performance management agent (PerfMgt class,
+ * IBA 16.1), reached through MAD_IFC like the SMA: ClassPortInfo, PortCounters
+ * and PortCountersExtended with the port's real traffic (ib_port.c counts every
+ * packet and its octets, LRH to VCRC), and Set of either to clear the data and
+ * packet counters (perfquery -r). perfquery and the kernel's
  * /sys/class/infiniband/<dev>/ports/1/counters read them.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -11,11 +12,13 @@
 #include "mlx5_cmd.h"
 #include "trace.h"
 
-#define PMA_DATA                    64      /* 24-byte MAD header, 40 reserved */
+/* 24-byte MAD header, 40 reserved */
+#define PMA_DATA                    64
 #define PMA_ATTR_CLASS_PORT_INFO    0x0001
 #define PMA_ATTR_PORT_COUNTERS      0x0012
 #define PMA_ATTR_PORT_COUNTERS_EXT  0x001d
-#define PMA_CAP_EXT_WIDTH           (1u << 9)   /* PortCountersExtended supported */
+/* PortCountersExtended supported */
+#define PMA_CAP_EXT_WIDTH           (1u << 9)
 #define PMA_CAP_EXT_WIDTH_NOIETF    (1u << 10)
 
 /* counters since the last clear (or reset) */
@@ -87,7 +90,8 @@ uint16_t mlx5_pma_process(Mlx5Core *c, uint8_t *mad)
         d[1] = port_select;
         if (attr == PMA_ATTR_PORT_COUNTERS) {
             mlx5_st16(d + 8, MIN(n.rx_bad, 0xffff));    /* PortRcvErrors */
-            mlx5_st32(d + 24, sat32(n.tx_bytes / 4));   /* PortXmitData, 32-bit words */
+            /* PortXmitData, 32-bit words */
+            mlx5_st32(d + 24, sat32(n.tx_bytes / 4));
             mlx5_st32(d + 28, sat32(n.rx_bytes / 4));
             mlx5_st32(d + 32, sat32(n.tx_pkts));
             mlx5_st32(d + 36, sat32(n.rx_pkts));

@@ -8,7 +8,8 @@
 #include "eth/mlx5_eth.h"
 #include "trace.h"
 
-#define MLX5_MAX_LOG_RQ_STRIDE  5       /* 16 << 5 = 512 bytes = max_wqe_sz_rq */
+/* 16 << 5 = 512 bytes = max_wqe_sz_rq */
+#define MLX5_MAX_LOG_RQ_STRIDE  5
 #define MLX5_QP_ADS_DW          (QPC_ADS_OFF / 4)
 
 typedef Mlx5Field Mlx5QpcField;
@@ -17,7 +18,8 @@ typedef Mlx5Field Mlx5QpcField;
 /* address-path fields live at qpc + 0x18 */
 #define ADSF(f)     ((f) + (MLX5_QP_ADS_DW << 16))
 
-static const Mlx5QpcField f_rre = QPCF(QPC_rre), f_rwe = QPCF(QPC_rwe), f_rae = QPCF(QPC_rae);
+static const Mlx5QpcField f_rre = QPCF(QPC_rre), f_rwe = QPCF(QPC_rwe),
+                          f_rae = QPCF(QPC_rae);
 static const Mlx5QpcField f_q_key = QPCF(QPC_q_key);
 static const Mlx5QpcField f_pkey_index = ADSF(ADS_pkey_index);
 static const Mlx5QpcField f_port = ADSF(ADS_vhca_port_num);
@@ -60,22 +62,25 @@ static const struct {
 
 typedef struct Mlx5QpTransition {
     uint16_t opcode;
-    uint8_t from_mask;          /* bit per MLX5_QP_STATE_* accepted as current state */
+    /* bit per MLX5_QP_STATE_* accepted as current state */
+    uint8_t from_mask;
     uint8_t to;
-    bool path;                  /* carries the primary address path (connected QPs) */
+    /* carries the primary address path (connected QPs) */
+    bool path;
     const Mlx5QpcField *const *mandatory;
 } Mlx5QpTransition;
 
 static const Mlx5QpcField *const rst2init_f[] = {
-    &f_pkey_index, &f_port, &f_rre, &f_rwe, &f_rae, &f_q_key, &f_counter_set_id, NULL
+    &f_pkey_index, &f_port,           &f_rre, &f_rwe, &f_rae,
+    &f_q_key,      &f_counter_set_id, NULL
 };
 static const Mlx5QpcField *const init2rtr_f[] = {
-    &f_mtu, &f_log_msg_max, &f_remote_qpn, &f_next_rcv_psn, &f_log_rra_max, &f_min_rnr_nak,
-    &f_atomic_mode, NULL
+    &f_mtu,         &f_log_msg_max, &f_remote_qpn,  &f_next_rcv_psn,
+    &f_log_rra_max, &f_min_rnr_nak, &f_atomic_mode, NULL
 };
 static const Mlx5QpcField *const rtr2rts_f[] = {
-    &f_next_send_psn, &f_retry_count, &f_rnr_retry, &f_log_sra_max, &f_ack_timeout,
-    &f_log_ack_req_freq, NULL
+    &f_next_send_psn, &f_retry_count,      &f_rnr_retry, &f_log_sra_max,
+    &f_ack_timeout,   &f_log_ack_req_freq, NULL
 };
 static const Mlx5QpcField *const none_f[] = { NULL };
 
@@ -93,18 +98,22 @@ static const Mlx5QpTransition mlx5_qp_transitions[] = {
 };
 #undef S
 
-static void mlx5_qpc_copy(uint8_t *dst, const uint8_t *src, const Mlx5QpcField *f)
+static void mlx5_qpc_copy(uint8_t *dst, const uint8_t *src,
+                          const Mlx5QpcField *f)
 {
     mlx5_field_set(dst, *f, mlx5_field_get(src, *f));
 }
 
 static bool mlx5_qp_connected(const Mlx5Qp *qp)
 {
-    return qp->st == MLX5_QP_ST_RC || qp->st == MLX5_QP_ST_UC || qp->st == MLX5_QP_ST_XRC ||
-           qp->st == MLX5_QP_ST_DCI;
+    return qp->st == MLX5_QP_ST_RC || qp->st == MLX5_QP_ST_UC ||
+           qp->st == MLX5_QP_ST_XRC || qp->st == MLX5_QP_ST_DCI;
 }
 
-/* The QP a QP command names (DCTs share the number space but have their own commands). */
+/*
+ * The QP a QP command names (DCTs share the number space but have their own
+ * commands).
+ */
 static Mlx5Qp *mlx5_qp_obj(Mlx5CmdCtx *cmd, Mlx5Core *c, uint32_t qpn)
 {
     Mlx5Qp *qp = mlx5_cmd_obj(cmd, &c->qps, qpn);
@@ -159,9 +168,11 @@ static bool mlx5_qp_st_supported(uint8_t st)
     }
 }
 
-/* Check the create-time QP context. Returns a syndrome (status BAD_PARAM) or 0. */
-static uint32_t mlx5_qp_check_create(Mlx5Core *c, Mlx5CmdCtx *cmd, const uint8_t *qpc,
-                                     Mlx5Qp *qp)
+/*
+ * Check the create-time QP context. Returns a syndrome (status BAD_PARAM) or 0.
+ */
+static uint32_t mlx5_qp_check_create(Mlx5Core *c, Mlx5CmdCtx *cmd,
+                                     const uint8_t *qpc, Mlx5Qp *qp)
 {
     uint32_t max_sz = MLX5_GET(c->cap_general_cur, CAP_log_max_qp_sz);
 
@@ -173,7 +184,8 @@ static uint32_t mlx5_qp_check_create(Mlx5Core *c, Mlx5CmdCtx *cmd, const uint8_t
         return MLX5_SYND_BAD_SIZE;
     }
     if (qp->st == MLX5_QP_ST_REG_UMR && cmd->uid) {
-        return MLX5_SYND_BAD_ST;        /* the UMR QP is privileged: it may change any mkey */
+        /* the UMR QP is privileged: it may change any mkey */
+        return MLX5_SYND_BAD_ST;
     }
     if (qp->st != MLX5_QP_ST_REG_UMR && !mlx5_cmd_obj(cmd, &c->pds, qp->pdn)) {
         return MLX5_SYND_BAD_PD;
@@ -190,10 +202,12 @@ static uint32_t mlx5_qp_check_create(Mlx5Core *c, Mlx5CmdCtx *cmd, const uint8_t
         (qp->cqn_rcv && !mlx5_cmd_ref(cmd, &c->cqs, qp->cqn_rcv))) {
         return MLX5_SYND_BAD_CQ;
     }
-    if (qp->rq_type == MLX5_RQ_TYPE_SRQ && !mlx5_cmd_ref(cmd, &c->srqs, qp->srqn)) {
+    if (qp->rq_type == MLX5_RQ_TYPE_SRQ &&
+        !mlx5_cmd_ref(cmd, &c->srqs, qp->srqn)) {
         return MLX5_SYND_BAD_SRQ;
     }
-    if (qp->rq_type != MLX5_RQ_TYPE_REGULAR && qp->rq_type != MLX5_RQ_TYPE_SRQ &&
+    if (qp->rq_type != MLX5_RQ_TYPE_REGULAR &&
+        qp->rq_type != MLX5_RQ_TYPE_SRQ &&
         qp->rq_type != MLX5_RQ_TYPE_ZERO_SIZE_RQ) {
         return MLX5_SYND_UNSUPPORTED;
     }
@@ -233,20 +247,21 @@ void mlx5_cmd_create_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     rq_bytes = qp->rq_type == MLX5_RQ_TYPE_REGULAR ?
                (16ull << qp->log_rq_stride) << qp->log_rq_size : 0;
     sq_bytes = qp->no_sq ? 0 : 64ull << qp->log_sq_size;
-    if (!synd && rq_bytes + sq_bytes && MLX5_GET(cmd->in, CREATE_QP_wq_umem_valid)) {
+    if (!synd && rq_bytes + sq_bytes &&
+        MLX5_GET(cmd->in, CREATE_QP_wq_umem_valid)) {
         /* DevX: the work queues are a UMEM range */
         synd = mlx5_umem_buf(c, cmd, MLX5_GET(cmd->in, CREATE_QP_wq_umem_id),
                              mlx5_ld64(cmd->in + CREATE_QP_wq_umem_offset_OFF),
                              rq_bytes + sq_bytes, &qp->buf);
     } else if (!synd && rq_bytes + sq_bytes) {
-        synd = mlx5_buf_init(&qp->buf, cmd->in + MLX5_PAS_OFF,
-                             (cmd->inlen - MLX5_PAS_OFF) / 8,
-                             MLX5_GET(qpc, QPC_log_page_size) + 12,
-                             MLX5_GET(qpc, QPC_page_offset), rq_bytes + sq_bytes);
+        synd = mlx5_buf_init(
+            &qp->buf, cmd->in + MLX5_PAS_OFF, (cmd->inlen - MLX5_PAS_OFF) / 8,
+            MLX5_GET(qpc, QPC_log_page_size) + 12,
+            MLX5_GET(qpc, QPC_page_offset), rq_bytes + sq_bytes);
     }
     if (!synd && MLX5_GET(qpc, QPC_dbr_umem_valid)) {
-        synd = mlx5_umem_addr(c, cmd, MLX5_GET(qpc, QPC_dbr_umem_id), qp->dbr_addr,
-                              &qp->dbr_addr);
+        synd = mlx5_umem_addr(c, cmd, MLX5_GET(qpc, QPC_dbr_umem_id),
+                              qp->dbr_addr, &qp->dbr_addr);
     }
     if (synd) {
         mlx5_buf_free(&qp->buf);
@@ -292,8 +307,8 @@ void mlx5_cmd_create_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
         ((Mlx5Srq *)mlx5_table_get(&c->srqs, qp->srqn))->refcount++;
     }
     mlx5_cmd_handle_out(cmd, qpn);
-    trace_mlx5_qp_create(qpn, qp->st, qp->log_sq_size, qp->log_rq_size, qp->cqn_snd,
-                         qp->cqn_rcv);
+    trace_mlx5_qp_create(qpn, qp->st, qp->log_sq_size, qp->log_rq_size,
+                         qp->cqn_snd, qp->cqn_rcv);
 }
 
 void mlx5_cmd_destroy_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
@@ -328,7 +343,8 @@ static const Mlx5QpTransition *mlx5_qp_transition(uint16_t opcode)
 }
 
 /* Check the new context image for values the device cannot honour. */
-static uint32_t mlx5_qp_check_ctx(Mlx5Core *c, const Mlx5Qp *qp, const uint8_t *qpc)
+static uint32_t mlx5_qp_check_ctx(Mlx5Core *c, const Mlx5Qp *qp,
+                                  const uint8_t *qpc)
 {
     const uint8_t *ads = qpc + QPC_ADS_OFF;
     uint32_t mtu = MLX5_GET(qpc, QPC_mtu);
@@ -349,7 +365,8 @@ static uint32_t mlx5_qp_check_ctx(Mlx5Core *c, const Mlx5Qp *qp, const uint8_t *
 /* A secondary (alternate) address path being loaded. */
 static uint32_t mlx5_qp_check_alt_path(const Mlx5Qp *qp, const uint8_t *ads)
 {
-    if (qp->st != MLX5_QP_ST_RC && qp->st != MLX5_QP_ST_UC && qp->st != MLX5_QP_ST_XRC) {
+    if (qp->st != MLX5_QP_ST_RC && qp->st != MLX5_QP_ST_UC &&
+        qp->st != MLX5_QP_ST_XRC) {
         return MLX5_SYND_BAD_ST;        /* only connected QPs migrate */
     }
     if (MLX5_GET(ads, ADS_vhca_port_num) != 1) {
@@ -362,12 +379,14 @@ static uint32_t mlx5_qp_check_alt_path(const Mlx5Qp *qp, const uint8_t *ads)
 }
 
 /*
- * A path migration state asked of transition @t (IBA 17.2.8, as rdmavt enforces it): REARM
- * loads the alternate path for arming unless the QP is armed already; MIGRATED migrates an
- * armed QP now (a no-op when already migrated, refused while rearming); ARMED is reached only
- * through the peer, never by command. Both only on the way to RTS.
+ * A path migration state asked of transition @t (IBA 17.2.8, as rdmavt enforces
+ * it): REARM loads the alternate path for arming unless the QP is armed
+ * already; MIGRATED migrates an armed QP now (a no-op when already migrated,
+ * refused while rearming); ARMED is reached only through the peer, never by
+ * command. Both only on the way to RTS.
  */
-static uint32_t mlx5_qp_check_pm(const Mlx5Qp *qp, const Mlx5QpTransition *t, int pm)
+static uint32_t mlx5_qp_check_pm(const Mlx5Qp *qp, const Mlx5QpTransition *t,
+                                 int pm)
 {
     IbMigState cur = qp->ib.mig_state;
 
@@ -376,7 +395,8 @@ static uint32_t mlx5_qp_check_pm(const Mlx5Qp *qp, const Mlx5QpTransition *t, in
     }
     switch (pm) {
     case MLX5_QP_PM_REARM:
-        if (qp->st != MLX5_QP_ST_RC && qp->st != MLX5_QP_ST_UC && qp->st != MLX5_QP_ST_XRC) {
+        if (qp->st != MLX5_QP_ST_RC && qp->st != MLX5_QP_ST_UC &&
+            qp->st != MLX5_QP_ST_XRC) {
             return MLX5_SYND_BAD_ST;
         }
         return cur == IB_MIG_ARMED ? MLX5_SYND_BAD_PM_STATE : 0;
@@ -407,7 +427,8 @@ void mlx5_cmd_modify_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     uint8_t qpc[MLX5_QPC_SIZE];
     uint32_t optpar, synd;
     uint8_t old_state;
-    int pm = -1;                /* the path migration state software asks for, if any */
+    /* the path migration state software asks for, if any */
+    int pm = -1;
     Mlx5Qp *qp;
     size_t i;
 
@@ -438,8 +459,12 @@ void mlx5_cmd_modify_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
                 mlx5_qpc_copy(qpc, in_qpc, mlx5_qp_optpar[i].f);
             }
         }
-        if ((t->path && mlx5_qp_connected(qp)) || (optpar & MLX5_QP_OPTPAR_PRIMARY_ADDR_PATH)) {
-            /* the whole primary path, keeping port and pkey_index unless flagged */
+        if ((t->path && mlx5_qp_connected(qp)) ||
+            (optpar & MLX5_QP_OPTPAR_PRIMARY_ADDR_PATH)) {
+            /*
+             * the whole primary path, keeping port and pkey_index unless
+             * flagged
+             */
             uint8_t keep[MLX5_QPC_SIZE];
             memcpy(keep, qpc, sizeof(keep));
             memcpy(qpc + QPC_ADS_OFF, in_qpc + QPC_ADS_OFF, MLX5_ADS_SIZE);
@@ -476,7 +501,8 @@ void mlx5_cmd_modify_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (pm == MLX5_QP_PM_REARM) {
         qp->ib.mig_state = IB_MIG_REARM;
     } else if (pm == MLX5_QP_PM_MIGRATED) {
-        ib_apm_migrate(&qp->ib);        /* if armed: the alternate path becomes the primary */
+        /* if armed: the alternate path becomes the primary */
+        ib_apm_migrate(&qp->ib);
     }
 }
 
@@ -484,7 +510,8 @@ void mlx5_cmd_query_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5Qp *qp;
 
-    if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, QP_QPC_OFF + MLX5_QPC_SIZE)) {
+    if (!mlx5_cmd_in_ok(cmd, 0x10) ||
+        !mlx5_cmd_out_ok(cmd, QP_QPC_OFF + MLX5_QPC_SIZE)) {
         return;
     }
     qp = mlx5_qp_obj(cmd, c, MLX5_GET(cmd->in, QP_IN_qpn));

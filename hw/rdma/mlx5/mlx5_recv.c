@@ -1,9 +1,10 @@
 /*
- * mlx5 HCA core: the responder side of the data path. Receive WQEs are taken from RQs, SRQs
- * and (for XRC targets) the XRC SRQ a request names; received data is scattered through
- * memory keys; receive completions become CQEs; remote memory accesses (RDMA WRITE/READ,
- * atomics, remote invalidation) are checked against the responder's PD and the keys' rights.
- * The send side is mlx5_exec.c.
+ * mlx5 HCA core: the responder side of the data path. Receive WQEs are taken
+ * from RQs, SRQs and (for XRC targets) the XRC SRQ a request names; received
+ * data is scattered through memory keys; receive completions become CQEs;
+ * remote memory accesses (RDMA WRITE/READ, atomics, remote invalidation) are
+ * checked against the responder's PD and the keys' rights. The send side is
+ * mlx5_exec.c.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -11,8 +12,10 @@
 #include "mlx5_internal.h"
 #include "trace.h"
 
-/* A receive completion of @qp to CQ @cqn carrying user index @uidx (an XRC target's come
- * from the XRC SRQ the message went to). */
+/*
+ * A receive completion of @qp to CQ @cqn carrying user index @uidx (an XRC
+ * target's come from the XRC SRQ the message went to).
+ */
 static void mlx5_recv_cqe(Mlx5Core *c, Mlx5Qp *qp, uint32_t cqn, uint32_t uidx,
                           uint16_t wqe_counter, const IbRecvCompletion *rc)
 {
@@ -31,17 +34,22 @@ static void mlx5_recv_cqe(Mlx5Core *c, Mlx5Qp *qp, uint32_t cqn, uint32_t uidx,
         cqe[MLX5_CQE_syndrome] = mlx5_syndrome(rc->status);
         cqe[MLX5_CQE_op_own] = MLX5_CQE_RESP_ERR << 4;
         if (rc->status != IB_WC_WR_FLUSH_ERR) {
-            trace_mlx5_err_recv_cqe(qp->qpn, wqe_counter, cqe[MLX5_CQE_syndrome]);
+            trace_mlx5_err_recv_cqe(qp->qpn, wqe_counter,
+                                    cqe[MLX5_CQE_syndrome]);
         }
         mlx5_cqe_post(c, cqn, cqe, true);
         return;
     }
     cqe[MLX5_CQE_ml_path] = rc->dlid_path_bits & 0x7f;
     if (rc->net_type != IB_NET_IB) {
-        /* RoCE: no SLID; the network header type (1 IPv6, 2 IPv4) where IB has the SL, the
-         * VLAN tag (PCP = SL) in vlan_info */
-        mlx5_st32(cqe + MLX5_CQE_flags_rqpn, (rc->src_qpn & 0xffffff) |
-                  ((rc->net_type == IB_NET_ROCE_IPV4 ? 2u : 1u) << 24) | (1u << 28));
+        /*
+         * RoCE: no SLID; the network header type (1 IPv6, 2 IPv4) where IB has
+         * the SL, the VLAN tag (PCP = SL) in vlan_info
+         */
+        mlx5_st32(cqe + MLX5_CQE_flags_rqpn,
+                  (rc->src_qpn & 0xffffff) |
+                      ((rc->net_type == IB_NET_ROCE_IPV4 ? 2u : 1u) << 24) |
+                      (1u << 28));
         if (rc->vlan) {
             cqe[MLX5_CQE_l4_l3_hdr_type] |= 1;
             mlx5_st16(cqe + MLX5_CQE_vlan_info, rc->vlan_tci);
@@ -62,7 +70,10 @@ static void mlx5_recv_cqe(Mlx5Core *c, Mlx5Qp *qp, uint32_t cqn, uint32_t uidx,
     mlx5_cqe_post(c, cqn, cqe, rc->solicited);
 }
 
-/* In error, every posted receive completes with a flush error (no RQ doorbell: polled). */
+/*
+ * In error, every posted receive completes with a flush error (no RQ doorbell:
+ * polled).
+ */
 void mlx5_rq_flush(Mlx5Core *c, Mlx5Qp *qp)
 {
     IbRecvCompletion rc = { .status = IB_WC_WR_FLUSH_ERR };
@@ -87,7 +98,10 @@ void mlx5_rq_flush(Mlx5Core *c, Mlx5Qp *qp)
     }
 }
 
-/* Take the next receive WQE (RQ or SRQ) into the transport QP's receive context. */
+/*
+ * Take the next receive WQE (RQ or SRQ) into the transport QP's receive
+ * context.
+ */
 bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
 {
     Mlx5Qp *qp = qp_of(ib);
@@ -102,9 +116,12 @@ bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
     rcv->uidx = qp->user_index;
     rcv->srqn = UINT32_MAX;
     if (qp->rq_type == MLX5_RQ_TYPE_SRQ) {
-        /* an XRC target takes from the XRC SRQ the request names (checked by xrc_srq_ok) */
-        Mlx5Srq *srq = mlx5_table_get(&c->srqs, qp->st == MLX5_QP_ST_XRC ? ib->xrc_srqn
-                                                                          : qp->srqn);
+        /*
+         * an XRC target takes from the XRC SRQ the request names (checked by
+         * xrc_srq_ok)
+         */
+        Mlx5Srq *srq = mlx5_table_get(
+            &c->srqs, qp->st == MLX5_QP_ST_XRC ? ib->xrc_srqn : qp->srqn);
         if (!srq || mlx5_dma_read(c, srq->dbr_addr, dbr, 4)) {
             return false;
         }
@@ -117,8 +134,11 @@ bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
             return false;
         }
         stride = 16u << srq->log_rq_stride;
-        if (mlx5_buf_read(c, &srq->buf, (uint64_t)(srq->head & ((1u << srq->log_srq_size) - 1)) *
-                          stride, wqe, stride)) {
+        if (mlx5_buf_read(
+                c, &srq->buf,
+                (uint64_t)(srq->head & ((1u << srq->log_srq_size) - 1)) *
+                    stride,
+                wqe, stride)) {
             return false;
         }
         mlx5_record_recv_wqe(c, qp, true, wqe, stride);
@@ -132,7 +152,8 @@ bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
             uint8_t data[28] = { 0 };
             srq->armed = false;
             mlx5_st32(data + (MLX5_EQE_qp_srq_n - MLX5_EQE_data), srq->srqn);
-            mlx5_eq_post_async(c, MLX5_EVENT_TYPE_SRQ_RQ_LIMIT, 0, data, sizeof(data));
+            mlx5_eq_post_async(c, MLX5_EVENT_TYPE_SRQ_RQ_LIMIT, 0, data,
+                               sizeof(data));
         }
     } else if (qp->rq_type == MLX5_RQ_TYPE_REGULAR && qp->rq_cnt) {
         if (mlx5_dma_read(c, qp->dbr_addr, dbr, 4)) {
@@ -143,8 +164,9 @@ bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
             return false;
         }
         stride = qp->rq_stride;
-        if (mlx5_buf_read(c, &qp->buf, (uint64_t)(qp->rq_ci & (qp->rq_cnt - 1)) * stride, wqe,
-                          stride)) {
+        if (mlx5_buf_read(c, &qp->buf,
+                          (uint64_t)(qp->rq_ci & (qp->rq_cnt - 1)) * stride,
+                          wqe, stride)) {
             return false;
         }
         mlx5_record_recv_wqe(c, qp, false, wqe, stride);
@@ -181,25 +203,32 @@ IbWcStatus mlx5_ib_recv_scatter(IbQp *ib, const IbRecvWr *rwr, uint64_t off,
     IbWcStatus st;
 
     mlx5_sig_ctx(c, qp_of(ib), true);
-    st = mlx5_sgl_copy(c, rcv->pdn, rcv->sge, rcv->nsge, MLX5_MAX_RECV_SGE, 0, off,
-                       (void *)buf, len, true);
+    st = mlx5_sgl_copy(c, rcv->pdn, rcv->sge, rcv->nsge, MLX5_MAX_RECV_SGE, 0,
+                       off, (void *)buf, len, true);
     mlx5_sig_ctx(c, NULL, false);
 
     if (st == IB_WC_PAGE_FAULT) {
-        /* ODP: the receive WQE's memory is not mapped; the driver maps all of it */
-        Mlx5Srq *srq = rcv->srqn != UINT32_MAX ? mlx5_table_get(&c->srqs, rcv->srqn) : NULL;
+        /*
+         * ODP: the receive WQE's memory is not mapped; the driver maps all of
+         * it
+         */
+        Mlx5Srq *srq = rcv->srqn != UINT32_MAX
+                           ? mlx5_table_get(&c->srqs, rcv->srqn)
+                           : NULL;
         if (rcv->srqn != UINT32_MAX && !srq) {
             return IB_WC_LOC_PROT_ERR;
         }
-        st = mlx5_odp_wqe_fault(c, qp_of(ib), srq, srq ? MLX5_PF_TYPE_RMP : MLX5_PF_TYPE_RESP,
+        st = mlx5_odp_wqe_fault(c, qp_of(ib), srq,
+                                srq ? MLX5_PF_TYPE_RMP : MLX5_PF_TYPE_RESP,
                                 rcv->wqe_counter, len);
     }
     return st;
 }
 
 /*
- * Give back the receive WQE just taken (a datagram dropped on a page fault): nothing else was
- * taken since, so the RQ counter or the SRQ's free list steps back by one.
+ * Give back the receive WQE just taken (a datagram dropped on a page fault):
+ * nothing else was taken since, so the RQ counter or the SRQ's free list steps
+ * back by one.
  */
 void mlx5_ib_recv_put_back(IbQp *ib, const IbRecvWr *rwr)
 {
@@ -217,16 +246,20 @@ void mlx5_ib_recv_put_back(IbQp *ib, const IbRecvWr *rwr)
     }
 }
 
-void mlx5_ib_recv_done(IbQp *ib, const IbRecvWr *rwr, const IbRecvCompletion *rc)
+void mlx5_ib_recv_done(IbQp *ib, const IbRecvWr *rwr,
+                       const IbRecvCompletion *rc)
 {
     Mlx5Qp *qp = qp_of(ib);
     Mlx5RecvCtx *rcv = mlx5_rcv_of(ib);
     Mlx5Core *c = core_of(ib);
 
     mlx5_recv_cqe(c, qp, rcv->cqn, rcv->uidx, rwr->cookie, rc);
-    /* a failed receive puts a connected QP in error (a DCT: only the initiator's context) */
-    if (rc->status != IB_WC_SUCCESS && !mlx5_qp_is_ud(qp) && qp->st != MLX5_QP_ST_DCT &&
-        qp->state != MLX5_QP_STATE_ERR) {
+    /*
+     * a failed receive puts a connected QP in error (a DCT: only the
+     * initiator's context)
+     */
+    if (rc->status != IB_WC_SUCCESS && !mlx5_qp_is_ud(qp) &&
+        qp->st != MLX5_QP_ST_DCT && qp->state != MLX5_QP_STATE_ERR) {
         qp->to_error = true;
         mlx5_exec_queue(c, qp);
     }
@@ -240,8 +273,8 @@ static unsigned mlx5_remote_need(unsigned access)
 }
 
 /*
- * The PD the responder's memory accesses are checked against: the QP's, or for an XRC target
- * the PD of the XRC SRQ the current request names.
+ * The PD the responder's memory accesses are checked against: the QP's, or for
+ * an XRC target the PD of the XRC SRQ the current request names.
  */
 static uint32_t mlx5_resp_pdn(IbQp *ib)
 {
@@ -249,7 +282,8 @@ static uint32_t mlx5_resp_pdn(IbQp *ib)
 
     if (qp->st == MLX5_QP_ST_XRC) {
         Mlx5Srq *srq = mlx5_table_get(&core_of(ib)->srqs, ib->xrc_srqn);
-        return srq ? srq->pdn : UINT32_MAX - 1;     /* no such SRQ: no key matches */
+        /* no such SRQ: no key matches */
+        return srq ? srq->pdn : UINT32_MAX - 1;
     }
     return qp->pdn;
 }
@@ -266,7 +300,10 @@ bool mlx5_ib_xrc_srq_ok(IbQp *ib, uint32_t srqn)
     return true;
 }
 
-/* A type-2 memory window (mkey bound to a QP) grants remote access through that QP only. */
+/*
+ * A type-2 memory window (mkey bound to a QP) grants remote access through that
+ * QP only.
+ */
 static bool mlx5_rkey_qp_ok(IbQp *ib, uint32_t rkey)
 {
     Mlx5Mkey *mk = mlx5_table_get(&core_of(ib)->mkeys, rkey >> 8);
@@ -274,18 +311,20 @@ static bool mlx5_rkey_qp_ok(IbQp *ib, uint32_t rkey)
     return !mk || mk->qpn == 0xffffff || mk->qpn == qp_of(ib)->qpn;
 }
 
-IbWcStatus mlx5_ib_rkey_check(IbQp *ib, uint32_t rkey, uint64_t va, uint64_t len,
-                                     unsigned access)
+IbWcStatus mlx5_ib_rkey_check(IbQp *ib, uint32_t rkey, uint64_t va,
+                              uint64_t len, unsigned access)
 {
     if (!mlx5_rkey_qp_ok(ib, rkey)) {
         return IB_WC_REM_ACCESS_ERR;
     }
-    return mlx5_xlate_status(mlx5_mkey_check(core_of(ib), rkey, mlx5_resp_pdn(ib),
-                                             mlx5_remote_need(access), va, len, NULL), true);
+    return mlx5_xlate_status(
+        mlx5_mkey_check(core_of(ib), rkey, mlx5_resp_pdn(ib),
+                        mlx5_remote_need(access), va, len, NULL),
+        true);
 }
 
-IbWcStatus mlx5_ib_rkey_write(IbQp *ib, uint32_t rkey, uint64_t va, const void *buf,
-                                     uint32_t len)
+IbWcStatus mlx5_ib_rkey_write(IbQp *ib, uint32_t rkey, uint64_t va,
+                              const void *buf, uint32_t len)
 {
     IbWcStatus st;
 
@@ -293,8 +332,10 @@ IbWcStatus mlx5_ib_rkey_write(IbQp *ib, uint32_t rkey, uint64_t va, const void *
         return IB_WC_REM_ACCESS_ERR;
     }
     mlx5_sig_ctx(core_of(ib), qp_of(ib), true);
-    st = mlx5_xlate_status(mlx5_mkey_copy(core_of(ib), rkey, mlx5_resp_pdn(ib), MLX5_MKEY_RW,
-                                          va, (void *)buf, len, true), true);
+    st = mlx5_xlate_status(mlx5_mkey_copy(core_of(ib), rkey, mlx5_resp_pdn(ib),
+                                          MLX5_MKEY_RW, va, (void *)buf, len,
+                                          true),
+                           true);
     mlx5_sig_ctx(core_of(ib), NULL, false);
     if (st == IB_WC_PAGE_FAULT) {
         st = mlx5_odp_rdma_fault(core_of(ib), qp_of(ib), rkey, va,
@@ -312,8 +353,9 @@ IbWcStatus mlx5_ib_rkey_read(IbQp *ib, uint32_t rkey, uint64_t va, void *buf,
         return IB_WC_REM_ACCESS_ERR;
     }
     mlx5_sig_ctx(core_of(ib), qp_of(ib), true);
-    st = mlx5_xlate_status(mlx5_mkey_copy(core_of(ib), rkey, mlx5_resp_pdn(ib), MLX5_MKEY_RR,
-                                          va, buf, len, false), true);
+    st = mlx5_xlate_status(mlx5_mkey_copy(core_of(ib), rkey, mlx5_resp_pdn(ib),
+                                          MLX5_MKEY_RR, va, buf, len, false),
+                           true);
     mlx5_sig_ctx(core_of(ib), NULL, false);
     if (st == IB_WC_PAGE_FAULT) {
         st = mlx5_odp_rdma_fault(core_of(ib), qp_of(ib), rkey, va,
@@ -323,8 +365,9 @@ IbWcStatus mlx5_ib_rkey_read(IbQp *ib, uint32_t rkey, uint64_t va, void *buf,
 }
 
 /* 8-byte atomics on responder memory in the host's (little-endian) order. */
-IbWcStatus mlx5_ib_rkey_atomic(IbQp *ib, uint32_t rkey, uint64_t va, bool cmp_swp,
-                                      uint64_t compare_add, uint64_t swap, uint64_t *orig)
+IbWcStatus mlx5_ib_rkey_atomic(IbQp *ib, uint32_t rkey, uint64_t va,
+                               bool cmp_swp, uint64_t compare_add,
+                               uint64_t swap, uint64_t *orig)
 {
     Mlx5Core *c = core_of(ib);
     uint32_t pdn = mlx5_resp_pdn(ib);
@@ -359,5 +402,6 @@ IbWcStatus mlx5_ib_rkey_atomic(IbQp *ib, uint32_t rkey, uint64_t va, bool cmp_sw
 
 IbWcStatus mlx5_ib_invalidate(IbQp *ib, uint32_t rkey)
 {
-    return mlx5_mkey_invalidate(core_of(ib), qp_of(ib), mlx5_resp_pdn(ib), rkey);
+    return mlx5_mkey_invalidate(core_of(ib), qp_of(ib), mlx5_resp_pdn(ib),
+                                rkey);
 }

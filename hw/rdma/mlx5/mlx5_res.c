@@ -1,6 +1,6 @@
 /*
- * mlx5 HCA core: handle tables, guest buffers (PAS lists), and the simple resources
- * (PD, UAR, XRCD, transport domain).
+ * mlx5 HCA core: handle tables, guest buffers (PAS lists), and the simple
+ * resources (PD, UAR, XRCD, transport domain).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -8,9 +8,10 @@
 #include "eth/mlx5_eth.h"
 #include "trace.h"
 
-/* ---- handle tables -------------------------------------------------------------------- */
+/* ---- handle tables ------------------------------------------------------- */
 
-void mlx5_table_init(Mlx5Table *t, const char *name, uint32_t size, uint32_t first)
+void mlx5_table_init(Mlx5Table *t, const char *name, uint32_t size,
+                     uint32_t first)
 {
     t->slot = g_new0(void *, size);
     t->owner = g_new0(uint16_t, size);
@@ -21,7 +22,8 @@ void mlx5_table_init(Mlx5Table *t, const char *name, uint32_t size, uint32_t fir
     t->name = name;
 }
 
-void mlx5_table_destroy(Mlx5Table *t, void (*free_obj)(Mlx5Core *, void *), Mlx5Core *c)
+void mlx5_table_destroy(Mlx5Table *t, void (*free_obj)(Mlx5Core *, void *),
+                        Mlx5Core *c)
 {
     uint32_t i;
 
@@ -130,8 +132,9 @@ void mlx5_res_reset(Mlx5Core *c)
 
 void mlx5_res_teardown(Mlx5Core *c)
 {
-    Mlx5Table *all[] = { &c->qps, &c->srqs, &c->mkeys, &c->cqs, &c->eqs, &c->pds,
-                         &c->xrcds, &c->tds, &c->uars, &c->uctxs, &c->umems, &c->psvs };
+    Mlx5Table *all[] = { &c->qps,  &c->srqs,  &c->mkeys, &c->cqs,
+                         &c->eqs,  &c->pds,   &c->xrcds, &c->tds,
+                         &c->uars, &c->uctxs, &c->umems, &c->psvs };
     size_t i;
 
     mlx5_res_reset(c);
@@ -144,14 +147,16 @@ void mlx5_res_teardown(Mlx5Core *c)
     }
 }
 
-/* ---- guest buffers -------------------------------------------------------------------- */
+/* ---- guest buffers ------------------------------------------------------- */
 
 /*
- * @page_offset is the PRM's quantized first-page offset: in units of page_size / 64
- * (mlx5_umem_find_best_quantized_pgoff), i.e. 64 bytes for 4 KiB pages, 32 KiB for 2 MiB ones.
+ * @page_offset is the PRM's quantized first-page offset: in units of page_size
+ * / 64 (mlx5_umem_find_best_quantized_pgoff), i.e. 64 bytes for 4 KiB pages, 32
+ * KiB for 2 MiB ones.
  */
-int mlx5_buf_init(Mlx5Buf *b, const uint8_t *pas_be, uint64_t npas, uint8_t log_page_size,
-                  uint32_t page_offset, uint64_t need_bytes)
+int mlx5_buf_init(Mlx5Buf *b, const uint8_t *pas_be, uint64_t npas,
+                  uint8_t log_page_size, uint32_t page_offset,
+                  uint64_t need_bytes)
 {
     uint64_t i, page_size;
 
@@ -171,7 +176,10 @@ int mlx5_buf_init(Mlx5Buf *b, const uint8_t *pas_be, uint64_t npas, uint8_t log_
     for (i = 0; i < npas; i++) {
         b->pas[i] = mlx5_ld64(pas_be + 8 * i);
         if (b->pas[i] & (page_size - 1) & ~0xfffull) {
-            /* entries must be aligned to the page size (low 12 bits carry flags) */
+            /*
+             * entries must be aligned to the page size (low 12 bits carry
+             * flags)
+             */
             g_free(b->pas);
             b->pas = NULL;
             return MLX5_SYND_BAD_PAS;
@@ -203,20 +211,22 @@ uint64_t mlx5_buf_addr(const Mlx5Buf *b, uint64_t off)
     return b->pas[idx] + (off & ((1ull << b->log_page_size) - 1));
 }
 
-static int mlx5_buf_xfer(Mlx5Core *c, const Mlx5Buf *b, uint64_t off, void *data, size_t len,
-                         bool write)
+static int mlx5_buf_xfer(Mlx5Core *c, const Mlx5Buf *b, uint64_t off,
+                         void *data, size_t len, bool write)
 {
     uint64_t page_size = 1ull << b->log_page_size;
 
     while (len) {
         uint64_t pa = mlx5_buf_addr(b, off);
-        size_t n = MIN(len, page_size - ((off + b->page_offset) & (page_size - 1)));
+        size_t n = MIN(len,
+                       page_size - ((off + b->page_offset) & (page_size - 1)));
         int r;
 
         if (pa == UINT64_MAX) {
             return -1;
         }
-        r = write ? mlx5_dma_write(c, pa, data, n) : mlx5_dma_read(c, pa, data, n);
+        r = write ? mlx5_dma_write(c, pa, data, n)
+                  : mlx5_dma_read(c, pa, data, n);
         if (r) {
             return r;
         }
@@ -227,21 +237,23 @@ static int mlx5_buf_xfer(Mlx5Core *c, const Mlx5Buf *b, uint64_t off, void *data
     return 0;
 }
 
-int mlx5_buf_write(Mlx5Core *c, const Mlx5Buf *b, uint64_t off, const void *data, size_t len)
+int mlx5_buf_write(Mlx5Core *c, const Mlx5Buf *b, uint64_t off,
+                   const void *data, size_t len)
 {
     return mlx5_buf_xfer(c, b, off, (void *)data, len, true);
 }
 
-int mlx5_buf_read(Mlx5Core *c, const Mlx5Buf *b, uint64_t off, void *data, size_t len)
+int mlx5_buf_read(Mlx5Core *c, const Mlx5Buf *b, uint64_t off, void *data,
+                  size_t len)
 {
     return mlx5_buf_xfer(c, b, off, data, len, false);
 }
 
-/* ---- PD / UAR / XRCD / TD ------------------------------------------------------------- */
+/* ---- PD / UAR / XRCD / TD ------------------------------------------------ */
 
 /* Allocate a plain object of @size bytes whose first member is its handle. */
-static void *mlx5_alloc_simple(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Table *t, size_t size,
-                               uint32_t limit)
+static void *mlx5_alloc_simple(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Table *t,
+                               size_t size, uint32_t limit)
 {
     uint32_t *obj, h = UINT32_MAX;
 
@@ -301,7 +313,8 @@ static const uint32_t *mlx5_xrcd_refcount(void *obj)
 
 void mlx5_cmd_alloc_pd(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    Mlx5Pd *pd = mlx5_alloc_simple(c, cmd, &c->pds, sizeof(Mlx5Pd), c->pds.size);
+    Mlx5Pd *pd = mlx5_alloc_simple(c, cmd, &c->pds, sizeof(Mlx5Pd),
+                                   c->pds.size);
 
     if (pd) {
         pd->uid = cmd->uid;
@@ -315,7 +328,10 @@ void mlx5_cmd_dealloc_pd(Mlx5Core *c, Mlx5CmdCtx *cmd)
 
 void mlx5_cmd_alloc_uar(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    /* UAR n is BAR0 system page n: it must fit in BAR0 at the current UAR page size */
+    /*
+     * UAR n is BAR0 system page n: it must fit in BAR0 at the current UAR page
+     * size
+     */
     unsigned shift = 12 + MLX5_GET(c->cap_general_cur, CAP_log_uar_page_sz);
     uint32_t limit = MIN((uint32_t)(MLX5_MEMIC_BAR_OFF >> shift), c->uars.size);
     Mlx5Uar *u = mlx5_alloc_simple(c, cmd, &c->uars, sizeof(Mlx5Uar), limit);

@@ -1,19 +1,23 @@
 /*
- * mlx5 HCA core: signature offload (block T10-DIF and CRC32 protection on memory keys).
+ * mlx5 HCA core: signature offload (block T10-DIF and CRC32 protection on
+ * memory keys).
  *
- * A signature mkey (CREATE_MKEY with bsf_en, an indirect KLM mkey) carries a BSF, loaded by a
- * UMR WQE: the data is cut into blocks, and each block has protection information (PI) after
- * it in the memory domain, on the wire, both or neither. Offsets through the key are wire
- * offsets; its translation (KLMs) and length describe memory. When data goes from memory to
- * the wire (a requester's gather, a responder's READ response) the wire PI is generated and
- * the memory PI checked; from the wire to memory, the wire PI is checked and the memory PI
- * generated. A failed check does not fail the transfer: it posts a SIG_ERR CQE naming the
- * mkey (once, until software re-arms it through the mkey's 1-bit expected_sigerr_count) and,
- * on a requester QP with drain_sigerr (signature pipelining), moves the send queue to SQD.
- * PSVs (CREATE_PSV, SET_PSV WQEs) hold each domain's seed and tags.
+ * A signature mkey (CREATE_MKEY with bsf_en, an indirect KLM mkey) carries a
+ * BSF, loaded by a UMR WQE: the data is cut into blocks, and each block has
+ * protection information (PI) after it in the memory domain, on the wire, both
+ * or neither. Offsets through the key are wire offsets; its translation (KLMs)
+ * and length describe memory. When data goes from memory to the wire (a
+ * requester's gather, a responder's READ response) the wire PI is generated and
+ * the memory PI checked; from the wire to memory, the wire PI is checked and
+ * the memory PI generated. A failed check does not fail the transfer: it posts
+ * a SIG_ERR CQE naming the mkey (once, until software re-arms it through the
+ * mkey's 1-bit expected_sigerr_count) and, on a requester QP with drain_sigerr
+ * (signature pipelining), moves the send queue to SQD. PSVs (CREATE_PSV,
+ * SET_PSV WQEs) hold each domain's seed and tags.
  *
- * Offered as a ConnectX-5 does: T10-DIF with a CRC or IP-checksum guard, CRC32, block sizes
- * 512, 520, 4096 and 4160; no CRC32C/CRC64 (sig_crc32c, sig_crc64_xp10 are 0), no crypto.
+ * Offered as a ConnectX-5 does: T10-DIF with a CRC or IP-checksum guard, CRC32,
+ * block sizes 512, 520, 4096 and 4160; no CRC32C/CRC64 (sig_crc32c,
+ * sig_crc64_xp10 are 0), no crypto.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -23,7 +27,7 @@
 
 #define SIG_MAX_BLOCK   4160
 
-/* ---- PSVs ---------------------------------------------------------------------------- */
+/* ---- PSVs ---------------------------------------------------------------- */
 
 void mlx5_psv_free(Mlx5Core *c, void *obj)
 {
@@ -93,14 +97,21 @@ void mlx5_cmd_destroy_psv(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
     }
-    /* a BSF may still name it (libmlx5 destroys the PSVs before the mkey): it then reads 0 */
+    /*
+     * a BSF may still name it (libmlx5 destroys the PSVs before the mkey): it
+     * then reads 0
+     */
     mlx5_table_remove(&c->psvs, h);
     mlx5_psv_free(c, p);
     trace_mlx5_obj_destroy("psv", h);
 }
 
-/* SET_PSV WQE (opcode 0x20): psv index at byte 16, the transient signature at 24. */
-IbWcStatus mlx5_sig_set_psv(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigned nbb)
+/*
+ * SET_PSV WQE (opcode 0x20): psv index at byte 16, the transient signature
+ * at 24.
+ */
+IbWcStatus mlx5_sig_set_psv(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe,
+                            unsigned nbb)
 {
     unsigned end = (wqe[7] & 0x3f) * MLX5_SEND_WQE_DS;
     uint32_t idx = mlx5_ld32(wqe + 16) & 0xffffff;
@@ -119,7 +130,7 @@ IbWcStatus mlx5_sig_set_psv(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigne
     return IB_WC_SUCCESS;
 }
 
-/* ---- the BSF ------------------------------------------------------------------------- */
+/* ---- the BSF ------------------------------------------------------------- */
 
 static uint32_t sig_block_size(uint8_t sel)
 {
@@ -128,14 +139,19 @@ static uint32_t sig_block_size(uint8_t sel)
     return sel < G_N_ELEMENTS(size) ? size[sel] : 0;
 }
 
-/* One domain: its block-format selector and PSV word, and its inline T10-DIF section. */
-static int sig_parse_domain(uint32_t bfs_psv, const uint8_t *inl, Mlx5SigDomain *d)
+/*
+ * One domain: its block-format selector and PSV word, and its inline T10-DIF
+ * section.
+ */
+static int sig_parse_domain(uint32_t bfs_psv, const uint8_t *inl,
+                            Mlx5SigDomain *d)
 {
     uint8_t bfs = bfs_psv >> 24;
 
     memset(d, 0, sizeof(*d));
     d->psv = bfs_psv & 0xffffff;
-    if ((bfs & 0xf0) == 0x20) {                 /* CRC32; bit 0: the seed is 0 */
+    /* CRC32; bit 0: the seed is 0 */
+    if ((bfs & 0xf0) == 0x20) {
         d->type = MLX5_SIGT_CRC32;
         d->pi = 4;
         d->crc_seed = (bfs & 1) ? 0 : 0xffffffff;
@@ -146,7 +162,8 @@ static int sig_parse_domain(uint32_t bfs_psv, const uint8_t *inl, Mlx5SigDomain 
     }
     if (!(mlx5_ld16(inl) & 0x8000)) {
         d->psv = 0;
-        return 0;                               /* no signature in this domain */
+        /* no signature in this domain */
+        return 0;
     }
     if (inl[8] != 1 && inl[8] != 2) {
         return -1;
@@ -165,9 +182,10 @@ static int sig_parse_domain(uint32_t bfs_psv, const uint8_t *inl, Mlx5SigDomain 
 }
 
 /*
- * Decode a 64-byte BSF (basic + extended + inline sections) into @s, a signature state ready
- * to be loaded into a key. Returns 0, or -1 for what the device does not take (nothing is
- * changed: the UMR validates before it commits).
+ * Decode a 64-byte BSF (basic + extended + inline sections) into @s, a
+ * signature state ready to be loaded into a key. Returns 0, or -1 for what the
+ * device does not take (nothing is changed: the UMR validates before it
+ * commits).
  */
 int mlx5_sig_parse_bsf(const uint8_t *bsf, Mlx5Sig *s)
 {
@@ -179,7 +197,8 @@ int mlx5_sig_parse_bsf(const uint8_t *bsf, Mlx5Sig *s)
         mlx5_ld32(bsf + 28) ||
         sig_parse_domain(mlx5_ld32(bsf + 8), bsf + 32, &s->wire) ||
         sig_parse_domain(mlx5_ld32(bsf + 12), bsf + 48, &s->mem)) {
-        return -1;                  /* transaction signatures, crypto, unknown formats */
+        /* transaction signatures, crypto, unknown formats */
+        return -1;
     }
     bm = sig_block_size(bsf[3]);
     bw = sbs ? bm : sig_block_size(bsf[2]);
@@ -203,7 +222,7 @@ int mlx5_sig_parse_bsf(const uint8_t *bsf, Mlx5Sig *s)
     return 0;
 }
 
-/* ---- PI generation and checks -------------------------------------------------------- */
+/* ---- PI generation and checks -------------------------------------------- */
 
 static uint16_t crc16_table[256];
 
@@ -241,8 +260,8 @@ static uint16_t sig_ip_csum(const uint8_t *buf, size_t len)
 }
 
 /* The PI domain @d gives block @b whose data is @data (s->block bytes). */
-static void sig_gen(Mlx5Core *c, const Mlx5Sig *s, const Mlx5SigDomain *d, uint64_t b,
-                    const uint8_t *data, uint8_t *pi)
+static void sig_gen(Mlx5Core *c, const Mlx5Sig *s, const Mlx5SigDomain *d,
+                    uint64_t b, const uint8_t *data, uint8_t *pi)
 {
     Mlx5Psv *p = d->psv ? mlx5_table_get(&c->psvs, d->psv) : NULL;
 
@@ -262,19 +281,22 @@ static void sig_gen(Mlx5Core *c, const Mlx5Sig *s, const Mlx5SigDomain *d, uint6
 }
 
 /*
- * A check failed: post the SIG_ERR CQE to the CQ of the QP whose access ran (send CQ for a
- * requester, receive CQ for a responder) if the mkey is armed, and start the drain of a
- * pipelining requester. @found is the PI in the input domain, @want the one computed.
+ * A check failed: post the SIG_ERR CQE to the CQ of the QP whose access ran
+ * (send CQ for a requester, receive CQ for a responder) if the mkey is armed,
+ * and start the drain of a pipelining requester. @found is the PI in the input
+ * domain, @want the one computed.
  */
-static void sig_report(Mlx5Core *c, Mlx5Mkey *mk, const Mlx5SigDomain *d, bool wire,
-                       uint64_t b, uint16_t synd, const uint8_t *found, const uint8_t *want)
+static void sig_report(Mlx5Core *c, Mlx5Mkey *mk, const Mlx5SigDomain *d,
+                       bool wire, uint64_t b, uint16_t synd,
+                       const uint8_t *found, const uint8_t *want)
 {
     Mlx5Qp *qp = c->sig_qp;
     uint8_t cqe[MLX5_CQE_SIZE] = { 0 };
 
     trace_mlx5_sig_err(mk->key, b, wire, synd, mk->sigerr_exp != mk->sigerr_hw);
     if (!qp || mk->sigerr_exp == mk->sigerr_hw) {
-        return;                     /* not armed: reported already, software has not re-armed */
+        /* not armed: reported already, software has not re-armed */
+        return;
     }
     mk->sigerr_hw ^= 1;
     /* T10-DIF: guard and app tag, then the ref tag; CRC32: the CRC */
@@ -285,22 +307,29 @@ static void sig_report(Mlx5Core *c, Mlx5Mkey *mk, const Mlx5SigDomain *d, bool w
         mlx5_st32(cqe + MLX5_SIGERR_CQE_actual_reftag, mlx5_ld32(want + 4));
     }
     mlx5_st16(cqe + MLX5_SIGERR_CQE_syndrome, synd);
-    cqe[MLX5_SIGERR_CQE_sig_type] = 0;                      /* block signature */
+    /* block signature */
+    cqe[MLX5_SIGERR_CQE_sig_type] = 0;
     cqe[MLX5_SIGERR_CQE_domain] = wire ? 0 : 1;
     mlx5_st32(cqe + MLX5_SIGERR_CQE_mkey, mk->key);
-    mlx5_st64(cqe + MLX5_SIGERR_CQE_sig_err_offset, b * (mk->sig->block + d->pi));
+    mlx5_st64(cqe + MLX5_SIGERR_CQE_sig_err_offset,
+              b * (mk->sig->block + d->pi));
     mlx5_st32(cqe + MLX5_CQE_sop_drop_qpn, qp->qpn);
     cqe[MLX5_CQE_op_own] = MLX5_CQE_SIG_ERR << 4;
     mlx5_cqe_post(c, c->sig_resp ? qp->cqn_rcv : qp->cqn_snd, cqe, false);
     if (!c->sig_resp && MLX5_GET(qp->qpc, QPC_drain_sigerr)) {
-        qp->sig_drain = true;       /* the send queue stops once what is in flight is done */
+        /* the send queue stops once what is in flight is done */
+        qp->sig_drain = true;
         qp->sq_wait = true;
     }
 }
 
-/* Check @found (PI of input domain @d) against the PI computed from the block's data. */
-static void sig_check(Mlx5Core *c, Mlx5Mkey *mk, const Mlx5SigDomain *d, bool wire,
-                      uint64_t b, const uint8_t *data, const uint8_t *found)
+/*
+ * Check @found (PI of input domain @d) against the PI computed from the block's
+ * data.
+ */
+static void sig_check(Mlx5Core *c, Mlx5Mkey *mk, const Mlx5SigDomain *d,
+                      bool wire, uint64_t b, const uint8_t *data,
+                      const uint8_t *found)
 {
     const Mlx5Sig *s = mk->sig;
     bool t10 = d->type == MLX5_SIGT_T10DIF;
@@ -308,15 +337,21 @@ static void sig_check(Mlx5Core *c, Mlx5Mkey *mk, const Mlx5SigDomain *d, bool wi
     uint16_t synd = 0;
 
     if (t10 && mlx5_ld16(found + 2) == 0xffff &&
-        (d->app_escape || (d->appref_escape && mlx5_ld32(found + 4) == 0xffffffff))) {
+        (d->app_escape ||
+         (d->appref_escape && mlx5_ld32(found + 4) == 0xffffffff))) {
         return;                     /* escaped block: not checked */
     }
     sig_gen(c, s, d, b, data, want);
-    /* the PI's bytes in stream order (check_mask bit 7 = byte 0); the first mismatch counts */
+    /*
+     * the PI's bytes in stream order (check_mask bit 7 = byte 0); the first
+     * mismatch counts
+     */
     for (unsigned i = 0; i < d->pi && !synd; i++) {
-        uint8_t am = t10 && (i == 2 || i == 3) ? d->app_mask >> (i == 2 ? 8 : 0) : 0xff;
+        uint8_t am = t10 && (i == 2 || i == 3) ? d->app_mask >> (i == 2 ? 8 : 0)
+                                               : 0xff;
 
-        if ((s->check_mask & (0x80 >> i)) && (found[i] & am) != (want[i] & am)) {
+        if ((s->check_mask & (0x80 >> i)) &&
+            (found[i] & am) != (want[i] & am)) {
             synd = !t10 || i < 2 ? MLX5_SIGERR_SYND_GUARD :
                    i < 4 ? MLX5_SIGERR_SYND_APPTAG : MLX5_SIGERR_SYND_REFTAG;
         }
@@ -326,10 +361,14 @@ static void sig_check(Mlx5Core *c, Mlx5Mkey *mk, const Mlx5SigDomain *d, bool wi
     }
 }
 
-/* ---- the data path ------------------------------------------------------------------- */
+/* ---- the data path ------------------------------------------------------- */
 
-/* The memory extent [0, *end) a wire range [w, w + len) of @mk touches (data and PI). */
-bool mlx5_sig_mem_end(const Mlx5Mkey *mk, uint64_t w, uint64_t len, uint64_t *end)
+/*
+ * The memory extent [0, *end) a wire range [w, w + len) of @mk touches (data
+ * and PI).
+ */
+bool mlx5_sig_mem_end(const Mlx5Mkey *mk, uint64_t w, uint64_t len,
+                      uint64_t *end)
 {
     const Mlx5Sig *s = mk->sig;
     uint64_t bw, bm, e, b, r;
@@ -352,7 +391,8 @@ bool mlx5_sig_mem_end(const Mlx5Mkey *mk, uint64_t w, uint64_t len, uint64_t *en
     r = e % bw;
     *end = b * bm + MIN(r + 1, (uint64_t)s->block);
     if (r == bw - 1) {
-        *end = b * bm + bm;         /* the block ends here: its memory PI is read or written */
+        /* the block ends here: its memory PI is read or written */
+        *end = b * bm + bm;
     }
     return true;
 }
@@ -362,10 +402,14 @@ static int sig_read_block(Mlx5Core *c, Mlx5Mkey *mk, uint64_t b, uint8_t *data)
 {
     const Mlx5Sig *s = mk->sig;
 
-    return mlx5_mkey_raw(c, mk, b * (s->block + s->mem.pi), data, s->block, false);
+    return mlx5_mkey_raw(c, mk, b * (s->block + s->mem.pi), data, s->block,
+                         false);
 }
 
-/* Memory to wire: the wire PI of block @b (the memory PI's bytes where copy_mask says). */
+/*
+ * Memory to wire: the wire PI of block @b (the memory PI's bytes where
+ * copy_mask says).
+ */
 static int sig_tx_pi(Mlx5Core *c, Mlx5Mkey *mk, uint64_t b, uint8_t *pi)
 {
     const Mlx5Sig *s = mk->sig;
@@ -378,7 +422,8 @@ static int sig_tx_pi(Mlx5Core *c, Mlx5Mkey *mk, uint64_t b, uint8_t *pi)
     memset(pi, 0, 8);
     sig_gen(c, s, &s->wire, b, data, pi);
     if (s->copy_mask && s->mem.pi) {
-        r = mlx5_mkey_raw(c, mk, b * (s->block + s->mem.pi) + s->block, mpi, s->mem.pi, false);
+        r = mlx5_mkey_raw(c, mk, b * (s->block + s->mem.pi) + s->block, mpi,
+                          s->mem.pi, false);
         if (r) {
             return r;
         }
@@ -391,7 +436,10 @@ static int sig_tx_pi(Mlx5Core *c, Mlx5Mkey *mk, uint64_t b, uint8_t *pi)
     return 0;
 }
 
-/* The last wire byte of block @b has moved: check the input domain, write the memory PI. */
+/*
+ * The last wire byte of block @b has moved: check the input domain, write the
+ * memory PI.
+ */
 static int sig_block_end(Mlx5Core *c, Mlx5Mkey *mk, uint64_t b, bool to_mem)
 {
     Mlx5Sig *s = mk->sig;
@@ -436,11 +484,12 @@ static int sig_block_end(Mlx5Core *c, Mlx5Mkey *mk, uint64_t b, bool to_mem)
 }
 
 /*
- * Move @len bytes at wire offset @w of signature mkey @mk (range already checked with
- * mlx5_sig_mem_end): to memory (@to_mem, from the wire) or from memory (to the wire).
+ * Move @len bytes at wire offset @w of signature mkey @mk (range already
+ * checked with mlx5_sig_mem_end): to memory (@to_mem, from the wire) or from
+ * memory (to the wire).
  */
-int mlx5_sig_copy(Mlx5Core *c, Mlx5Mkey *mk, uint64_t w, uint8_t *buf, uint64_t len,
-                  bool to_mem)
+int mlx5_sig_copy(Mlx5Core *c, Mlx5Mkey *mk, uint64_t w, uint8_t *buf,
+                  uint64_t len, bool to_mem)
 {
     Mlx5Sig *s = mk->sig;
     uint64_t bw, bm;

@@ -1,7 +1,8 @@
 /*
- * mlx5 HCA core: shared receive queues: CREATE/DESTROY/QUERY_SRQ and ARM_RQ (ISSI 0), the
- * receive memory pools mlx5_ib uses for them at ISSI 1 (CREATE/MODIFY/QUERY/DESTROY_RMP), and
- * XRC SRQs (CREATE/DESTROY/QUERY/ARM_XRC_SRQ). All are one kind of object in one table.
+ * mlx5 HCA core: shared receive queues: CREATE/DESTROY/QUERY_SRQ and ARM_RQ
+ * (ISSI 0), the receive memory pools mlx5_ib uses for them at ISSI 1
+ * (CREATE/MODIFY/QUERY/DESTROY_RMP), and XRC SRQs
+ * (CREATE/DESTROY/QUERY/ARM_XRC_SRQ). All are one kind of object in one table.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -9,7 +10,8 @@
 #include "mlx5_cmd.h"
 #include "trace.h"
 
-#define MLX5_MAX_LOG_RQ_STRIDE  5       /* 16 << 5 = 512 bytes = max_wqe_sz_rq */
+/* 16 << 5 = 512 bytes = max_wqe_sz_rq */
+#define MLX5_MAX_LOG_RQ_STRIDE  5
 
 void mlx5_srq_free(Mlx5Core *c, void *obj)
 {
@@ -31,7 +33,10 @@ void mlx5_srq_free(Mlx5Core *c, void *obj)
     g_free(srq);
 }
 
-/* What a create command asks for, from an srqc/xrc_srqc (ISSI 0, XRC) or an rmpc (ISSI 1). */
+/*
+ * What a create command asks for, from an srqc/xrc_srqc (ISSI 0, XRC) or an
+ * rmpc (ISSI 1).
+ */
 typedef struct Mlx5SrqParams {
     uint32_t log_srq_size, log_rq_stride;   /* stride relative to 16 bytes */
     uint32_t cqn, xrcd, pdn;
@@ -42,7 +47,8 @@ typedef struct Mlx5SrqParams {
     uint32_t user_index;
 } Mlx5SrqParams;
 
-static void mlx5_srq_create(Mlx5Core *c, Mlx5CmdCtx *cmd, const Mlx5SrqParams *p)
+static void mlx5_srq_create(Mlx5Core *c, Mlx5CmdCtx *cmd,
+                            const Mlx5SrqParams *p)
 {
     uint32_t srqn, synd;
     Mlx5Cq *cq = NULL;
@@ -50,7 +56,8 @@ static void mlx5_srq_create(Mlx5Core *c, Mlx5CmdCtx *cmd, const Mlx5SrqParams *p
     Mlx5Pd *pd;
     Mlx5Srq *srq;
 
-    if (p->log_srq_size > c->cfg.log_max_srq_sz || p->log_rq_stride > MLX5_MAX_LOG_RQ_STRIDE) {
+    if (p->log_srq_size > c->cfg.log_max_srq_sz ||
+        p->log_rq_stride > MLX5_MAX_LOG_RQ_STRIDE) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SIZE);
         return;
     }
@@ -59,17 +66,20 @@ static void mlx5_srq_create(Mlx5Core *c, Mlx5CmdCtx *cmd, const Mlx5SrqParams *p
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PD);
         return;
     }
-    if (p->cqn && !(cq = mlx5_cmd_ref(cmd, &c->cqs, p->cqn))) {
+    cq = p->cqn ? mlx5_cmd_ref(cmd, &c->cqs, p->cqn) : NULL;
+    if (p->cqn && !cq) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_CQ);
         return;
     }
-    if ((p->xrcd || p->xrc) && !(x = mlx5_cmd_ref(cmd, &c->xrcds, p->xrcd))) {
+    x = p->xrcd || p->xrc ? mlx5_cmd_ref(cmd, &c->xrcds, p->xrcd) : NULL;
+    if ((p->xrcd || p->xrc) && !x) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_XRCD);
         return;
     }
     srq = g_new0(Mlx5Srq, 1);
-    synd = mlx5_buf_init(&srq->buf, cmd->in + MLX5_PAS_OFF, (cmd->inlen - MLX5_PAS_OFF) / 8,
-                         p->log_page_size + 12, p->page_offset,
+    synd = mlx5_buf_init(&srq->buf, cmd->in + MLX5_PAS_OFF,
+                         (cmd->inlen - MLX5_PAS_OFF) / 8, p->log_page_size + 12,
+                         p->page_offset,
                          (16ull << p->log_rq_stride) << p->log_srq_size);
     if (synd) {
         g_free(srq);
@@ -105,7 +115,10 @@ static void mlx5_srq_create(Mlx5Core *c, Mlx5CmdCtx *cmd, const Mlx5SrqParams *p
     trace_mlx5_srq_create(srqn, p->log_srq_size, p->log_rq_stride, p->cqn);
 }
 
-/* CREATE_SRQ (ISSI 0) and CREATE_XRC_SRQ: an srqc (xrc_srqc adds the user index) */
+/*
+ * CREATE_SRQ (ISSI 0) and CREATE_XRC_SRQ: an srqc (xrc_srqc adds the user
+ * index)
+ */
 void mlx5_cmd_create_srq(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     const uint8_t *srqc = cmd->in + CREATE_SRQ_SRQC_OFF;
@@ -131,8 +144,9 @@ void mlx5_cmd_create_srq(Mlx5Core *c, Mlx5CmdCtx *cmd)
 }
 
 /*
- * CREATE_RMP (ISSI 1: how mlx5_ib creates every SRQ that is not an XRC SRQ): an rmpc whose
- * wq is a linked list; a receive memory pool has no CQ or XRC domain of its own.
+ * CREATE_RMP (ISSI 1: how mlx5_ib creates every SRQ that is not an XRC SRQ): an
+ * rmpc whose wq is a linked list; a receive memory pool has no CQ or XRC domain
+ * of its own.
  */
 void mlx5_cmd_create_rmp(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
@@ -144,8 +158,9 @@ void mlx5_cmd_create_rmp(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     log_stride = MLX5_GET(wq, WQ_log_wq_stride);
-    if (MLX5_GET(wq, WQ_wq_type) != MLX5_WQ_TYPE_LINKED_LIST || log_stride < 4 ||
-        MLX5_GET(wq, WQ_wq_umem_valid) || MLX5_GET(wq, WQ_dbr_umem_valid)) {
+    if (MLX5_GET(wq, WQ_wq_type) != MLX5_WQ_TYPE_LINKED_LIST ||
+        log_stride < 4 || MLX5_GET(wq, WQ_wq_umem_valid) ||
+        MLX5_GET(wq, WQ_dbr_umem_valid)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
         return;
     }
@@ -162,10 +177,12 @@ void mlx5_cmd_create_rmp(Mlx5Core *c, Mlx5CmdCtx *cmd)
 /* QUERY_RMP: the rmpc back */
 void mlx5_cmd_query_rmp(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    uint8_t *rmpc = cmd->out + CREATE_RMP_RMPC_OFF, *wq = cmd->out + CREATE_RMP_WQ_OFF;
+    uint8_t *rmpc = cmd->out + CREATE_RMP_RMPC_OFF,
+            *wq = cmd->out + CREATE_RMP_WQ_OFF;
     Mlx5Srq *srq;
 
-    if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, CREATE_RMP_WQ_OFF + 64)) {
+    if (!mlx5_cmd_in_ok(cmd, 0x10) ||
+        !mlx5_cmd_out_ok(cmd, CREATE_RMP_WQ_OFF + 64)) {
         return;
     }
     srq = mlx5_cmd_obj(cmd, &c->srqs, mlx5_cmd_handle_in(cmd));
@@ -183,7 +200,10 @@ void mlx5_cmd_query_rmp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     MLX5_SET(wq, WQ_log_wq_sz, srq->log_srq_size);
 }
 
-/* MODIFY_RMP: only the limit (bitmask.lwm) of a ready RMP, which arms the limit event */
+/*
+ * MODIFY_RMP: only the limit (bitmask.lwm) of a ready RMP, which arms the limit
+ * event
+ */
 void mlx5_cmd_modify_rmp(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5Srq *srq;
@@ -235,7 +255,8 @@ void mlx5_cmd_query_srq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     uint8_t *srqc = cmd->out + CREATE_SRQ_SRQC_OFF;
     Mlx5Srq *srq;
 
-    if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, 0x10 + MLX5_SRQC_SIZE)) {
+    if (!mlx5_cmd_in_ok(cmd, 0x10) ||
+        !mlx5_cmd_out_ok(cmd, 0x10 + MLX5_SRQC_SIZE)) {
         return;
     }
     srq = mlx5_cmd_obj(cmd, &c->srqs, mlx5_cmd_handle_in(cmd));

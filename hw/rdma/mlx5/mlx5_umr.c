@@ -1,12 +1,14 @@
 /*
- * mlx5 HCA core: UMR (user-mode memory registration) WQEs and memory-key invalidation.
+ * mlx5 HCA core: UMR (user-mode memory registration) WQEs and memory-key
+ * invalidation.
  *
- * A UMR WQE (opcode 0x25) rewrites a memory key from a send queue: it loads translation
- * entries (MTT, KLM, KSM or a repeat block), inline or through a pointer, and overwrites the
- * mkey-context fields its mkey mask selects. The kernel's MR cache, rereg and fast
- * registration (IB_WR_REG_MR, IB_WR_LOCAL_INV) and libmlx5's memory windows, local
- * invalidation and mlx5dv mkey configuration all arrive here. Everything is validated
- * before anything changes, so a failing UMR leaves the mkey as it was.
+ * A UMR WQE (opcode 0x25) rewrites a memory key from a send queue: it loads
+ * translation entries (MTT, KLM, KSM or a repeat block), inline or through a
+ * pointer, and overwrites the mkey-context fields its mkey mask selects. The
+ * kernel's MR cache, rereg and fast registration (IB_WR_REG_MR,
+ * IB_WR_LOCAL_INV) and libmlx5's memory windows, local invalidation and mlx5dv
+ * mkey configuration all arrive here. Everything is validated before anything
+ * changes, so a failing UMR leaves the mkey as it was.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -53,20 +55,27 @@ enum {
     UMR_M_RO_READ = 1ull << 47,
 };
 
-/* Mask bits this device applies or accepts (relaxed ordering and fences have no effect). */
-#define UMR_M_KNOWN (UMR_M_LEN | UMR_M_PAGE_SIZE | UMR_M_START_ADDR | UMR_M_PD | \
-                     UMR_M_EN_RINVAL | UMR_M_EN_SIGERR | UMR_M_BSF_EN | UMR_M_KEY | \
-                     UMR_M_QPN | UMR_M_LR | UMR_M_LW | UMR_M_RR | UMR_M_RW | UMR_M_A | \
-                     UMR_M_SMALL_FENCE | UMR_M_RO_WRITE | UMR_M_FREE | UMR_M_RO_READ)
+/*
+ * Mask bits this device applies or accepts (relaxed ordering and fences have no
+ * effect).
+ */
+#define UMR_M_KNOWN                                                    \
+    (UMR_M_LEN | UMR_M_PAGE_SIZE | UMR_M_START_ADDR | UMR_M_PD |       \
+     UMR_M_EN_RINVAL | UMR_M_EN_SIGERR | UMR_M_BSF_EN | UMR_M_KEY |    \
+     UMR_M_QPN | UMR_M_LR | UMR_M_LW | UMR_M_RR | UMR_M_RW | UMR_M_A | \
+     UMR_M_SMALL_FENCE | UMR_M_RO_WRITE | UMR_M_FREE | UMR_M_RO_READ)
 
 enum {
     UMR_OK = 0,
     UMR_ERR_WQE,            /* malformed WQE */
-    UMR_ERR_KEY,            /* no such mkey, UMR not enabled on it, or another PD */
+    /* no such mkey, UMR not enabled on it, or another PD */
+    UMR_ERR_KEY,
     UMR_ERR_STATE,          /* free/not-free/QPN check failed */
-    UMR_ERR_XLT,            /* translation beyond the mkey's table, or unreadable */
+    /* translation beyond the mkey's table, or unreadable */
+    UMR_ERR_XLT,
     UMR_ERR_FIELD,          /* an mkey field value the device does not accept */
-    UMR_ERR_BIND,           /* a window bind on a window that is not free (type 2) */
+    /* a window bind on a window that is not free (type 2) */
+    UMR_ERR_BIND,
 };
 
 static IbWcStatus umr_fail(Mlx5Qp *qp, uint32_t key, int why)
@@ -76,8 +85,12 @@ static IbWcStatus umr_fail(Mlx5Qp *qp, uint32_t key, int why)
            why == UMR_ERR_BIND ? IB_WC_MW_BIND_ERR : IB_WC_LOC_PROT_ERR;
 }
 
-/* Store @n16 octowords of translation entries from @src at octoword @off16 of @mk. */
-static void umr_store_xlt(Mlx5Mkey *mk, uint64_t off16, const uint8_t *src, uint32_t n16)
+/*
+ * Store @n16 octowords of translation entries from @src at octoword @off16 of
+ * @mk.
+ */
+static void umr_store_xlt(Mlx5Mkey *mk, uint64_t off16, const uint8_t *src,
+                          uint32_t n16)
 {
     uint32_t i;
 
@@ -95,7 +108,8 @@ static void umr_store_xlt(Mlx5Mkey *mk, uint64_t off16, const uint8_t *src, uint
     }
 }
 
-IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigned nbb)
+IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe,
+                            unsigned nbb)
 {
     unsigned end = (wqe[7] & 0x3f) * MLX5_SEND_WQE_DS;
     uint32_t key = mlx5_ld32(wqe + 12);
@@ -113,8 +127,9 @@ IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigne
     uint8_t log_ps;
 
     trace_mlx5_umr(qp->qpn, key, flags, n16, mask);
-    if (qp->st != MLX5_QP_ST_RC && qp->st != MLX5_QP_ST_UC && qp->st != MLX5_QP_ST_XRC &&
-        qp->st != MLX5_QP_ST_DCI && qp->st != MLX5_QP_ST_REG_UMR) {
+    if (qp->st != MLX5_QP_ST_RC && qp->st != MLX5_QP_ST_UC &&
+        qp->st != MLX5_QP_ST_XRC && qp->st != MLX5_QP_ST_DCI &&
+        qp->st != MLX5_QP_ST_REG_UMR) {
         return umr_fail(qp, key, UMR_ERR_WQE);
     }
     if (end < UMR_MKEY_SEG || end > nbb * MLX5_SEND_WQE_BB ||
@@ -128,23 +143,35 @@ IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigne
 
     /* the target: exists, UMR-enabled, and (on a user QP) in the QP's PD */
     mk = mlx5_table_get(&c->mkeys, key >> 8);
-    if (!mk || !mk->umr_en || (qp->st != MLX5_QP_ST_REG_UMR && mk->pdn != qp->pdn)) {
+    if (!mk || !mk->umr_en ||
+        (qp->st != MLX5_QP_ST_REG_UMR && mk->pdn != qp->pdn)) {
         return umr_fail(qp, key, UMR_ERR_KEY);
     }
     if (((flags & 0x60) == UMR_F_MUST_BE_FREE && !mk->free) ||
         ((flags & 0x60) == UMR_F_MUST_NOT_BE_FREE && mk->free) ||
-        ((flags & UMR_F_CHECK_QPN) && mk->qpn != 0xffffff && mk->qpn != qp->qpn)) {
-        /* a type-2 window bind (KLM, "must be free", binding to a QP) reports MW_BIND_ERR */
-        return umr_fail(qp, key, mk->access_mode == MLX5_MKC_ACCESS_MODE_KLMS &&
-                        (flags & 0x60) == UMR_F_MUST_BE_FREE && (mask & UMR_M_QPN) ?
-                        UMR_ERR_BIND : UMR_ERR_STATE);
+        ((flags & UMR_F_CHECK_QPN) && mk->qpn != 0xffffff &&
+         mk->qpn != qp->qpn)) {
+        /*
+         * a type-2 window bind (KLM, "must be free", binding to a QP) reports
+         * MW_BIND_ERR
+         */
+        return umr_fail(qp, key,
+                        mk->access_mode == MLX5_MKC_ACCESS_MODE_KLMS &&
+                                (flags & 0x60) == UMR_F_MUST_BE_FREE &&
+                                (mask & UMR_M_QPN)
+                            ? UMR_ERR_BIND
+                            : UMR_ERR_STATE);
     }
 
-    /* the translation entries: inline after the mkey segment, or through a data segment */
+    /*
+     * the translation entries: inline after the mkey segment, or through a data
+     * segment
+     */
     if (n16) {
         uint64_t unit = mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT ? 2 : 1;
 
-        if (mlx5_mkey_xlt_capacity(mk) == 0 || off16 + n16 > mlx5_mkey_xlt_capacity(mk) / unit ||
+        if (mlx5_mkey_xlt_capacity(mk) == 0 ||
+            off16 + n16 > mlx5_mkey_xlt_capacity(mk) / unit ||
             (off16 + n16) * unit > MLX5_MAX_PAS) {
             return umr_fail(qp, key, UMR_ERR_XLT);
         }
@@ -158,11 +185,15 @@ IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigne
                 return umr_fail(qp, key, UMR_ERR_WQE);
             }
             xlt_buf = g_malloc((size_t)n16 * 16);
-            /* the kernel's UMR QP has no PD (privileged): its pointer may use any PD's key */
+            /*
+             * the kernel's UMR QP has no PD (privileged): its pointer may use
+             * any PD's key
+             */
             if (mlx5_mkey_copy(c, mlx5_ld32(wqe + UMR_XLT + 4),
-                               qp->st == MLX5_QP_ST_REG_UMR ? UINT32_MAX : qp->pdn, MLX5_MKEY_LR,
-                               mlx5_ld64(wqe + UMR_XLT + 8), xlt_buf, (uint64_t)n16 * 16,
-                               false)) {
+                               qp->st == MLX5_QP_ST_REG_UMR ? UINT32_MAX
+                                                            : qp->pdn,
+                               MLX5_MKEY_LR, mlx5_ld64(wqe + UMR_XLT + 8),
+                               xlt_buf, (uint64_t)n16 * 16, false)) {
                 return umr_fail(qp, key, UMR_ERR_XLT);
             }
             xlt = xlt_buf;
@@ -170,12 +201,14 @@ IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigne
     }
 
     /* the new context values the mask selects */
-    log_ps = (mask & UMR_M_PAGE_SIZE) ? MLX5_GET(mkc, MKC_log_page_size) : mk->log_page_size;
+    log_ps = (mask & UMR_M_PAGE_SIZE) ? MLX5_GET(mkc, MKC_log_page_size)
+                                      : mk->log_page_size;
     if ((mask & UMR_M_PAGE_SIZE_5) && !(mask & UMR_M_PAGE_SIZE)) {
         return umr_fail(qp, key, UMR_ERR_FIELD);
     }
-    if ((mask & UMR_M_PAGE_SIZE) && (mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT ||
-                                     mk->access_mode == MLX5_MKC_ACCESS_MODE_KSM) &&
+    if ((mask & UMR_M_PAGE_SIZE) &&
+        (mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT ||
+         mk->access_mode == MLX5_MKC_ACCESS_MODE_KSM) &&
         (log_ps < 12 || log_ps > 30)) {
         return umr_fail(qp, key, UMR_ERR_FIELD);
     }
@@ -188,7 +221,10 @@ IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigne
         }
     }
     if ((mask & UMR_M_BSF_EN) && MLX5_GET(mkc, MKC_bsf_en)) {
-        /* a signature key's BSF: 4 octowords after the inline translation entries */
+        /*
+         * a signature key's BSF: 4 octowords after the inline translation
+         * entries
+         */
         unsigned at = UMR_XLT + n16 * 16;
         if (!mk->sig || !(flags & UMR_F_INLINE) || (flags & UMR_F_XLT_OFFSET) ||
             mlx5_ld16(wqe + UMR_XLT_OFFSET) != 4 || at + 64 > end ||
@@ -201,8 +237,8 @@ IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigne
     /* commit */
     if (load_sig) {
         *mk->sig = sig;
-        trace_mlx5_sig_bsf(mk->key, sig.block, sig.mem.type, sig.wire.type, sig.check_mask,
-                           sig.copy_mask);
+        trace_mlx5_sig_bsf(mk->key, sig.block, sig.mem.type, sig.wire.type,
+                           sig.check_mask, sig.copy_mask);
     } else if ((mask & UMR_M_BSF_EN) && mk->sig) {
         mk->sig->valid = false;         /* bsf_en 0: no signature any more */
     }
@@ -264,16 +300,19 @@ IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe, unsigne
 }
 
 /*
- * Remote invalidation (SEND with Invalidate) of @rkey arriving on @qp: the key must be an
- * enabled mkey of PD @pdn (the QP's, or an XRC target's SRQ's) that allows remote invalidation (FRWR and type-2 windows; not
- * a plain MR) and, if bound to a QP, bound to this one.
+ * Remote invalidation (SEND with Invalidate) of @rkey arriving on @qp: the key
+ * must be an enabled mkey of PD @pdn (the QP's, or an XRC target's SRQ's) that
+ * allows remote invalidation (FRWR and type-2 windows; not a plain MR) and, if
+ * bound to a QP, bound to this one.
  */
-IbWcStatus mlx5_mkey_invalidate(Mlx5Core *c, Mlx5Qp *qp, uint32_t pdn, uint32_t rkey)
+IbWcStatus mlx5_mkey_invalidate(Mlx5Core *c, Mlx5Qp *qp, uint32_t pdn,
+                                uint32_t rkey)
 {
     Mlx5Mkey *mk = mlx5_table_get(&c->mkeys, rkey >> 8);
 
-    if (!mk || (mk->key & 0xff) != (rkey & 0xff) || mk->free || !mk->en_rinval ||
-        mk->pdn != pdn || (mk->qpn != 0xffffff && mk->qpn != qp->qpn)) {
+    if (!mk || (mk->key & 0xff) != (rkey & 0xff) || mk->free ||
+        !mk->en_rinval || mk->pdn != pdn ||
+        (mk->qpn != 0xffffff && mk->qpn != qp->qpn)) {
         trace_mlx5_err_mkey(rkey, 0, 0, MLX5_XLATE_BAD_KEY);
         return IB_WC_REM_INV_REQ_ERR;
     }

@@ -1,8 +1,9 @@
 /*
- * mlx5 HCA core: state of the Ethernet port (link-type=eth; docs/user-guide.md, "Ethernet
- * port"). Objects: TIS, TIR, RQT (mlx5_tir.c), NIC flow tables (mlx5_flow.c), SQ and RQ
- * (mlx5_wq.c, kept in the QP table: they share its number space, as on the hardware), the
- * NIC vport and the port registers (mlx5_vport.c); frames: mlx5_eth_tx.c, mlx5_eth_rx.c.
+ * mlx5 HCA core: state of the Ethernet port (link-type=eth; docs/user-guide.md,
+ * "Ethernet port"). Objects: TIS, TIR, RQT (mlx5_tir.c), NIC flow tables
+ * (mlx5_flow.c), SQ and RQ (mlx5_wq.c, kept in the QP table: they share its
+ * number space, as on the hardware), the NIC vport and the port registers
+ * (mlx5_vport.c); frames: mlx5_eth_tx.c, mlx5_eth_rx.c.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -12,17 +13,24 @@
 #include "../mlx5_cmd.h"
 #include "hw/rdma/mlx5/mlx5_eth_prm.h"
 
-#define MLX5_ETH_MAX_FRAME      (9600 + 22)     /* PMTU max_mtu: the largest frame we move */
-#define MLX5_ETH_MAX_TSO        (256 * 1024)    /* bytes of one LSO WQE's payload, at most */
+/* PMTU max_mtu: the largest frame we move */
+#define MLX5_ETH_MAX_FRAME      (9600 + 22)
+/* bytes of one LSO WQE's payload, at most */
+#define MLX5_ETH_MAX_TSO        (256 * 1024)
 #define MLX5_ETH_MAX_Q_COUNTERS 64
 #define MLX5_ETH_LOG_MAX_RQT_SIZE 8
-/* max_ft_level: with the chaining caps every root priority of fs_core.c that this reaches is
- * created (LAG's needs 119), and its tables take levels up to 67; this covers them */
+/*
+ * max_ft_level: with the chaining caps every root priority of fs_core.c that
+ * this reaches is created (LAG's needs 119), and its tables take levels up to
+ * 67; this covers them
+ */
 #define MLX5_ETH_MAX_FT_LEVEL   127
 #define MLX5_ETH_LOG_MAX_FT_SIZE 20
-#define MLX5_ETH_MAX_FTES       4096            /* live entries over all tables */
+/* live entries over all tables */
+#define MLX5_ETH_MAX_FTES       4096
 #define MLX5_ETH_MAX_DEST       16              /* destinations of one entry */
-#define MLX5_ETH_MAX_HOPS       16              /* tables one frame may pass through */
+/* tables one frame may pass through */
+#define MLX5_ETH_MAX_HOPS       16
 
 typedef struct Mlx5Tis {
     uint32_t tisn;
@@ -85,12 +93,14 @@ struct Mlx5FlowTable {
     uint8_t miss_action;
     uint32_t miss_id;
     GPtrArray *groups;          /* Mlx5FlowGroup, by start index */
-    uint32_t refcount;          /* entries and tables forwarding to it, the root */
+    /* entries and tables forwarding to it, the root */
+    uint32_t refcount;
 };
 
 /* One direction's frames by destination kind (QUERY_VPORT_COUNTER). */
 typedef struct Mlx5EthTraffic {
-    uint64_t ucast_pkts, ucast_bytes, mcast_pkts, mcast_bytes, bcast_pkts, bcast_bytes;
+    uint64_t ucast_pkts, ucast_bytes, mcast_pkts, mcast_bytes, bcast_pkts,
+        bcast_bytes;
 } Mlx5EthTraffic;
 
 typedef struct Mlx5EthCounters {
@@ -113,14 +123,20 @@ typedef struct Mlx5Eth {
     /* port registers */
     uint8_t admin_status;       /* PAOS */
     uint16_t admin_mtu;         /* PMTU */
-    bool oper_up;               /* PAOS admin up and the link up: the vport state */
+    /* PAOS admin up and the link up: the vport state */
+    bool oper_up;
     /* Q counters: out_of_buffer per counter set */
     bool q_used[MLX5_ETH_MAX_Q_COUNTERS];
     uint64_t q_oob[MLX5_ETH_MAX_Q_COUNTERS];
     Mlx5EthCounters cnt;
-    bool tx_blocked;            /* the link refused a frame: SQs wait for link_tx_ready */
-    uint8_t *frame;             /* [MLX5_ETH_MAX_FRAME + MLX5_ETH_MAX_TSO]: TX assembly */
-    /* RoCE: the GID table as SET_ROCE_ADDRESS wrote it (roce_addr_layout per entry) */
+    /* the link refused a frame: SQs wait for link_tx_ready */
+    bool tx_blocked;
+    /* [MLX5_ETH_MAX_FRAME + MLX5_ETH_MAX_TSO]: TX assembly */
+    uint8_t *frame;
+    /*
+     * RoCE: the GID table as SET_ROCE_ADDRESS wrote it (roce_addr_layout per
+     * entry)
+     */
     uint8_t roce_addr[IB_ROCE_MAX_GIDS][ROCE_ADDR_SIZE];
 } Mlx5Eth;
 
@@ -135,13 +151,14 @@ void mlx5_eth_reset(Mlx5Core *c);
 void mlx5_eth_free(Mlx5Core *c);
 void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap);
 void mlx5_eth_set_link(Mlx5Core *c, bool up);
-bool mlx5_eth_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg, uint32_t len,
-                  bool write);
+bool mlx5_eth_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
+                  uint32_t len, bool write);
 void mlx5_eth_q_drop(Mlx5Core *c, uint8_t counter);
 void mlx5_eth_count(Mlx5EthTraffic *t, const uint8_t *f, size_t len);
 Mlx5CmdHandler mlx5_cmd_query_vport_state, mlx5_cmd_query_nic_vport_context,
-    mlx5_cmd_modify_nic_vport_context, mlx5_cmd_query_vport_counter, mlx5_cmd_alloc_q_counter,
-    mlx5_cmd_dealloc_q_counter, mlx5_cmd_query_q_counter;
+    mlx5_cmd_modify_nic_vport_context, mlx5_cmd_query_vport_counter,
+    mlx5_cmd_alloc_q_counter, mlx5_cmd_dealloc_q_counter,
+    mlx5_cmd_query_q_counter;
 
 /* mlx5_roce.c */
 void mlx5_roce_caps(uint8_t *cap);
@@ -149,31 +166,36 @@ Mlx5CmdHandler mlx5_cmd_set_roce_address, mlx5_cmd_query_roce_address;
 
 /* mlx5_tir.c */
 Mlx5CmdHandler mlx5_cmd_create_tis, mlx5_cmd_modify_tis, mlx5_cmd_destroy_tis,
-    mlx5_cmd_query_tis, mlx5_cmd_create_tir, mlx5_cmd_modify_tir, mlx5_cmd_destroy_tir,
-    mlx5_cmd_query_tir, mlx5_cmd_create_rqt, mlx5_cmd_modify_rqt, mlx5_cmd_destroy_rqt,
-    mlx5_cmd_query_rqt;
+    mlx5_cmd_query_tis, mlx5_cmd_create_tir, mlx5_cmd_modify_tir,
+    mlx5_cmd_destroy_tir, mlx5_cmd_query_tir, mlx5_cmd_create_rqt,
+    mlx5_cmd_modify_rqt, mlx5_cmd_destroy_rqt, mlx5_cmd_query_rqt;
 void mlx5_tis_free(Mlx5Core *c, void *obj);
 void mlx5_tir_free(Mlx5Core *c, void *obj);
 void mlx5_rqt_free(Mlx5Core *c, void *obj);
 /* The RQ a TIR gives a frame of these parsed headers, or 0. */
 typedef struct Mlx5EthHdr Mlx5EthHdr;
-uint32_t mlx5_tir_select(Mlx5Core *c, Mlx5Tir *tir, const Mlx5EthHdr *h, uint32_t *hash,
-                         uint8_t *hash_type);
+uint32_t mlx5_tir_select(Mlx5Core *c, Mlx5Tir *tir, const Mlx5EthHdr *h,
+                         uint32_t *hash, uint8_t *hash_type);
 uint32_t mlx5_toeplitz(const uint8_t *key, const uint8_t *in, size_t len);
 
 /* mlx5_flow.c */
 Mlx5CmdHandler mlx5_cmd_set_flow_table_root, mlx5_cmd_create_flow_table,
-    mlx5_cmd_destroy_flow_table, mlx5_cmd_query_flow_table, mlx5_cmd_modify_flow_table,
-    mlx5_cmd_create_flow_group, mlx5_cmd_destroy_flow_group, mlx5_cmd_set_fte,
-    mlx5_cmd_delete_fte;
+    mlx5_cmd_destroy_flow_table, mlx5_cmd_query_flow_table,
+    mlx5_cmd_modify_flow_table, mlx5_cmd_create_flow_group,
+    mlx5_cmd_destroy_flow_group, mlx5_cmd_set_fte, mlx5_cmd_delete_fte;
 void mlx5_ft_free(Mlx5Core *c, void *obj);
 void mlx5_fg_free(Mlx5Core *c, void *obj);
-/* Steer a frame with match set @ms from the root: the TIRs it goes to (0 = dropped). */
-unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, Mlx5Tir **tirs, uint32_t *flow_tag);
+/*
+ * Steer a frame with match set @ms from the root: the TIRs it goes to (0 =
+ * dropped).
+ */
+unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, Mlx5Tir **tirs,
+                         uint32_t *flow_tag);
 
 /* mlx5_wq.c */
-Mlx5CmdHandler mlx5_cmd_create_sq, mlx5_cmd_modify_sq, mlx5_cmd_destroy_sq, mlx5_cmd_query_sq,
-    mlx5_cmd_create_rq, mlx5_cmd_modify_rq, mlx5_cmd_destroy_rq, mlx5_cmd_query_rq;
+Mlx5CmdHandler mlx5_cmd_create_sq, mlx5_cmd_modify_sq, mlx5_cmd_destroy_sq,
+    mlx5_cmd_query_sq, mlx5_cmd_create_rq, mlx5_cmd_modify_rq,
+    mlx5_cmd_destroy_rq, mlx5_cmd_query_rq;
 void mlx5_wq_free(Mlx5Core *c, Mlx5Qp *qp);
 
 /* mlx5_eth_tx.c */
@@ -199,6 +221,7 @@ struct Mlx5EthHdr {
 bool mlx5_eth_parse(const uint8_t *f, size_t len, Mlx5EthHdr *h);
 void mlx5_eth_match_set(const uint8_t *f, const Mlx5EthHdr *h, uint8_t *ms);
 void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len);
-bool mlx5_eth_loopback(Mlx5Core *c, uint32_t td, const uint8_t *frame, size_t len);
+bool mlx5_eth_loopback(Mlx5Core *c, uint32_t td, const uint8_t *frame,
+                       size_t len);
 
 #endif

@@ -1,8 +1,9 @@
 /*
- * mlx5 HCA core, Ethernet port: the receive side. A frame from the link is parsed, steered
- * through the NIC flow tables to a TIR, from the TIR (and its RQT, by RSS hash) to an RQ; the
- * RQ's next WQE (a list of data segments) takes it, with the C-tag stripped unless the RQ
- * keeps it, and a CQE reports its length, checksum, hash and tag.
+ * mlx5 HCA core, Ethernet port: the receive side. A frame from the link is
+ * parsed, steered through the NIC flow tables to a TIR, from the TIR (and its
+ * RQT, by RSS hash) to an RQ; the RQ's next WQE (a list of data segments) takes
+ * it, with the C-tag stripped unless the RQ keeps it, and a CQE reports its
+ * length, checksum, hash and tag.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -17,9 +18,12 @@
 #define MLX5_CQE_L4_HDR_TCP     1
 #define MLX5_CQE_L4_HDR_UDP     2
 
-/* ---- parsing ------------------------------------------------------------------------------ */
+/* ---- parsing ------------------------------------------------------------- */
 
-/* Parse Ethernet (up to two VLAN tags), IPv4/IPv6 and TCP/UDP. False if not even Ethernet. */
+/*
+ * Parse Ethernet (up to two VLAN tags), IPv4/IPv6 and TCP/UDP. False if not
+ * even Ethernet.
+ */
 bool mlx5_eth_parse(const uint8_t *f, size_t len, Mlx5EthHdr *h)
 {
     size_t off = 12;
@@ -30,8 +34,8 @@ bool mlx5_eth_parse(const uint8_t *f, size_t len, Mlx5EthHdr *h)
         return false;
     }
     h->ethertype = mlx5_ld16(f + off);
-    while ((h->ethertype == ETH_P_8021Q || h->ethertype == ETH_P_8021AD) && tags < 2 &&
-           off + 6 <= len) {
+    while ((h->ethertype == ETH_P_8021Q || h->ethertype == ETH_P_8021AD) &&
+           tags < 2 && off + 6 <= len) {
         if (!tags) {
             h->cvlan = h->ethertype == ETH_P_8021Q;
             h->svlan = h->ethertype == ETH_P_8021AD;
@@ -42,11 +46,13 @@ bool mlx5_eth_parse(const uint8_t *f, size_t len, Mlx5EthHdr *h)
         h->ethertype = mlx5_ld16(f + off);
     }
     off += 2;
-    if (h->ethertype == IB_ETHERTYPE_IPV4 && off + 20 <= len && (f[off] >> 4) == 4) {
+    if (h->ethertype == IB_ETHERTYPE_IPV4 && off + 20 <= len &&
+        (f[off] >> 4) == 4) {
         unsigned ihl = (f[off] & 0xf) * 4;
         size_t tot = mlx5_ld16(f + off + 2);
         if (tot == 0) {
-            tot = len - off;            /* (an LSO header of more than 64 KiB: BIG TCP) */
+            /* (an LSO header of more than 64 KiB: BIG TCP) */
+            tot = len - off;
         }
         if (ihl < 20 || off + ihl > len || tot < ihl) {
             return true;
@@ -59,7 +65,8 @@ bool mlx5_eth_parse(const uint8_t *f, size_t len, Mlx5EthHdr *h)
         memcpy(h->src, f + off + 12, 4);
         memcpy(h->dst, f + off + 16, 4);
         off += ihl;
-    } else if (h->ethertype == IB_ETHERTYPE_IPV6 && off + 40 <= len && (f[off] >> 4) == 6) {
+    } else if (h->ethertype == IB_ETHERTYPE_IPV6 && off + 40 <= len &&
+               (f[off] >> 4) == 6) {
         h->l3 = off;
         h->ip_version = 6;
         h->proto = f[off + 6];
@@ -70,7 +77,8 @@ bool mlx5_eth_parse(const uint8_t *f, size_t len, Mlx5EthHdr *h)
     } else {
         return true;
     }
-    if (!h->frag && ((h->proto == 6 && off + 20 <= len) || (h->proto == 17 && off + 8 <= len))) {
+    if (!h->frag && ((h->proto == 6 && off + 20 <= len) ||
+                     (h->proto == 17 && off + 8 <= len))) {
         h->l4 = off;
         h->sport = mlx5_ld16(f + off);
         h->dport = mlx5_ld16(f + off + 2);
@@ -78,7 +86,10 @@ bool mlx5_eth_parse(const uint8_t *f, size_t len, Mlx5EthHdr *h)
     return true;
 }
 
-/* The outer-header match parameters of frame @f (MLX5_FTE_MATCH_PARAM_SIZE bytes, zeroed). */
+/*
+ * The outer-header match parameters of frame @f (MLX5_FTE_MATCH_PARAM_SIZE
+ * bytes, zeroed).
+ */
 void mlx5_eth_match_set(const uint8_t *f, const Mlx5EthHdr *h, uint8_t *ms)
 {
     memcpy(ms + MS_smac_47_16_OFF, f + 6, 4);
@@ -123,14 +134,18 @@ void mlx5_eth_match_set(const uint8_t *f, const Mlx5EthHdr *h, uint8_t *ms)
     }
 }
 
-/* Are the IPv4 header checksum and the TCP/UDP checksum of @f right? (The CQE's L3/L4_OK.) */
+/*
+ * Are the IPv4 header checksum and the TCP/UDP checksum of @f right? (The CQE's
+ * L3/L4_OK.)
+ */
 static uint8_t mlx5_eth_csum_ok(const uint8_t *f, const Mlx5EthHdr *h)
 {
     uint32_t sum;
     uint8_t ok = 0;
 
     if (h->ip_version == 4) {
-        if (mlx5_csum_fold(mlx5_csum_add(0, f + h->l3, (f[h->l3] & 0xf) * 4)) != 0xffff) {
+        if (mlx5_csum_fold(mlx5_csum_add(0, f + h->l3, (f[h->l3] & 0xf) * 4)) !=
+            0xffff) {
             return 0;
         }
         ok |= MLX5_CQE_L3_OK;
@@ -152,15 +167,16 @@ static uint8_t mlx5_eth_csum_ok(const uint8_t *f, const Mlx5EthHdr *h)
     return ok;
 }
 
-/* ---- receive ------------------------------------------------------------------------------ */
+/* ---- receive ------------------------------------------------------------- */
 
 /*
- * Put @f into @rq's next WQE and complete it. Returns false if the frame was dropped (no WQE,
- * too long for the buffer).
+ * Put @f into @rq's next WQE and complete it. Returns false if the frame was
+ * dropped (no WQE, too long for the buffer).
  */
-static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f, size_t len,
-                                const Mlx5EthHdr *h, bool stripped, uint16_t tci,
-                                uint32_t hash, uint8_t hash_type, uint32_t flow_tag)
+static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f,
+                                size_t len, const Mlx5EthHdr *h, bool stripped,
+                                uint16_t tci, uint32_t hash, uint8_t hash_type,
+                                uint32_t flow_tag)
 {
     uint8_t wqe[MLX5_MAX_RECV_SGE * 16], cqe[MLX5_CQE_SIZE] = { 0 }, dbr[4];
     unsigned nseg = MIN(rq->rq_stride / 16, MLX5_MAX_RECV_SGE), i;
@@ -178,7 +194,8 @@ static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f, size_
         trace_mlx5_eth_rx_drop(rq->qpn, len, "no receive WQE");
         return false;
     }
-    if (mlx5_buf_read(c, &rq->buf, (uint64_t)(idx & (rq->rq_cnt - 1)) * rq->rq_stride, wqe,
+    if (mlx5_buf_read(c, &rq->buf,
+                      (uint64_t)(idx & (rq->rq_cnt - 1)) * rq->rq_stride, wqe,
                       nseg * 16)) {
         return false;
     }
@@ -197,8 +214,8 @@ static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f, size_
     for (i = 0; i < nseg && done < len; i++) {
         const uint8_t *ds = wqe + 16 * i;
         size_t n = MIN((size_t)(mlx5_ld32(ds) & 0x7fffffff), len - done);
-        int r = mlx5_mkey_copy(c, mlx5_ld32(ds + 4), rq->pdn, MLX5_MKEY_LW, mlx5_ld64(ds + 8),
-                               (uint8_t *)f + done, n, true);
+        int r = mlx5_mkey_copy(c, mlx5_ld32(ds + 4), rq->pdn, MLX5_MKEY_LW,
+                               mlx5_ld64(ds + 8), (uint8_t *)f + done, n, true);
         if (r) {
             st = mlx5_xlate_status(r, false);
             break;
@@ -218,14 +235,22 @@ static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f, size_
     }
     mlx5_st32(cqe + MLX5_CQE_rss_hash_result, hash);
     cqe[MLX5_CQE_rss_hash_type] = hash_type;
-    /* cqe_checksum_full: the ones' complement sum of everything after the Ethernet header */
-    mlx5_st16(cqe + MLX5_CQE_check_sum, mlx5_csum_fold(mlx5_csum_add(0, f + IB_ETH_HLEN,
-                                                                      len - IB_ETH_HLEN)));
+    /*
+     * cqe_checksum_full: the ones' complement sum of everything after the
+     * Ethernet header
+     */
+    mlx5_st16(
+        cqe + MLX5_CQE_check_sum,
+        mlx5_csum_fold(mlx5_csum_add(0, f + IB_ETH_HLEN, len - IB_ETH_HLEN)));
     cqe[MLX5_CQE_hds_ip_ext] = mlx5_eth_csum_ok(f, h);
     cqe[MLX5_CQE_l4_l3_hdr_type] =
-        (h->l4 ? (h->proto == 6 ? MLX5_CQE_L4_HDR_TCP : MLX5_CQE_L4_HDR_UDP) << 4 : 0) |
-        (h->ip_version == 4 ? MLX5_CQE_L3_HDR_IPV4 << 2 :
-         h->ip_version == 6 ? MLX5_CQE_L3_HDR_IPV6 << 2 : 0) | stripped;
+        (h->l4
+             ? (h->proto == 6 ? MLX5_CQE_L4_HDR_TCP : MLX5_CQE_L4_HDR_UDP) << 4
+             : 0) |
+        (h->ip_version == 4   ? MLX5_CQE_L3_HDR_IPV4 << 2
+         : h->ip_version == 6 ? MLX5_CQE_L3_HDR_IPV6 << 2
+                              : 0) |
+        stripped;
     if (stripped) {
         mlx5_st16(cqe + MLX5_CQE_vlan_info, tci);
     }
@@ -238,13 +263,15 @@ static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f, size_
 }
 
 /*
- * Give @frame to the RQs steering finds for it. @lb_td is the transport domain of the SQ that
- * sent it when it comes back to this function (local loopback), or -1 when it came from the
- * link. A TIR does not take its own transport domain's frames unless its self_lb_block bits
- * (despite the name, mlx5_ib and mlx5e set them to allow self loopback: 1 unicast,
- * 2 multicast) say so. Drops of looped-back frames are not counted: they never were received.
+ * Give @frame to the RQs steering finds for it. @lb_td is the transport domain
+ * of the SQ that sent it when it comes back to this function (local loopback),
+ * or -1 when it came from the link. A TIR does not take its own transport
+ * domain's frames unless its self_lb_block bits (despite the name, mlx5_ib and
+ * mlx5e set them to allow self loopback: 1 unicast, 2 multicast) say so. Drops
+ * of looped-back frames are not counted: they never were received.
  */
-static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len, int64_t lb_td)
+static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
+                              int64_t lb_td)
 {
     Mlx5Eth *e = c->eth;
     uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE] = { 0 };
@@ -271,13 +298,16 @@ static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len, int
         bool stripped = false;
         Mlx5Qp *rq;
 
-        if (lb_td >= 0 && tirs[i]->td == lb_td && !(tirs[i]->self_lb_block & lb_bit)) {
-            trace_mlx5_eth_rx_drop(tirs[i]->tirn, len, "self loopback not allowed by the TIR");
+        if (lb_td >= 0 && tirs[i]->td == lb_td &&
+            !(tirs[i]->self_lb_block & lb_bit)) {
+            trace_mlx5_eth_rx_drop(tirs[i]->tirn, len,
+                                   "self loopback not allowed by the TIR");
             continue;
         }
         rqn = mlx5_tir_select(c, tirs[i], &h, &hash, &hash_type);
         rq = mlx5_table_get(&c->qps, rqn);
-        if (!rq || rq->st != MLX5_QP_ST_ETH_RQ || rq->wq_state != MLX5_WQ_STATE_RDY) {
+        if (!rq || rq->st != MLX5_QP_ST_ETH_RQ ||
+            rq->wq_state != MLX5_WQ_STATE_RDY) {
             trace_mlx5_eth_rx_drop(rqn, len, "RQ not ready");
             continue;
         }
@@ -292,12 +322,14 @@ static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len, int
             mlx5_eth_parse(f, flen, &fh);
         }
         mlx5_eth_count(&e->cnt.rx, f, flen);
-        mlx5_eth_rq_deliver(c, rq, f, flen, &fh, stripped, h.tci, hash, hash_type, flow_tag);
+        mlx5_eth_rq_deliver(c, rq, f, flen, &fh, stripped, h.tci, hash,
+                            hash_type, flow_tag);
         taken++;
     }
     if (!taken && lb_td < 0) {
         e->cnt.rx_dropped++;
-        trace_mlx5_eth_rx_drop(0, len, n ? "no RQ takes it" : "no steering rule takes it");
+        trace_mlx5_eth_rx_drop(
+            0, len, n ? "no RQ takes it" : "no steering rule takes it");
     }
 }
 
@@ -309,7 +341,10 @@ void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len)
         return;
     }
     if (e->roce_en && ib_roce_frame_is_ours(&c->ib, frame, len)) {
-        /* RoCE v2 to our MAC and one of our GIDs: the RDMA transport's (mlx5_roce.c) */
+        /*
+         * RoCE v2 to our MAC and one of our GIDs: the RDMA transport's
+         * (mlx5_roce.c)
+         */
         trace_mlx5_roce_rx(len);
         ib_port_link_rx(&c->ib, frame, len);
         return;
@@ -318,13 +353,15 @@ void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len)
 }
 
 /*
- * A frame an SQ of transport domain @td sent, when it comes back to this function: a multicast
- * or broadcast frame (which also goes out on the link) or one to this function's own address
- * (which does not). The NIC vport's local loopback is always on (disable_local_lb_uc/mc are
- * not offered); the TIRs decide about their own transport domain. Returns true if the frame
- * stays here (unicast to ourselves).
+ * A frame an SQ of transport domain @td sent, when it comes back to this
+ * function: a multicast or broadcast frame (which also goes out on the link) or
+ * one to this function's own address (which does not). The NIC vport's local
+ * loopback is always on (disable_local_lb_uc/mc are not offered); the TIRs
+ * decide about their own transport domain. Returns true if the frame stays here
+ * (unicast to ourselves).
  */
-bool mlx5_eth_loopback(Mlx5Core *c, uint32_t td, const uint8_t *frame, size_t len)
+bool mlx5_eth_loopback(Mlx5Core *c, uint32_t td, const uint8_t *frame,
+                       size_t len)
 {
     Mlx5Eth *e = c->eth;
     bool own = !memcmp(frame, e->mac, 6);

@@ -1,8 +1,9 @@
 /*
- * mlx5 HCA core, Ethernet port: the send side. An SQ's WQEs (NOP, SEND, LSO) are copied in;
- * the frame is the eth segment's inline headers followed by the gathered data; checksums are
- * filled in as cs_flags ask, an LSO WQE is cut into mss-sized TCP or UDP segments, and each
- * frame goes out on the link. CQEs are written for signalled WQEs; an SQ in error flushes.
+ * mlx5 HCA core, Ethernet port: the send side. An SQ's WQEs (NOP, SEND, LSO)
+ * are copied in; the frame is the eth segment's inline headers followed by the
+ * gathered data; checksums are filled in as cs_flags ask, an LSO WQE is cut
+ * into mss-sized TCP or UDP segments, and each frame goes out on the link. CQEs
+ * are written for signalled WQEs; an SQ in error flushes.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -10,9 +11,10 @@
 #include "mlx5_eth.h"
 #include "trace.h"
 
-#define MLX5_ETH_MIN_FRAME  60      /* a NIC pads short frames (the FCS is not ours) */
+/* a NIC pads short frames (the FCS is not ours) */
+#define MLX5_ETH_MIN_FRAME  60
 
-/* ---- checksums --------------------------------------------------------------------------- */
+/* ---- checksums ----------------------------------------------------------- */
 
 /* Add big-endian 16-bit words (an odd last byte is the high half of a word). */
 uint32_t mlx5_csum_add(uint32_t sum, const uint8_t *b, size_t len)
@@ -40,8 +42,12 @@ uint16_t mlx5_csum_fold(uint32_t sum)
     return (uint16_t)sum;
 }
 
-/* Fill the IPv4 header checksum and/or the TCP/UDP checksum of frame @f as parsed in @h. */
-static void mlx5_eth_fill_csum(uint8_t *f, size_t len, const Mlx5EthHdr *h, bool l3, bool l4)
+/*
+ * Fill the IPv4 header checksum and/or the TCP/UDP checksum of frame @f as
+ * parsed in @h.
+ */
+static void mlx5_eth_fill_csum(uint8_t *f, size_t len, const Mlx5EthHdr *h,
+                               bool l3, bool l4)
 {
     uint32_t sum;
     size_t l4len;
@@ -50,7 +56,8 @@ static void mlx5_eth_fill_csum(uint8_t *f, size_t len, const Mlx5EthHdr *h, bool
     if (l3 && h->ip_version == 4) {
         unsigned ihl = (f[h->l3] & 0xf) * 4;
         mlx5_st16(f + h->l3 + 10, 0);
-        mlx5_st16(f + h->l3 + 10, ~mlx5_csum_fold(mlx5_csum_add(0, f + h->l3, ihl)));
+        mlx5_st16(f + h->l3 + 10,
+                  ~mlx5_csum_fold(mlx5_csum_add(0, f + h->l3, ihl)));
     }
     if (!l4 || !h->l4 || h->frag || (h->proto != 6 && h->proto != 17)) {
         return;
@@ -61,9 +68,12 @@ static void mlx5_eth_fill_csum(uint8_t *f, size_t len, const Mlx5EthHdr *h, bool
         return;
     }
     mlx5_st16(f + off, 0);
-    sum = h->ip_version == 4 ? mlx5_csum_add(0, h->src, 4) : mlx5_csum_add(0, h->src, 16);
-    sum = h->ip_version == 4 ? mlx5_csum_add(sum, h->dst, 4) : mlx5_csum_add(sum, h->dst, 16);
-    sum = mlx5_csum_fold(sum + h->proto + (uint32_t)(l4len >> 16) + (uint32_t)(l4len & 0xffff));
+    sum = h->ip_version == 4 ? mlx5_csum_add(0, h->src, 4)
+                             : mlx5_csum_add(0, h->src, 16);
+    sum = h->ip_version == 4 ? mlx5_csum_add(sum, h->dst, 4)
+                             : mlx5_csum_add(sum, h->dst, 16);
+    sum = mlx5_csum_fold(sum + h->proto + (uint32_t)(l4len >> 16) +
+                         (uint32_t)(l4len & 0xffff));
     sum = (uint16_t)~mlx5_csum_fold(mlx5_csum_add(sum, f + h->l4, l4len));
     if (h->proto == 17 && sum == 0) {
         sum = 0xffff;
@@ -71,9 +81,12 @@ static void mlx5_eth_fill_csum(uint8_t *f, size_t len, const Mlx5EthHdr *h, bool
     mlx5_st16(f + off, sum);
 }
 
-/* ---- frames out ---------------------------------------------------------------------------- */
+/* ---- frames out ---------------------------------------------------------- */
 
-/* Send @f from @sq: back to this function (mlx5_eth_loopback), out on the link, or both. */
+/*
+ * Send @f from @sq: back to this function (mlx5_eth_loopback), out on the link,
+ * or both.
+ */
 static void mlx5_eth_xmit(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len)
 {
     Mlx5Eth *e = c->eth;
@@ -86,7 +99,9 @@ static void mlx5_eth_xmit(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len)
     }
     mlx5_eth_count(&e->cnt.tx, f, len);
     trace_mlx5_eth_tx(len, mlx5_ld16(f + 12));
-    /* an SQ without a TIS has no transport domain: no TIR counts it as its own */
+    /*
+     * an SQ without a TIS has no transport domain: no TIR counts it as its own
+     */
     if (mlx5_eth_loopback(c, tis ? tis->td : UINT32_MAX, f, len)) {
         return;
     }
@@ -101,9 +116,10 @@ static void mlx5_eth_xmit(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len)
 }
 
 /*
- * Cut the LSO frame @f (@hlen header bytes, then the payload) into @mss-byte segments and send
- * them, each with its IP length, IPv4 id and checksum, TCP sequence number and flags (FIN and
- * PSH on the last only, CWR on the first only) or UDP length, and L4 checksum.
+ * Cut the LSO frame @f (@hlen header bytes, then the payload) into @mss-byte
+ * segments and send them, each with its IP length, IPv4 id and checksum, TCP
+ * sequence number and flags (FIN and PSH on the last only, CWR on the first
+ * only) or UDP length, and L4 checksum.
  */
 static IbWcStatus mlx5_eth_lso(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len,
                                uint16_t mss)
@@ -115,8 +131,8 @@ static IbWcStatus mlx5_eth_lso(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len,
     uint16_t id = 0;
     unsigned i = 0;
 
-    if (!mlx5_eth_parse(f, len, &h) || !h.l4 || h.frag || (h.proto != 6 && h.proto != 17) ||
-        mss == 0) {
+    if (!mlx5_eth_parse(f, len, &h) || !h.l4 || h.frag ||
+        (h.proto != 6 && h.proto != 17) || mss == 0) {
         return IB_WC_LOC_QP_OP_ERR;
     }
     hlen = h.proto == 6 ? h.l4 + (size_t)(f[h.l4 + 12] >> 4) * 4 : h.l4 + 8u;
@@ -168,23 +184,26 @@ static IbWcStatus mlx5_eth_lso(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len,
     return IB_WC_SUCCESS;
 }
 
-/* ---- the send queue --------------------------------------------------------------------- */
+/* ---- the send queue ------------------------------------------------------ */
 
-static int mlx5_eth_sq_fetch(Mlx5Core *c, Mlx5Qp *sq, uint16_t idx, uint8_t *wqe, unsigned nbb)
+static int mlx5_eth_sq_fetch(Mlx5Core *c, Mlx5Qp *sq, uint16_t idx,
+                             uint8_t *wqe, unsigned nbb)
 {
     unsigned i;
 
     for (i = 0; i < nbb; i++) {
-        uint64_t off = (uint64_t)((idx + i) & (sq->sq_cnt - 1)) * MLX5_SEND_WQE_BB;
-        if (mlx5_buf_read(c, &sq->buf, off, wqe + i * MLX5_SEND_WQE_BB, MLX5_SEND_WQE_BB)) {
+        uint64_t off = (uint64_t)((idx + i) & (sq->sq_cnt - 1)) *
+                       MLX5_SEND_WQE_BB;
+        if (mlx5_buf_read(c, &sq->buf, off, wqe + i * MLX5_SEND_WQE_BB,
+                          MLX5_SEND_WQE_BB)) {
             return -1;
         }
     }
     return 0;
 }
 
-static void mlx5_eth_sq_cqe(Mlx5Core *c, Mlx5Qp *sq, uint16_t idx, uint8_t opcode,
-                            IbWcStatus st)
+static void mlx5_eth_sq_cqe(Mlx5Core *c, Mlx5Qp *sq, uint16_t idx,
+                            uint8_t opcode, IbWcStatus st)
 {
     uint8_t cqe[MLX5_CQE_SIZE] = { 0 };
 
@@ -204,11 +223,12 @@ static void mlx5_eth_sq_cqe(Mlx5Core *c, Mlx5Qp *sq, uint16_t idx, uint8_t opcod
 }
 
 /*
- * Build and send the frame of a SEND or LSO WQE of @nds 16-byte segments. The frame is the
- * inline headers, then the data segments' bytes read through their lkeys.
+ * Build and send the frame of a SEND or LSO WQE of @nds 16-byte segments. The
+ * frame is the inline headers, then the data segments' bytes read through their
+ * lkeys.
  */
-static IbWcStatus mlx5_eth_send(Mlx5Core *c, Mlx5Qp *sq, const uint8_t *wqe, unsigned nds,
-                                bool lso)
+static IbWcStatus mlx5_eth_send(Mlx5Core *c, Mlx5Qp *sq, const uint8_t *wqe,
+                                unsigned nds, bool lso)
 {
     const uint8_t *es = wqe + MLX5_ESEG_OFF;
     uint8_t cs = es[MLX5_ESEG_cs_flags];
@@ -220,9 +240,12 @@ static IbWcStatus mlx5_eth_send(Mlx5Core *c, Mlx5Qp *sq, const uint8_t *wqe, uns
     unsigned d;
     Mlx5EthHdr h;
 
-    /* ctrl, eth segment (2 inline bytes), the inline rest, then data segments */
+    /*
+     * ctrl, eth segment (2 inline bytes), the inline rest, then data segments
+     */
     first = 2 + (ihs > 2 ? (ihs - 2 + 15) / 16 : 0);
-    if (nds < 2 || first > nds || MLX5_ESEG_OFF + MLX5_ESEG_inline + ihs > nds * 16u) {
+    if (nds < 2 || first > nds ||
+        MLX5_ESEG_OFF + MLX5_ESEG_inline + ihs > nds * 16u) {
         return IB_WC_LOC_LEN_ERR;       /* inline headers beyond the WQE */
     }
     memcpy(f, es + MLX5_ESEG_inline, ihs);
@@ -233,13 +256,14 @@ static IbWcStatus mlx5_eth_send(Mlx5Core *c, Mlx5Qp *sq, const uint8_t *wqe, uns
         int r;
 
         if (mlx5_ld32(ds) & 0x80000000u) {
-            return IB_WC_LOC_QP_OP_ERR; /* inline data segments: not for these opcodes */
+            /* inline data segments: not for these opcodes */
+            return IB_WC_LOC_QP_OP_ERR;
         }
         if (bc > max - len) {
             return IB_WC_LOC_LEN_ERR;
         }
-        r = mlx5_mkey_copy(c, mlx5_ld32(ds + 4), sq->pdn, MLX5_MKEY_LR, mlx5_ld64(ds + 8),
-                           f + len, bc, false);
+        r = mlx5_mkey_copy(c, mlx5_ld32(ds + 4), sq->pdn, MLX5_MKEY_LR,
+                           mlx5_ld64(ds + 8), f + len, bc, false);
         if (r) {
             return mlx5_xlate_status(r, false);
         }
@@ -251,8 +275,10 @@ static IbWcStatus mlx5_eth_send(Mlx5Core *c, Mlx5Qp *sq, const uint8_t *wqe, uns
     if (lso) {
         return mlx5_eth_lso(c, sq, f, len, mss);
     }
-    if ((cs & (MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM)) && mlx5_eth_parse(f, len, &h)) {
-        mlx5_eth_fill_csum(f, len, &h, cs & MLX5_ETH_WQE_L3_CSUM, cs & MLX5_ETH_WQE_L4_CSUM);
+    if ((cs & (MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM)) &&
+        mlx5_eth_parse(f, len, &h)) {
+        mlx5_eth_fill_csum(f, len, &h, cs & MLX5_ETH_WQE_L3_CSUM,
+                           cs & MLX5_ETH_WQE_L4_CSUM);
     }
     mlx5_eth_xmit(c, sq, f, len);
     return IB_WC_SUCCESS;
@@ -298,10 +324,12 @@ bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget)
             nbb = 1;
         }
         if (sq->wq_state == MLX5_WQ_STATE_ERR) {
-            st = IB_WC_WR_FLUSH_ERR;    /* (one CQE per WQE, whatever it holds) */
+            /* (one CQE per WQE, whatever it holds) */
+            st = IB_WC_WR_FLUSH_ERR;
         } else if (mlx5_ld16(wqe + 1) != idx || nds == 0 || nds > nbb * 4 ||
-                   (nbb > 1 && mlx5_eth_sq_fetch(c, sq, idx + 1, wqe + MLX5_SEND_WQE_BB,
-                                                 nbb - 1))) {
+                   (nbb > 1 &&
+                    mlx5_eth_sq_fetch(c, sq, idx + 1, wqe + MLX5_SEND_WQE_BB,
+                                      nbb - 1))) {
             trace_mlx5_err_sq_wqe(sq->qpn, idx);
             st = IB_WC_LOC_QP_OP_ERR;
             nbb = 1;
@@ -344,7 +372,8 @@ void mlx5_eth_tx_ready(Mlx5Core *c)
         Mlx5Qp *qp = c->qps.slot[i];
         if (qp) {
             seen++;
-            if (qp->st == MLX5_QP_ST_ETH_SQ && qp->wq_state == MLX5_WQ_STATE_RDY) {
+            if (qp->st == MLX5_QP_ST_ETH_SQ &&
+                qp->wq_state == MLX5_WQ_STATE_RDY) {
                 mlx5_exec_queue(c, qp);
             }
         }

@@ -1,9 +1,10 @@
 /*
- * mlx5 HCA core, Ethernet port: NIC receive flow steering. Flow tables hold groups (a range
- * of entry indexes and the header fields they match on); entries match values under their
- * group's criteria and forward to TIRs or further tables, or drop. A frame starts at the root
- * table; the first group (by index) with a matching entry decides; a miss follows the table's
- * miss table, or drops.
+ * mlx5 HCA core, Ethernet port: NIC receive flow steering. Flow tables hold
+ * groups (a range of entry indexes and the header fields they match on);
+ * entries match values under their group's criteria and forward to TIRs or
+ * further tables, or drop. A frame starts at the root table; the first group
+ * (by index) with a matching entry decides; a miss follows the table's miss
+ * table, or drops.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -12,12 +13,17 @@
 #include "trace.h"
 
 enum {
-    MLX5_SYND_FT_TYPE = 0x30000001,         /* not a NIC receive table, or another vport's */
-    MLX5_SYND_FT_LEVEL = 0x30000002,        /* level beyond max_ft_level, or not above ours */
-    MLX5_SYND_FG_RANGE = 0x30000003,        /* group range outside the table, or overlapping */
-    MLX5_SYND_FTE_INDEX = 0x30000004,       /* no group holds the index, or another group's */
+    /* not a NIC receive table, or another vport's */
+    MLX5_SYND_FT_TYPE = 0x30000001,
+    /* level beyond max_ft_level, or not above ours */
+    MLX5_SYND_FT_LEVEL = 0x30000002,
+    /* group range outside the table, or overlapping */
+    MLX5_SYND_FG_RANGE = 0x30000003,
+    /* no group holds the index, or another group's */
+    MLX5_SYND_FTE_INDEX = 0x30000004,
     MLX5_SYND_FTE_EXISTS = 0x30000005,
-    MLX5_SYND_FTE_ACTION = 0x30000006,      /* an action or destination we do not offer */
+    /* an action or destination we do not offer */
+    MLX5_SYND_FTE_ACTION = 0x30000006,
     MLX5_SYND_FTE_LIMIT = 0x30000007,
 };
 
@@ -26,7 +32,10 @@ static Mlx5FlowTable *mlx5_ft_get(Mlx5Core *c, uint32_t id)
     return mlx5_table_get(&c->eth->fts, id);
 }
 
-/* The NIC RX table a flow command names (table_type, other_vport, table_id), or fail. */
+/*
+ * The NIC RX table a flow command names (table_type, other_vport, table_id), or
+ * fail.
+ */
 static Mlx5FlowTable *mlx5_ft_in(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5FlowTable *ft;
@@ -92,10 +101,14 @@ void mlx5_ft_free(Mlx5Core *c, void *obj)
     g_free(ft);
 }
 
-/* ---- tables ---------------------------------------------------------------------------- */
+/* ---- tables -------------------------------------------------------------- */
 
-/* Check a table context's miss action against table @level. Returns a syndrome or 0. */
-static uint32_t mlx5_ft_check_miss(Mlx5Core *c, const uint8_t *ftc, uint8_t level)
+/*
+ * Check a table context's miss action against table @level. Returns a syndrome
+ * or 0.
+ */
+static uint32_t mlx5_ft_check_miss(Mlx5Core *c, const uint8_t *ftc,
+                                   uint8_t level)
 {
     uint8_t act = MLX5_GET(ftc, FTC_table_miss_action);
     Mlx5FlowTable *next;
@@ -150,7 +163,8 @@ void mlx5_cmd_create_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     MLX5_SET(cmd->out, FT_OUT_table_id, ft->id);
-    trace_mlx5_eth_ft(ft->id, ft->level, ft->log_size, ft->miss_action, ft->miss_id);
+    trace_mlx5_eth_ft(ft->id, ft->level, ft->log_size, ft->miss_action,
+                      ft->miss_id);
 }
 
 void mlx5_cmd_destroy_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
@@ -158,7 +172,10 @@ void mlx5_cmd_destroy_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
     Mlx5FlowTable *ft = mlx5_ft_in(c, cmd);
 
     if (ft) {
-        /* entries and tables still forwarding here drop what they would send (see steer) */
+        /*
+         * entries and tables still forwarding here drop what they would send
+         * (see steer)
+         */
         mlx5_table_remove(&c->eth->fts, ft->id);
         trace_mlx5_obj_destroy("flow table", ft->id);
         mlx5_ft_free(c, ft);
@@ -187,7 +204,8 @@ void mlx5_cmd_modify_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!ft || !mlx5_cmd_in_ok(cmd, FT_CTX_OFF + 8)) {
         return;
     }
-    if (MLX5_GET(cmd->in, MODIFY_FT_modify_field_select) & MLX5_FT_MODIFY_MISS_TABLE_ID) {
+    if (MLX5_GET(cmd->in, MODIFY_FT_modify_field_select) &
+        MLX5_FT_MODIFY_MISS_TABLE_ID) {
         synd = mlx5_ft_check_miss(c, ftc, ft->level);
         if (synd) {
             mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
@@ -195,7 +213,8 @@ void mlx5_cmd_modify_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
         }
         ft->miss_action = MLX5_GET(ftc, FTC_table_miss_action);
         ft->miss_id = MLX5_GET(ftc, FTC_table_miss_id);
-        trace_mlx5_eth_ft(ft->id, ft->level, ft->log_size, ft->miss_action, ft->miss_id);
+        trace_mlx5_eth_ft(ft->id, ft->level, ft->log_size, ft->miss_action,
+                          ft->miss_id);
     }
 }
 
@@ -220,11 +239,12 @@ void mlx5_cmd_set_flow_table_root(Mlx5Core *c, Mlx5CmdCtx *cmd)
     trace_mlx5_eth_ft_root(id);
 }
 
-/* ---- groups ---------------------------------------------------------------------------- */
+/* ---- groups -------------------------------------------------------------- */
 
 static gint mlx5_fg_cmp(gconstpointer a, gconstpointer b)
 {
-    const Mlx5FlowGroup *x = *(Mlx5FlowGroup *const *)a, *y = *(Mlx5FlowGroup *const *)b;
+    const Mlx5FlowGroup *x = *(Mlx5FlowGroup *const *)a,
+                        *y = *(Mlx5FlowGroup *const *)b;
 
     return x->start < y->start ? -1 : x->start > y->start;
 }
@@ -236,7 +256,8 @@ void mlx5_cmd_create_flow_group(Mlx5Core *c, Mlx5CmdCtx *cmd)
     Mlx5FlowGroup *fg;
     guint i;
 
-    if (!ft || !mlx5_cmd_in_ok(cmd, FG_IN_criteria_OFF + MLX5_FTE_MATCH_PARAM_SIZE) ||
+    if (!ft ||
+        !mlx5_cmd_in_ok(cmd, FG_IN_criteria_OFF + MLX5_FTE_MATCH_PARAM_SIZE) ||
         !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
@@ -258,7 +279,8 @@ void mlx5_cmd_create_flow_group(Mlx5Core *c, Mlx5CmdCtx *cmd)
     fg->start = start;
     fg->end = end;
     fg->criteria_enable = MLX5_GET(cmd->in, FG_IN_match_criteria_enable);
-    memcpy(fg->criteria, cmd->in + FG_IN_criteria_OFF, MLX5_FTE_MATCH_PARAM_SIZE);
+    memcpy(fg->criteria, cmd->in + FG_IN_criteria_OFF,
+           MLX5_FTE_MATCH_PARAM_SIZE);
     fg->ftes = g_ptr_array_new();
     if (mlx5_table_alloc(&c->eth->fgs, fg, &fg->id)) {
         g_ptr_array_free(fg->ftes, true);
@@ -290,7 +312,7 @@ void mlx5_cmd_destroy_flow_group(Mlx5Core *c, Mlx5CmdCtx *cmd)
     mlx5_fg_free(c, fg);
 }
 
-/* ---- entries --------------------------------------------------------------------------- */
+/* ---- entries ------------------------------------------------------------- */
 
 static Mlx5FlowGroup *mlx5_fg_of(Mlx5FlowTable *ft, uint32_t index)
 {
@@ -320,13 +342,18 @@ static Mlx5Fte *mlx5_fte_at(Mlx5FlowGroup *fg, uint32_t index, guint *pos)
 }
 
 /* Decode and check an entry's flow context. Returns a syndrome or 0. */
-static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft, Mlx5Fte *fte)
+static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
+                              Mlx5Fte *fte)
 {
     const uint8_t *fc = cmd->in + FTE_CTX_OFF;
     uint32_t ndest = MLX5_GET(fc, FC_destination_list_size);
     uint32_t ncnt = MLX5_GET(fc, FC_flow_counter_list_size);
-    /* no flow counters are offered (ALLOC_FLOW_COUNTER is not), so no COUNT action */
-    uint16_t known = MLX5_FLOW_CONTEXT_ACTION_ALLOW | MLX5_FLOW_CONTEXT_ACTION_DROP |
+    /*
+     * no flow counters are offered (ALLOC_FLOW_COUNTER is not), so no COUNT
+     * action
+     */
+    uint16_t known = MLX5_FLOW_CONTEXT_ACTION_ALLOW |
+                     MLX5_FLOW_CONTEXT_ACTION_DROP |
                      MLX5_FLOW_CONTEXT_ACTION_FWD_DEST;
     uint32_t i;
 
@@ -369,7 +396,10 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft, M
     return 0;
 }
 
-/* SET_FLOW_TABLE_ENTRY op_mod 1: what of an entry modify_enable_mask lets an update replace */
+/*
+ * SET_FLOW_TABLE_ENTRY op_mod 1: what of an entry modify_enable_mask lets an
+ * update replace
+ */
 enum {
     MLX5_FTE_MODIFY_ACTION = 1 << 0,
     MLX5_FTE_MODIFY_FLOW_TAG = 1 << 1,
@@ -377,17 +407,19 @@ enum {
 };
 
 /*
- * An update (flow_modify_en): the entry at the index keeps its group and match value and takes
- * the action, flow tag and destinations the mask names from the new context, which must be
- * valid as a whole.
+ * An update (flow_modify_en): the entry at the index keeps its group and match
+ * value and takes the action, flow tag and destinations the mask names from the
+ * new context, which must be valid as a whole.
  */
-static uint32_t mlx5_fte_update(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft, Mlx5Fte *fte)
+static uint32_t mlx5_fte_update(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
+                                Mlx5Fte *fte)
 {
     uint8_t mask = MLX5_GET(cmd->in, FTE_IN_modify_enable_mask);
     g_autofree Mlx5Fte *n = g_new0(Mlx5Fte, 1);
     uint32_t synd;
 
-    if (mask & ~(MLX5_FTE_MODIFY_ACTION | MLX5_FTE_MODIFY_FLOW_TAG | MLX5_FTE_MODIFY_DEST)) {
+    if (mask & ~(MLX5_FTE_MODIFY_ACTION | MLX5_FTE_MODIFY_FLOW_TAG |
+                 MLX5_FTE_MODIFY_DEST)) {
         return MLX5_SYND_FTE_ACTION;
     }
     n->index = fte->index;
@@ -445,7 +477,8 @@ void mlx5_cmd_set_fte(Mlx5Core *c, Mlx5CmdCtx *cmd)
             mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
             return;
         }
-        trace_mlx5_eth_fte(ft->id, index, old->action, old->ndest ? old->dest[0].type : 0,
+        trace_mlx5_eth_fte(ft->id, index, old->action,
+                           old->ndest ? old->dest[0].type : 0,
                            old->ndest ? old->dest[0].id : 0, old->ndest);
         return;
     }
@@ -467,7 +500,8 @@ void mlx5_cmd_set_fte(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     g_ptr_array_add(fg->ftes, fte);
     c->eth->nftes++;
-    trace_mlx5_eth_fte(ft->id, index, fte->action, fte->ndest ? fte->dest[0].type : 0,
+    trace_mlx5_eth_fte(ft->id, index, fte->action,
+                       fte->ndest ? fte->dest[0].type : 0,
                        fte->ndest ? fte->dest[0].id : 0, fte->ndest);
 }
 
@@ -496,18 +530,21 @@ void mlx5_cmd_delete_fte(Mlx5Core *c, Mlx5CmdCtx *cmd)
     trace_mlx5_obj_destroy("flow entry", index);
 }
 
-/* ---- lookup ---------------------------------------------------------------------------- */
+/* ---- lookup -------------------------------------------------------------- */
 
 /* Does @value match the frame's match parameters @ms under @fg's criteria? */
-static bool mlx5_fte_match(const Mlx5FlowGroup *fg, const uint8_t *value, const uint8_t *ms)
+static bool mlx5_fte_match(const Mlx5FlowGroup *fg, const uint8_t *value,
+                           const uint8_t *ms)
 {
     unsigned sec, i;
 
-    for (sec = 0; sec < MLX5_FTE_MATCH_PARAM_SIZE / MLX5_FTE_MATCH_SET_SIZE; sec++) {
+    for (sec = 0; sec < MLX5_FTE_MATCH_PARAM_SIZE / MLX5_FTE_MATCH_SET_SIZE;
+         sec++) {
         if (!(fg->criteria_enable & (1u << sec))) {
             continue;
         }
-        for (i = sec * MLX5_FTE_MATCH_SET_SIZE; i < (sec + 1) * MLX5_FTE_MATCH_SET_SIZE; i++) {
+        for (i = sec * MLX5_FTE_MATCH_SET_SIZE;
+             i < (sec + 1) * MLX5_FTE_MATCH_SET_SIZE; i++) {
             if ((value[i] ^ ms[i]) & fg->criteria[i]) {
                 return false;
             }
@@ -533,13 +570,15 @@ static const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms)
 }
 
 /*
- * Steer a frame whose match parameters are @ms (MLX5_FTE_MATCH_PARAM_SIZE bytes; the outer
- * headers filled) from the root table. Fills @tirs with the TIRs it reaches (a copy to each;
- * at most MLX5_ETH_MAX_DEST) and returns their number; 0 = dropped. An entry forwarding to
- * TIRs and a table (a "don't trap" rule) gives the frame to those TIRs and goes on in that
- * table; with several tables among the destinations, the first is followed.
+ * Steer a frame whose match parameters are @ms (MLX5_FTE_MATCH_PARAM_SIZE
+ * bytes; the outer headers filled) from the root table. Fills @tirs with the
+ * TIRs it reaches (a copy to each; at most MLX5_ETH_MAX_DEST) and returns their
+ * number; 0 = dropped. An entry forwarding to TIRs and a table (a "don't trap"
+ * rule) gives the frame to those TIRs and goes on in that table; with several
+ * tables among the destinations, the first is followed.
  */
-unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, Mlx5Tir **tirs, uint32_t *flow_tag)
+unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, Mlx5Tir **tirs,
+                         uint32_t *flow_tag)
 {
     Mlx5FlowTable *ft = mlx5_ft_get(c, c->eth->root_ft);
     unsigned hops, n = 0, i;
@@ -551,7 +590,9 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, Mlx5Tir **tirs, uint32_
 
         if (!fte) {
             trace_mlx5_eth_steer(ft->id, UINT32_MAX, ft->miss_action);
-            ft = ft->miss_action == MLX5_FT_MISS_ACTION_FWD ? mlx5_ft_get(c, ft->miss_id) : NULL;
+            ft = ft->miss_action == MLX5_FT_MISS_ACTION_FWD
+                     ? mlx5_ft_get(c, ft->miss_id)
+                     : NULL;
             continue;
         }
         trace_mlx5_eth_steer(ft->id, fte->index, fte->action);

@@ -1,9 +1,10 @@
 /*
- * mlx5 HCA core, Ethernet port: RoCE v2. The ROCE capability page, and the GID table the driver
- * programs with SET_ROCE_ADDRESS (one entry per IP address of the interface and RoCE version,
- * from ib_core's GID management): each entry is kept as written, for QUERY_ROCE_ADDRESS, and
- * given to the transport's port (ib_roce.c), which addresses RoCE packets by it. Frames from the
- * link reach the transport from mlx5_eth_rx when the vport's roce_en is set.
+ * mlx5 HCA core, Ethernet port: RoCE v2. The ROCE capability page, and the GID
+ * table the driver programs with SET_ROCE_ADDRESS (one entry per IP address of
+ * the interface and RoCE version, from ib_core's GID management): each entry is
+ * kept as written, for QUERY_ROCE_ADDRESS, and given to the transport's port
+ * (ib_roce.c), which addresses RoCE packets by it. Frames from the link reach
+ * the transport from mlx5_eth_rx when the vport's roce_en is set.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -14,7 +15,8 @@
 void mlx5_roce_caps(uint8_t *cap)
 {
     MLX5_SET(cap, ROCE_CAP_l3_type, 0x6);           /* IPv4 and IPv6 */
-    MLX5_SET(cap, ROCE_CAP_roce_version, 1u << MLX5_ROCE_VERSION_2);   /* v2 only */
+    /* v2 only */
+    MLX5_SET(cap, ROCE_CAP_roce_version, 1u << MLX5_ROCE_VERSION_2);
     MLX5_SET(cap, ROCE_CAP_r_roce_dest_udp_port, IB_ROCE_UDP_PORT);
     MLX5_SET(cap, ROCE_CAP_r_roce_min_src_udp_port, 0xc000);
     MLX5_SET(cap, ROCE_CAP_r_roce_max_src_udp_port, 0xffff);
@@ -49,7 +51,8 @@ void mlx5_cmd_set_roce_address(Mlx5Core *c, Mlx5CmdCtx *cmd)
     unsigned index, version, l3;
     bool v4mapped;
 
-    if (!mlx5_roce_index(cmd, &index) || !mlx5_cmd_in_ok(cmd, ROCE_ADDR_OFF + ROCE_ADDR_SIZE)) {
+    if (!mlx5_roce_index(cmd, &index) ||
+        !mlx5_cmd_in_ok(cmd, ROCE_ADDR_OFF + ROCE_ADDR_SIZE)) {
         return;
     }
     if (!memcmp(a + ROCE_ADDR_l3_OFF, zero, 16)) {
@@ -62,7 +65,10 @@ void mlx5_cmd_set_roce_address(Mlx5Core *c, Mlx5CmdCtx *cmd)
     l3 = MLX5_GET(a, ROCE_ADDR_l3_type);
     memcpy(g.gid, a + ROCE_ADDR_l3_OFF, 16);
     v4mapped = ib_gid_is_v4mapped(g.gid);
-    /* only RoCE v2 is offered (ROCE cap roce_version); the L3 type must fit the address */
+    /*
+     * only RoCE v2 is offered (ROCE cap roce_version); the L3 type must fit the
+     * address
+     */
     if (version != MLX5_ROCE_VERSION_2 ||
         (l3 != MLX5_ROCE_L3_TYPE_IPV4 && l3 != MLX5_ROCE_L3_TYPE_IPV6) ||
         (l3 == MLX5_ROCE_L3_TYPE_IPV4) != v4mapped) {
@@ -81,7 +87,8 @@ void mlx5_cmd_query_roce_address(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     unsigned index;
 
-    if (!mlx5_roce_index(cmd, &index) || !mlx5_cmd_out_ok(cmd, ROCE_ADDR_OFF + ROCE_ADDR_SIZE)) {
+    if (!mlx5_roce_index(cmd, &index) ||
+        !mlx5_cmd_out_ok(cmd, ROCE_ADDR_OFF + ROCE_ADDR_SIZE)) {
         return;
     }
     memcpy(cmd->out + ROCE_ADDR_OFF, c->eth->roce_addr[index], ROCE_ADDR_SIZE);

@@ -1,8 +1,8 @@
 /*
- * mlx5 HCA core, Ethernet port: transport interface objects. A TIS is what an SQ sends
- * through; a TIR is where steering delivers a frame: straight to one RQ, or through an RQ
- * table (RQT) chosen by the frame's RSS hash (Toeplitz or inverted XOR8 over the selected
- * address and port fields).
+ * mlx5 HCA core, Ethernet port: transport interface objects. A TIS is what an
+ * SQ sends through; a TIR is where steering delivers a frame: straight to one
+ * RQ, or through an RQ table (RQT) chosen by the frame's RSS hash (Toeplitz or
+ * inverted XOR8 over the selected address and port fields).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -10,7 +10,10 @@
 #include "mlx5_eth.h"
 #include "trace.h"
 
-/* The object of an object command (the handle at in+8) the issuer may use, or fail. */
+/*
+ * The object of an object command (the handle at in+8) the issuer may use, or
+ * fail.
+ */
 static void *mlx5_eth_obj(Mlx5CmdCtx *cmd, Mlx5Table *t)
 {
     void *obj;
@@ -25,8 +28,12 @@ static void *mlx5_eth_obj(Mlx5CmdCtx *cmd, Mlx5Table *t)
     return obj;
 }
 
-/* Insert @obj in @t, answering its handle; false (and @obj freed) if the table is full. */
-static bool mlx5_eth_insert(Mlx5CmdCtx *cmd, Mlx5Table *t, void *obj, uint32_t *h)
+/*
+ * Insert @obj in @t, answering its handle; false (and @obj freed) if the table
+ * is full.
+ */
+static bool mlx5_eth_insert(Mlx5CmdCtx *cmd, Mlx5Table *t, void *obj,
+                            uint32_t *h)
 {
     if (mlx5_table_alloc(t, obj, h)) {
         g_free(obj);
@@ -39,14 +46,15 @@ static bool mlx5_eth_insert(Mlx5CmdCtx *cmd, Mlx5Table *t, void *obj, uint32_t *
     return true;
 }
 
-/* ---- TIS ------------------------------------------------------------------------------- */
+/* ---- TIS ----------------------------------------------------------------- */
 
 void mlx5_cmd_create_tis(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     const uint8_t *ctx = cmd->in + OBJ_CTX_OFF;
     Mlx5Tis *tis;
 
-    if (!mlx5_cmd_in_ok(cmd, OBJ_CTX_OFF + TISC_SIZE) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+    if (!mlx5_cmd_in_ok(cmd, OBJ_CTX_OFF + TISC_SIZE) ||
+        !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
     if (!mlx5_cmd_ref(cmd, &c->tds, MLX5_GET(ctx, TISC_transport_domain))) {
@@ -64,7 +72,10 @@ void mlx5_cmd_modify_tis(Mlx5Core *c, Mlx5CmdCtx *cmd)
     Mlx5Tis *tis = mlx5_eth_obj(cmd, &c->eth->tises);
 
     if (tis && mlx5_cmd_in_ok(cmd, OBJ_CTX_OFF + TISC_SIZE)) {
-        /* bitmask bit 0: prio (the only field we keep; there is one traffic class) */
+        /*
+         * bitmask bit 0: prio (the only field we keep; there is one traffic
+         * class)
+         */
         if (mlx5_ld64(cmd->in + OBJ_IN_modify_bitmask_OFF) & 1) {
             tis->prio = MLX5_GET(cmd->in + OBJ_CTX_OFF, TISC_prio);
         }
@@ -98,7 +109,7 @@ void mlx5_cmd_query_tis(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
 }
 
-/* ---- RQT ------------------------------------------------------------------------------- */
+/* ---- RQT ----------------------------------------------------------------- */
 
 void mlx5_rqt_free(Mlx5Core *c, void *obj)
 {
@@ -109,7 +120,8 @@ void mlx5_rqt_free(Mlx5Core *c, void *obj)
 }
 
 /* Load @size RQ numbers from @list into @rqt. Returns a syndrome or 0. */
-static uint32_t mlx5_rqt_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Rqt *rqt, const uint8_t *ctx)
+static uint32_t mlx5_rqt_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Rqt *rqt,
+                              const uint8_t *ctx)
 {
     uint32_t size = MLX5_GET(ctx, RQTC_rqt_actual_size), i;
 
@@ -137,7 +149,8 @@ void mlx5_cmd_create_rqt(Mlx5Core *c, Mlx5CmdCtx *cmd)
     uint32_t max, synd;
     Mlx5Rqt *rqt;
 
-    if (!mlx5_cmd_in_ok(cmd, OBJ_CTX_OFF + RQTC_LIST_OFF) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+    if (!mlx5_cmd_in_ok(cmd, OBJ_CTX_OFF + RQTC_LIST_OFF) ||
+        !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
     max = MLX5_GET(ctx, RQTC_rqt_max_size);
@@ -210,13 +223,15 @@ void mlx5_cmd_query_rqt(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     MLX5_SET(ctx, RQTC_rqt_max_size, rqt->max_size);
     MLX5_SET(ctx, RQTC_rqt_actual_size, rqt->size);
-    for (i = 0; i < rqt->size &&
-         OBJ_QUERY_OUT_CTX_OFF + RQTC_LIST_OFF + 4 * (i + 1) <= cmd->outlen; i++) {
+    for (i = 0;
+         i < rqt->size &&
+         OBJ_QUERY_OUT_CTX_OFF + RQTC_LIST_OFF + 4 * (i + 1) <= cmd->outlen;
+         i++) {
         mlx5_st32(ctx + RQTC_LIST_OFF + 4 * i, rqt->rqn[i]);
     }
 }
 
-/* ---- TIR ------------------------------------------------------------------------------- */
+/* ---- TIR ----------------------------------------------------------------- */
 
 static void mlx5_tir_put(Mlx5Core *c, Mlx5Tir *tir)
 {
@@ -248,7 +263,8 @@ void mlx5_cmd_create_tir(Mlx5Core *c, Mlx5CmdCtx *cmd)
     Mlx5Rqt *rqt = NULL;
     Mlx5Qp *rq;
 
-    if (!mlx5_cmd_in_ok(cmd, OBJ_CTX_OFF + TIRC_SIZE) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+    if (!mlx5_cmd_in_ok(cmd, OBJ_CTX_OFF + TIRC_SIZE) ||
+        !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
     if (!mlx5_cmd_ref(cmd, &c->tds, MLX5_GET(ctx, TIRC_transport_domain))) {
@@ -273,7 +289,8 @@ void mlx5_cmd_create_tir(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_tir_load_hash(tir, ctx);
         if (!rqt || tir->hash_fn > MLX5_RX_HASH_FN_TOEPLITZ) {
             g_free(tir);
-            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_HANDLE);
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                          MLX5_SYND_BAD_HANDLE);
             return;
         }
     } else {
@@ -285,8 +302,9 @@ void mlx5_cmd_create_tir(Mlx5Core *c, Mlx5CmdCtx *cmd)
         if (rqt) {
             rqt->refcount++;
         }
-        trace_mlx5_eth_tir(tir->tirn, tir->disp_type, tir->inline_rqn | tir->rqtn,
-                           tir->hash_fn, tir->hash_sel);
+        trace_mlx5_eth_tir(tir->tirn, tir->disp_type,
+                           tir->inline_rqn | tir->rqtn, tir->hash_fn,
+                           tir->hash_sel);
     }
 }
 
@@ -301,7 +319,8 @@ void mlx5_cmd_modify_tir(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (MLX5_GET(cmd->in, MODIFY_TIR_bitmask_hash)) {
         if (tir->disp_type != MLX5_TIRC_DISP_INDIRECT ||
             MLX5_GET(ctx, TIRC_rx_hash_fn) > MLX5_RX_HASH_FN_TOEPLITZ) {
-            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_HANDLE);
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                          MLX5_SYND_BAD_HANDLE);
             return;
         }
         mlx5_tir_load_hash(tir, ctx);
@@ -346,9 +365,12 @@ void mlx5_cmd_query_tir(Mlx5Core *c, Mlx5CmdCtx *cmd)
     memcpy(ctx + TIRC_toeplitz_key_OFF, tir->key, sizeof(tir->key));
 }
 
-/* ---- RSS --------------------------------------------------------------------------------- */
+/* ---- RSS ----------------------------------------------------------------- */
 
-/* Microsoft's RSS hash: each set input bit XORs in the 32 key bits starting at its position. */
+/*
+ * Microsoft's RSS hash: each set input bit XORs in the 32 key bits starting at
+ * its position.
+ */
 uint32_t mlx5_toeplitz(const uint8_t *key, const uint8_t *in, size_t len)
 {
     uint32_t hash = 0, window = mlx5_ld32(key);
@@ -368,13 +390,13 @@ uint32_t mlx5_toeplitz(const uint8_t *key, const uint8_t *in, size_t len)
 }
 
 /*
- * The RQ an incoming frame goes to through @tir, and the hash the CQE reports. The hash input
- * is the fields the TIR selects that the frame has, in Toeplitz order (source address,
- * destination address, source port, destination port); a symmetric TIR orders each pair so
- * that both directions of a flow hash alike.
+ * The RQ an incoming frame goes to through @tir, and the hash the CQE reports.
+ * The hash input is the fields the TIR selects that the frame has, in Toeplitz
+ * order (source address, destination address, source port, destination port); a
+ * symmetric TIR orders each pair so that both directions of a flow hash alike.
  */
-uint32_t mlx5_tir_select(Mlx5Core *c, Mlx5Tir *tir, const Mlx5EthHdr *h, uint32_t *hash,
-                         uint8_t *hash_type)
+uint32_t mlx5_tir_select(Mlx5Core *c, Mlx5Tir *tir, const Mlx5EthHdr *h,
+                         uint32_t *hash, uint8_t *hash_type)
 {
     uint8_t in[36] = { 0 };
     size_t n = 0, alen = h->ip_version == 6 ? 16 : 4;
@@ -394,7 +416,8 @@ uint32_t mlx5_tir_select(Mlx5Core *c, Mlx5Tir *tir, const Mlx5EthHdr *h, uint32_
     if (!rqt || !rqt->size) {
         return 0;
     }
-    if (tir->symmetric && (memcmp(s, d, alen) > 0 || (!memcmp(s, d, alen) && sp > dp))) {
+    if (tir->symmetric &&
+        (memcmp(s, d, alen) > 0 || (!memcmp(s, d, alen) && sp > dp))) {
         s = h->dst;
         d = h->src;
         sp = h->dport;

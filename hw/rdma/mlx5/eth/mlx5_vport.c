@@ -1,7 +1,8 @@
 /*
- * mlx5 HCA core, Ethernet port: capabilities, the NIC vport (context, state, counters), Q
- * counters, the port registers mlx5e reads and writes (PAOS, PMTU, PTYS, PPCNT, PFCC), and the
- * link as the driver sees it (vport state and PORT_CHANGE events).
+ * mlx5 HCA core, Ethernet port: capabilities, the NIC vport (context, state,
+ * counters), Q counters, the port registers mlx5e reads and writes (PAOS, PMTU,
+ * PTYS, PPCNT, PFCC), and the link as the driver sees it (vport state and
+ * PORT_CHANGE events).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -9,9 +10,11 @@
 #include "mlx5_eth.h"
 #include "trace.h"
 
-/* ---- capabilities --------------------------------------------------------------------- */
+/* ---- capabilities -------------------------------------------------------- */
 
-/* The Ethernet port's fields of the general cap page (mlx5_caps.c calls this). */
+/*
+ * The Ethernet port's fields of the general cap page (mlx5_caps.c calls this).
+ */
 static void mlx5_eth_caps_general(uint8_t *cap)
 {
     MLX5_SET(cap, CAP_port_type, 1);                /* Ethernet */
@@ -43,25 +46,33 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
         MLX5_SET(cap, ETH_CAP_csum_cap, 1);
         MLX5_SET(cap, ETH_CAP_vlan_cap, 1);
         MLX5_SET(cap, ETH_CAP_self_lb_en_modifiable, 1);
-        MLX5_SET(cap, ETH_CAP_max_lso_cap, 18);     /* 256 KiB: MLX5_ETH_MAX_TSO */
-        MLX5_SET(cap, ETH_CAP_wqe_inline_mode, 2);  /* no inline headers required */
+        /* 256 KiB: MLX5_ETH_MAX_TSO */
+        MLX5_SET(cap, ETH_CAP_max_lso_cap, 18);
+        /* no inline headers required */
+        MLX5_SET(cap, ETH_CAP_wqe_inline_mode, 2);
         MLX5_SET(cap, ETH_CAP_rss_ind_tbl_cap, MLX5_ETH_LOG_MAX_RQT_SIZE);
-        MLX5_SET(cap, ETH_CAP_cqe_checksum_full, 1);    /* check_sum covers the whole frame */
+        /* check_sum covers the whole frame */
+        MLX5_SET(cap, ETH_CAP_cqe_checksum_full, 1);
         break;
     case MLX5_CAP_FLOW_TABLE:
         MLX5_SET(cap, FT_CAP_nic_rx_ft_support, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_modify_root, 1);
-        /* the chaining caps: entries updated in place (SET_FLOW_TABLE_ENTRY op_mod 1), miss
-         * tables named, MODIFY_FLOW_TABLE; with them mlx5_core adds the bypass (mlx5_ib's
-         * ibv_create_flow), ethtool (ethtool -N), offloads, leftovers and LAG priorities */
+        /*
+         * the chaining caps: entries updated in place (SET_FLOW_TABLE_ENTRY
+         * op_mod 1), miss tables named, MODIFY_FLOW_TABLE; with them mlx5_core
+         * adds the bypass (mlx5_ib's ibv_create_flow), ethtool (ethtool -N),
+         * offloads, leftovers and LAG priorities
+         */
         MLX5_SET(cap, FT_CAP_nic_rx_flow_modify_en, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_identified_miss_table_mode, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_flow_table_modify, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_ft_size, MLX5_ETH_LOG_MAX_FT_SIZE);
         MLX5_SET(cap, FT_CAP_nic_rx_max_ft_level, MLX5_ETH_MAX_FT_LEVEL);
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_ft_num, 10);
-        MLX5_SET(cap, FT_CAP_nic_rx_log_max_destination, 4);    /* MLX5_ETH_MAX_DEST */
-        MLX5_SET(cap, FT_CAP_nic_rx_log_max_flow, 12);          /* MLX5_ETH_MAX_FTES */
+        /* MLX5_ETH_MAX_DEST */
+        MLX5_SET(cap, FT_CAP_nic_rx_log_max_destination, 4);
+        /* MLX5_ETH_MAX_FTES */
+        MLX5_SET(cap, FT_CAP_nic_rx_log_max_flow, 12);
         break;
     case MLX5_CAP_ROCE:
         mlx5_roce_caps(cap);
@@ -71,7 +82,7 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
     }
 }
 
-/* ---- lifetime ---------------------------------------------------------------------------- */
+/* ---- lifetime ------------------------------------------------------------ */
 
 void mlx5_eth_init(Mlx5Core *c)
 {
@@ -86,7 +97,10 @@ void mlx5_eth_init(Mlx5Core *c)
     c->eth = e;
 }
 
-/* Drop every Ethernet object and return the port to its power-on state (the link stays). */
+/*
+ * Drop every Ethernet object and return the port to its power-on state (the
+ * link stays).
+ */
 void mlx5_eth_reset(Mlx5Core *c)
 {
     Mlx5Eth *e = c->eth;
@@ -113,7 +127,10 @@ void mlx5_eth_reset(Mlx5Core *c)
     memset(&e->cnt, 0, sizeof(e->cnt));
     e->tx_blocked = false;
     memset(e->roce_addr, 0, sizeof(e->roce_addr));
-    /* RoCE: the transport's port addressed by the GID table (emptied), up with the vport */
+    /*
+     * RoCE: the transport's port addressed by the GID table (emptied), up with
+     * the vport
+     */
     ib_roce_enable(&c->ib, c->cfg.mac);
     c->ib.link_up = e->oper_up;
 }
@@ -134,9 +151,12 @@ void mlx5_eth_free(Mlx5Core *c)
     c->eth = NULL;
 }
 
-/* ---- link ---------------------------------------------------------------------------------- */
+/* ---- link ---------------------------------------------------------------- */
 
-/* The vport is up when the port is administratively up and the link is up (PAOS, the wire). */
+/*
+ * The vport is up when the port is administratively up and the link is up
+ * (PAOS, the wire).
+ */
 static void mlx5_eth_update_oper(Mlx5Core *c)
 {
     Mlx5Eth *e = c->eth;
@@ -148,7 +168,8 @@ static void mlx5_eth_update_oper(Mlx5Core *c)
     e->oper_up = up;
     c->ib.link_up = up;
     trace_mlx5_eth_link(up);
-    mlx5_port_event(c, up ? MLX5_PORT_CHANGE_SUBTYPE_ACTIVE : MLX5_PORT_CHANGE_SUBTYPE_DOWN);
+    mlx5_port_event(c, up ? MLX5_PORT_CHANGE_SUBTYPE_ACTIVE
+                          : MLX5_PORT_CHANGE_SUBTYPE_DOWN);
 }
 
 void mlx5_eth_set_link(Mlx5Core *c, bool up)
@@ -160,14 +181,14 @@ void mlx5_eth_set_link(Mlx5Core *c, bool up)
     }
 }
 
-/* ---- registers ------------------------------------------------------------------------------ */
+/* ---- registers ----------------------------------------------------------- */
 
 /*
- * The Ethernet port's registers. Returns false if @reg_id is not one of them. @reg holds the
- * input and becomes the output (@len bytes).
+ * The Ethernet port's registers. Returns false if @reg_id is not one of them.
+ * @reg holds the input and becomes the output (@len bytes).
  */
-bool mlx5_eth_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg, uint32_t len,
-                  bool write)
+bool mlx5_eth_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
+                  uint32_t len, bool write)
 {
     Mlx5Eth *e = c->eth;
 
@@ -182,13 +203,15 @@ bool mlx5_eth_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg, u
             }
         }
         MLX5_SET(reg, PAOS_admin_status, e->admin_status);
-        MLX5_SET(reg, PAOS_oper_status, e->oper_up ? MLX5_PORT_STATUS_UP : MLX5_PORT_STATUS_DOWN);
+        MLX5_SET(reg, PAOS_oper_status,
+                 e->oper_up ? MLX5_PORT_STATUS_UP : MLX5_PORT_STATUS_DOWN);
         return true;
     case MLX5_REG_PMTU:
         if (write) {
             uint16_t mtu = MLX5_GET(reg, PMTU_admin_mtu);
             if (mtu < 64 || mtu > MLX5_ETH_MAX_FRAME) {
-                mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_MTU);
+                mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                              MLX5_SYND_BAD_MTU);
                 return true;
             }
             e->admin_mtu = mtu;
@@ -199,19 +222,27 @@ bool mlx5_eth_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg, u
         return true;
     case MLX5_REG_PTYS:
         if (len < 0x30 || !(MLX5_GET(reg, PTYS_proto_mask) & MLX5_PTYS_EN)) {
-            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_REGISTER);
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                          MLX5_SYND_BAD_REGISTER);
             return true;
         }
-        /* a 10GBase-CR port (the speed mlx5_ib reports for RoCE); writes change nothing */
+        /*
+         * a 10GBase-CR port (the speed mlx5_ib reports for RoCE); writes change
+         * nothing
+         */
         memset(reg + 4, 0, len - 4);
         mlx5_st32(reg + PTYS_eth_proto_capability_OFF, MLX5_ETH_10GBASE_CR);
         mlx5_st32(reg + PTYS_eth_proto_admin_OFF, MLX5_ETH_10GBASE_CR);
-        mlx5_st32(reg + PTYS_eth_proto_oper_OFF, e->oper_up ? MLX5_ETH_10GBASE_CR : 0);
+        mlx5_st32(reg + PTYS_eth_proto_oper_OFF,
+                  e->oper_up ? MLX5_ETH_10GBASE_CR : 0);
         MLX5_SET(reg, PTYS_connector_type, MLX5_PORT_CONNECTOR_DA);
         return true;
     case MLX5_REG_PPCNT:
     case MLX5_REG_PFCC:
-        /* counter groups and pause settings: none kept (the vport counters carry traffic) */
+        /*
+         * counter groups and pause settings: none kept (the vport counters
+         * carry traffic)
+         */
         if (!write) {
             memset(reg + (reg_id == MLX5_REG_PPCNT ? PPCNT_DATA_OFF : 4), 0,
                    len - (reg_id == MLX5_REG_PPCNT ? PPCNT_DATA_OFF : 4));
@@ -222,7 +253,7 @@ bool mlx5_eth_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg, u
     }
 }
 
-/* ---- NIC vport commands --------------------------------------------------------------------- */
+/* ---- NIC vport commands -------------------------------------------------- */
 
 /* Only our own vport (0) exists: there is no eswitch. */
 static bool mlx5_vport_own(Mlx5CmdCtx *cmd)
@@ -255,7 +286,8 @@ void mlx5_cmd_query_nic_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
     uint8_t *nvc = cmd->out + QUERY_NIC_VPORT_OUT_CTX_OFF;
     unsigned type, n, i;
 
-    if (!mlx5_vport_own(cmd) || !mlx5_cmd_out_ok(cmd, QUERY_NIC_VPORT_OUT_CTX_OFF + NVC_SIZE)) {
+    if (!mlx5_vport_own(cmd) ||
+        !mlx5_cmd_out_ok(cmd, QUERY_NIC_VPORT_OUT_CTX_OFF + NVC_SIZE)) {
         return;
     }
     MLX5_SET(nvc, NVC_roce_en, e->roce_en);
@@ -289,7 +321,8 @@ void mlx5_cmd_modify_nic_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
     uint32_t fs;
     unsigned i, n, type;
 
-    if (!mlx5_vport_own(cmd) || !mlx5_cmd_in_ok(cmd, MODIFY_NIC_VPORT_IN_CTX_OFF + NVC_SIZE)) {
+    if (!mlx5_vport_own(cmd) ||
+        !mlx5_cmd_in_ok(cmd, MODIFY_NIC_VPORT_IN_CTX_OFF + NVC_SIZE)) {
         return;
     }
     fs = MLX5_GET(cmd->in, MODIFY_NIC_VPORT_IN_field_select);
@@ -297,9 +330,11 @@ void mlx5_cmd_modify_nic_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (fs & MLX5_NVC_FS_ADDRESSES_LIST) {
         type = MLX5_GET(nvc, NVC_allowed_list_type);
         n = MLX5_GET(nvc, NVC_allowed_list_size);
-        if ((type != MLX5_NVC_LIST_UC && type != MLX5_NVC_LIST_MC && type != MLX5_NVC_LIST_VLAN) ||
-            n > MLX5_NVC_MAX_LIST || !mlx5_cmd_in_ok(cmd, MODIFY_NIC_VPORT_IN_CTX_OFF +
-                                                      NVC_LIST_OFF + 8 * n)) {
+        if ((type != MLX5_NVC_LIST_UC && type != MLX5_NVC_LIST_MC &&
+             type != MLX5_NVC_LIST_VLAN) ||
+            n > MLX5_NVC_MAX_LIST ||
+            !mlx5_cmd_in_ok(cmd, MODIFY_NIC_VPORT_IN_CTX_OFF + NVC_LIST_OFF +
+                                     8 * n)) {
             mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SIZE);
             return;
         }
@@ -334,7 +369,8 @@ void mlx5_cmd_modify_nic_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
 }
 
-static void mlx5_traffic(uint8_t *out, unsigned off, uint64_t pkts, uint64_t bytes)
+static void mlx5_traffic(uint8_t *out, unsigned off, uint64_t pkts,
+                         uint64_t bytes)
 {
     mlx5_st64(out + off, pkts);
     mlx5_st64(out + off + 8, bytes);
@@ -344,25 +380,34 @@ void mlx5_cmd_query_vport_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5EthCounters *n = &c->eth->cnt;
 
-    /* (the input's clear bit is in its seventh dword: query_vport_counter_in is 0x20 bytes) */
+    /*
+     * (the input's clear bit is in its seventh dword: query_vport_counter_in is
+     * 0x20 bytes)
+     */
     if (!mlx5_cmd_in_ok(cmd, 0x20) || !mlx5_vport_own(cmd) ||
         !mlx5_cmd_out_ok(cmd, VPORT_COUNTER_OUT_SIZE)) {
         return;
     }
     mlx5_traffic(cmd->out, VC_received_errors_OFF, n->rx_errors, 0);
     mlx5_traffic(cmd->out, VC_transmit_errors_OFF, n->tx_errors, 0);
-    mlx5_traffic(cmd->out, VC_rx_bcast_OFF, n->rx.bcast_pkts, n->rx.bcast_bytes);
-    mlx5_traffic(cmd->out, VC_tx_bcast_OFF, n->tx.bcast_pkts, n->tx.bcast_bytes);
-    mlx5_traffic(cmd->out, VC_rx_ucast_OFF, n->rx.ucast_pkts, n->rx.ucast_bytes);
-    mlx5_traffic(cmd->out, VC_tx_ucast_OFF, n->tx.ucast_pkts, n->tx.ucast_bytes);
-    mlx5_traffic(cmd->out, VC_rx_mcast_OFF, n->rx.mcast_pkts, n->rx.mcast_bytes);
-    mlx5_traffic(cmd->out, VC_tx_mcast_OFF, n->tx.mcast_pkts, n->tx.mcast_bytes);
+    mlx5_traffic(cmd->out, VC_rx_bcast_OFF, n->rx.bcast_pkts,
+                 n->rx.bcast_bytes);
+    mlx5_traffic(cmd->out, VC_tx_bcast_OFF, n->tx.bcast_pkts,
+                 n->tx.bcast_bytes);
+    mlx5_traffic(cmd->out, VC_rx_ucast_OFF, n->rx.ucast_pkts,
+                 n->rx.ucast_bytes);
+    mlx5_traffic(cmd->out, VC_tx_ucast_OFF, n->tx.ucast_pkts,
+                 n->tx.ucast_bytes);
+    mlx5_traffic(cmd->out, VC_rx_mcast_OFF, n->rx.mcast_pkts,
+                 n->rx.mcast_bytes);
+    mlx5_traffic(cmd->out, VC_tx_mcast_OFF, n->tx.mcast_pkts,
+                 n->tx.mcast_bytes);
     if (MLX5_GET(cmd->in, VPORT_COUNTER_IN_clear)) {
         memset(n, 0, sizeof(*n));
     }
 }
 
-/* ---- Q counters ------------------------------------------------------------------------------ */
+/* ---- Q counters ---------------------------------------------------------- */
 
 void mlx5_cmd_alloc_q_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
@@ -372,7 +417,8 @@ void mlx5_cmd_alloc_q_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
-    for (i = 1; i < MLX5_ETH_MAX_Q_COUNTERS; i++) {     /* set 0 is the default: not ours */
+    /* set 0 is the default: not ours */
+    for (i = 1; i < MLX5_ETH_MAX_Q_COUNTERS; i++) {
         if (!e->q_used[i]) {
             e->q_used[i] = true;
             e->q_oob[i] = 0;
@@ -384,7 +430,10 @@ void mlx5_cmd_alloc_q_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
     mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
 }
 
-/* The counter set a QUERY_Q_COUNTER (@dealloc false) or DEALLOC_Q_COUNTER names, or -1. */
+/*
+ * The counter set a QUERY_Q_COUNTER (@dealloc false) or DEALLOC_Q_COUNTER
+ * names, or -1.
+ */
 static int mlx5_q_counter_in(Mlx5Core *c, Mlx5CmdCtx *cmd, bool dealloc)
 {
     unsigned id;
@@ -418,7 +467,8 @@ void mlx5_cmd_query_q_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (id < 0 || !mlx5_cmd_out_ok(cmd, Q_COUNTER_OUT_SIZE)) {
         return;
     }
-    mlx5_st32(cmd->out + Q_COUNTER_OUT_out_of_buffer_OFF, (uint32_t)c->eth->q_oob[id]);
+    mlx5_st32(cmd->out + Q_COUNTER_OUT_out_of_buffer_OFF,
+              (uint32_t)c->eth->q_oob[id]);
     if (MLX5_GET(cmd->in, Q_COUNTER_IN_clear)) {
         c->eth->q_oob[id] = 0;
     }
@@ -439,7 +489,9 @@ void mlx5_eth_count(Mlx5EthTraffic *t, const uint8_t *f, size_t len)
     }
 }
 
-/* A frame steered to an RQ that had no WQE posted: count it where the RQ says. */
+/*
+ * A frame steered to an RQ that had no WQE posted: count it where the RQ says.
+ */
 void mlx5_eth_q_drop(Mlx5Core *c, uint8_t counter)
 {
     if (counter < MLX5_ETH_MAX_Q_COUNTERS && c->eth->q_used[counter]) {

@@ -1,9 +1,10 @@
 /*
- * mlx5 HCA core, Ethernet port: SQ and RQ objects (CREATE/MODIFY/DESTROY/QUERY_SQ and _RQ).
- * They are cyclic work queues with a doorbell record, kept in the QP table (private types
- * MLX5_QP_ST_ETH_SQ/RQ) because they share the QPs' number space: an SQ's doorbell names it
- * as a QP's names the QP. Their state (RST, RDY, ERR) is wq_state; .state stays RST so the IB
- * machinery leaves them alone.
+ * mlx5 HCA core, Ethernet port: SQ and RQ objects
+ * (CREATE/MODIFY/DESTROY/QUERY_SQ and _RQ). They are cyclic work queues with a
+ * doorbell record, kept in the QP table (private types MLX5_QP_ST_ETH_SQ/RQ)
+ * because they share the QPs' number space: an SQ's doorbell names it as a QP's
+ * names the QP. Their state (RST, RDY, ERR) is wq_state; .state stays RST so
+ * the IB machinery leaves them alone.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -13,8 +14,8 @@
 
 void mlx5_wq_free(Mlx5Core *c, Mlx5Qp *qp)
 {
-    Mlx5Cq *cq = mlx5_table_get(&c->cqs, qp->st == MLX5_QP_ST_ETH_SQ ? qp->cqn_snd
-                                                                     : qp->cqn_rcv);
+    Mlx5Cq *cq = mlx5_table_get(
+        &c->cqs, qp->st == MLX5_QP_ST_ETH_SQ ? qp->cqn_snd : qp->cqn_rcv);
     Mlx5Pd *pd = mlx5_table_get(&c->pds, qp->pdn);
     Mlx5Tis *tis = c->eth ? mlx5_table_get(&c->eth->tises, qp->tisn) : NULL;
 
@@ -48,8 +49,8 @@ static Mlx5Qp *mlx5_wq_obj(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t st)
 }
 
 /*
- * Decode the wq context of a create into @qp: the ring (PAS or UMEM) and the doorbell record.
- * Returns a syndrome or 0.
+ * Decode the wq context of a create into @qp: the ring (PAS or UMEM) and the
+ * doorbell record. Returns a syndrome or 0.
  */
 static uint32_t mlx5_wq_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Qp *qp, bool sq)
 {
@@ -64,22 +65,25 @@ static uint32_t mlx5_wq_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Qp *qp, bool sq)
     }
     if (log_sz > MLX5_GET(c->cap_general_cur, CAP_log_max_wq_sz) ||
         (sq ? log_stride != 6 : log_stride < 4 || log_stride > 9)) {
-        return sq || log_stride >= 4 ? MLX5_SYND_BAD_SIZE : MLX5_SYND_BAD_STRIDE;
+        return sq || log_stride >= 4 ? MLX5_SYND_BAD_SIZE
+                                     : MLX5_SYND_BAD_STRIDE;
     }
     bytes = (uint64_t)1 << (log_sz + log_stride);
     qp->dbr_addr = mlx5_ld64(wq + WQ_dbr_addr_OFF);
     if (MLX5_GET(wq, WQ_wq_umem_valid)) {
         synd = mlx5_umem_buf(c, cmd, mlx5_ld32(wq + WQ_wq_umem_id_OFF),
-                             mlx5_ld64(wq + WQ_wq_umem_offset_OFF), bytes, &qp->buf);
+                             mlx5_ld64(wq + WQ_wq_umem_offset_OFF), bytes,
+                             &qp->buf);
     } else {
         synd = mlx5_buf_init(&qp->buf, cmd->in + WQ_CREATE_PAS_OFF,
                              (cmd->inlen - WQ_CREATE_PAS_OFF) / 8,
                              MLX5_GET(wq, WQ_log_wq_pg_sz) + 12,
-                             MLX5_GET(wq, WQ_page_offset), bytes);     /* (quantized) */
+                             /* (quantized) */
+                             MLX5_GET(wq, WQ_page_offset), bytes);
     }
     if (!synd && MLX5_GET(wq, WQ_dbr_umem_valid)) {
-        synd = mlx5_umem_addr(c, cmd, mlx5_ld32(wq + WQ_dbr_umem_id_OFF), qp->dbr_addr,
-                              &qp->dbr_addr);
+        synd = mlx5_umem_addr(c, cmd, mlx5_ld32(wq + WQ_dbr_umem_id_OFF),
+                              qp->dbr_addr, &qp->dbr_addr);
     }
     if (synd) {
         return synd;
@@ -98,7 +102,8 @@ static uint32_t mlx5_wq_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Qp *qp, bool sq)
 }
 
 /* Common end of CREATE_SQ/RQ: number it, take references, answer. */
-static void mlx5_wq_insert(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Qp *qp, uint32_t cqn)
+static void mlx5_wq_insert(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Qp *qp,
+                           uint32_t cqn)
 {
     Mlx5Pd *pd = mlx5_table_get(&c->pds, qp->pdn);
 
@@ -127,19 +132,22 @@ void mlx5_cmd_create_sq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     Mlx5Tis *tis;
     Mlx5Qp *qp;
 
-    if (!mlx5_cmd_in_ok(cmd, WQ_CREATE_PAS_OFF) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+    if (!mlx5_cmd_in_ok(cmd, WQ_CREATE_PAS_OFF) ||
+        !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
     cqn = MLX5_GET(ctx, SQC_cqn);
     tis = mlx5_cmd_ref(cmd, &c->eth->tises, MLX5_GET(ctx, SQC_tis_num_0));
     if (!mlx5_cmd_ref(cmd, &c->cqs, cqn)) {
         synd = MLX5_SYND_BAD_CQ;
-    } else if (MLX5_GET(ctx, SQC_tis_lst_sz) > 1 || (MLX5_GET(ctx, SQC_tis_lst_sz) && !tis)) {
+    } else if (MLX5_GET(ctx, SQC_tis_lst_sz) > 1 ||
+               (MLX5_GET(ctx, SQC_tis_lst_sz) && !tis)) {
         /* (mlx5e's internal SQs, which carry no frames, have no TIS) */
         synd = MLX5_SYND_BAD_HANDLE;
     } else if (!mlx5_cmd_obj(cmd, &c->pds, MLX5_GET(ctx + WQC_OFF, WQ_pd))) {
         synd = MLX5_SYND_BAD_PD;
-    } else if (!mlx5_cmd_ref(cmd, &c->uars, MLX5_GET(ctx + WQC_OFF, WQ_uar_page))) {
+    } else if (!mlx5_cmd_ref(cmd, &c->uars,
+                             MLX5_GET(ctx + WQC_OFF, WQ_uar_page))) {
         synd = MLX5_SYND_BAD_UAR;
     } else if (MLX5_GET(ctx, SQC_state) != MLX5_WQ_STATE_RST) {
         synd = MLX5_SYND_BAD_STATE;
@@ -176,14 +184,16 @@ void mlx5_cmd_create_rq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     uint32_t synd = 0, cqn;
     Mlx5Qp *qp;
 
-    if (!mlx5_cmd_in_ok(cmd, WQ_CREATE_PAS_OFF) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+    if (!mlx5_cmd_in_ok(cmd, WQ_CREATE_PAS_OFF) ||
+        !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
     cqn = MLX5_GET(ctx, RQC_cqn);
     if (!mlx5_cmd_ref(cmd, &c->cqs, cqn)) {
         synd = MLX5_SYND_BAD_CQ;
     } else if (MLX5_GET(ctx, RQC_mem_rq_type) != MLX5_RQC_MEM_RQ_TYPE_INLINE) {
-        synd = MLX5_SYND_UNSUPPORTED;           /* RQs over an RMP are not offered */
+        /* RQs over an RMP are not offered */
+        synd = MLX5_SYND_UNSUPPORTED;
     } else if (MLX5_GET(ctx, RQC_state) != MLX5_WQ_STATE_RST) {
         synd = MLX5_SYND_BAD_STATE;
     } else if (MLX5_GET(ctx + WQC_OFF, WQ_pd) &&
@@ -211,7 +221,8 @@ void mlx5_cmd_create_rq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     qp->flush_in_error = MLX5_GET(ctx, RQC_flush_in_error_en);
     mlx5_wq_insert(c, cmd, qp, cqn);
     if (cmd->status == MLX5_CMD_STAT_OK) {
-        trace_mlx5_eth_rq_create(qp->qpn, cqn, qp->log_rq_size, qp->rq_stride, qp->vsd);
+        trace_mlx5_eth_rq_create(qp->qpn, cqn, qp->log_rq_size, qp->rq_stride,
+                                 qp->vsd);
     }
 }
 
@@ -221,10 +232,12 @@ static bool mlx5_wq_transition(Mlx5CmdCtx *cmd, Mlx5Qp *qp, uint8_t next)
     uint8_t cur = MLX5_GET(cmd->in, OBJ_IN_state);
 
     if (cur != qp->wq_state) {
-        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_STATE_ERR, MLX5_SYND_BAD_STATE);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_STATE_ERR,
+                      MLX5_SYND_BAD_STATE);
         return false;
     }
-    if ((next != MLX5_WQ_STATE_RST && next != MLX5_WQ_STATE_RDY && next != MLX5_WQ_STATE_ERR) ||
+    if ((next != MLX5_WQ_STATE_RST && next != MLX5_WQ_STATE_RDY &&
+         next != MLX5_WQ_STATE_ERR) ||
         (cur == MLX5_WQ_STATE_ERR && next == MLX5_WQ_STATE_RDY) ||
         (cur == MLX5_WQ_STATE_RST && next == MLX5_WQ_STATE_ERR)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_STATE);
@@ -246,10 +259,11 @@ void mlx5_cmd_modify_sq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     /*
-     * An SQ going to error flushes what is posted. One going to RDY waits for a doorbell: its
-     * record may still hold the count of before a reset.
+     * An SQ going to error flushes what is posted. One going to RDY waits for a
+     * doorbell: its record may still hold the count of before a reset.
      */
-    if (mlx5_wq_transition(cmd, qp, MLX5_GET(cmd->in + OBJ_CTX_OFF, SQC_state)) &&
+    if (mlx5_wq_transition(cmd, qp,
+                           MLX5_GET(cmd->in + OBJ_CTX_OFF, SQC_state)) &&
         qp->wq_state == MLX5_WQ_STATE_ERR) {
         mlx5_exec_queue(c, qp);
     }

@@ -1,7 +1,8 @@
 /*
- * InfiniBand management datagrams (IBA chapters 13-15): the common MAD header, the SA header
- * and the subnet administration records this project's fabric services answer. Offsets are
- * bytes from the start of the MAD (the GSI payload of a UD packet to QP1), values big endian.
+ * InfiniBand management datagrams (IBA chapters 13-15): the common MAD header,
+ * the SA header and the subnet administration records this project's fabric
+ * services answer. Offsets are bytes from the start of the MAD (the GSI payload
+ * of a UD packet to QP1), values big endian.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -58,10 +59,12 @@
 /* RMPP header (IBA 13.6.2), present in SA MADs */
 #define IB_RMPP_VERSION         24
 #define IB_RMPP_TYPE            25
-#define IB_RMPP_FLAGS           26      /* RRespTime(5) | Flags(3): Active 1, First 2, Last 4 */
+/* RRespTime(5) | Flags(3): Active 1, First 2, Last 4 */
+#define IB_RMPP_FLAGS           26
 #define IB_RMPP_STATUS          27
 #define IB_RMPP_SEG_NUM         28
-#define IB_RMPP_PAYLEN          32      /* DATA: payload length; ACK: NewWindowLast */
+/* DATA: payload length; ACK: NewWindowLast */
+#define IB_RMPP_PAYLEN          32
 #define IB_RMPP_TYPE_DATA       1
 #define IB_RMPP_TYPE_ACK        2
 #define IB_RMPP_TYPE_STOP       3
@@ -96,7 +99,8 @@
 /* ClassPortInfo (IBA 13.4.8.1), 72 bytes */
 #define IB_CPI_LEN              72
 #define IB_CPI_CAP_MASK         2
-#define IB_CPI_RESP_TIME        4       /* CapabilityMask2(27) | RespTimeValue(5) */
+/* CapabilityMask2(27) | RespTimeValue(5) */
+#define IB_CPI_RESP_TIME        4
 
 /* PathRecord (IBA 15.2.5.16), 64 bytes */
 #define IB_PR_LEN               64
@@ -105,7 +109,8 @@
 #define IB_PR_SGID              24
 #define IB_PR_DLID              40
 #define IB_PR_SLID              42
-#define IB_PR_FLOW_HOP          44      /* RawTraffic(1) rsvd(3) FlowLabel(20) HopLimit(8) */
+/* RawTraffic(1) rsvd(3) FlowLabel(20) HopLimit(8) */
+#define IB_PR_FLOW_HOP          44
 #define IB_PR_TCLASS            48
 #define IB_PR_REV_NUMB          49      /* Reversible(1) NumbPath(7) */
 #define IB_PR_PKEY              50
@@ -172,7 +177,10 @@
 #define IB_MC_JOIN_SENDONLY     4
 #define IB_MC_JOIN_SENDONLY_FULL 8
 
-/* NodeRecord (IBA 15.2.5.2): LID, reserved, NodeInfo (40), NodeDescription (64): 108 bytes */
+/*
+ * NodeRecord (IBA 15.2.5.2): LID, reserved, NodeInfo (40), NodeDescription
+ * (64): 108 bytes
+ */
 #define IB_NR_LEN               108
 #define IB_NR_LID               0
 #define IB_NR_NODE_INFO         4
@@ -191,7 +199,10 @@
 #define IB_NI_VENDOR_ID         37
 #define IB_NI_LEN               40
 
-/* PortInfoRecord (IBA 15.2.5.3): EndportLID, PortNum, Options, PortInfo (64): 68 bytes */
+/*
+ * PortInfoRecord (IBA 15.2.5.3): EndportLID, PortNum, Options, PortInfo (64):
+ * 68 bytes
+ */
 #define IB_PIR_LEN              68
 #define IB_PIR_LID              0
 #define IB_PIR_PORT_NUM         2

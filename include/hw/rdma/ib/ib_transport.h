@@ -1,11 +1,12 @@
 /*
  * Vendor-neutral InfiniBand transport (RC, UC, UD) for emulated HCAs.
  *
- * The transport knows IB semantics (PSNs, segmentation, ACK/NAK, RNR, retries, duplicate
- * detection, responder resources, atomics, Q_Keys) and the fabric framing (docs/fabric.md). It
- * knows nothing of any vendor's queues: the device turns its WQEs into IbSendWr, and supplies
- * memory access, receive buffers and completions through IbDevOps. It never allocates per
- * packet: every queue is sized when the QP is created.
+ * The transport knows IB semantics (PSNs, segmentation, ACK/NAK, RNR, retries,
+ * duplicate detection, responder resources, atomics, Q_Keys) and the fabric
+ * framing (docs/fabric.md). It knows nothing of any vendor's queues: the device
+ * turns its WQEs into IbSendWr, and supplies memory access, receive buffers and
+ * completions through IbDevOps. It never allocates per packet: every queue is
+ * sized when the QP is created.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -28,7 +29,8 @@ typedef enum IbQpType {
     IB_QPT_UD,
     IB_QPT_SMI,             /* QP0 */
     IB_QPT_GSI,             /* QP1 */
-    IB_QPT_DCT,             /* DC target: answers many DC initiators (ib_dc.c) */
+    /* DC target: answers many DC initiators (ib_dc.c) */
+    IB_QPT_DCT,
 } IbQpType;
 
 typedef enum IbQpState {
@@ -66,12 +68,14 @@ typedef enum IbWcStatus {
     IB_WC_REM_OP_ERR,
     IB_WC_RETRY_EXC_ERR,
     IB_WC_RNR_RETRY_EXC_ERR,
-    IB_WC_MW_BIND_ERR,          /* a memory-window bind failed (local, device-specific) */
+    /* a memory-window bind failed (local, device-specific) */
+    IB_WC_MW_BIND_ERR,
     /*
-     * Not a completion: the memory is not mapped yet (on-demand paging). The device has told
-     * its driver, which maps it and calls ib_qp_page_fault_resume(); the transport waits (a
-     * requester pauses its send queue, a responder answers RNR NAK or holds its READ
-     * responses) and then tries again.
+     * Not a completion: the memory is not mapped yet (on-demand paging). The
+     * device has told its driver, which maps it and calls
+     * ib_qp_page_fault_resume(); the transport waits (a requester pauses its
+     * send queue, a responder answers RNR NAK or holds its READ responses) and
+     * then tries again.
      */
     IB_WC_PAGE_FAULT,
 } IbWcStatus;
@@ -92,7 +96,9 @@ enum {
     IB_ACCESS_REMOTE_ATOMIC = 1 << 3,
 };
 
-/* Automatic path migration state (IBA 17.2.8); MIGRATED is the initial state. */
+/*
+ * Automatic path migration state (IBA 17.2.8); MIGRATED is the initial state.
+ */
 typedef enum IbMigState {
     IB_MIG_MIGRATED,
     IB_MIG_REARM,
@@ -110,7 +116,10 @@ typedef struct IbAv {
     uint8_t tclass;
     uint32_t flow_label;
     uint8_t dgid[16];
-    /* RoCE (the port's roce mode): the next hop's MAC and the UDP source port (0: the QP's) */
+    /*
+     * RoCE (the port's roce mode): the next hop's MAC and the UDP source port
+     * (0: the QP's)
+     */
     uint8_t dmac[6];
     uint16_t udp_sport;
 } IbAv;
@@ -119,15 +128,18 @@ typedef struct IbAv {
 typedef struct IbSendWr {
     uint64_t cookie;            /* device's handle (e.g. WQE counter) */
     IbWrOpcode opcode;
-    uint32_t length;            /* payload bytes (READ: bytes to read; atomics: 8) */
-    uint32_t imm;               /* ImmDt, wire order (big endian bytes as a host u32 of be) */
+    /* payload bytes (READ: bytes to read; atomics: 8) */
+    uint32_t length;
+    /* ImmDt, wire order (big endian bytes as a host u32 of be) */
+    uint32_t imm;
     uint32_t inv_rkey;
     uint64_t remote_addr;
     uint32_t rkey;
     uint64_t compare_add;       /* atomics: CmpSwap compare / FetchAdd add */
     uint64_t swap;              /* atomics: CmpSwap swap */
     uint32_t xrc_srqn;          /* XRC requests: the remote XRC SRQ (XRCETH) */
-    uint64_t dc_key;            /* DC requests: the DCT's access key (target: av, dest_qpn) */
+    /* DC requests: the DCT's access key (target: av, dest_qpn) */
+    uint64_t dc_key;
     bool solicited;
     bool signaled;
     bool fence;                 /* wait for earlier READ/ATOMIC to complete */
@@ -143,7 +155,10 @@ typedef struct IbRecvWr {
     uint64_t capacity;          /* total bytes the scatter list can take */
 } IbRecvWr;
 
-/* The network header a packet came with (RoCE: what precedes UDP; IB: IB_NET_IB) */
+/*
+ * The network header a packet came with (RoCE: what precedes UDP; IB:
+ * IB_NET_IB)
+ */
 typedef enum IbNetType {
     IB_NET_IB,
     IB_NET_ROCE_IPV6,
@@ -163,13 +178,15 @@ typedef struct IbRecvCompletion {
     bool solicited;
     uint16_t pkey_index;
     IbNetType net_type;
-    bool vlan;                  /* RoCE: the frame had an 802.1Q tag (vlan_tci) */
+    /* RoCE: the frame had an 802.1Q tag (vlan_tci) */
+    bool vlan;
     uint16_t vlan_tci;
 } IbRecvCompletion;
 
 typedef enum IbQpEvent {
     IB_EV_COMM_EST,
-    IB_EV_PATH_MIG,             /* the QP now uses its alternate path (ib_apm.c) */
+    /* the QP now uses its alternate path (ib_apm.c) */
+    IB_EV_PATH_MIG,
     IB_EV_QP_FATAL,
     IB_EV_QP_REQ_ERR,           /* invalid request (responder) */
     IB_EV_QP_ACCESS_ERR,        /* remote access error (responder) */
@@ -179,40 +196,65 @@ typedef struct IbPort IbPort;
 typedef struct IbQp IbQp;
 
 /*
- * Services the device provides. All memory accesses go through the device's key tables and
- * its DMA (so they work behind a vIOMMU). Return values are IbWcStatus codes.
+ * Services the device provides. All memory accesses go through the device's key
+ * tables and its DMA (so they work behind a vIOMMU). Return values are
+ * IbWcStatus codes.
  */
 typedef struct IbDevOps {
     /* requester: read @len payload bytes at offset @off of a SEND/WRITE WR */
-    IbWcStatus (*gather)(IbQp *qp, const IbSendWr *wr, uint64_t off, void *buf, uint32_t len);
-    /* requester: write READ response data / the atomic original value into the WR's buffers */
-    IbWcStatus (*scatter)(IbQp *qp, const IbSendWr *wr, uint64_t off, const void *buf,
-                          uint32_t len);
-    /* requester: WR done (in posting order); status != SUCCESS puts the QP in error */
+    IbWcStatus (*gather)(IbQp *qp, const IbSendWr *wr, uint64_t off, void *buf,
+                         uint32_t len);
+    /*
+     * requester: write READ response data / the atomic original value into the
+     * WR's buffers
+     */
+    IbWcStatus (*scatter)(IbQp *qp, const IbSendWr *wr, uint64_t off,
+                          const void *buf, uint32_t len);
+    /*
+     * requester: WR done (in posting order); status != SUCCESS puts the QP in
+     * error
+     */
     void (*send_done)(IbQp *qp, const IbSendWr *wr, IbWcStatus status);
-    /* responder: take the next receive buffer; false = none posted (RNR for RC) */
+    /*
+     * responder: take the next receive buffer; false = none posted (RNR for RC)
+     */
     bool (*recv_get)(IbQp *qp, IbRecvWr *rwr);
-    IbWcStatus (*recv_scatter)(IbQp *qp, const IbRecvWr *rwr, uint64_t off, const void *buf,
-                               uint32_t len);
-    void (*recv_done)(IbQp *qp, const IbRecvWr *rwr, const IbRecvCompletion *rc);
-    /* responder: give back the buffer recv_get just took (a datagram dropped on a page fault) */
+    IbWcStatus (*recv_scatter)(IbQp *qp, const IbRecvWr *rwr, uint64_t off,
+                               const void *buf, uint32_t len);
+    void (*recv_done)(IbQp *qp, const IbRecvWr *rwr,
+                      const IbRecvCompletion *rc);
+    /*
+     * responder: give back the buffer recv_get just took (a datagram dropped on
+     * a page fault)
+     */
     void (*recv_put_back)(IbQp *qp, const IbRecvWr *rwr);
-    /* responder: remote memory access through an rkey (checks key, PD, rights, bounds) */
+    /*
+     * responder: remote memory access through an rkey (checks key, PD, rights,
+     * bounds)
+     */
     IbWcStatus (*rkey_check)(IbQp *qp, uint32_t rkey, uint64_t va, uint64_t len,
                              unsigned access);
-    IbWcStatus (*rkey_write)(IbQp *qp, uint32_t rkey, uint64_t va, const void *buf,
-                             uint32_t len);
-    IbWcStatus (*rkey_read)(IbQp *qp, uint32_t rkey, uint64_t va, void *buf, uint32_t len);
-    /* responder: 8-byte atomic on host-order memory; returns the original value */
-    IbWcStatus (*rkey_atomic)(IbQp *qp, uint32_t rkey, uint64_t va, bool cmp_swp,
-                              uint64_t compare_add, uint64_t swap, uint64_t *orig);
+    IbWcStatus (*rkey_write)(IbQp *qp, uint32_t rkey, uint64_t va,
+                             const void *buf, uint32_t len);
+    IbWcStatus (*rkey_read)(IbQp *qp, uint32_t rkey, uint64_t va, void *buf,
+                            uint32_t len);
+    /*
+     * responder: 8-byte atomic on host-order memory; returns the original value
+     */
+    IbWcStatus (*rkey_atomic)(IbQp *qp, uint32_t rkey, uint64_t va,
+                              bool cmp_swp, uint64_t compare_add, uint64_t swap,
+                              uint64_t *orig);
     IbWcStatus (*invalidate)(IbQp *qp, uint32_t rkey);
-    /* XRC responder: may requests to this target QP name XRC SRQ @srqn? (optional) */
+    /*
+     * XRC responder: may requests to this target QP name XRC SRQ @srqn?
+     * (optional)
+     */
     bool (*xrc_srq_ok)(IbQp *qp, uint32_t srqn);
     void (*qp_event)(IbQp *qp, IbQpEvent ev);
     /* the fabric */
     /* send a frame; false = taken, but send no more until ib_port_tx_ready() */
-    bool (*link_tx)(IbPort *port, const struct iovec *iov, int iovcnt, bool best_effort);
+    bool (*link_tx)(IbPort *port, const struct iovec *iov, int iovcnt,
+                    bool best_effort);
     IbQp *(*qp_lookup)(IbPort *port, uint32_t qpn);
     int64_t (*now_ns)(IbPort *port);
     void (*set_deadline)(IbPort *port, int64_t when_ns);
@@ -223,10 +265,11 @@ typedef struct IbDevOps {
     void (*sm_change)(IbPort *port);
 } IbDevOps;
 
-/* ---- transport state (embedded in the device's QP and port objects) ------------------------ */
+/* ---- transport state (embedded in the device's QP and port objects) ------ */
 
 #define IB_MAX_RD_ATOMIC    16      /* responder resources / initiator depth */
-#define IB_TX_WINDOW        256     /* unacknowledged packets in flight per RC QP */
+/* unacknowledged packets in flight per RC QP */
+#define IB_TX_WINDOW        256
 #define IB_LOOPBACK_FRAMES  64
 #define IB_MAX_FRAME        (IB_MAX_PAYLOAD + 256)
 #define IB_MAX_PAYLOAD      4096
@@ -253,7 +296,8 @@ typedef struct IbRespRes {
     /* READ responses still to transmit: [tx_psn, psn + npsn) */
     bool tx_pending;
     uint32_t tx_psn;
-    bool fault_wait;            /* its memory faulted: held until the page fault is resumed */
+    /* its memory faulted: held until the page fault is resumed */
+    bool fault_wait;
 } IbRespRes;
 
 struct IbQp {
@@ -261,27 +305,35 @@ struct IbQp {
     uint32_t qpn;               /* wire QPN (0/1 for SMI/GSI) */
     IbQpType type;
     IbQpState state;
-    bool xrc;                   /* an RC QP of the XRC transport (initiator or target) */
-    bool block_self_mcast;      /* UD: its multicast sends are not looped back to itself */
-    uint32_t xrc_srqn;          /* XRC target: the XRC SRQ of the request being received */
+    /* an RC QP of the XRC transport (initiator or target) */
+    bool xrc;
+    /* UD: its multicast sends are not looped back to itself */
+    bool block_self_mcast;
+    /* XRC target: the XRC SRQ of the request being received */
+    uint32_t xrc_srqn;
     /*
-     * Dynamically connected transport (ib_dc.c). A DCI is an RC requester whose WRs name
-     * their target; it connects to one target at a time. A DCT answers through responder
-     * contexts, one per initiator it is talking to; each context is an RC responder whose
-     * dc_parent is the DCT (the device sees the DCT's resources behind it).
+     * Dynamically connected transport (ib_dc.c). A DCI is an RC requester whose
+     * WRs name their target; it connects to one target at a time. A DCT answers
+     * through responder contexts, one per initiator it is talking to; each
+     * context is an RC responder whose dc_parent is the DCT (the device sees
+     * the DCT's resources behind it).
      */
     bool dci;
-    bool dc_connected;          /* DCI: av/dest_qpn/dc_key hold the current target */
-    uint32_t dc_conn_id;        /* DCI: current connection (a new one per connect); context */
+    /* DCI: av/dest_qpn/dc_key hold the current target */
+    bool dc_connected;
+    /* DCI: current connection (a new one per connect); context */
+    uint32_t dc_conn_id;
     uint32_t dc_conn_psn;       /* DCI: first PSN of the current connection */
-    uint64_t dc_key;            /* DCI: current target's key; DCT: its access key */
+    /* DCI: current target's key; DCT: its access key */
+    uint64_t dc_key;
     IbQp *dc_parent;            /* context: the DCT */
     IbQp *dc_ctx;               /* DCT: its responder contexts */
     unsigned dc_nctx;
     unsigned dc_index;          /* context: index in the DCT's dc_ctx */
     bool dc_bound;              /* context: serving an initiator */
     bool dc_draining;           /* DCT: accepts no more requests */
-    uint16_t dc_slid;           /* context: the initiator's LID (RoCE: GID) and DCI */
+    /* context: the initiator's LID (RoCE: GID) and DCI */
+    uint16_t dc_slid;
     uint8_t dc_sgid[16];
     uint32_t dc_src_qpn;
     uint64_t dc_last_use;       /* context: LRU stamp */
@@ -302,7 +354,10 @@ struct IbQp {
     uint8_t max_dest_rd_atomic;
     bool rre, rwe, rae;
     uint32_t sq_psn;            /* next_send_psn at RTR2RTS */
-    /* automatic path migration (ib_apm.c): the alternate path and where migration stands */
+    /*
+     * automatic path migration (ib_apm.c): the alternate path and where
+     * migration stands
+     */
     IbMigState mig_state;
     IbAv alt_av;
     uint8_t alt_timeout;
@@ -311,7 +366,8 @@ struct IbQp {
     /* requester */
     IbSendEntry *swq;
     uint32_t swq_size;          /* power of two */
-    uint32_t head, tail, cur;   /* free-running indices: post, oldest, transmitting */
+    /* free-running indices: post, oldest, transmitting */
+    uint32_t head, tail, cur;
     uint64_t cur_off;
     uint32_t next_psn;
     uint32_t una;               /* oldest unacknowledged PSN */
@@ -319,9 +375,13 @@ struct IbQp {
     uint8_t rnr_retries_left;
     int64_t ack_deadline;       /* 0 = not armed */
     int64_t rnr_deadline;       /* 0 = not waiting */
-    /* on-demand paging: the send queue waits for its driver to resolve a page fault */
+    /*
+     * on-demand paging: the send queue waits for its driver to resolve a page
+     * fault
+     */
     bool req_fault;
-    bool req_fault_rsp;         /* ... on a READ/atomic response, which was dropped */
+    /* ... on a READ/atomic response, which was dropped */
+    bool req_fault_rsp;
     uint32_t req_fault_idx;     /* the WR that faulted */
 
     /* responder */
@@ -334,11 +394,13 @@ struct IbQp {
     uint64_t write_va;
     uint32_t write_rkey;
     uint64_t write_left;
-    uint64_t read_left;         /* READ response being read: bytes from it to the end */
+    /* READ response being read: bytes from it to the end */
+    uint64_t read_left;
     uint64_t write_total;
     bool nak_sent;
     bool comm_est;
-    bool resp_fault;            /* a page fault of the responder waits for its resume */
+    /* a page fault of the responder waits for its resume */
+    bool resp_fault;
     IbRespRes res[IB_MAX_RD_ATOMIC];
     unsigned res_next;
 
@@ -348,17 +410,24 @@ struct IbQp {
     uint64_t stat_tx, stat_rx, stat_retx, stat_rnr, stat_dup;
 };
 
-/* A node's identity, as NodeInfo/NodeDescription tell it (set by the device, announced). */
+/*
+ * A node's identity, as NodeInfo/NodeDescription tell it (set by the device,
+ * announced).
+ */
 typedef struct IbNodeInfo {
     uint64_t node_guid;
     uint64_t sys_guid;
     uint16_t device_id;
     uint32_t vendor_id;         /* 24 bits */
     uint32_t revision;
-    char desc[64];              /* not NUL-terminated when all 64 bytes are used */
+    /* not NUL-terminated when all 64 bytes are used */
+    char desc[64];
 } IbNodeInfo;
 
-/* A port of the fabric, as its announcements describe it (ib_sm.c). guid 0 = free slot. */
+/*
+ * A port of the fabric, as its announcements describe it (ib_sm.c). guid 0 =
+ * free slot.
+ */
 typedef struct IbPeer {
     uint64_t guid;              /* port GUID */
     IbNodeInfo node;
@@ -372,12 +441,14 @@ typedef struct IbPeer {
     int64_t last_seen;
 } IbPeer;
 
-#define IB_FABRIC_MAX_PEERS     63      /* other ports a port keeps in its directory */
+/* other ports a port keeps in its directory */
+#define IB_FABRIC_MAX_PEERS     63
 
 /*
- * RoCE v2 (ib_roce.c): one entry of the port's GID table, as its driver programs it. The GID is
- * an IPv6 address or an IPv4-mapped one (::ffff:a.b.c.d); the MAC and VLAN are the interface's
- * the address belongs to. Packets from this GID leave with them.
+ * RoCE v2 (ib_roce.c): one entry of the port's GID table, as its driver
+ * programs it. The GID is an IPv6 address or an IPv4-mapped one
+ * (::ffff:a.b.c.d); the MAC and VLAN are the interface's the address belongs
+ * to. Packets from this GID leave with them.
  */
 #define IB_ROCE_MAX_GIDS    128
 typedef struct IbRoceGid {
@@ -389,7 +460,10 @@ typedef struct IbRoceGid {
     uint8_t mac[6];
 } IbRoceGid;
 
-/* An IPv4-mapped GID (::ffff:a.b.c.d): the IPv4 address a RoCE v2 GID stands for. */
+/*
+ * An IPv4-mapped GID (::ffff:a.b.c.d): the IPv4 address a RoCE v2 GID stands
+ * for.
+ */
 static inline bool ib_gid_is_v4mapped(const uint8_t gid[16])
 {
     static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
@@ -404,8 +478,10 @@ typedef struct IbFault IbFault;
 /* Fault injection on frames from the link (ib_fault.c); all zero = none. */
 typedef struct IbFaultConfig {
     uint8_t drop, dup, reorder, corrupt;    /* percent of the frames */
-    uint32_t delay_us;                      /* every frame arrives this much later */
-    uint64_t seed;                          /* of the generator (0: a fixed default) */
+    /* every frame arrives this much later */
+    uint32_t delay_us;
+    /* of the generator (0: a fixed default) */
+    uint64_t seed;
 } IbFaultConfig;
 
 typedef struct IbFaultStats {
@@ -429,11 +505,19 @@ struct IbPort {
     uint32_t lb_len[IB_LOOPBACK_FRAMES];
     unsigned lb_head, lb_count;
     uint64_t stat_tx, stat_rx, stat_rx_drop, stat_rx_bad;
-    uint64_t stat_pkey_violations;  /* packets dropped for their P_Key (PortInfo counter) */
-    uint64_t stat_qkey_violations;  /* datagrams dropped for their Q_Key (PortInfo counter) */
-    /* PortCounters (IBA 16.1.3.5): octets of the IB packets (LRH to VCRC), multicast packets */
+    /* packets dropped for their P_Key (PortInfo counter) */
+    uint64_t stat_pkey_violations;
+    /* datagrams dropped for their Q_Key (PortInfo counter) */
+    uint64_t stat_qkey_violations;
+    /*
+     * PortCounters (IBA 16.1.3.5): octets of the IB packets (LRH to VCRC),
+     * multicast packets
+     */
     uint64_t stat_tx_bytes, stat_rx_bytes, stat_tx_mcast, stat_rx_mcast;
-    /* address announcements (docs/fabric.md): LID/GUID clash detection, the directory */
+    /*
+     * address announcements (docs/fabric.md): LID/GUID clash detection, the
+     * directory
+     */
     uint32_t nonce;
     int64_t announce_deadline;  /* 0 = not scheduled */
     uint8_t ann[256];           /* announcement payload being sent */
@@ -446,28 +530,34 @@ struct IbPort {
     uint8_t sm_priority;        /* 0..15 */
     uint16_t sm_lid;            /* master SM's LID, 0 = none */
     uint64_t sm_guid;
-    IbSa *sa;                   /* the SA's state while we are the master (ib_sa.c) */
+    /* the SA's state while we are the master (ib_sa.c) */
+    IbSa *sa;
     /* multicast attachments (ib_mcast.c) */
     IbMcastAttach *mcast;
     unsigned mcast_count;
-    IbFault *fault;             /* fault injection on the link, NULL = none (ib_fault.c) */
+    /* fault injection on the link, NULL = none (ib_fault.c) */
+    IbFault *fault;
     /*
-     * RoCE v2 (ib_roce.c): the port is an Ethernet port. Packets are addressed by GIDs (IP
-     * addresses) and MACs instead of LIDs, go out as standard RoCE v2 frames, and there is no
-     * subnet manager, SA or announcement (the port's LID is 0).
+     * RoCE v2 (ib_roce.c): the port is an Ethernet port. Packets are addressed
+     * by GIDs (IP addresses) and MACs instead of LIDs, go out as standard RoCE
+     * v2 frames, and there is no subnet manager, SA or announcement (the port's
+     * LID is 0).
      */
     bool roce;
     uint8_t mac[6];             /* the port's own MAC (frames to it are ours) */
     IbRoceGid *gids;            /* IB_ROCE_MAX_GIDS entries while roce */
-    unsigned gid_end;           /* the highest valid index + 1: lookups scan below it */
-    uint64_t stat_roce_no_gid;  /* packets not sent: their source GID index is not set */
+    /* the highest valid index + 1: lookups scan below it */
+    unsigned gid_end;
+    /* packets not sent: their source GID index is not set */
+    uint64_t stat_roce_no_gid;
 };
 
 /*
- * Whether the transmit loops must stop: the link asked us to wait, or the loopback ring (frames
- * to our own LIDs) is full. The ring drains at the start of every ib_port_run, so a sender to
- * itself is paced by its receiver instead of losing frames to a full ring and waiting a whole
- * retransmission timeout (a message of more than IB_LOOPBACK_FRAMES packets would).
+ * Whether the transmit loops must stop: the link asked us to wait, or the
+ * loopback ring (frames to our own LIDs) is full. The ring drains at the start
+ * of every ib_port_run, so a sender to itself is paced by its receiver instead
+ * of losing frames to a full ring and waiting a whole retransmission timeout (a
+ * message of more than IB_LOOPBACK_FRAMES packets would).
  */
 static inline bool ib_port_tx_stopped(const IbPort *port)
 {
@@ -477,20 +567,26 @@ static inline bool ib_port_tx_stopped(const IbPort *port)
 #define IB_LID_PERMISSIVE       0xffff
 #define IB_MLID_FIRST           0xc000  /* multicast LIDs */
 #define IB_MLID_LAST            0xfffe
-#define IB_LID_IS_MCAST(lid)    ((lid) >= IB_MLID_FIRST && (lid) <= IB_MLID_LAST)
+#define IB_LID_IS_MCAST(lid) ((lid) >= IB_MLID_FIRST && (lid) <= IB_MLID_LAST)
 #define IB_ANNOUNCE_PERIOD_NS   1000000000ll
 #define IB_ANNOUNCE_LEN         132     /* version 2 (docs/fabric.md) */
 
 void ib_port_init(IbPort *port, const IbDevOps *ops, void *dev);
 void ib_port_cleanup(IbPort *port);
-/* A frame from the link: through the fault injection if configured, then ib_port_rx. */
+/*
+ * A frame from the link: through the fault injection if configured, then
+ * ib_port_rx.
+ */
 void ib_port_link_rx(IbPort *port, const uint8_t *frame, size_t len);
 /* A frame to process (from the link, or looped back). */
 void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len);
 void ib_fault_configure(IbPort *port, const IbFaultConfig *cfg);
 /* false if no fault injection is configured */
 bool ib_fault_stats(const IbPort *port, IbFaultStats *st);
-/* Transmit pending work (at most @budget packets). Returns true if work remains. */
+/*
+ * Transmit pending work (at most @budget packets). Returns true if work
+ * remains.
+ */
 bool ib_port_run(IbPort *port, unsigned budget);
 /* Timers */
 void ib_port_expire(IbPort *port, int64_t now);
@@ -498,40 +594,62 @@ void ib_port_expire(IbPort *port, int64_t now);
 void ib_port_update_deadline(IbPort *port);
 /* The link can take frames again. */
 void ib_port_tx_ready(IbPort *port);
-/* Tell the fabric who we are (now, then every IB_ANNOUNCE_PERIOD_NS while the link is up). */
+/*
+ * Tell the fabric who we are (now, then every IB_ANNOUNCE_PERIOD_NS while the
+ * link is up).
+ */
 void ib_port_announce(IbPort *port);
-/* The same from the next timer expiry: frames only leave while the machine runs. */
+/*
+ * The same from the next timer expiry: frames only leave while the machine
+ * runs.
+ */
 void ib_port_announce_soon(IbPort *port);
 
-/* The fabric directory (ib_sm.c): this port as an entry, and look-ups (@self is scratch). */
+/*
+ * The fabric directory (ib_sm.c): this port as an entry, and look-ups (@self is
+ * scratch).
+ */
 void ib_sm_self(const IbPort *port, IbPeer *e);
 const IbPeer *ib_sm_find_lid(const IbPort *port, uint16_t lid, IbPeer *self);
 const IbPeer *ib_sm_find_guid(const IbPort *port, uint64_t guid, IbPeer *self);
 bool ib_sm_is_master(const IbPort *port);
 
 /*
- * RoCE v2 (ib_roce.c). ib_roce_enable() makes @port an Ethernet port with MAC @mac (its GID table
- * empty); ib_roce_set_gid() sets (@gid NULL: clears) entry @index; ib_roce_frame_is_ours() tells
- * whether a frame from the Ethernet link is a RoCE v2 packet for this port (to ib_port_link_rx)
- * rather than for the NIC.
+ * RoCE v2 (ib_roce.c). ib_roce_enable() makes @port an Ethernet port with MAC
+ * @mac (its GID table empty); ib_roce_set_gid() sets (@gid NULL: clears) entry
+ * @index; ib_roce_frame_is_ours() tells whether a frame from the Ethernet link
+ * is a RoCE v2 packet for this port (to ib_port_link_rx) rather than for the
+ * NIC.
  */
 void ib_roce_enable(IbPort *port, const uint8_t mac[6]);
 bool ib_roce_set_gid(IbPort *port, unsigned index, const IbRoceGid *gid);
 int ib_roce_find_gid(const IbPort *port, const uint8_t gid[16]);
-bool ib_roce_frame_is_ours(const IbPort *port, const uint8_t *frame, size_t len);
+bool ib_roce_frame_is_ours(const IbPort *port, const uint8_t *frame,
+                           size_t len);
 
-/* Multicast (ib_mcast.c): attach a QP to a group (MGID), as ATTACH_TO_MCG does. */
+/*
+ * Multicast (ib_mcast.c): attach a QP to a group (MGID), as ATTACH_TO_MCG does.
+ */
 #define IB_MCAST_MAX_ATTACH     1024    /* (group, QP) attachments per port */
-typedef enum IbMcastStatus { IB_MCAST_OK, IB_MCAST_FULL, IB_MCAST_EXISTS, IB_MCAST_NOENT,
-                             IB_MCAST_BAD_GID } IbMcastStatus;
+typedef enum IbMcastStatus {
+    IB_MCAST_OK,
+    IB_MCAST_FULL,
+    IB_MCAST_EXISTS,
+    IB_MCAST_NOENT,
+    IB_MCAST_BAD_GID
+} IbMcastStatus;
 /* at most @max_group_qps QPs of this port per group */
-IbMcastStatus ib_mcast_attach(IbPort *port, const uint8_t mgid[16], uint32_t qpn,
-                              unsigned max_group_qps);
-IbMcastStatus ib_mcast_detach(IbPort *port, const uint8_t mgid[16], uint32_t qpn);
+IbMcastStatus ib_mcast_attach(IbPort *port, const uint8_t mgid[16],
+                              uint32_t qpn, unsigned max_group_qps);
+IbMcastStatus ib_mcast_detach(IbPort *port, const uint8_t mgid[16],
+                              uint32_t qpn);
 void ib_mcast_detach_qp(IbPort *port, uint32_t qpn);
 
-void ib_qp_init(IbQp *qp, IbPort *port, uint32_t qpn, IbQpType type, uint32_t sq_entries);
-/* DC target (after ib_qp_init with IB_QPT_DCT): its @nctx responder contexts. */
+void ib_qp_init(IbQp *qp, IbPort *port, uint32_t qpn, IbQpType type,
+                uint32_t sq_entries);
+/*
+ * DC target (after ib_qp_init with IB_QPT_DCT): its @nctx responder contexts.
+ */
 #define IB_DCT_MAX_CTX      64      /* initiators one DCT talks to at once */
 void ib_dct_init(IbQp *dct, unsigned nctx);
 /* Stop taking requests and forget every initiator (DRAIN_DCT). */
@@ -543,22 +661,26 @@ void ib_qp_set_state(IbQp *qp, IbQpState state);
 bool ib_qp_post_send(IbQp *qp, const IbSendWr *wr);
 /* Number of WRs the transport still holds (posted, not completed). */
 uint32_t ib_qp_outstanding(const IbQp *qp);
-/* Error state: complete every WR still held with IB_WC_WR_FLUSH_ERR, in order. */
+/*
+ * Error state: complete every WR still held with IB_WC_WR_FLUSH_ERR, in order.
+ */
 void ib_qp_flush(IbQp *qp);
 
 /*
- * Automatic path migration (ib_apm.c). The device loads alt_av/alt_timeout and sets mig_state
- * to REARM (a packet from the peer with MigReq clear then arms the QP); a migration swaps in
- * the alternate path and raises IB_EV_PATH_MIG. Software-commanded migration (ARMED only):
+ * Automatic path migration (ib_apm.c). The device loads alt_av/alt_timeout and
+ * sets mig_state to REARM (a packet from the peer with MigReq clear then arms
+ * the QP); a migration swaps in the alternate path and raises IB_EV_PATH_MIG.
+ * Software-commanded migration (ARMED only):
  */
 void ib_apm_migrate(IbQp *qp);
 
 /*
- * On-demand paging: the driver has resolved (or, @error, failed to resolve) the page fault a
- * memory access of @qp reported. IB_PF_REQUESTER resumes the paused send queue (@error fails
- * the WR that faulted with a local protection error); IB_PF_RECV and IB_PF_RDMA concern the
- * responder (its requester retries after RNR NAK; READ responses held go out again; @error
- * puts the QP in error as a failed access would have).
+ * On-demand paging: the driver has resolved (or, @error, failed to resolve) the
+ * page fault a memory access of @qp reported. IB_PF_REQUESTER resumes the
+ * paused send queue (@error fails the WR that faulted with a local protection
+ * error); IB_PF_RECV and IB_PF_RDMA concern the responder (its requester
+ * retries after RNR NAK; READ responses held go out again; @error puts the QP
+ * in error as a failed access would have).
  */
 typedef enum IbPfSide { IB_PF_REQUESTER, IB_PF_RECV, IB_PF_RDMA } IbPfSide;
 void ib_qp_page_fault_resume(IbQp *qp, IbPfSide side, bool error);

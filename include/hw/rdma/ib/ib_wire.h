@@ -1,11 +1,11 @@
 /*
  * InfiniBand transport headers and the fabric framing (docs/fabric.md).
  *
- * A fabric frame is RoCEv2-shaped so that Wireshark/tshark decode it as InfiniBand:
- *   Ethernet | IPv4 (no GRH) or IPv6 (= the GRH) | UDP dport 4791 | BTH | ext. headers |
- *   payload | pad | ICRC
- * The IB local route header has no place in RoCEv2, so the LRH fields travel in the Ethernet
- * addresses: destination MAC 02:49:42:00:DLID, source MAC 02:49:42:SL:SLID.
+ * A fabric frame is RoCEv2-shaped so that Wireshark/tshark decode it as
+ * InfiniBand: Ethernet | IPv4 (no GRH) or IPv6 (= the GRH) | UDP dport 4791 |
+ * BTH | ext. headers | payload | pad | ICRC The IB local route header has no
+ * place in RoCEv2, so the LRH fields travel in the Ethernet addresses:
+ * destination MAC 02:49:42:00:DLID, source MAC 02:49:42:SL:SLID.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -37,9 +37,10 @@
 #define IB_ETHERTYPE_IPV6   0x86dd
 #define IB_ETHERTYPE_VLAN   0x8100
 #define IB_VLAN_HLEN        4
-#define IB_MAX_HDR_LEN      (IB_ETH_HLEN + IB_VLAN_HLEN + IB_IPV6_HLEN + IB_UDP_HLEN + IB_BTH_LEN + \
-                             IB_XRCETH_LEN + IB_DCETH_LEN + IB_DETH_LEN + IB_RETH_LEN + IB_ATOMIC_ETH_LEN + \
-                             IB_IMMDT_LEN)
+#define IB_MAX_HDR_LEN                                                      \
+    (IB_ETH_HLEN + IB_VLAN_HLEN + IB_IPV6_HLEN + IB_UDP_HLEN + IB_BTH_LEN + \
+     IB_XRCETH_LEN + IB_DCETH_LEN + IB_DETH_LEN + IB_RETH_LEN +             \
+     IB_ATOMIC_ETH_LEN + IB_IMMDT_LEN)
 #define IB_MAC_OUI0         0x02
 #define IB_MAC_OUI1         0x49    /* 'I' */
 #define IB_MAC_OUI2         0x42    /* 'B' */
@@ -50,10 +51,11 @@ enum {
     IB_TRANSPORT_RC = 0x00,
     IB_TRANSPORT_UC = 0x20,
     IB_TRANSPORT_UD = 0x60,
-    IB_TRANSPORT_XRC = 0xa0,    /* RC's operations; requests carry an XRCETH */
+    IB_TRANSPORT_XRC = 0xa0, /* RC's operations; requests carry an XRCETH */
     /*
-     * Dynamically connected (mlx5 DC): RC's operations in the manufacturer-specific opcode
-     * space; requests carry a DCETH (docs/fabric.md, "Dynamically connected transport").
+     * Dynamically connected (mlx5 DC): RC's operations in the
+     * manufacturer-specific opcode space; requests carry a DCETH
+     * (docs/fabric.md, "Dynamically connected transport").
      */
     IB_TRANSPORT_DC = 0xc0,
 };
@@ -110,7 +112,8 @@ enum {
     IB_HDR_FIRST = 1 << 8,      /* first (or only) packet of a message */
     IB_HDR_LAST = 1 << 9,       /* last (or only) packet of a message */
     IB_HDR_XRCETH = 1 << 10,    /* XRC request: the target XRC SRQ */
-    IB_HDR_DCETH = 1 << 11,     /* DC request: access key, connection, initiator */
+    /* DC request: access key, connection, initiator */
+    IB_HDR_DCETH = 1 << 11,
     IB_HDR_VALID = 1 << 15,
 };
 
@@ -119,7 +122,8 @@ typedef struct IbPacket {
     /* LRH, carried in the Ethernet addresses */
     uint16_t dlid, slid;
     uint8_t sl;
-    uint8_t src_path_bits;      /* sending: low SLID bits under the port's LMC (ib_port_send) */
+    /* sending: low SLID bits under the port's LMC (ib_port_send) */
+    uint8_t src_path_bits;
     /* GRH (IPv6 header) when grh is set */
     bool grh;
     uint8_t tclass;
@@ -156,9 +160,10 @@ typedef struct IbPacket {
     uint32_t payload_len;
     uint16_t udp_sport;
     /*
-     * RoCE v2 framing (roce set): real Ethernet addresses, an optional 802.1Q tag, and an IPv4
-     * (ipv4: the GIDs are IPv4-mapped, ::ffff:a.b.c.d) or IPv6 header between the GIDs; there
-     * is no LRH (dlid/slid 0). Decode points nethdr at the IP header as received.
+     * RoCE v2 framing (roce set): real Ethernet addresses, an optional 802.1Q
+     * tag, and an IPv4 (ipv4: the GIDs are IPv4-mapped, ::ffff:a.b.c.d) or IPv6
+     * header between the GIDs; there is no LRH (dlid/slid 0). Decode points
+     * nethdr at the IP header as received.
      */
     bool roce;
     bool ipv4;
@@ -167,35 +172,49 @@ typedef struct IbPacket {
     uint8_t dmac[6], smac[6];
     const uint8_t *nethdr;
     uint8_t nethdr_len;
-    bool no_route;              /* sending: the source GID entry is not set (not sent) */
+    /* sending: the source GID entry is not set (not sent) */
+    bool no_route;
 } IbPacket;
 
 /* Header set of a BTH opcode, or 0 if the opcode is not supported. */
 unsigned ib_opcode_headers(uint8_t opcode);
 const char *ib_opcode_name(uint8_t opcode);
 
-/* Encode all headers of @p into @hdr (IB_MAX_HDR_LEN bytes). Returns the header length. */
+/*
+ * Encode all headers of @p into @hdr (IB_MAX_HDR_LEN bytes). Returns the header
+ * length.
+ */
 size_t ib_wire_encode_hdr(const IbPacket *p, uint8_t *hdr, size_t payload_len);
-/* Compute the ICRC of a frame made of @hdr (@hdr_len bytes) + payload (+ pad). */
-uint32_t ib_wire_icrc(const uint8_t *hdr, size_t hdr_len, const uint8_t *payload,
-                      size_t payload_len, size_t pad);
+/*
+ * Compute the ICRC of a frame made of @hdr (@hdr_len bytes) + payload (+ pad).
+ */
+uint32_t ib_wire_icrc(const uint8_t *hdr, size_t hdr_len,
+                      const uint8_t *payload, size_t payload_len, size_t pad);
 
 /*
- * CRC-32 of the ICRC (hw/rdma/ib/ib_crc.c), with zlib crc32()'s meaning: @crc is a previous result
- * (0 to start). ib_crc32() uses carry-less multiplication where the host CPU has it
- * (ib_crc32_have_clmul()); ib_crc32_generic() is zlib's, for tests that compare the two.
+ * CRC-32 of the ICRC (hw/rdma/ib/ib_crc.c), with zlib crc32()'s meaning: @crc
+ * is a previous result (0 to start). ib_crc32() uses carry-less multiplication
+ * where the host CPU has it (ib_crc32_have_clmul()); ib_crc32_generic() is
+ * zlib's, for tests that compare the two.
  */
 uint32_t ib_crc32(uint32_t crc, const void *buf, size_t len);
 uint32_t ib_crc32_generic(uint32_t crc, const void *buf, size_t len);
 bool ib_crc32_have_clmul(void);
-/* Fill the IP/UDP length fields after the total size is known (done by encode_hdr). */
+/*
+ * Fill the IP/UDP length fields after the total size is known (done by
+ * encode_hdr).
+ */
 
 /*
- * Decode a frame. Returns 0 and fills @p (payload points into @frame), or a negative value if
- * the frame is not for the IB fabric, malformed, or fails the ICRC.
+ * Decode a frame. Returns 0 and fills @p (payload points into @frame), or a
+ * negative value if the frame is not for the IB fabric, malformed, or fails the
+ * ICRC.
  */
 int ib_wire_decode(const uint8_t *frame, size_t len, IbPacket *p);
-/* The same for a RoCE v2 frame from an Ethernet link (any MACs; IPv4 or IPv6; 802.1Q tag). */
+/*
+ * The same for a RoCE v2 frame from an Ethernet link (any MACs; IPv4 or IPv6;
+ * 802.1Q tag).
+ */
 int ib_wire_decode_roce(const uint8_t *frame, size_t len, IbPacket *p);
 
 /* LID <-> MAC mapping */
@@ -203,11 +222,27 @@ void ib_wire_lid_mac(uint16_t lid, uint8_t sl, uint8_t mac[6]);
 
 /* Big-endian (wire order) stores and loads */
 static inline void ib_st16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = v; }
-static inline void ib_st24(uint8_t *p, uint32_t v) { p[0] = v >> 16; p[1] = v >> 8; p[2] = v; }
-static inline void ib_st32(uint8_t *p, uint32_t v) { ib_st16(p, v >> 16); ib_st16(p + 2, v); }
-static inline void ib_st64(uint8_t *p, uint64_t v) { ib_st32(p, v >> 32); ib_st32(p + 4, v); }
+static inline void ib_st24(uint8_t *p, uint32_t v)
+{
+    p[0] = v >> 16;
+    p[1] = v >> 8;
+    p[2] = v;
+}
+static inline void ib_st32(uint8_t *p, uint32_t v)
+{
+    ib_st16(p, v >> 16);
+    ib_st16(p + 2, v);
+}
+static inline void ib_st64(uint8_t *p, uint64_t v)
+{
+    ib_st32(p, v >> 32);
+    ib_st32(p + 4, v);
+}
 static inline uint16_t ib_ld16(const uint8_t *p) { return (p[0] << 8) | p[1]; }
-static inline uint32_t ib_ld24(const uint8_t *p) { return (p[0] << 16) | (p[1] << 8) | p[2]; }
+static inline uint32_t ib_ld24(const uint8_t *p)
+{
+    return (p[0] << 16) | (p[1] << 8) | p[2];
+}
 static inline uint32_t ib_ld32(const uint8_t *p)
 {
     return ((uint32_t)ib_ld16(p) << 16) | ib_ld16(p + 2);

@@ -1,9 +1,10 @@
 /*
  * mlx5 HCA device core: the API seen by the PCI shell and by the unit tests.
  *
- * The core is passive: it never creates timers, bottom halves or threads. It reaches the outside
- * world only through Mlx5CoreOps. Everything here is independent of QEMU's device layer so the
- * core can be compiled into unit tests with fake guest memory and a fake clock.
+ * The core is passive: it never creates timers, bottom halves or threads. It
+ * reaches the outside world only through Mlx5CoreOps. Everything here is
+ * independent of QEMU's device layer so the core can be compiled into unit
+ * tests with fake guest memory and a fake clock.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -23,23 +24,30 @@ typedef int Mlx5DmaResult;
 
 typedef struct Mlx5CoreOps {
     Mlx5DmaResult (*dma_read)(void *opaque, uint64_t pa, void *buf, size_t len);
-    Mlx5DmaResult (*dma_write)(void *opaque, uint64_t pa, const void *buf, size_t len);
+    Mlx5DmaResult (*dma_write)(void *opaque, uint64_t pa, const void *buf,
+                               size_t len);
     void (*irq)(void *opaque, unsigned vector);       /* MSI-X vector notify */
-    void (*kick)(void *opaque);                       /* call mlx5_core_run() soon */
+    /* call mlx5_core_run() soon */
+    void (*kick)(void *opaque);
     /*
-     * Send a frame; false = taken, but the link is full: wait for mlx5_core_link_tx_ready.
-     * A @best_effort frame (a fabric-wide announcement) may instead be dropped when nobody
-     * can take it, so that it never stalls the port.
+     * Send a frame; false = taken, but the link is full: wait for
+     * mlx5_core_link_tx_ready. A @best_effort frame (a fabric-wide
+     * announcement) may instead be dropped when nobody can take it, so that it
+     * never stalls the port.
      */
-    bool (*link_tx)(void *opaque, unsigned port, const struct iovec *iov, int iovcnt,
-                    bool best_effort);
+    bool (*link_tx)(void *opaque, unsigned port, const struct iovec *iov,
+                    int iovcnt, bool best_effort);
     int64_t (*now_ns)(void *opaque);                  /* virtual clock */
     void (*set_deadline)(void *opaque, int64_t when_ns); /* INT64_MAX = none */
-    /* a problem of the host's configuration (not the guest's), e.g. a LID clash; optional */
+    /*
+     * a problem of the host's configuration (not the guest's), e.g. a LID
+     * clash; optional
+     */
     void (*report)(void *opaque, const char *msg);
     /*
-     * Optional: the guest's inputs as they arrive, one record at a time, in the input formats
-     * of the fuzz targets (tests/fuzz; the seeds of their corpora). @kind: Mlx5RecordKind.
+     * Optional: the guest's inputs as they arrive, one record at a time, in the
+     * input formats of the fuzz targets (tests/fuzz; the seeds of their
+     * corpora). @kind: Mlx5RecordKind.
      */
     void (*record)(void *opaque, unsigned kind, const void *rec, size_t len);
 } Mlx5CoreOps;
@@ -47,7 +55,8 @@ typedef struct Mlx5CoreOps {
 /* What Mlx5CoreOps.record hands over; the names are the fuzz targets'. */
 typedef enum Mlx5RecordKind {
     MLX5_RECORD_CMD,            /* a command as delivered (fuzz-cmd) */
-    MLX5_RECORD_WQE,            /* a send or receive WQE as fetched (fuzz-wqe) */
+    /* a send or receive WQE as fetched (fuzz-wqe) */
+    MLX5_RECORD_WQE,
     MLX5_RECORD_FRAME,          /* a frame from the fabric (fuzz-frame) */
     MLX5_RECORD_MAD,            /* a MAD to QP0/QP1, or of MAD_IFC (fuzz-mad) */
     MLX5_RECORD_MMIO,           /* a BAR0 write (fuzz-mmio) */
@@ -56,8 +65,8 @@ typedef enum Mlx5RecordKind {
 extern const char *const mlx5_record_names[MLX5_RECORD_KINDS];
 
 /*
- * Device-owned limits and identity. The capabilities reported to the guest are generated from
- * this structure and every allocator enforces the same numbers.
+ * Device-owned limits and identity. The capabilities reported to the guest are
+ * generated from this structure and every allocator enforces the same numbers.
  */
 typedef struct Mlx5CoreConfig {
     uint16_t pci_device_id;     /* 0x1017 */
@@ -67,9 +76,12 @@ typedef struct Mlx5CoreConfig {
     uint64_t sys_image_guid;
     uint64_t port_guid;
     uint16_t lid;
-    uint8_t  lmc;               /* 0..7: the port has the 2^lmc LIDs from lid (IBA LMC) */
-    uint16_t sm_lid;            /* fixed SM LID, or 0: the fabric's elected master SM */
-    bool     sm;                /* offer to be the fabric's subnet manager (and SA) */
+    /* 0..7: the port has the 2^lmc LIDs from lid (IBA LMC) */
+    uint8_t  lmc;
+    /* fixed SM LID, or 0: the fabric's elected master SM */
+    uint16_t sm_lid;
+    /* offer to be the fabric's subnet manager (and SA) */
+    bool     sm;
     uint8_t  sm_priority;       /* 0..15, IBA SM election priority */
     uint8_t  log_max_qp;        /* objects: log2 of the table size */
     uint8_t  log_max_cq;
@@ -84,13 +96,18 @@ typedef struct Mlx5CoreConfig {
     uint8_t  log_max_cq_sz;
     uint8_t  log_max_eq_sz;
     uint8_t  log_max_msg;
-    uint16_t max_uar;           /* UAR pages available in BAR0 (first usable = MLX5_FIRST_UAR) */
-    uint32_t memic_size;        /* device memory (MEMIC) bytes, 0 = none; <= MLX5_MEMIC_MAX */
-    bool     odp;               /* on-demand paging: page faults (cap pg, mlx5_odp.c) */
-    bool     eth;               /* the port is Ethernet (mlx5e, RoCE), not InfiniBand */
+    /* UAR pages available in BAR0 (first usable = MLX5_FIRST_UAR) */
+    uint16_t max_uar;
+    /* device memory (MEMIC) bytes, 0 = none; <= MLX5_MEMIC_MAX */
+    uint32_t memic_size;
+    /* on-demand paging: page faults (cap pg, mlx5_odp.c) */
+    bool     odp;
+    /* the port is Ethernet (mlx5e, RoCE), not InfiniBand */
+    bool     eth;
     uint8_t  mac[6];            /* Ethernet port: the permanent MAC address */
     uint16_t msix_vectors;
-    IbFaultConfig fault;        /* fault injection on frames from the link (ib_fault.c) */
+    /* fault injection on frames from the link (ib_fault.c) */
+    IbFaultConfig fault;
     char     node_desc[65];
     char     board_id[17];      /* PSID */
 } Mlx5CoreConfig;
@@ -104,34 +121,46 @@ void mlx5_core_config_default(Mlx5CoreConfig *cfg, const uint8_t mac[6]);
 /* NULL if the config is usable, else a message saying what is out of range. */
 const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg);
 
-Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops, void *opaque);
+Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops,
+                        void *opaque);
 void mlx5_core_free(Mlx5Core *c);
 void mlx5_core_reset(Mlx5Core *c, Mlx5ResetKind kind);
 
-/* BAR0 accesses; values are numeric (the shell declares the region big endian). */
+/*
+ * BAR0 accesses; values are numeric (the shell declares the region big endian).
+ */
 uint64_t mlx5_core_mmio_read(Mlx5Core *c, uint64_t off, unsigned size);
-void mlx5_core_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val, unsigned size);
+void mlx5_core_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val,
+                          unsigned size);
 
-/* Do pending work, at most @budget units. Returns true if more work is pending. */
+/*
+ * Do pending work, at most @budget units. Returns true if more work is pending.
+ */
 bool mlx5_core_run(Mlx5Core *c, unsigned budget);
 /* Timers: the core's deadline (set through ops->set_deadline) has passed. */
 void mlx5_core_expire(Mlx5Core *c, int64_t now_ns);
 
 /* Fabric link. */
 /*
- * Frames are not taken while the core is itself running (a frame delivered synchronously back
- * to us from inside our own transmit, e.g. through a hub): can_rx is then false and link_rx
- * returns false; the shell lets QEMU queue the frame and flushes it after the run.
+ * Frames are not taken while the core is itself running (a frame delivered
+ * synchronously back to us from inside our own transmit, e.g. through a hub):
+ * can_rx is then false and link_rx returns false; the shell lets QEMU queue the
+ * frame and flushes it after the run.
  */
 bool mlx5_core_link_can_rx(Mlx5Core *c, unsigned port);
-bool mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame, size_t len);
+bool mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame,
+                       size_t len);
 void mlx5_core_link_set_up(Mlx5Core *c, unsigned port, bool up);
 void mlx5_core_link_tx_ready(Mlx5Core *c, unsigned port);
 
-/* Size of BAR0 (init segment, UAR pages, then the device memory window at its top). */
+/*
+ * Size of BAR0 (init segment, UAR pages, then the device memory window at its
+ * top).
+ */
 #define MLX5_BAR0_SIZE      (32u * 1024 * 1024)
 #define MLX5_FIRST_UAR      8u
-#define MLX5_MEMIC_MAX      (1024u * 1024)     /* the driver tracks at most 256 pages */
+/* the driver tracks at most 256 pages */
+#define MLX5_MEMIC_MAX      (1024u * 1024)
 #define MLX5_MEMIC_BAR_OFF  (MLX5_BAR0_SIZE - MLX5_MEMIC_MAX)
 
 #endif

@@ -1,8 +1,9 @@
 /*
- * mlx5 PRM layouts of the Ethernet port (docs/ethernet-plan.md): the Ethernet offload and flow
- * table capability pages, transport objects (TIS, TIR, RQT, SQ, RQ), NIC flow steering, the
- * NIC vport commands, the port registers and the Ethernet WQE/CQE fields. Same conventions as
- * mlx5_prm.h: (dword, high bit, low bit) triples named after mlx5_ifc.h, relative to the named
+ * mlx5 PRM layouts of the Ethernet port (docs/ethernet-plan.md): the Ethernet
+ * offload and flow table capability pages, transport objects (TIS, TIR, RQT,
+ * SQ, RQ), NIC flow steering, the NIC vport commands, the port registers and
+ * the Ethernet WQE/CQE fields. Same conventions as mlx5_prm.h: (dword, high
+ * bit, low bit) triples named after mlx5_ifc.h, relative to the named
  * structure, big endian.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -10,7 +11,7 @@
 #ifndef HW_RDMA_MLX5_ETH_PRM_H
 #define HW_RDMA_MLX5_ETH_PRM_H
 
-/* ---- opcodes -------------------------------------------------------------------------- */
+/* ---- opcodes ------------------------------------------------------------- */
 enum {
     MLX5_CMD_OP_MODIFY_VPORT_STATE = 0x751,
     MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT = 0x754,
@@ -53,8 +54,10 @@ enum {
 };
 
 /* roce_cap (cap type 4) */
-#define ROCE_CAP_l3_type                    MLX5_FIELD(4, 19, 16) /* bit 1 IPv4, bit 2 IPv6 */
-#define ROCE_CAP_roce_version               MLX5_FIELD(4, 7, 0) /* bit 0 v1, bit 2 v2 */
+/* bit 1 IPv4, bit 2 IPv6 */
+#define ROCE_CAP_l3_type                    MLX5_FIELD(4, 19, 16)
+/* bit 0 v1, bit 2 v2 */
+#define ROCE_CAP_roce_version               MLX5_FIELD(4, 7, 0)
 #define ROCE_CAP_r_roce_dest_udp_port       MLX5_FIELD(5, 15, 0)
 #define ROCE_CAP_r_roce_max_src_udp_port    MLX5_FIELD(6, 31, 16)
 #define ROCE_CAP_r_roce_min_src_udp_port    MLX5_FIELD(6, 15, 0)
@@ -63,7 +66,10 @@ enum {
 #define MLX5_ROCE_L3_TYPE_IPV4              0
 #define MLX5_ROCE_L3_TYPE_IPV6              1
 
-/* SET_ROCE_ADDRESS in / QUERY_ROCE_ADDRESS in (index), roce_addr_layout at in/out + 0x10 */
+/*
+ * SET_ROCE_ADDRESS in / QUERY_ROCE_ADDRESS in (index), roce_addr_layout at
+ * in/out + 0x10
+ */
 #define ROCE_ADDR_IN_index                  MLX5_FIELD(2, 31, 16)
 #define ROCE_ADDR_IN_vhca_port_num          MLX5_FIELD(2, 3, 0)
 #define ROCE_ADDR_OFF                       0x10
@@ -122,11 +128,14 @@ enum {
 #define FT_CAP_nic_rx_log_max_destination   MLX5_FIELD(20, 7, 0)
 #define FT_CAP_nic_rx_log_max_flow          MLX5_FIELD(21, 7, 0)
 
-/* ---- common object command layout ------------------------------------------------------ */
-#define OBJ_CTX_OFF                         0x20    /* sqc, rqc, tirc, tisc, rqtc in create/modify */
+/* ---- common object command layout ---------------------------------------- */
+/* sqc, rqc, tirc, tisc, rqtc in create/modify */
+#define OBJ_CTX_OFF                         0x20
 #define OBJ_OUT_handle                      MLX5_FIELD(2, 23, 0)
-#define OBJ_IN_handle                       MLX5_FIELD(2, 23, 0) /* sqn, rqn, tirn, tisn, rqtn */
-#define OBJ_IN_state                        MLX5_FIELD(2, 31, 28) /* modify: the current state */
+/* sqn, rqn, tirn, tisn, rqtn */
+#define OBJ_IN_handle                       MLX5_FIELD(2, 23, 0)
+/* modify: the current state */
+#define OBJ_IN_state                        MLX5_FIELD(2, 31, 28)
 #define OBJ_IN_modify_bitmask_OFF           0x10        /* 64 bits */
 #define OBJ_QUERY_OUT_CTX_OFF               0x20
 
@@ -147,7 +156,8 @@ enum {
 #define TIRC_toeplitz_key_OFF               0x28        /* 40 bytes */
 #define TIRC_hash_outer                     MLX5_FIELD(20, 31, 0)
 #define TIRC_SIZE                           0xf0
-#define MODIFY_TIR_bitmask_self_lb_en       MLX5_FIELD(5, 4, 4) /* (of the command input) */
+/* (of the command input) */
+#define MODIFY_TIR_bitmask_self_lb_en       MLX5_FIELD(5, 4, 4)
 #define MODIFY_TIR_bitmask_hash             MLX5_FIELD(5, 2, 2)
 enum {
     MLX5_TIRC_DISP_DIRECT = 0,
@@ -185,14 +195,15 @@ enum {
 #define RQC_user_index                      MLX5_FIELD(1, 23, 0)
 #define RQC_cqn                             MLX5_FIELD(2, 23, 0)
 #define RQC_counter_set_id                  MLX5_FIELD(3, 31, 24)
-#define WQC_OFF                             0x30    /* the wq in sqc/rqc (WQ_* of mlx5_prm.h) */
+/* the wq in sqc/rqc (WQ_* of mlx5_prm.h) */
+#define WQC_OFF                             0x30
 #define WQ_uar_page                         MLX5_FIELD(3, 23, 0)
 #define WQ_hw_counter_OFF                   0x18
 #define WQ_dbr_umem_id_OFF                  0x28
 #define WQ_wq_umem_id_OFF                   0x2c
 #define WQ_wq_umem_offset_OFF               0x30
 #define WQ_CREATE_PAS_OFF                   (OBJ_CTX_OFF + WQC_OFF + 0xc0)
-#define WQ_QUERY_OUT_SIZE                   (OBJ_QUERY_OUT_CTX_OFF + WQC_OFF + 0xc0)
+#define WQ_QUERY_OUT_SIZE (OBJ_QUERY_OUT_CTX_OFF + WQC_OFF + 0xc0)
 #define MLX5_RQ_BITMASK_VSD                 (1ull << 1)
 #define MLX5_RQ_BITMASK_COUNTER_SET_ID      (1ull << 3)
 enum {
@@ -203,7 +214,7 @@ enum {
     MLX5_RQC_MEM_RQ_TYPE_INLINE = 0,
 };
 
-/* ---- NIC flow steering ------------------------------------------------------------------ */
+/* ---- NIC flow steering --------------------------------------------------- */
 #define FT_IN_table_type                    MLX5_FIELD(4, 31, 24)
 #define FT_IN_table_id                      MLX5_FIELD(5, 23, 0)
 #define FT_CTX_OFF                          0x18        /* flow_table_context */
@@ -245,7 +256,8 @@ enum {
     MLX5_FLOW_CONTEXT_ACTION_COUNT = 1 << 3,
     MLX5_FLOW_DEST_TYPE_FLOW_TABLE = 1,
     MLX5_FLOW_DEST_TYPE_TIR = 2,
-    MLX5_FLOW_DEST_TYPE_COUNTER = 0x100,    /* (in the counter list, not a destination) */
+    /* (in the counter list, not a destination) */
+    MLX5_FLOW_DEST_TYPE_COUNTER = 0x100,
 };
 /* fte_match_set_lyr_2_4 (outer headers, byte 0 of fte_match_param) */
 #define MS_smac_47_16_OFF                   0x00
@@ -270,7 +282,7 @@ enum {
 #define MS_src_ip_OFF                       0x20
 #define MS_dst_ip_OFF                       0x30
 
-/* ---- NIC vport --------------------------------------------------------------------------- */
+/* ---- NIC vport ----------------------------------------------------------- */
 #define QUERY_VPORT_STATE_OUT_admin_state   MLX5_FIELD(3, 7, 4)
 #define QUERY_VPORT_STATE_OUT_state         MLX5_FIELD(3, 3, 0)
 #define VPORT_IN_other_vport                MLX5_FIELD(2, 31, 31)
@@ -291,7 +303,8 @@ enum {
 #define NVC_allowed_list_size               MLX5_FIELD(60, 11, 0)
 #define NVC_permanent_address_OFF           0xf6        /* 6 bytes */
 #define NVC_SIZE                            0x100
-#define NVC_LIST_OFF                        0x100       /* 8 bytes per entry, MAC at +2 */
+/* 8 bytes per entry, MAC at +2 */
+#define NVC_LIST_OFF                        0x100
 enum {
     MLX5_NVC_FS_ROCE_EN = 1 << 1,
     MLX5_NVC_FS_ADDRESSES_LIST = 1 << 2,
@@ -304,14 +317,19 @@ enum {
 };
 #define MLX5_NVC_MAX_LIST                   64
 #define ALLOC_Q_COUNTER_OUT_counter_set_id  MLX5_FIELD(2, 7, 0)
-#define Q_COUNTER_IN_counter_set_id         MLX5_FIELD(7, 7, 0) /* QUERY_Q_COUNTER (in 0x20 bytes) */
-#define DEALLOC_Q_COUNTER_IN_counter_set_id MLX5_FIELD(2, 7, 0) /* DEALLOC_Q_COUNTER (in 0x10 bytes) */
+/* QUERY_Q_COUNTER (in 0x20 bytes) */
+#define Q_COUNTER_IN_counter_set_id         MLX5_FIELD(7, 7, 0)
+/* DEALLOC_Q_COUNTER (in 0x10 bytes) */
+#define DEALLOC_Q_COUNTER_IN_counter_set_id MLX5_FIELD(2, 7, 0)
 #define Q_COUNTER_IN_clear                  MLX5_FIELD(6, 31, 31)
 #define Q_COUNTER_OUT_out_of_buffer_OFF     0x30
 #define Q_COUNTER_OUT_SIZE                  0x100
 #define VPORT_COUNTER_OUT_SIZE              0x210
 #define VPORT_COUNTER_IN_clear              MLX5_FIELD(6, 31, 31)
-/* query_vport_counter_out: 16-byte traffic_counter pairs (packets, octets) from byte 0x10 */
+/*
+ * query_vport_counter_out: 16-byte traffic_counter pairs (packets, octets) from
+ * byte 0x10
+ */
 #define VC_received_errors_OFF              0x10
 #define VC_transmit_errors_OFF              0x20
 #define VC_rx_bcast_OFF                     0x70
@@ -321,7 +339,7 @@ enum {
 #define VC_rx_mcast_OFF                     0xb0
 #define VC_tx_mcast_OFF                     0xc0
 
-/* ---- port registers (ACCESS_REG) ---------------------------------------------------------- */
+/* ---- port registers (ACCESS_REG) ----------------------------------------- */
 enum {
     MLX5_REG_PFCC = 0x5007,
     MLX5_REG_PPCNT = 0x5008,
@@ -348,13 +366,15 @@ enum {
     MLX5_PORT_CONNECTOR_DA = 7,
 };
 
-/* ---- Ethernet WQEs and CQEs ---------------------------------------------------------------- */
+/* ---- Ethernet WQEs and CQEs ---------------------------------------------- */
 #define MLX5_OPCODE_LSO                     0x0e
-#define MLX5_ESEG_OFF                       0x10        /* in the WQE, after the ctrl segment */
+/* in the WQE, after the ctrl segment */
+#define MLX5_ESEG_OFF                       0x10
 #define MLX5_ESEG_cs_flags                  0x04
 #define MLX5_ESEG_mss                       0x06        /* be16 */
 #define MLX5_ESEG_inline_sz                 0x0c        /* be16 */
-#define MLX5_ESEG_inline                    0x0e        /* first 2 inline header bytes */
+/* first 2 inline header bytes */
+#define MLX5_ESEG_inline                    0x0e
 #define MLX5_ETH_WQE_L3_CSUM                0x40
 #define MLX5_ETH_WQE_L4_CSUM                0x80
 #define MLX5_CQE_rss_hash_result            0x0c

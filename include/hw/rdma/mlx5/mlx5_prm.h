@@ -1,11 +1,12 @@
 /*
  * mlx5 PRM (Programmer's Reference Manual) layouts used by the device model.
  *
- * All guest-visible structures are big endian. They are never read in place as C structs:
- * fields are described as (dword index, high bit, low bit) triples, named <STRUCT>_<prm_field>
- * after the field names of Linux's include/linux/mlx5/mlx5_ifc.h, and accessed with
- * MLX5_GET()/MLX5_SET() on a local byte copy. Offsets are relative to the start of the named
- * structure (the command input/output, or the embedded context).
+ * All guest-visible structures are big endian. They are never read in place as
+ * C structs: fields are described as (dword index, high bit, low bit) triples,
+ * named <STRUCT>_<prm_field> after the field names of Linux's
+ * include/linux/mlx5/mlx5_ifc.h, and accessed with MLX5_GET()/MLX5_SET() on a
+ * local byte copy. Offsets are relative to the start of the named structure
+ * (the command input/output, or the embedded context).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -17,15 +18,17 @@
 
 #define PCI_VENDOR_ID_MELLANOX          0x15b3
 #define MLX5_PCI_DEVICE_ID_CX5          0x1017
-#define MLX5_PCI_CLASS_IB               0x0207  /* "Infiniband controller", as real CX-5 report */
+/* "Infiniband controller", as real CX-5 report */
+#define MLX5_PCI_CLASS_IB               0x0207
 #define MLX5_IEEE_VENDOR_ID             0x0002c9
 
-/* ---- big-endian accessors ------------------------------------------------------------- */
+/* ---- big-endian accessors ------------------------------------------------ */
 
 static inline uint32_t mlx5_ld32(const void *p)
 {
     const uint8_t *b = p;
-    return ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) | ((uint32_t)b[2] << 8) | b[3];
+    return ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) |
+           ((uint32_t)b[2] << 8) | b[3];
 }
 
 static inline void mlx5_st32(void *p, uint32_t v)
@@ -89,7 +92,7 @@ static inline void mlx5_field_set(void *base, Mlx5Field f, uint32_t val)
 #define MLX5_GET64(p, byte_off)     mlx5_ld64((const uint8_t *)(p) + (byte_off))
 #define MLX5_SET64(p, byte_off, v)  mlx5_st64((uint8_t *)(p) + (byte_off), (v))
 
-/* ---- BAR0 initialization segment (struct mlx5_init_seg) ------------------------------ */
+/* ---- BAR0 initialization segment (struct mlx5_init_seg) ------------------ */
 
 #define MLX5_ISEG_FW_REV                0x0000
 #define MLX5_ISEG_CMDIF_REV_FW_SUB      0x0004
@@ -127,7 +130,7 @@ enum {
 #define MLX5_UAR_EQ_DB_NOARM            0x048
 #define MLX5_UAR_BF_BASE                0x800
 
-/* ---- command queue descriptor (struct mlx5_cmd_layout) and mailboxes ----------------- */
+/* ---- command queue descriptor (struct mlx5_cmd_layout) and mailboxes ----- */
 
 #define MLX5_CMD_LAYOUT_SIZE            64
 #define MLX5_CMD_LAY_TYPE               0x00
@@ -191,7 +194,7 @@ enum {
 #define CMD_OUT_status      MLX5_FIELD(0, 31, 24)
 #define CMD_OUT_syndrome    MLX5_FIELD(1, 31, 0)
 
-/* ---- opcodes (MLX5_CMD_OP_*) ---------------------------------------------------------- */
+/* ---- opcodes (MLX5_CMD_OP_*) --------------------------------------------- */
 
 enum {
     MLX5_CMD_OP_QUERY_HCA_CAP = 0x100,
@@ -273,10 +276,13 @@ enum {
     MLX5_CMD_OP_DESTROY_UMEM = 0xa0a,
 };
 
-/* DC targets (CREATE/DESTROY/DRAIN/QUERY_DCT): the DCT context (dctc) at 0x10 */
+/*
+ * DC targets (CREATE/DESTROY/DRAIN/QUERY_DCT): the DCT context (dctc) at 0x10
+ */
 #define DCT_DCTC_OFF                        0x10
 #define MLX5_DCTC_SIZE                      0x40
-#define DCT_IN_dctn                         MLX5_FIELD(2, 23, 0) /* DESTROY/DRAIN/QUERY */
+/* DESTROY/DRAIN/QUERY */
+#define DCT_IN_dctn                         MLX5_FIELD(2, 23, 0)
 #define CREATE_DCT_OUT_dctn                 MLX5_FIELD(2, 23, 0)
 #define DCTC_state                          MLX5_FIELD(0, 27, 24)
 #define DCTC_user_index                     MLX5_FIELD(1, 23, 0)
@@ -305,12 +311,17 @@ enum {
 };
 
 /* DevX UMEM (CREATE_UMEM): a user buffer as an MTT list, named by umem_id */
-#define CREATE_UMEM_IN_log_page_size        MLX5_FIELD(8, 4, 0) /* relative to 4 KiB */
-#define CREATE_UMEM_IN_page_offset          MLX5_FIELD(9, 31, 0) /* bytes into the first page */
+/* relative to 4 KiB */
+#define CREATE_UMEM_IN_log_page_size        MLX5_FIELD(8, 4, 0)
+/* bytes into the first page */
+#define CREATE_UMEM_IN_page_offset          MLX5_FIELD(9, 31, 0)
 #define CREATE_UMEM_IN_num_of_mtt_OFF       0x28
 #define CREATE_UMEM_IN_MTT_OFF              0x30
 #define UMEM_OUT_umem_id                    MLX5_FIELD(2, 23, 0)
-/* umem-backed CQ/QP buffers and doorbell records (DevX sets the *_umem_valid bits) */
+/*
+ * umem-backed CQ/QP buffers and doorbell records (DevX sets the *_umem_valid
+ * bits)
+ */
 #define CREATE_CQ_cq_umem_offset_OFF        0x50
 #define CREATE_CQ_cq_umem_id                MLX5_FIELD(22, 31, 0)
 #define CQC_dbr_umem_valid                  MLX5_FIELD(0, 25, 25)
@@ -321,12 +332,13 @@ enum {
 #define QPC_dbr_umem_id                     MLX5_FIELD(57, 31, 0)
 
 /* DevX user contexts (CREATE_UCTX / DESTROY_UCTX) */
-#define MLX5_SHARED_RESOURCE_UID            0xffff  /* kernel objects every uid may use */
+/* kernel objects every uid may use */
+#define MLX5_SHARED_RESOURCE_UID            0xffff
 #define CREATE_UCTX_IN_cap                  MLX5_FIELD(4, 31, 0) /* uctx.cap */
 #define CREATE_UCTX_OUT_uid                 MLX5_FIELD(2, 15, 0)
 #define DESTROY_UCTX_IN_uid                 MLX5_FIELD(2, 15, 0)
 
-/* ---- HCA bring-up commands ------------------------------------------------------------ */
+/* ---- HCA bring-up commands ----------------------------------------------- */
 
 #define ENABLE_HCA_IN_function_id           MLX5_FIELD(2, 15, 0)
 #define QUERY_ISSI_OUT_current_issi         MLX5_FIELD(2, 15, 0)
@@ -339,13 +351,16 @@ enum {
 #define MANAGE_PAGES_OUT_output_num_entries MLX5_FIELD(2, 31, 0)
 #define MANAGE_PAGES_PAS_OFF                0x10
 #define QUERY_HCA_CAP_OUT_SIZE              0x1010
-#define HCA_CAP_OFF                         0x10    /* capability union in/out */
+/* capability union in/out */
+#define HCA_CAP_OFF                         0x10
 #define HCA_CAP_SIZE                        0x1000
 #define TEARDOWN_HCA_IN_profile             MLX5_FIELD(2, 15, 0)
 #define TEARDOWN_HCA_OUT_state              MLX5_FIELD(3, 0, 0)
 #define QUERY_ADAPTER_OUT_SIZE              0x110
-#define QUERY_ADAPTER_OUT_ieee_vendor_id    MLX5_FIELD(10, 23, 0) /* 0x10 + 0x19 */
-#define QUERY_ADAPTER_OUT_vsd_contd_psid    0x100       /* byte offset, 16 bytes */
+/* 0x10 + 0x19 */
+#define QUERY_ADAPTER_OUT_ieee_vendor_id    MLX5_FIELD(10, 23, 0)
+/* byte offset, 16 bytes */
+#define QUERY_ADAPTER_OUT_vsd_contd_psid    0x100
 
 enum {
     MLX5_PAGES_CANT_GIVE = 0,
@@ -383,7 +398,8 @@ enum {
 #define CAP_max_qp_cnt                      MLX5_FIELD(12, 25, 16)
 #define CAP_pkey_table_size                 MLX5_FIELD(12, 15, 0)
 #define CAP_ib_virt                         MLX5_FIELD(13, 29, 29)
-#define CAP_device_memory                   MLX5_FIELD(13, 23, 23) /* device_mem_cap page (MEMIC) */
+/* device_mem_cap page (MEMIC) */
+#define CAP_device_memory                   MLX5_FIELD(13, 23, 23)
 #define CAP_local_ca_ack_delay              MLX5_FIELD(13, 20, 16)
 #define CAP_port_type                       MLX5_FIELD(13, 9, 8)
 #define CAP_num_ports                       MLX5_FIELD(13, 7, 0)
@@ -402,10 +418,14 @@ enum {
 #define CAP_cq_oi                           MLX5_FIELD(17, 31, 31)
 #define CAP_cq_resize                       MLX5_FIELD(17, 30, 30)
 #define CAP_cq_moderation                   MLX5_FIELD(17, 29, 29)
-#define CAP_pg                              MLX5_FIELD(17, 24, 24) /* page faults (ODP, mlx5_odp.c) */
-#define CAP_block_lb_mc                     MLX5_FIELD(17, 23, 23) /* QPs may block self multicast loopback */
-#define CAP_apm                             MLX5_FIELD(17, 17, 17) /* automatic path migration */
-#define CAP_imaicl                          MLX5_FIELD(17, 14, 14) /* memory windows */
+/* page faults (ODP, mlx5_odp.c) */
+#define CAP_pg                              MLX5_FIELD(17, 24, 24)
+/* QPs may block self multicast loopback */
+#define CAP_block_lb_mc                     MLX5_FIELD(17, 23, 23)
+/* automatic path migration */
+#define CAP_apm                             MLX5_FIELD(17, 17, 17)
+/* memory windows */
+#define CAP_imaicl                          MLX5_FIELD(17, 14, 14)
 #define CAP_xrc                             MLX5_FIELD(17, 3, 3)
 #define CAP_ud                              MLX5_FIELD(17, 2, 2)
 #define CAP_uc                              MLX5_FIELD(17, 1, 1)
@@ -443,8 +463,9 @@ enum {
 #define DEV_MEM_CAP_max_memic_size          MLX5_FIELD(5, 31, 0)
 
 /*
- * odp_cap: the transport page-fault scheme's per-service dwords (bit 31 send, 30 receive,
- * 29 write, 28 read, 27 atomic, 26 srq_receive); the memory scheme stays 0.
+ * odp_cap: the transport page-fault scheme's per-service dwords (bit 31 send,
+ * 30 receive, 29 write, 28 read, 27 atomic, 26 srq_receive); the memory scheme
+ * stays 0.
  */
 #define ODP_CAP_rc_OFF                      0x10
 #define ODP_CAP_uc_OFF                      0x14
@@ -477,8 +498,8 @@ enum {
     MLX5_PF_TYPE_RMP = 0,               /* receive WQE of an SRQ (wq = srqn) */
     MLX5_PF_TYPE_REQ_SEND_OR_WRITE = 1, /* requester reads its gather list */
     MLX5_PF_TYPE_RESP = 2,              /* receive WQE of a QP's RQ */
-    MLX5_PF_TYPE_REQ_READ_OR_ATOMIC = 3,/* requester writes READ/atomic response data */
-    MLX5_PF_TYPE_RDMA = 4,              /* responder: remote access through an rkey */
+    MLX5_PF_TYPE_REQ_READ_OR_ATOMIC = 3, /* writes READ/atomic response data */
+    MLX5_PF_TYPE_RDMA = 4,              /* responder: access through an rkey */
     MLX5_PF_TYPE_RDMA_WRITE = 6,
 };
 #define PF_EQE_bytes_committed              0x00
@@ -501,13 +522,14 @@ enum {
 #define DEALLOC_MEMIC_IN_memic_start_addr_OFF 0x10
 #define DEALLOC_MEMIC_IN_memic_size         MLX5_FIELD(6, 31, 0)
 
-#define ATOMIC_CAP_atomic_req_8B_endianness_mode            MLX5_FIELD(2, 31, 30)
-#define ATOMIC_CAP_supported_atomic_req_8B_endianness_mode_1 MLX5_FIELD(2, 25, 25)
+#define ATOMIC_CAP_atomic_req_8B_endianness_mode MLX5_FIELD(2, 31, 30)
+#define ATOMIC_CAP_supported_atomic_req_8B_endianness_mode_1 \
+    MLX5_FIELD(2, 25, 25)
 #define ATOMIC_CAP_atomic_operations                        MLX5_FIELD(4, 15, 0)
 #define ATOMIC_CAP_atomic_size_qp                           MLX5_FIELD(5, 15, 0)
 #define ATOMIC_CAP_atomic_size_dc                           MLX5_FIELD(6, 15, 0)
 
-/* ---- ACCESS_REG ----------------------------------------------------------------------- */
+/* ---- ACCESS_REG ---------------------------------------------------------- */
 
 #define ACCESS_REG_IN_register_id           MLX5_FIELD(2, 15, 0)
 #define ACCESS_REG_IN_argument              MLX5_FIELD(3, 31, 0)
@@ -524,15 +546,17 @@ enum {
 #define MLX5_ACCESS_REG_WRITE               0
 #define MLX5_ACCESS_REG_READ                1
 
-/* ---- objects: handles ----------------------------------------------------------------- */
+/* ---- objects: handles ---------------------------------------------------- */
 
-#define ALLOC_OUT_handle                    MLX5_FIELD(2, 23, 0) /* pd, uar, xrcd, td, cqn, qpn, ... */
+/* pd, uar, xrcd, td, cqn, qpn, ... */
+#define ALLOC_OUT_handle                    MLX5_FIELD(2, 23, 0)
 #define DEALLOC_IN_handle                   MLX5_FIELD(2, 23, 0)
 #define CREATE_EQ_OUT_eq_number             MLX5_FIELD(2, 7, 0)
 #define DESTROY_EQ_IN_eq_number             MLX5_FIELD(2, 7, 0)
-#define MLX5_PAS_OFF                        0x110       /* pas[] of every CREATE_* */
+/* pas[] of every CREATE_* */
+#define MLX5_PAS_OFF                        0x110
 
-/* ---- EQ ------------------------------------------------------------------------------- */
+/* ---- EQ ------------------------------------------------------------------ */
 
 #define CREATE_EQ_EQC_OFF                   0x10
 #define CREATE_EQ_event_bitmask_OFF         0x58
@@ -583,7 +607,7 @@ enum {
     MLX5_PORT_CHANGE_SUBTYPE_CLIENT_REREG = 9,
 };
 
-/* ---- CQ ------------------------------------------------------------------------------- */
+/* ---- CQ ------------------------------------------------------------------ */
 
 #define CREATE_CQ_CQC_OFF                   0x10
 #define CQC_status                          MLX5_FIELD(0, 31, 28)
@@ -607,7 +631,7 @@ enum {
 #define QUERY_CQ_OUT_SIZE                   0x110
 #define CREATE_CQ_cq_umem_valid             MLX5_FIELD(23, 31, 31)
 
-/* ---- MKEY ----------------------------------------------------------------------------- */
+/* ---- MKEY ---------------------------------------------------------------- */
 
 #define CREATE_MKEY_IN_pg_access            MLX5_FIELD(3, 31, 31)
 #define CREATE_MKEY_IN_mkey_umem_valid      MLX5_FIELD(3, 30, 30)
@@ -644,13 +668,15 @@ enum {
     MLX5_MKC_ACCESS_MODE_MTT = 1,
     MLX5_MKC_ACCESS_MODE_KLMS = 2,
     MLX5_MKC_ACCESS_MODE_KSM = 3,
-    MLX5_MKC_ACCESS_MODE_MEMIC = 5,     /* start_addr: device memory (BAR0 offset), zero based */
+    /* start_addr: device memory (BAR0 offset), zero based */
+    MLX5_MKC_ACCESS_MODE_MEMIC = 5,
 };
 
-/* ---- QP ------------------------------------------------------------------------------- */
+/* ---- QP ------------------------------------------------------------------ */
 
 #define CREATE_QP_IN_input_qpn              MLX5_FIELD(2, 23, 0)
-#define QP_IN_qpn                           MLX5_FIELD(2, 23, 0) /* modify/destroy/query */
+/* modify/destroy/query */
+#define QP_IN_qpn                           MLX5_FIELD(2, 23, 0)
 #define QP_IN_opt_param_mask_OFF            0x10
 #define QP_QPC_OFF                          0x18
 #define MLX5_QPC_SIZE                       0xe8
@@ -674,7 +700,8 @@ enum {
 #define QPC_user_index                      MLX5_FIELD(4, 23, 0)
 #define QPC_log_page_size                   MLX5_FIELD(5, 28, 24)
 #define QPC_remote_qpn                      MLX5_FIELD(5, 23, 0)
-#define QPC_ADS_OFF                         0x18        /* primary_address_path */
+/* primary_address_path */
+#define QPC_ADS_OFF                         0x18
 #define ADS_fl                              MLX5_FIELD(0, 31, 31)
 #define ADS_pkey_index                      MLX5_FIELD(0, 15, 0)
 #define ADS_grh                             MLX5_FIELD(1, 23, 23)
@@ -690,9 +717,11 @@ enum {
 #define ADS_sl                              MLX5_FIELD(9, 27, 24)
 #define ADS_vhca_port_num                   MLX5_FIELD(9, 23, 16)
 #define ADS_udp_sport                       MLX5_FIELD(8, 15, 0) /* RoCE v2 */
-#define ADS_rmac_OFF                        0x26        /* RoCE: next hop MAC, 6 bytes */
+/* RoCE: next hop MAC, 6 bytes */
+#define ADS_rmac_OFF                        0x26
 #define MLX5_ADS_SIZE                       44
-#define QPC_ADS2_OFF                        0x44        /* secondary_address_path */
+/* secondary_address_path */
+#define QPC_ADS2_OFF                        0x44
 #define QPC_log_ack_req_freq                MLX5_FIELD(28, 31, 28)
 #define QPC_log_sra_max                     MLX5_FIELD(28, 23, 21)
 #define QPC_retry_count                     MLX5_FIELD(28, 18, 16)
@@ -773,7 +802,8 @@ enum {
     MLX5_QP_OPTPAR_SRA_MAX = 1 << 8,
     MLX5_QP_OPTPAR_RRA_MAX = 1 << 9,
     MLX5_QP_OPTPAR_PM_STATE = 1 << 10,
-    MLX5_QP_OPTPAR_DRAIN_SIGERR = 1 << 11,   /* INIT2INIT: signature pipelining */
+    /* INIT2INIT: signature pipelining */
+    MLX5_QP_OPTPAR_DRAIN_SIGERR = 1 << 11,
     MLX5_QP_OPTPAR_RETRY_COUNT = 1 << 12,
     MLX5_QP_OPTPAR_RNR_RETRY = 1 << 13,
     MLX5_QP_OPTPAR_ACK_TIMEOUT = 1 << 14,
@@ -783,11 +813,12 @@ enum {
     MLX5_QP_OPTPAR_COUNTER_SET_ID = 1 << 25,
 };
 
-/* ---- signature offload: PSVs (CREATE_PSV/DESTROY_PSV) and the SIG_ERR CQE -------------- */
+/* ---- signature offload: PSVs (CREATE_PSV/DESTROY_PSV) and the SIG_ERR CQE  */
 
 #define CREATE_PSV_IN_num_psv               MLX5_FIELD(2, 31, 28)
 #define CREATE_PSV_IN_pd                    MLX5_FIELD(2, 23, 0)
-#define CREATE_PSV_OUT_psv0_index           MLX5_FIELD(4, 23, 0) /* psv1..3 in the next dwords */
+/* psv1..3 in the next dwords */
+#define CREATE_PSV_OUT_psv0_index           MLX5_FIELD(4, 23, 0)
 #define DESTROY_PSV_IN_psvn                 MLX5_FIELD(2, 23, 0)
 
 #define MLX5_SIGERR_CQE_expected_trans_sig  0x10    /* be32 */
@@ -805,7 +836,7 @@ enum {
     MLX5_SIGERR_SYND_GUARD = 1 << 13,
 };
 
-/* ---- SRQ (ISSI 0 CREATE_SRQ) ---------------------------------------------------------- */
+/* ---- SRQ (ISSI 0 CREATE_SRQ) --------------------------------------------- */
 
 #define CREATE_SRQ_SRQC_OFF                 0x10
 #define SRQC_state                          MLX5_FIELD(0, 31, 28)
@@ -819,9 +850,13 @@ enum {
 #define SRQC_cqn                            MLX5_FIELD(2, 23, 0)
 #define SRQC_log_page_size                  MLX5_FIELD(4, 29, 24)
 #define SRQC_pd                             MLX5_FIELD(6, 23, 0)
-#define XRC_SRQC_user_index                 MLX5_FIELD(4, 23, 0) /* xrc_srqc only */
+/* xrc_srqc only */
+#define XRC_SRQC_user_index                 MLX5_FIELD(4, 23, 0)
 
-/* CREATE_RMP / MODIFY_RMP / QUERY_RMP (ISSI 1 SRQs): rmpc at 0x20, its wq at 0x50 */
+/*
+ * CREATE_RMP / MODIFY_RMP / QUERY_RMP (ISSI 1 SRQs): rmpc at 0x20, its wq at
+ * 0x50
+ */
 #define CREATE_RMP_RMPC_OFF                 0x20
 #define CREATE_RMP_WQ_OFF                   0x50
 #define RMPC_state                          MLX5_FIELD(0, 23, 20)
@@ -848,7 +883,7 @@ enum {
 #define ARM_RQ_IN_srq_number                MLX5_FIELD(2, 23, 0)
 #define ARM_RQ_IN_lwm                       MLX5_FIELD(3, 15, 0)
 
-/* ---- MAD_IFC and HCA vport ------------------------------------------------------------ */
+/* ---- MAD_IFC and HCA vport ----------------------------------------------- */
 
 #define MAD_IFC_IN_remote_lid               MLX5_FIELD(2, 31, 16)
 #define MAD_IFC_IN_port                     MLX5_FIELD(2, 7, 0)
@@ -881,7 +916,7 @@ enum {
 #define QUERY_HCA_VPORT_GID_OUT_gids_num        MLX5_FIELD(2, 31, 16)
 #define QUERY_HCA_VPORT_PKEY_IN_pkey_index      MLX5_FIELD(3, 15, 0)
 
-/* ---- ib_smp / MAD (offsets in the 256-byte MAD) --------------------------------------- */
+/* ---- ib_smp / MAD (offsets in the 256-byte MAD) -------------------------- */
 
 #define IB_MAD_base_version                 0
 #define IB_MAD_mgmt_class                   1
@@ -907,7 +942,8 @@ enum {
 
 #define IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB   0x000c
 #define IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE        0x001c
-#define IB_SMP_DIRECTION                               0x8000  /* in the status word of DR SMPs */
+/* in the status word of DR SMPs */
+#define IB_SMP_DIRECTION                               0x8000
 
 enum {
     IB_SMP_ATTR_NODE_DESC = 0x0010,
@@ -949,12 +985,13 @@ enum {
     IB_PORT_CLIENT_REG_SUP = 1 << 25,
 };
 
-/* ---- send WQEs (64-byte basic blocks of 16-byte segments) ------------------------------ */
+/* ---- send WQEs (64-byte basic blocks of 16-byte segments) ---------------- */
 
 #define MLX5_SEND_WQE_BB                64
 #define MLX5_SEND_WQE_DS                16
 #define MLX5_SEND_WQE_MAX_WQEBBS        16
-#define MLX5_WQE_CTRL_CE_MASK           (3 << 2)    /* fm_ce_se: completion on success */
+/* fm_ce_se: completion on success */
+#define MLX5_WQE_CTRL_CE_MASK           (3 << 2)
 #define MLX5_WQE_CTRL_SOLICITED         (1 << 1)
 #define MLX5_WQE_CTRL_FM_SHIFT          5
 #define MLX5_INLINE_SEG                 0x80000000u
@@ -975,13 +1012,14 @@ enum {
     MLX5_OPCODE_UMR = 0x25,
 };
 
-/* ---- CQEs (64 bytes; in 128-byte CQEs the last 64 bytes) ------------------------------- */
+/* ---- CQEs (64 bytes; in 128-byte CQEs the last 64 bytes) ----------------- */
 
 #define MLX5_CQE_SIZE                   64
 #define MLX5_CQE_ml_path                17
 #define MLX5_CQE_slid                   22      /* be16 */
 #define MLX5_CQE_flags_rqpn             24      /* be32 */
-#define MLX5_CQE_l4_l3_hdr_type         29      /* bit 0: VLAN tag (vlan_info) */
+/* bit 0: VLAN tag (vlan_info) */
+#define MLX5_CQE_l4_l3_hdr_type         29
 #define MLX5_CQE_vlan_info              30      /* be16 */
 #define MLX5_CQE_srqn_uidx              32      /* be32 */
 #define MLX5_CQE_imm_inval_pkey         36      /* be32 */
@@ -1021,7 +1059,9 @@ enum {
     MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR = 0x16,
 };
 
-/* affiliated async event data: resource type at EQE byte 0x34, number at 0x38 */
+/*
+ * affiliated async event data: resource type at EQE byte 0x34, number at 0x38
+ */
 #define MLX5_EQE_rsc_type               0x34
 #define MLX5_EQE_qp_srq_n               0x38
 enum {

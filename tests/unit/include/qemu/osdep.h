@@ -22,6 +22,10 @@
 #ifndef MAX
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #endif
+/* QEMU's config-host.h names the host architecture */
+#if defined(__x86_64__)
+#define HOST_X86_64 1
+#endif
 #ifndef container_of
 #define container_of(ptr, type, member) \
     ((type *)((char *)(ptr) - offsetof(type, member)))
