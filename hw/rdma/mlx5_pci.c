@@ -612,6 +612,43 @@ static const Property mlx5_hca_props[] = {
     DEFINE_PROP_STRING("fuzz-record", Mlx5Hca, fuzz_record),
 };
 
+/* what -device mlx5-hca,help says of each property (docs/user-guide.md) */
+static const struct {
+    const char *name, *desc;
+} mlx5_hca_prop_desc[] = {
+    { "link-type", "port type: ib (InfiniBand, default) or eth (Ethernet, "
+      "mlx5e and RoCE v2)" },
+    { "node-guid", "node, port and system image GUID; 0: the EUI-64 of "
+      "mac" },
+    { "sys-image-guid", "system image GUID; 0: node-guid" },
+    { "lid", "port base LID, 1..0xbfff, a multiple of 2^lmc; 0: from the "
+      "low bytes of mac" },
+    { "lmc", "LID mask control 0..7: the port answers 2^lmc LIDs" },
+    { "sm-lid", "SM LID reported in PortInfo (0: the fabric's elected "
+      "master SM)" },
+    { "sm", "take part in the fabric's SM election and serve the SA" },
+    { "sm-priority", "SM election priority 0..15 (highest wins)" },
+    { "msix-vectors", "MSI-X table size, 2..2048" },
+    { "memic-size", "device memory (MEMIC) in bytes, a multiple of 4 KiB "
+      "up to 1 MiB; 0 = none" },
+    { "odp", "on-demand paging (page faults on MTT entries)" },
+    { "log-max-qp", "log2 of the QP table size (caps and limit)" },
+    { "log-max-cq", "log2 of the CQ table size (caps and limit)" },
+    { "log-max-mkey", "log2 of the memory key table size (caps and limit)" },
+    { "log-max-uctx", "log2 of the DevX user context table size" },
+    { "node-desc", "NodeDescription string (default: qemu-mlx5 HCA-1)" },
+    { "fault-drop", "percent of received frames dropped (testing)" },
+    { "fault-dup", "percent of received frames duplicated (testing)" },
+    { "fault-reorder", "percent of received frames held back behind the "
+      "next one (testing)" },
+    { "fault-corrupt", "percent of received frames corrupted, so dropped "
+      "for their ICRC (testing)" },
+    { "fault-delay", "microseconds every received frame is delayed" },
+    { "fault-seed", "seed of the fault injection's generator" },
+    { "fuzz-record", "directory to record guest inputs to, in the fuzz "
+      "targets' formats (slows the device)" },
+};
+
 static void mlx5_hca_class_init(ObjectClass *oc, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(oc);
@@ -631,6 +668,10 @@ static void mlx5_hca_class_init(ObjectClass *oc, void *data)
     dc->vmsd = &mlx5_hca_vmstate;
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
     device_class_set_props(dc, mlx5_hca_props);
+    for (size_t i = 0; i < ARRAY_SIZE(mlx5_hca_prop_desc); i++) {
+        object_class_property_set_description(oc, mlx5_hca_prop_desc[i].name,
+                                              mlx5_hca_prop_desc[i].desc);
+    }
 }
 
 static const TypeInfo mlx5_hca_types[] = {

@@ -121,6 +121,68 @@ static void traffic(Qt *q, TDrv *d, TQp *a, TQp *b, size_t len)
     g_assert_true(tqp_same(d, a->mem + 2 * len, d, b->mem + len, len));
 }
 
+/*
+ * -device mlx5-hca,help explains every property of the device's own (those of
+ * PCIDevice, which every PCI device shares, are QEMU's), and -device help lists
+ * the device in the network category.
+ */
+static void test_help(void)
+{
+    static const char *const inherited[] = {
+        "acpi-index", "addr", "busnr", "failover_pair_id", "multifunction",
+        "rombar", "romfile", "romsize", NULL
+    };
+    const char *qemu = g_getenv("MLX5_QTEST_QEMU");
+    g_autofree char *out = NULL, *cmd = NULL, *list = NULL;
+    g_auto(GStrv) lines = NULL;
+    char *net, *end;
+    GError *err = NULL;
+    unsigned n = 0;
+    int status;
+
+    g_assert_nonnull(qemu);
+    cmd = g_strdup_printf("%s -device mlx5-hca,help", qemu);
+    g_assert_true(g_spawn_command_line_sync(cmd, &out, NULL, &status, &err));
+    g_assert_no_error(err);
+    g_assert_cmpint(status, ==, 0);
+    lines = g_strsplit(out, "\n", -1);
+    for (char **l = lines; *l; l++) {
+        g_autofree char *name = NULL;
+        const char *eq = strchr(*l, '='), *dash;
+
+        if (!g_str_has_prefix(*l, "  ") || !eq) {
+            continue;
+        }
+        name = g_strndup(*l + 2, eq - (*l + 2));
+        if (g_str_has_prefix(name, "x-") ||
+            g_strv_contains(inherited, name)) {
+            continue;
+        }
+        dash = strstr(eq, " - ");
+        while (dash && dash[2] == ' ') {
+            dash++;
+        }
+        /* no text, or only QEMU's "(default: ...)" */
+        if (!dash || dash[2] == '(' || !dash[2]) {
+            g_error("property %s has no description: %s", name, *l);
+        }
+        n++;
+    }
+    /* link-type ... fuzz-record, mac and netdev */
+    g_assert_cmpuint(n, >=, 25);
+    g_free(cmd);
+    cmd = g_strdup_printf("%s -device help", qemu);
+    g_assert_true(g_spawn_command_line_sync(cmd, &list, NULL, &status, &err));
+    g_assert_no_error(err);
+    net = strstr(list, "Network devices:");
+    g_assert_nonnull(net);
+    end = strstr(net, "\n\n");
+    if (end) {
+        *end = 0;       /* the category ends at the blank line */
+    }
+    g_assert_nonnull(strstr(net, "name \"mlx5-hca\""));
+}
+
 static void test_bringup_traffic(void)
 {
     Qt *q = start("");
@@ -339,6 +401,7 @@ static void test_system_reset_mid_traffic(void)
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/mlx5-pci/help", test_help);
     g_test_add_func("/mlx5-pci/bringup-traffic", test_bringup_traffic);
     g_test_add_func("/mlx5-pci/hostile/mkey-into-bar", test_mkey_into_bar);
     g_test_add_func("/mlx5-pci/hostile/msix-into-bar", test_msix_into_bar);
