@@ -171,7 +171,7 @@ static void fz_fix_ipv4(uint8_t *f, size_t len)
     ip[0] = 0x45;
     mlx5_st16(ip + 2, len - 14);
     mlx5_st16(ip + 10, 0);
-    mlx5_st16(ip + 10, ~mlx5_csum_fold(mlx5_csum_add(0, ip, 20)));
+    mlx5_st16(ip + 10, ~ib_csum_fold(ib_csum_add(0, ip, 20)));
     if (ip[9] == 17) {
         mlx5_st16(ip + 24, len - 34);
     }

@@ -59,7 +59,7 @@ static void fz_fix_roce(uint8_t *f, size_t len)
     } else {
         ib_st16(ip + 2, len - h.l2);
         ib_st16(ip + 10, 0);
-        ib_st16(ip + 10, ~mlx5_csum_fold(mlx5_csum_add(0, ip, IB_IPV4_HLEN)));
+        ib_st16(ip + 10, ~ib_csum_fold(ib_csum_add(0, ip, IB_IPV4_HLEN)));
     }
     udp_len = len - h.l2 - h.ip_len;
     ib_st16(ip + h.ip_len + 4, udp_len);

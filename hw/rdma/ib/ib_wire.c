@@ -140,18 +140,35 @@ static size_t ib_ext_len(unsigned h)
            (h & IB_HDR_IETH ? IB_IETH_LEN : 0);
 }
 
-static uint16_t ip_checksum(const uint8_t *p, size_t len)
+uint32_t ib_csum_add(uint32_t sum, const uint8_t *b, size_t len)
 {
-    uint32_t sum = 0;
+    uint64_t s = sum;
     size_t i;
 
     for (i = 0; i + 1 < len; i += 2) {
-        sum += ib_ld16(p + i);
+        s += (b[i] << 8) | b[i + 1];
     }
+    if (len & 1) {
+        s += b[len - 1] << 8;
+    }
+    while (s >> 16) {
+        s = (s & 0xffff) + (s >> 16);
+    }
+    return (uint32_t)s;
+}
+
+uint16_t ib_csum_fold(uint32_t sum)
+{
     while (sum >> 16) {
         sum = (sum & 0xffff) + (sum >> 16);
     }
-    return ~sum & 0xffff;
+    return (uint16_t)sum;
+}
+
+/* an IPv4 header's checksum field (0 when the header is checked and right) */
+static uint16_t ip_checksum(const uint8_t *p, size_t len)
+{
+    return (uint16_t)~ib_csum_fold(ib_csum_add(0, p, len));
 }
 
 size_t ib_wire_encode_hdr(const IbPacket *p, uint8_t *hdr, size_t payload_len)

@@ -201,8 +201,6 @@ void mlx5_wq_free(Mlx5Core *c, Mlx5Qp *qp);
 /* mlx5_eth_tx.c */
 bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget);
 void mlx5_eth_tx_ready(Mlx5Core *c);
-uint32_t mlx5_csum_add(uint32_t sum, const uint8_t *b, size_t len);
-uint16_t mlx5_csum_fold(uint32_t sum);
 
 /* mlx5_eth_rx.c: a frame's headers as the parser found them */
 struct Mlx5EthHdr {

@@ -144,7 +144,7 @@ static uint8_t mlx5_eth_csum_ok(const uint8_t *f, const Mlx5EthHdr *h)
     uint8_t ok = 0;
 
     if (h->ip_version == 4) {
-        if (mlx5_csum_fold(mlx5_csum_add(0, f + h->l3, (f[h->l3] & 0xf) * 4)) !=
+        if (ib_csum_fold(ib_csum_add(0, f + h->l3, (f[h->l3] & 0xf) * 4)) !=
             0xffff) {
             return 0;
         }
@@ -158,9 +158,9 @@ static uint8_t mlx5_eth_csum_ok(const uint8_t *f, const Mlx5EthHdr *h)
         if (h->proto == 17 && h->ip_version == 4 && !mlx5_ld16(f + h->l4 + 6)) {
             return ok | MLX5_CQE_L4_OK;         /* no UDP checksum */
         }
-        sum = mlx5_csum_add(mlx5_csum_add(0, h->src, alen), h->dst, alen);
-        sum = mlx5_csum_fold(sum + h->proto + (l4len >> 16) + (l4len & 0xffff));
-        if (mlx5_csum_fold(mlx5_csum_add(sum, f + h->l4, l4len)) == 0xffff) {
+        sum = ib_csum_add(ib_csum_add(0, h->src, alen), h->dst, alen);
+        sum = ib_csum_fold(sum + h->proto + (l4len >> 16) + (l4len & 0xffff));
+        if (ib_csum_fold(ib_csum_add(sum, f + h->l4, l4len)) == 0xffff) {
             ok |= MLX5_CQE_L4_OK;
         }
     }
@@ -241,7 +241,7 @@ static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f,
      */
     mlx5_st16(
         cqe + MLX5_CQE_check_sum,
-        mlx5_csum_fold(mlx5_csum_add(0, f + IB_ETH_HLEN, len - IB_ETH_HLEN)));
+        ib_csum_fold(ib_csum_add(0, f + IB_ETH_HLEN, len - IB_ETH_HLEN)));
     cqe[MLX5_CQE_hds_ip_ext] = mlx5_eth_csum_ok(f, h);
     cqe[MLX5_CQE_l4_l3_hdr_type] =
         (h->l4

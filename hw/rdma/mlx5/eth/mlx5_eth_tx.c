@@ -14,34 +14,6 @@
 /* a NIC pads short frames (the FCS is not ours) */
 #define MLX5_ETH_MIN_FRAME  60
 
-/* ---- checksums ----------------------------------------------------------- */
-
-/* Add big-endian 16-bit words (an odd last byte is the high half of a word). */
-uint32_t mlx5_csum_add(uint32_t sum, const uint8_t *b, size_t len)
-{
-    uint64_t s = sum;
-    size_t i;
-
-    for (i = 0; i + 1 < len; i += 2) {
-        s += (b[i] << 8) | b[i + 1];
-    }
-    if (len & 1) {
-        s += b[len - 1] << 8;
-    }
-    while (s >> 16) {
-        s = (s & 0xffff) + (s >> 16);
-    }
-    return (uint32_t)s;
-}
-
-uint16_t mlx5_csum_fold(uint32_t sum)
-{
-    while (sum >> 16) {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    return (uint16_t)sum;
-}
-
 /*
  * Fill the IPv4 header checksum and/or the TCP/UDP checksum of frame @f as
  * parsed in @h.
@@ -57,7 +29,7 @@ static void mlx5_eth_fill_csum(uint8_t *f, size_t len, const Mlx5EthHdr *h,
         unsigned ihl = (f[h->l3] & 0xf) * 4;
         mlx5_st16(f + h->l3 + 10, 0);
         mlx5_st16(f + h->l3 + 10,
-                  ~mlx5_csum_fold(mlx5_csum_add(0, f + h->l3, ihl)));
+                  ~ib_csum_fold(ib_csum_add(0, f + h->l3, ihl)));
     }
     if (!l4 || !h->l4 || h->frag || (h->proto != 6 && h->proto != 17)) {
         return;
@@ -68,13 +40,13 @@ static void mlx5_eth_fill_csum(uint8_t *f, size_t len, const Mlx5EthHdr *h,
         return;
     }
     mlx5_st16(f + off, 0);
-    sum = h->ip_version == 4 ? mlx5_csum_add(0, h->src, 4)
-                             : mlx5_csum_add(0, h->src, 16);
-    sum = h->ip_version == 4 ? mlx5_csum_add(sum, h->dst, 4)
-                             : mlx5_csum_add(sum, h->dst, 16);
-    sum = mlx5_csum_fold(sum + h->proto + (uint32_t)(l4len >> 16) +
+    sum = h->ip_version == 4 ? ib_csum_add(0, h->src, 4)
+                             : ib_csum_add(0, h->src, 16);
+    sum = h->ip_version == 4 ? ib_csum_add(sum, h->dst, 4)
+                             : ib_csum_add(sum, h->dst, 16);
+    sum = ib_csum_fold(sum + h->proto + (uint32_t)(l4len >> 16) +
                          (uint32_t)(l4len & 0xffff));
-    sum = (uint16_t)~mlx5_csum_fold(mlx5_csum_add(sum, f + h->l4, l4len));
+    sum = (uint16_t)~ib_csum_fold(ib_csum_add(sum, f + h->l4, l4len));
     if (h->proto == 17 && sum == 0) {
         sum = 0xffff;
     }

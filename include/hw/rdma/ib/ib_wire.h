@@ -217,6 +217,16 @@ int ib_wire_decode(const uint8_t *frame, size_t len, IbPacket *p);
  */
 int ib_wire_decode_roce(const uint8_t *frame, size_t len, IbPacket *p);
 
+/*
+ * The Internet checksum (RFC 1071), for the IPv4 headers of RoCE v2 frames and
+ * the Ethernet port's checksum offloads: ib_csum_add() sums @len bytes as
+ * big-endian 16-bit words (an odd last byte is the high half of a word) onto
+ * @sum; ib_csum_fold() folds the carries into 16 bits (the one's complement of
+ * the result is the checksum field).
+ */
+uint32_t ib_csum_add(uint32_t sum, const uint8_t *b, size_t len);
+uint16_t ib_csum_fold(uint32_t sum);
+
 /* LID <-> MAC mapping */
 void ib_wire_lid_mac(uint16_t lid, uint8_t sl, uint8_t mac[6]);
 
