@@ -21,6 +21,7 @@ while [ "$i" -le "$CYCLES" ]; do
       fi
     done
   fi
+  cov_arm
   run modprobe -a mlx5_core mlx5_ib || fail "modprobe failed in cycle $i"
   wait_ib_active mlx5_0 1 90
   i=$((i + 1))
@@ -33,6 +34,7 @@ sleep 2
 unload_mlx5
 kill "$srv" 2>/dev/null        # it still waits for a TCP peer that never comes
 wait "$srv"
+cov_arm
 run modprobe -a mlx5_core mlx5_ib || fail "modprobe after unloading under a user failed"
 wait_ib_active mlx5_0 1 90
 echo "reload: OK ($CYCLES cycles)"

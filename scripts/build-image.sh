@@ -67,6 +67,11 @@
 #   mlx5t.fabric=KIND  what this instance has on the fabric netdev: hca (the mlx5-hca), virtio
 #                      (a virtio-net NIC, e.g. for Soft-RoCE) or none; exported as FABRIC_NIC
 #                      (empty when the runner did not say)
+#   mlx5t.cov=1        driver coverage (scripts/coverage.sh): ftrace's function tracer on
+#                      mlx5_core and mlx5_ib from before they load; each function is recorded
+#                      the first time it runs; printed at the end between
+#                      "@@MLX5T COV BEGIN/END" ("hit FUNC" lines, then the modules' traceable
+#                      functions as "fn FUNC [MODULE]"); MLX5T_COV=1 is exported to the test
 # NICs by MAC: 02:4d:47:* management (10.0.0.(I+1)/24), 02:4d:55:* QEMU user networking (DHCP),
 # 02:4d:52:* a virtio-net NIC on the fabric (FABRIC_IF; left down and without an address: the
 # test configures it).
@@ -468,9 +473,10 @@ mount -t tmpfs tmpfs /dev/shm
 ip link set lo up
 
 # mlx5t.KEY=VALUE from the kernel command line
-IDX=0 N=1 TIMEOUT=600 SHELL_MODE=0 PROBE=0 SSH=0 FABRIC_NIC=
+IDX=0 N=1 TIMEOUT=600 SHELL_MODE=0 PROBE=0 SSH=0 FABRIC_NIC= MLX5T_COV=0
 for arg in $(cat /proc/cmdline); do
   case $arg in
+    mlx5t.cov=*) MLX5T_COV=${arg#*=} ;;
     mlx5t.fabric=*) FABRIC_NIC=${arg#*=} ;;
     mlx5t.idx=*) IDX=${arg#*=} ;;
     mlx5t.n=*) N=${arg#*=} ;;
@@ -482,7 +488,51 @@ for arg in $(cat /proc/cmdline); do
 done
 hostname "guest$IDX"
 
+# Driver coverage (mlx5t.cov=1). The filter names the modules before they load (ftrace keeps
+# ":mod:" for a module that is not loaded and applies it at load; guest-tests/lib/common.sh's
+# cov_arm renews it before each later load). The reader keeps the first sighting of each
+# function. Functions are not taken off the filter once seen: every change of the filter
+# patches the kernel's text, which under TCG costs about a second per function. The buffer's
+# overruns are reported as lost=N (an event lost matters only if it was a function's only
+# call).
+TR=/sys/kernel/tracing COV_PID=
+cov_start() {
+  mount -t tracefs tracefs $TR 2>/dev/null
+  if [ ! -w $TR/set_ftrace_filter ]; then
+    echo "mlx5t: WARNING: no tracefs: no driver coverage"; return
+  fi
+  echo 0 > $TR/tracing_on
+  echo 65536 > $TR/buffer_size_kb
+  echo noprint-parent > $TR/trace_options
+  printf ':mod:mlx5_core\n:mod:mlx5_ib\n' > $TR/set_ftrace_filter
+  echo function > $TR/current_tracer
+  : > /tmp/cov.hits
+  # (without print-parent a line ends with the function's name)
+  awk '/: [^ ]+$/ && !($NF in seen) { seen[$NF]; print $NF; fflush() }' \
+    < $TR/trace_pipe > /tmp/cov.hits 2>/dev/null &
+  COV_PID=$!
+  echo 1 > $TR/tracing_on
+  echo "mlx5t: driver coverage on (ftrace on mlx5_core, mlx5_ib)"
+}
+cov_dump() {
+  [ -n "$COV_PID" ] || return 0
+  echo 0 > $TR/tracing_on
+  # the reader drains what is left in the buffer (after heavy traffic it can be behind by
+  # seconds), then trace_pipe ends for it, tracing being off; 120 s at the most
+  for _ in $(seq 240); do
+    kill -0 $COV_PID 2>/dev/null || break
+    sleep 0.5
+  done
+  kill $COV_PID 2>/dev/null
+  echo "@@MLX5T COV BEGIN lost=$(awk '/^overrun:/ {s += $2} END {print s + 0}' \
+        $TR/per_cpu/cpu*/stats 2>/dev/null)"
+  sort -u /tmp/cov.hits | sed 's/^/hit /'
+  grep -E '\[mlx5_(core|ib)\]$' $TR/available_filter_functions | sed 's/^/fn /'
+  echo "@@MLX5T COV END"
+}
+
 finish() { # RESULT: print markers and dmesg, power off
+  cov_dump
   echo "@@MLX5T RESULT $1"
   echo "@@MLX5T DMESG BEGIN"
   dmesg
@@ -557,7 +607,8 @@ if [ "$SSH" = 1 ]; then
     echo "mlx5t: WARNING: dropbear did not start: $(cat /tmp/dropbear.log)"
   fi
 fi
-export IDX N MY_IP PEER_IP MGMT_IF USER_IF USER_IP FABRIC_NIC FABRIC_IF
+[ "$MLX5T_COV" = 1 ] && cov_start
+export IDX N MY_IP PEER_IP MGMT_IF USER_IF USER_IP FABRIC_NIC FABRIC_IF MLX5T_COV
 echo "@@MLX5T BOOTED idx=$IDX n=$N kernel=$(uname -r) mgmt_if=${MGMT_IF:-none} ip=${MY_IP:-none} peer=${PEER_IP:-none} fabric=${FABRIC_NIC:-?}${FABRIC_IF:+:$FABRIC_IF} uptime=$(cut -d' ' -f1 /proc/uptime)"
 
 if [ "$SHELL_MODE" = 1 ]; then

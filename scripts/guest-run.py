@@ -65,6 +65,12 @@ Test files may carry directives in comment lines (command-line options win):
                                 which the test must print as "ssh-nonce NONCE"; the run fails
                                 unless the login worked and the nonce came back
 
+Environment (for every run, e.g. all the runs of a meson test suite; scripts/coverage.sh):
+  MLX5T_APPEND=ARGS      extra kernel command line arguments for every instance, after --append
+  MLX5T_COV_DIR=DIR      write each instance's driver-coverage section (the guest's
+                         "@@MLX5T COV BEGIN/END", with mlx5t.cov=1) to DIR/LOGDIRNAME-I.cov,
+                         headed by the test, the port type and the verdict
+
 Host actions: a guest line "@@MLX5T HOST ACTION ARGS" makes the runner act on the host (each
 is logged and its outcome written to LOGDIR/host-actions.txt):
   restart I              kill instance I's QEMU (SIGKILL: a peer dying mid-transfer) and boot it
@@ -347,6 +353,24 @@ def section(text, begin, end):
 KMSG_LINE = re.compile(r"^\[\s*\d+\.\d+\] ")
 
 
+def write_coverage(cov_dir, log_dir, name, cmds, summary):
+    """MLX5T_COV_DIR: each instance's coverage section as DIR/LOGDIRNAME-I.cov."""
+    cov_dir.mkdir(parents=True, exist_ok=True)
+    for i, passed, _, _, text, _ in summary:
+        lines, complete = section(text, f"{MARK} COV BEGIN", f"{MARK} COV END")
+        if lines is None:
+            continue
+        if "-device" not in cmds[i] or not any("mlx5-hca" in a for a in cmds[i]):
+            continue            # a virtio-net instance: nothing of mlx5 ran there
+        port = "eth" if any("link-type=eth" in a for a in cmds[i]) else "ib"
+        head = text[text.index(f"{MARK} COV BEGIN"):].splitlines()[0]
+        body = [ln for ln in lines if ln.startswith(("hit ", "fn "))]
+        (cov_dir / f"{log_dir.name}-{i}.cov").write_text(
+            f"test {name} {log_dir.name}\nport {port}\nresult {'PASS' if passed else 'FAIL'}\n"
+            f"complete {int(complete)}\n{head.split(' ', 3)[-1] if 'lost=' in head else 'lost=?'}\n"
+            + "\n".join(body) + "\n")
+
+
 def analyse(serial_text, allowed):
     """-> (result 'PASS'/'FAIL'/None, list of failure reasons, list of bad dmesg lines)"""
     reasons, bad = [], []
@@ -626,6 +650,7 @@ def main():
             append.append("mlx5t.ssh=1")
         if args.append:
             append += shlex.split(args.append)
+        append += shlex.split(os.environ.get("MLX5T_APPEND", ""))
         cmd = base_cmd(args, accel, direc.get("reboot", "").lower() in ("yes", "1", "true"))
         cmd += ["-serial", "mon:stdio" if args.shell else f"file:{serial}",
                 "-kernel", args.kernel, "-initrd", str(initrd), "-append", kernel_append(append)]
@@ -870,6 +895,8 @@ def main():
             for line in out[-25:]:
                 print(f"    | {line}", file=sys.stderr)
     verdict = "PASS" if ok else "FAIL"
+    if os.environ.get("MLX5T_COV_DIR"):
+        write_coverage(Path(os.environ["MLX5T_COV_DIR"]), log_dir, name, cmds, summary)
     log(f"{name}: {verdict} ({n} instance(s), accel {accel}, {elapsed:.1f}s; logs in {log_dir})")
     (log_dir / "result.txt").write_text(f"{verdict}\n")
     return 0 if ok else 1

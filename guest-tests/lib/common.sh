@@ -46,7 +46,16 @@ wait_for() {
 # load_mlx5: load the mlx5 driver stack (as udev would on a real host) and the user-space
 # access modules
 load_mlx5() {
+  cov_arm
   run modprobe -a ib_uverbs ib_umad mlx5_core mlx5_ib || fail "modprobe failed"
+}
+
+# cov_arm: with driver coverage on (MLX5T_COV=1, scripts/coverage.sh), name the mlx5 modules in
+# ftrace's filter again before they load: an unload drops their functions from it
+cov_arm() {
+  [ "${MLX5T_COV:-0}" = 1 ] || return 0
+  printf ':mod:mlx5_core\n:mod:mlx5_ib\n' >> /sys/kernel/tracing/set_ftrace_filter 2>/dev/null
+  return 0
 }
 
 # mlx5_netdev: the name of the mlx5e interface (link-type=eth): the netdev whose PCI function
