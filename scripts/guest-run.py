@@ -59,6 +59,10 @@ Test files may carry directives in comment lines (command-line options win):
                                 again from the start in the new boot and must tell the boots
                                 apart itself; console kernel messages of the earlier boots
                                 (their shutdown) are judged like the last boot's dmesg
+  # mlx5t-retry-if: REGEX       if the run fails and a serial log matches REGEX (a known
+                                failure of a guest program, e.g. perftest's clock calibration),
+                                run the test once more; the first attempt's logs are kept in
+                                LOGDIR/attempt-1
   # mlx5t-ssh: check            --ssh, and the runner itself logs in from the host once the
                                 guest says "@@MLX5T SSH READY": it runs `hostname`, reads the
                                 guest's boot id and writes a nonce to /tmp/mlx5t-ssh-nonce,
@@ -902,8 +906,35 @@ def main():
     return 0 if ok else 1
 
 
+def run():
+    """main(), and once more when a failed run's serial log matches the test's mlx5t-retry-if
+    (a known failure of a program in the guest, not of the device)."""
+    rc = main()
+    if rc != 1:
+        return rc
+    args = parse_args()
+    test = Path(args.test).resolve()
+    pat = read_directives(test).get("retry-if") if test.is_file() else None
+    if not pat:
+        return rc
+    log_dir = Path(args.log_dir or REPO / "build/guest-logs" / test.stem).resolve()
+    hits = [p.name for p in sorted(log_dir.glob("serial-*.log"))
+            if re.search(pat, p.read_text(errors="replace"))]
+    if not hits:
+        return rc
+    keep = log_dir / "attempt-1"
+    shutil.rmtree(keep, ignore_errors=True)
+    keep.mkdir()
+    for p in log_dir.iterdir():
+        if p.is_file():
+            shutil.copy2(p, keep / p.name)
+    log(f"{test.stem}: failed with /{pat}/ in {', '.join(hits)} (mlx5t-retry-if): running "
+        f"it once more; the first attempt's logs are in {keep}")
+    return main()
+
+
 if __name__ == "__main__":
     # meson stops a test that overran its timeout with SIGTERM: turn it into an exception so
     # that the QEMU processes are stopped too
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    sys.exit(main())
+    sys.exit(run())
