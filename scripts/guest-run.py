@@ -364,14 +364,14 @@ def write_coverage(cov_dir, log_dir, name, cmds, summary):
         lines, complete = section(text, f"{MARK} COV BEGIN", f"{MARK} COV END")
         if lines is None:
             continue
-        if "-device" not in cmds[i] or not any("mlx5-hca" in a for a in cmds[i]):
+        if not any("mlx5-hca" in a for a in cmds[i]):
             continue            # a virtio-net instance: nothing of mlx5 ran there
         port = "eth" if any("link-type=eth" in a for a in cmds[i]) else "ib"
-        head = text[text.index(f"{MARK} COV BEGIN"):].splitlines()[0]
+        lost = re.search(rf"^{MARK} COV BEGIN (lost=\d+)", text, re.M)
         body = [ln for ln in lines if ln.startswith(("hit ", "fn "))]
         (cov_dir / f"{log_dir.name}-{i}.cov").write_text(
             f"test {name} {log_dir.name}\nport {port}\nresult {'PASS' if passed else 'FAIL'}\n"
-            f"complete {int(complete)}\n{head.split(' ', 3)[-1] if 'lost=' in head else 'lost=?'}\n"
+            f"complete {int(complete)}\n{lost.group(1) if lost else 'lost=?'}\n"
             + "\n".join(body) + "\n")
 
 
@@ -559,6 +559,10 @@ def parse_args():
     return ap.parse_args()
 
 
+def default_log_dir(args, test):
+    return Path(args.log_dir or REPO / "build/guest-logs" / test.stem).resolve()
+
+
 def main():
     args = parse_args()
     test = Path(args.test).resolve()
@@ -581,7 +585,7 @@ def main():
     # the fabric netdev: on every instance when any has a NIC on it (instance 0 owns the stream
     # socket even if it has none), on none otherwise
     fabric = any(k != "none" for k in fabric_kinds)
-    log_dir = Path(args.log_dir or REPO / "build/guest-logs" / name).resolve()
+    log_dir = default_log_dir(args, test)
     ssh_check = direc.get("ssh", "").lower() == "check"
     if ssh_check and args.ssh is None:
         args.ssh = 0
@@ -917,7 +921,7 @@ def run():
     pat = read_directives(test).get("retry-if") if test.is_file() else None
     if not pat:
         return rc
-    log_dir = Path(args.log_dir or REPO / "build/guest-logs" / test.stem).resolve()
+    log_dir = default_log_dir(args, test)
     hits = [p.name for p in sorted(log_dir.glob("serial-*.log"))
             if re.search(pat, p.read_text(errors="replace"))]
     if not hits:
