@@ -294,7 +294,7 @@ void wire_run(Wire *w, unsigned max_rounds)
             memmove(w->len, w->len + 1, (w->count - 1) * sizeof(w->len[0]));
             memmove(w->dst, w->dst + 1, (w->count - 1) * sizeof(w->dst[0]));
             w->count--;
-            ib_port_link_rx(&w->node[dst]->port, f, len);
+            ib_port_link_rx(&w->node[dst]->port, f, len, NULL);
             g_free(f);
             busy = true;
         }

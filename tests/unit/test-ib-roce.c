@@ -238,6 +238,14 @@ static void test_roce_ud(void)
     }
 }
 
+/* ib_roce_frame_is_ours on a frame as the Ethernet receive gives it: parsed once */
+static bool frame_is_ours(const IbPort *port, const uint8_t *f, size_t len)
+{
+    IbEthHdr h;
+
+    return ib_eth_parse(f, len, &h) && ib_roce_frame_is_ours(port, f, &h);
+}
+
 /* What a RoCE port does not send or take */
 static void test_roce_refuse(void)
 {
@@ -260,19 +268,19 @@ static void test_roce_refuse(void)
     roce_packet(&p, true, false);
     p.opcode = IB_TRANSPORT_RC | IB_OP_SEND_ONLY;
     len = encode(&p, frame, payload, sizeof(payload));
-    g_assert_true(ib_roce_frame_is_ours(&b->port, frame, len));
-    g_assert_false(ib_roce_frame_is_ours(&a->port, frame, len));     /* not a's MAC */
+    g_assert_true(frame_is_ours(&b->port, frame, len));
+    g_assert_false(frame_is_ours(&a->port, frame, len));     /* not a's MAC */
     frame[5] = 9;
-    g_assert_false(ib_roce_frame_is_ours(&b->port, frame, len));
+    g_assert_false(frame_is_ours(&b->port, frame, len));
     frame[5] = 2;
     frame[14 + 19] = 99;                                             /* another IPv4 address */
-    g_assert_false(ib_roce_frame_is_ours(&b->port, frame, len));
+    g_assert_false(frame_is_ours(&b->port, frame, len));
     frame[14 + 19] = 2;
     frame[14 + 20 + 3] = 0x99;                                       /* UDP port 4761 */
-    g_assert_false(ib_roce_frame_is_ours(&b->port, frame, len));
+    g_assert_false(frame_is_ours(&b->port, frame, len));
     frame[14 + 20 + 3] = 4791 & 0xff;
     for (size_t cut = 0; cut < 14 + 20 + 8; cut++) {
-        g_assert_false(ib_roce_frame_is_ours(&b->port, frame, cut));
+        g_assert_false(frame_is_ours(&b->port, frame, cut));
     }
     /* lookups scan up to the highest set index: an entry far up is found, and clearing the
      * top entries brings the bound back down to the highest one still set */
@@ -283,13 +291,13 @@ static void test_roce_refuse(void)
         g_assert_true(ib_roce_set_gid(&b->port, 100, &g));
         g_assert_cmpuint(b->port.gid_end, ==, 101);
         g_assert_cmpint(ib_roce_find_gid(&b->port, g.gid), ==, 100);
-        g_assert_true(ib_roce_frame_is_ours(&b->port, frame, len));
+        g_assert_true(frame_is_ours(&b->port, frame, len));
         g_assert_true(ib_roce_set_gid(&b->port, 100, NULL));
         g_assert_cmpuint(b->port.gid_end, ==, b->port.gids[0].valid ? 1 : 0);
         g_assert_cmpint(ib_roce_find_gid(&b->port, g.gid), ==, -1);
     }
     /* after its GID is cleared the port takes nothing for that address */
-    g_assert_false(ib_roce_frame_is_ours(&b->port, frame, len));
+    g_assert_false(frame_is_ours(&b->port, frame, len));
     ib_port_rx(&b->port, frame, len);
     g_assert_cmpuint(b->port.stat_rx, ==, 0);
     wire_free(w);
@@ -327,9 +335,78 @@ static void test_roce_mcast(void)
     wire_free(w);
 }
 
+/*
+ * The one parse of a received frame (ib_eth_parse): VLAN tags (802.1Q and
+ * 802.1ad, up to two), IPv4/IPv6, UDP; and after the outer tag is stripped
+ * (ib_eth_hdr_untag), the headers are what parsing the shorter frame gives.
+ */
+static void test_eth_parse(void)
+{
+    static const uint16_t tpids[][2] = {
+        { 0, 0 }, { 0x8100, 0 }, { 0x88a8, 0x8100 }, { 0x8100, 0x8100 },
+    };
+
+    for (unsigned t = 0; t < G_N_ELEMENTS(tpids); t++) {
+        for (int v6 = 0; v6 < 2; v6++) {
+            uint8_t f[128] = { 0 }, g[128];
+            unsigned ntags = !!tpids[t][0] + !!tpids[t][1];
+            size_t off = 12, l3, len;
+            IbEthHdr h, h2;
+
+            for (unsigned i = 0; i < ntags; i++) {
+                ib_st16(f + off, tpids[t][i]);
+                ib_st16(f + off + 2, 0x2000 | (10 + i));
+                off += 4;
+            }
+            ib_st16(f + off, v6 ? IB_ETHERTYPE_IPV6 : IB_ETHERTYPE_IPV4);
+            l3 = off + 2;
+            if (v6) {
+                f[l3] = 0x60;
+                ib_st16(f + l3 + 4, 8 + 16);
+                f[l3 + 6] = 17;
+                f[l3 + 24 + 15] = 7;
+                len = l3 + 40 + 8 + 16;
+            } else {
+                f[l3] = 0x45;
+                ib_st16(f + l3 + 2, 20 + 8 + 16);
+                f[l3 + 9] = 17;
+                f[l3 + 19] = 7;
+                len = l3 + 20 + 8 + 16;
+            }
+            ib_st16(f + l3 + (v6 ? 40 : 20) + 2, IB_ROCE_UDP_PORT);
+
+            g_assert_true(ib_eth_parse(f, len, &h));
+            g_assert_cmpuint(h.ntags, ==, ntags);
+            g_assert_cmpuint(h.l3, ==, l3);
+            g_assert_cmpuint(h.l4, ==, l3 + (v6 ? 40 : 20));
+            g_assert_cmpuint(h.ip_version, ==, v6 ? 6 : 4);
+            g_assert_cmpuint(h.dport, ==, IB_ROCE_UDP_PORT);
+            g_assert_cmpuint(h.dst[v6 ? 15 : 3], ==, 7);
+            g_assert_true(h.cvlan == (tpids[t][0] == 0x8100));
+            g_assert_true(h.svlan == (tpids[t][0] == 0x88a8));
+            g_assert_cmphex(h.tci, ==, ntags ? 0x200a : 0);
+            if (ntags) {
+                memcpy(g, f, 12);
+                memcpy(g + 12, f + 16, len - 16);
+                ib_eth_hdr_untag(&h, g);
+                g_assert_true(ib_eth_parse(g, len - 4, &h2));
+                g_assert_cmpmem(&h, sizeof(h), &h2, sizeof(h2));
+            }
+            /* cut short: never a header past the end */
+            for (size_t cut = 0; cut < len; cut++) {
+                bool eth = ib_eth_parse(f, cut, &h);
+                g_assert_true(eth == (cut >= 14));
+                g_assert_true(!h.l4 || h.l4 + 8 <= cut);
+                g_assert_true(!h.l3 || h.l3 + (v6 ? 40 : 20) <= cut);
+            }
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/ib/roce/eth-parse", test_eth_parse);
     g_test_add_func("/ib/roce/wire", test_roce_wire);
     g_test_add_func("/ib/roce/rc", test_roce_rc);
     g_test_add_func("/ib/roce/ud", test_roce_ud);

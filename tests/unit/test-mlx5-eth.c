@@ -39,7 +39,7 @@ static void eth_free(TEth *t)
 static size_t udp_frame(uint8_t *f, const uint8_t *dmac, size_t payload, bool zero_csum)
 {
     size_t len = 14 + 20 + 8 + payload, i;
-    Mlx5EthHdr h;
+    IbEthHdr h;
 
     memset(f, 0, len);
     memcpy(f, dmac, 6);
@@ -57,7 +57,7 @@ static size_t udp_frame(uint8_t *f, const uint8_t *dmac, size_t payload, bool ze
         f[42 + i] = i * 7 + 1;
     }
     if (!zero_csum) {
-        g_assert_true(mlx5_eth_parse(f, len, &h));
+        g_assert_true(ib_eth_parse(f, len, &h));
         mlx5_st16(f + 24, ~ib_csum_fold(ib_csum_add(0, f + 14, 20)));
         /* UDP: pseudo header + segment, computed here independently of the device */
         uint32_t s = ib_csum_add(0, f + 26, 8) + 17 + 8 + payload;
@@ -214,11 +214,11 @@ static GByteArray *tx_frame(TEth *t, unsigned i)
 
 static bool sums_ok(const uint8_t *f, size_t len)
 {
-    Mlx5EthHdr h;
+    IbEthHdr h;
     uint32_t s;
     size_t l4len;
 
-    g_assert_true(mlx5_eth_parse(f, len, &h));
+    g_assert_true(ib_eth_parse(f, len, &h));
     if (ib_csum_fold(ib_csum_add(0, f + h.l3, 20)) != 0xffff) {
         return false;
     }

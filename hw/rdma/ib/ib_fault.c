@@ -154,15 +154,21 @@ static void ib_fault_deliver(IbPort *port, const uint8_t *frame, size_t len,
     ib_port_update_deadline(port);
 }
 
-void ib_port_link_rx(IbPort *port, const uint8_t *frame, size_t len)
+void ib_port_link_rx(IbPort *port, const uint8_t *frame, size_t len,
+                     const IbEthHdr *h)
 {
     IbFault *f = port->fault;
     int64_t now;
 
     if (!f || len > IB_MAX_FRAME) {
-        ib_port_rx(port, frame, len);
+        if (h) {
+            ib_port_rx_hdr(port, frame, len, h);
+        } else {
+            ib_port_rx(port, frame, len);
+        }
         return;
     }
+    /* (frames the faults copy, hold or damage are parsed again) */
     now = port->ops->now_ns(port);
     if (ib_fault_hit(f, f->cfg.drop)) {
         f->stats.drop++;

@@ -450,10 +450,21 @@ void ib_port_expire(IbPort *port, int64_t now)
 
 void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len)
 {
+    IbEthHdr h;
+
+    if (!ib_eth_parse(frame, len, &h)) {
+        return;
+    }
+    ib_port_rx_hdr(port, frame, len, &h);
+}
+
+void ib_port_rx_hdr(IbPort *port, const uint8_t *frame, size_t len,
+                    const IbEthHdr *h)
+{
     IbPacket p;
     IbQp *qp;
-    int r = port->roce ? ib_wire_decode_roce(frame, len, &p)
-                       : ib_wire_decode(frame, len, &p);
+    int r = port->roce ? ib_wire_decode_roce_hdr(frame, len, h, &p)
+                       : ib_wire_decode_fabric_hdr(frame, len, h, &p);
     bool mcast;
 
     if (r) {

@@ -64,49 +64,25 @@ int ib_roce_find_gid(const IbPort *port, const uint8_t gid[16])
 }
 
 /*
- * A frame from the Ethernet link is a RoCE v2 packet for this port if it is
- * sent to our MAC, to UDP port 4791 of one of our GIDs. (Only a look at the
- * headers: ib_port_rx checks the rest.)
+ * A frame from the Ethernet link, with headers @h, is a RoCE v2 packet for this
+ * port if it is sent to our MAC, to UDP port 4791 of one of our GIDs. (Only a
+ * look at the headers: ib_port_rx checks the rest.)
  */
-bool ib_roce_frame_is_ours(const IbPort *port, const uint8_t *f, size_t len)
+bool ib_roce_frame_is_ours(const IbPort *port, const uint8_t *f,
+                           const IbEthHdr *h)
 {
-    size_t l2 = IB_ETH_HLEN;
-    uint16_t ethertype;
     uint8_t gid[16] = { [10] = 0xff, [11] = 0xff };
-    const uint8_t *ip, *udp;
-
     /* a multicast MAC: for our groups (ib_mcast.c) */
     bool group = f[0] & 1;
 
-    if (!port->roce || len < IB_ETH_HLEN + IB_IPV4_HLEN + IB_UDP_HLEN ||
-        (!group && memcmp(f, port->mac, 6))) {
+    if (!port->roce || (!group && memcmp(f, port->mac, 6)) || !h->l4 ||
+        h->proto != 17 || h->dport != IB_ROCE_UDP_PORT) {
         return false;
     }
-    ethertype = ib_ld16(f + 12);
-    if (ethertype == IB_ETHERTYPE_VLAN) {
-        l2 += IB_VLAN_HLEN;
-        ethertype = ib_ld16(f + 16);
-    }
-    ip = f + l2;
-    if (ethertype == IB_ETHERTYPE_IPV4) {
-        if (len < l2 + IB_IPV4_HLEN + IB_UDP_HLEN || (ip[0] >> 4) != 4 ||
-            ip[9] != 17) {
-            return false;
-        }
-        udp = ip + (ip[0] & 0xf) * 4;
-        memcpy(gid + 12, ip + 16, 4);
-    } else if (ethertype == IB_ETHERTYPE_IPV6) {
-        if (len < l2 + IB_IPV6_HLEN + IB_UDP_HLEN || (ip[0] >> 4) != 6 ||
-            ip[6] != 17) {
-            return false;
-        }
-        udp = ip + IB_IPV6_HLEN;
-        memcpy(gid, ip + 24, 16);
+    if (h->ip_version == 4) {
+        memcpy(gid + 12, h->dst, 4);
     } else {
-        return false;
-    }
-    if (udp + IB_UDP_HLEN > f + len || ib_ld16(udp + 2) != IB_ROCE_UDP_PORT) {
-        return false;
+        memcpy(gid, h->dst, 16);
     }
     if (group) {
         return port->mcast_count && ib_gid_is_mcast(port, gid);

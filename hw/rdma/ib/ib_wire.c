@@ -327,13 +327,101 @@ uint32_t ib_wire_icrc(const uint8_t *hdr, size_t hdr_len,
     return pad ? ib_crc32(crc, zeros, pad) : crc;
 }
 
-static int ib_wire_decode_frame(const uint8_t *f, size_t len, IbPacket *p,
-                                bool roce)
+/* ---- receive: parse once, then decode ------------------------------------ */
+
+bool ib_eth_parse(const uint8_t *f, size_t len, IbEthHdr *h)
 {
-    size_t ip_len, udp_len, off, ext, hdr_len, l2 = IB_ETH_HLEN;
+    size_t off = 12;
+
+    memset(h, 0, sizeof(*h));
+    if (len < IB_ETH_HLEN) {
+        return false;
+    }
+    h->ethertype = ib_ld16(f + off);
+    while ((h->ethertype == IB_ETHERTYPE_VLAN ||
+            h->ethertype == IB_ETHERTYPE_QINQ) &&
+           h->ntags < 2 && off + 6 <= len) {
+        if (!h->ntags) {
+            h->cvlan = h->ethertype == IB_ETHERTYPE_VLAN;
+            h->svlan = h->ethertype == IB_ETHERTYPE_QINQ;
+            h->tci = ib_ld16(f + off + 2);
+        }
+        off += IB_VLAN_HLEN;
+        h->ntags++;
+        h->ethertype = ib_ld16(f + off);
+    }
+    off += 2;
+    if (h->ethertype == IB_ETHERTYPE_IPV4 && off + IB_IPV4_HLEN <= len &&
+        (f[off] >> 4) == 4) {
+        unsigned ihl = (f[off] & 0xf) * 4;
+        size_t tot = ib_ld16(f + off + 2);
+
+        if (tot == 0) {
+            /* (an LSO header of more than 64 KiB: BIG TCP) */
+            tot = len - off;
+        }
+        if (ihl < IB_IPV4_HLEN || off + ihl > len || tot < ihl) {
+            return true;
+        }
+        h->l3 = off;
+        h->ip_version = 4;
+        h->proto = f[off + 9];
+        h->frag = ib_ld16(f + off + 6) & 0x3fff;
+        h->l3_len = MIN(tot, len - off);
+        memcpy(h->src, f + off + 12, 4);
+        memcpy(h->dst, f + off + 16, 4);
+        off += ihl;
+    } else if (h->ethertype == IB_ETHERTYPE_IPV6 &&
+               off + IB_IPV6_HLEN <= len && (f[off] >> 4) == 6) {
+        h->l3 = off;
+        h->ip_version = 6;
+        h->proto = f[off + 6];
+        h->l3_len = MIN((size_t)ib_ld16(f + off + 4) + IB_IPV6_HLEN,
+                        len - off);
+        memcpy(h->src, f + off + 8, 16);
+        memcpy(h->dst, f + off + 24, 16);
+        off += IB_IPV6_HLEN;
+    } else {
+        return true;
+    }
+    if (!h->frag && ((h->proto == 6 && off + 20 <= len) ||
+                     (h->proto == 17 && off + IB_UDP_HLEN <= len))) {
+        h->l4 = off;
+        h->sport = ib_ld16(f + off);
+        h->dport = ib_ld16(f + off + 2);
+    }
+    return true;
+}
+
+void ib_eth_hdr_untag(IbEthHdr *h, const uint8_t *f)
+{
+    if (!h->ntags) {
+        return;
+    }
+    h->ntags--;
+    h->l3 = h->l3 ? h->l3 - IB_VLAN_HLEN : 0;
+    h->l4 = h->l4 ? h->l4 - IB_VLAN_HLEN : 0;
+    h->cvlan = h->svlan = false;
+    h->tci = 0;
+    if (h->ntags) {
+        /* the inner tag is outer now (the frame is at least this long) */
+        h->cvlan = ib_ld16(f + 12) == IB_ETHERTYPE_VLAN;
+        h->svlan = !h->cvlan;
+        h->tci = ib_ld16(f + 14);
+    }
+}
+
+/*
+ * Decode a fabric frame (@roce false: RoCE-shaped, LRH fields in the MACs, no
+ * tags) or a RoCE v2 frame from an Ethernet link, from the headers @h that
+ * ib_eth_parse() found.
+ */
+static int ib_wire_decode_frame(const uint8_t *f, size_t len, const IbEthHdr *h,
+                                IbPacket *p, bool roce)
+{
+    size_t ip_len, udp_len, off, ext, hdr_len;
     const uint8_t *ip, *udp, *bth, *x;
-    uint16_t ethertype;
-    unsigned h;
+    unsigned hdrs;
     uint32_t icrc;
 
     memset(p, 0, sizeof(*p));
@@ -341,31 +429,33 @@ static int ib_wire_decode_frame(const uint8_t *f, size_t len, IbPacket *p,
         IB_ETH_HLEN + IB_IPV4_HLEN + IB_UDP_HLEN + IB_BTH_LEN + IB_ICRC_LEN) {
         return -1;
     }
-    ethertype = ib_ld16(f + 12);
+    if (h->ethertype != IB_ETHERTYPE_IPV4 &&
+        h->ethertype != IB_ETHERTYPE_IPV6) {
+        return -1;
+    }
     if (roce) {
         p->roce = true;
         memcpy(p->dmac, f, 6);
         memcpy(p->smac, f + 6, 6);
-        if (ethertype == IB_ETHERTYPE_VLAN) {
-            p->vlan = true;
-            p->vlan_tci = ib_ld16(f + 14);
-            ethertype = ib_ld16(f + 16);
-            l2 += IB_VLAN_HLEN;
-        }
+        p->vlan = h->ntags;
+        p->vlan_tci = h->tci;
     } else {
         if (f[0] != IB_MAC_OUI0 || f[1] != IB_MAC_OUI1 || f[2] != IB_MAC_OUI2 ||
-            f[6] != IB_MAC_OUI0 || f[7] != IB_MAC_OUI1 || f[8] != IB_MAC_OUI2) {
+            f[6] != IB_MAC_OUI0 || f[7] != IB_MAC_OUI1 || f[8] != IB_MAC_OUI2 ||
+            h->ntags) {
             return -1;
         }
         p->dlid = ib_ld16(f + 4);
         p->sl = f[9] & 0xf;
         p->slid = ib_ld16(f + 10);
     }
-    ip = f + l2;
-    if (ethertype == IB_ETHERTYPE_IPV6) {
+    if (!h->l3 || h->proto != 17) {
+        return -2;                          /* cut short, or not UDP */
+    }
+    ip = f + h->l3;
+    if (h->ip_version == 6) {
         ip_len = IB_IPV6_HLEN;
-        if (len < l2 + ip_len + IB_UDP_HLEN || (ip[0] >> 4) != 6 ||
-            ip[6] != 17) {
+        if (h->l3 + ip_len + IB_UDP_HLEN > len) {
             return -2;
         }
         p->grh = true;
@@ -374,11 +464,11 @@ static int ib_wire_decode_frame(const uint8_t *f, size_t len, IbPacket *p,
         p->hop_limit = ip[7];
         memcpy(p->sgid, ip + 8, 16);
         memcpy(p->dgid, ip + 24, 16);
-    } else if (ethertype == IB_ETHERTYPE_IPV4) {
+    } else {
         ip_len = IB_IPV4_HLEN;
-        if (len < l2 + ip_len + IB_UDP_HLEN || ip[0] != 0x45 || ip[9] != 17 ||
-            ib_ld16(ip + 2) > len - l2 || ib_ld16(ip + 2) < IB_IPV4_HLEN ||
-            (ib_ld16(ip + 6) & 0x3fff)) {
+        if (h->l3 + ip_len + IB_UDP_HLEN > len || ip[0] != 0x45 ||
+            ib_ld16(ip + 2) > len - h->l3 || ib_ld16(ip + 2) < IB_IPV4_HLEN ||
+            h->frag) {
             /* (fragments: RoCE v2 never fragments) */
             return -2;
         }
@@ -394,8 +484,6 @@ static int ib_wire_decode_frame(const uint8_t *f, size_t len, IbPacket *p,
             memcpy(p->sgid + 12, ip + 12, 4);
             memcpy(p->dgid + 12, ip + 16, 4);
         }
-    } else {
-        return -1;
     }
     if (roce) {
         p->nethdr = ip;
@@ -408,13 +496,13 @@ static int ib_wire_decode_frame(const uint8_t *f, size_t len, IbPacket *p,
     p->udp_sport = ib_ld16(udp);
     udp_len = ib_ld16(udp + 4);
     if (udp_len < IB_UDP_HLEN + IB_BTH_LEN + IB_ICRC_LEN ||
-        udp_len > len - l2 - ip_len) {
+        udp_len > len - h->l3 - ip_len) {
         return -3;
     }
     bth = udp + IB_UDP_HLEN;
     p->opcode = bth[0];
-    h = ib_opcode_headers(p->opcode);
-    if (!h) {
+    hdrs = ib_opcode_headers(p->opcode);
+    if (!hdrs) {
         return -4;
     }
     p->se = bth[1] & 0x80;
@@ -425,57 +513,57 @@ static int ib_wire_decode_frame(const uint8_t *f, size_t len, IbPacket *p,
     p->ack_req = bth[8] & 0x80;
     p->psn = ib_ld24(bth + 9);
 
-    ext = ib_ext_len(h);
+    ext = ib_ext_len(hdrs);
     off = IB_UDP_HLEN + IB_BTH_LEN + ext;
     if (udp_len < off + p->pad + IB_ICRC_LEN) {
         return -5;
     }
     x = bth + IB_BTH_LEN;
-    if (h & IB_HDR_XRCETH) {
+    if (hdrs & IB_HDR_XRCETH) {
         p->xrc_srqn = ib_ld24(x + 1);
         x += IB_XRCETH_LEN;
     }
-    if (h & IB_HDR_DCETH) {
+    if (hdrs & IB_HDR_DCETH) {
         p->dc_key = ib_ld64(x);
         p->dc_conn_id = ib_ld32(x + 8);
         p->dc_conn_psn = ib_ld24(x + 13);
         p->dc_src_qpn = ib_ld24(x + 17);
         x += IB_DCETH_LEN;
     }
-    if (h & IB_HDR_DETH) {
+    if (hdrs & IB_HDR_DETH) {
         p->deth_qkey = ib_ld32(x);
         p->deth_src_qpn = ib_ld24(x + 5);
         x += IB_DETH_LEN;
     }
-    if (h & IB_HDR_RETH) {
+    if (hdrs & IB_HDR_RETH) {
         p->reth_va = ib_ld64(x);
         p->reth_rkey = ib_ld32(x + 8);
         p->reth_len = ib_ld32(x + 12);
         x += IB_RETH_LEN;
     }
-    if (h & IB_HDR_ATOMIC_ETH) {
+    if (hdrs & IB_HDR_ATOMIC_ETH) {
         p->atomic_va = ib_ld64(x);
         p->atomic_rkey = ib_ld32(x + 8);
         p->atomic_swap_add = ib_ld64(x + 12);
         p->atomic_compare = ib_ld64(x + 20);
         x += IB_ATOMIC_ETH_LEN;
     }
-    if (h & IB_HDR_AETH) {
+    if (hdrs & IB_HDR_AETH) {
         p->aeth_syndrome = x[0];
         p->aeth_msn = ib_ld24(x + 1);
         x += IB_AETH_LEN;
     }
-    if (h & IB_HDR_ATOMIC_ACK) {
+    if (hdrs & IB_HDR_ATOMIC_ACK) {
         p->atomic_orig = ib_ld64(x);
         x += IB_ATOMIC_ACK_LEN;
     }
-    if (h & (IB_HDR_IMMDT | IB_HDR_IETH)) {
+    if (hdrs & (IB_HDR_IMMDT | IB_HDR_IETH)) {
         memcpy(&p->imm, x, 4);
         x += 4;
     }
     p->payload = x;
     p->payload_len = udp_len - off - p->pad - IB_ICRC_LEN;
-    if (!(h & IB_HDR_PAYLOAD) && p->payload_len) {
+    if (!(hdrs & IB_HDR_PAYLOAD) && p->payload_len) {
         return -6;
     }
     hdr_len = x - f;
@@ -497,10 +585,34 @@ static int ib_wire_decode_frame(const uint8_t *f, size_t len, IbPacket *p,
 
 int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
 {
-    return ib_wire_decode_frame(f, len, p, false);
+    IbEthHdr h;
+
+    if (!ib_eth_parse(f, len, &h)) {
+        memset(p, 0, sizeof(*p));
+        return -1;
+    }
+    return ib_wire_decode_frame(f, len, &h, p, false);
+}
+
+int ib_wire_decode_fabric_hdr(const uint8_t *f, size_t len, const IbEthHdr *h,
+                              IbPacket *p)
+{
+    return ib_wire_decode_frame(f, len, h, p, false);
+}
+
+int ib_wire_decode_roce_hdr(const uint8_t *f, size_t len, const IbEthHdr *h,
+                            IbPacket *p)
+{
+    return ib_wire_decode_frame(f, len, h, p, true);
 }
 
 int ib_wire_decode_roce(const uint8_t *f, size_t len, IbPacket *p)
 {
-    return ib_wire_decode_frame(f, len, p, true);
+    IbEthHdr h;
+
+    if (!ib_eth_parse(f, len, &h)) {
+        memset(p, 0, sizeof(*p));
+        return -1;
+    }
+    return ib_wire_decode_frame(f, len, &h, p, true);
 }

@@ -468,7 +468,7 @@ bool mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame,
         if (c->eth) {
             mlx5_eth_rx(c, frame, len);
         } else {
-            ib_port_link_rx(&c->ib, frame, len);
+            ib_port_link_rx(&c->ib, frame, len, NULL);
         }
         c->busy--;
         if (c->nwork) {

@@ -173,8 +173,7 @@ void mlx5_tis_free(Mlx5Core *c, void *obj);
 void mlx5_tir_free(Mlx5Core *c, void *obj);
 void mlx5_rqt_free(Mlx5Core *c, void *obj);
 /* The RQ a TIR gives a frame of these parsed headers, or 0. */
-typedef struct Mlx5EthHdr Mlx5EthHdr;
-uint32_t mlx5_tir_select(Mlx5Core *c, Mlx5Tir *tir, const Mlx5EthHdr *h,
+uint32_t mlx5_tir_select(Mlx5Core *c, Mlx5Tir *tir, const IbEthHdr *h,
                          uint32_t *hash, uint8_t *hash_type);
 uint32_t mlx5_toeplitz(const uint8_t *key, const uint8_t *in, size_t len);
 
@@ -202,22 +201,8 @@ void mlx5_wq_free(Mlx5Core *c, Mlx5Qp *qp);
 bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget);
 void mlx5_eth_tx_ready(Mlx5Core *c);
 
-/* mlx5_eth_rx.c: a frame's headers as the parser found them */
-struct Mlx5EthHdr {
-    uint16_t ethertype;         /* after the VLAN tags */
-    bool cvlan, svlan;
-    uint16_t tci;               /* the outer tag's */
-    uint16_t l3;                /* offset of the IP header, 0 = none */
-    uint8_t ip_version;         /* 4, 6 or 0 */
-    uint8_t proto;              /* IP protocol (IPv6: the next header) */
-    bool frag;
-    uint16_t l4;                /* offset of the TCP/UDP header, 0 = none */
-    uint32_t l3_len;            /* bytes of the IP datagram */
-    uint8_t src[16], dst[16];   /* IPv4 addresses in the first 4 bytes */
-    uint16_t sport, dport;
-};
-bool mlx5_eth_parse(const uint8_t *f, size_t len, Mlx5EthHdr *h);
-void mlx5_eth_match_set(const uint8_t *f, const Mlx5EthHdr *h, uint8_t *ms);
+/* mlx5_eth_rx.c (the frame's headers: ib_eth_parse) */
+void mlx5_eth_match_set(const uint8_t *f, const IbEthHdr *h, uint8_t *ms);
 void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len);
 bool mlx5_eth_loopback(Mlx5Core *c, uint32_t td, const uint8_t *frame,
                        size_t len);

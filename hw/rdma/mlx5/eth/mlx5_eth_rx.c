@@ -11,86 +11,18 @@
 #include "mlx5_eth.h"
 #include "trace.h"
 
-#define ETH_P_8021Q     0x8100
-#define ETH_P_8021AD    0x88a8
 #define MLX5_CQE_L3_HDR_IPV6    1
 #define MLX5_CQE_L3_HDR_IPV4    2
 #define MLX5_CQE_L4_HDR_TCP     1
 #define MLX5_CQE_L4_HDR_UDP     2
 
-/* ---- parsing ------------------------------------------------------------- */
-
-/*
- * Parse Ethernet (up to two VLAN tags), IPv4/IPv6 and TCP/UDP. False if not
- * even Ethernet.
- */
-bool mlx5_eth_parse(const uint8_t *f, size_t len, Mlx5EthHdr *h)
-{
-    size_t off = 12;
-    unsigned tags = 0;
-
-    memset(h, 0, sizeof(*h));
-    if (len < IB_ETH_HLEN) {
-        return false;
-    }
-    h->ethertype = mlx5_ld16(f + off);
-    while ((h->ethertype == ETH_P_8021Q || h->ethertype == ETH_P_8021AD) &&
-           tags < 2 && off + 6 <= len) {
-        if (!tags) {
-            h->cvlan = h->ethertype == ETH_P_8021Q;
-            h->svlan = h->ethertype == ETH_P_8021AD;
-            h->tci = mlx5_ld16(f + off + 2);
-        }
-        off += 4;
-        tags++;
-        h->ethertype = mlx5_ld16(f + off);
-    }
-    off += 2;
-    if (h->ethertype == IB_ETHERTYPE_IPV4 && off + 20 <= len &&
-        (f[off] >> 4) == 4) {
-        unsigned ihl = (f[off] & 0xf) * 4;
-        size_t tot = mlx5_ld16(f + off + 2);
-        if (tot == 0) {
-            /* (an LSO header of more than 64 KiB: BIG TCP) */
-            tot = len - off;
-        }
-        if (ihl < 20 || off + ihl > len || tot < ihl) {
-            return true;
-        }
-        h->l3 = off;
-        h->ip_version = 4;
-        h->proto = f[off + 9];
-        h->frag = mlx5_ld16(f + off + 6) & 0x3fff;
-        h->l3_len = MIN(tot, len - off);
-        memcpy(h->src, f + off + 12, 4);
-        memcpy(h->dst, f + off + 16, 4);
-        off += ihl;
-    } else if (h->ethertype == IB_ETHERTYPE_IPV6 && off + 40 <= len &&
-               (f[off] >> 4) == 6) {
-        h->l3 = off;
-        h->ip_version = 6;
-        h->proto = f[off + 6];
-        h->l3_len = MIN((size_t)mlx5_ld16(f + off + 4) + 40, len - off);
-        memcpy(h->src, f + off + 8, 16);
-        memcpy(h->dst, f + off + 24, 16);
-        off += 40;
-    } else {
-        return true;
-    }
-    if (!h->frag && ((h->proto == 6 && off + 20 <= len) ||
-                     (h->proto == 17 && off + 8 <= len))) {
-        h->l4 = off;
-        h->sport = mlx5_ld16(f + off);
-        h->dport = mlx5_ld16(f + off + 2);
-    }
-    return true;
-}
+/* ---- match parameters ---------------------------------------------------- */
 
 /*
  * The outer-header match parameters of frame @f (MLX5_FTE_MATCH_PARAM_SIZE
  * bytes, zeroed).
  */
-void mlx5_eth_match_set(const uint8_t *f, const Mlx5EthHdr *h, uint8_t *ms)
+void mlx5_eth_match_set(const uint8_t *f, const IbEthHdr *h, uint8_t *ms)
 {
     memcpy(ms + MS_smac_47_16_OFF, f + 6, 4);
     mlx5_st16(ms + MS_smac_47_16_OFF + 4, mlx5_ld16(f + 10));
@@ -138,7 +70,7 @@ void mlx5_eth_match_set(const uint8_t *f, const Mlx5EthHdr *h, uint8_t *ms)
  * Are the IPv4 header checksum and the TCP/UDP checksum of @f right? (The CQE's
  * L3/L4_OK.)
  */
-static uint8_t mlx5_eth_csum_ok(const uint8_t *f, const Mlx5EthHdr *h)
+static uint8_t mlx5_eth_csum_ok(const uint8_t *f, const IbEthHdr *h)
 {
     uint32_t sum;
     uint8_t ok = 0;
@@ -174,7 +106,7 @@ static uint8_t mlx5_eth_csum_ok(const uint8_t *f, const Mlx5EthHdr *h)
  * dropped (no WQE, too long for the buffer).
  */
 static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f,
-                                size_t len, const Mlx5EthHdr *h, bool stripped,
+                                size_t len, const IbEthHdr *h, bool stripped,
                                 uint16_t tci, uint32_t hash, uint8_t hash_type,
                                 uint32_t flow_tag)
 {
@@ -271,7 +203,7 @@ static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f,
  * of looped-back frames are not counted: they never were received.
  */
 static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
-                              int64_t lb_td)
+                              const IbEthHdr *hdr, int64_t lb_td)
 {
     Mlx5Eth *e = c->eth;
     uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE] = { 0 };
@@ -279,20 +211,21 @@ static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
     uint8_t lb_bit = frame[0] & 1 ? 2 : 1;
     uint32_t flow_tag;
     unsigned n, i, taken = 0;
-    Mlx5EthHdr h;
+    IbEthHdr h;
 
-    if (len > MLX5_ETH_MAX_FRAME + 8 || !mlx5_eth_parse(frame, len, &h)) {
+    if (len > MLX5_ETH_MAX_FRAME + 8 || !hdr) {
         e->cnt.rx_dropped += lb_td < 0;
         trace_mlx5_eth_rx_drop(0, len, "not an Ethernet frame we take");
         return;
     }
+    h = *hdr;
     mlx5_eth_match_set(frame, &h, ms);
     n = mlx5_flow_steer(c, ms, tirs, &flow_tag);
     for (i = 0; i < n; i++) {
         g_autofree uint8_t *copy = NULL;
         const uint8_t *f = frame;
         size_t flen = len;
-        Mlx5EthHdr fh = h;
+        IbEthHdr fh = h;
         uint32_t hash, rqn;
         uint8_t hash_type;
         bool stripped = false;
@@ -319,7 +252,7 @@ static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
             f = copy;
             flen = len - 4;
             stripped = true;
-            mlx5_eth_parse(f, flen, &fh);
+            ib_eth_hdr_untag(&fh, f);
         }
         mlx5_eth_count(&e->cnt.rx, f, flen);
         mlx5_eth_rq_deliver(c, rq, f, flen, &fh, stripped, h.tci, hash,
@@ -336,20 +269,24 @@ static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
 void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len)
 {
     Mlx5Eth *e = c->eth;
+    IbEthHdr h;
+    bool eth;
 
     if (!c->hca_initialized || !e->oper_up) {
         return;
     }
-    if (e->roce_en && ib_roce_frame_is_ours(&c->ib, frame, len)) {
+    /* the one parse of the frame: for the RoCE receive and the steering */
+    eth = ib_eth_parse(frame, len, &h);
+    if (e->roce_en && eth && ib_roce_frame_is_ours(&c->ib, frame, &h)) {
         /*
          * RoCE v2 to our MAC and one of our GIDs: the RDMA transport's
          * (mlx5_roce.c)
          */
         trace_mlx5_roce_rx(len);
-        ib_port_link_rx(&c->ib, frame, len);
+        ib_port_link_rx(&c->ib, frame, len, &h);
         return;
     }
-    mlx5_eth_rx_steer(c, frame, len, -1);
+    mlx5_eth_rx_steer(c, frame, len, eth ? &h : NULL, -1);
 }
 
 /*
@@ -374,8 +311,11 @@ bool mlx5_eth_loopback(Mlx5Core *c, uint32_t td, const uint8_t *frame,
         return false;
     }
     if (c->hca_initialized) {
+        IbEthHdr h;
+        bool eth = ib_eth_parse(frame, len, &h);
+
         trace_mlx5_eth_loopback(td, len, own);
-        mlx5_eth_rx_steer(c, frame, len, td);
+        mlx5_eth_rx_steer(c, frame, len, eth ? &h : NULL, td);
     }
     return own;
 }

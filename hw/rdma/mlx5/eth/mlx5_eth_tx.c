@@ -18,7 +18,7 @@
  * Fill the IPv4 header checksum and/or the TCP/UDP checksum of frame @f as
  * parsed in @h.
  */
-static void mlx5_eth_fill_csum(uint8_t *f, size_t len, const Mlx5EthHdr *h,
+static void mlx5_eth_fill_csum(uint8_t *f, size_t len, const IbEthHdr *h,
                                bool l3, bool l4)
 {
     uint32_t sum;
@@ -97,13 +97,13 @@ static IbWcStatus mlx5_eth_lso(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len,
                                uint16_t mss)
 {
     g_autofree uint8_t *seg = NULL;
-    Mlx5EthHdr h;
+    IbEthHdr h;
     size_t hlen, off, n;
     uint32_t seq = 0;
     uint16_t id = 0;
     unsigned i = 0;
 
-    if (!mlx5_eth_parse(f, len, &h) || !h.l4 || h.frag ||
+    if (!ib_eth_parse(f, len, &h) || !h.l4 || h.frag ||
         (h.proto != 6 && h.proto != 17) || mss == 0) {
         return IB_WC_LOC_QP_OP_ERR;
     }
@@ -120,7 +120,7 @@ static IbWcStatus mlx5_eth_lso(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len,
     seg = g_malloc(hlen + mss + MLX5_ETH_MIN_FRAME);
     for (off = hlen; off < len || (off == hlen && len == hlen); off += n, i++) {
         size_t slen;
-        Mlx5EthHdr sh;
+        IbEthHdr sh;
 
         n = MIN((size_t)mss, len - off);
         slen = hlen + n;
@@ -144,7 +144,7 @@ static IbWcStatus mlx5_eth_lso(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len,
         } else {
             mlx5_st16(seg + h.l4 + 4, slen - h.l4);
         }
-        if (!mlx5_eth_parse(seg, slen, &sh)) {
+        if (!ib_eth_parse(seg, slen, &sh)) {
             return IB_WC_LOC_QP_OP_ERR;
         }
         mlx5_eth_fill_csum(seg, slen, &sh, true, true);
@@ -210,7 +210,7 @@ static IbWcStatus mlx5_eth_send(Mlx5Core *c, Mlx5Qp *sq, const uint8_t *wqe,
     uint8_t *f = c->eth->frame;
     size_t len, first;
     unsigned d;
-    Mlx5EthHdr h;
+    IbEthHdr h;
 
     /*
      * ctrl, eth segment (2 inline bytes), the inline rest, then data segments
@@ -248,7 +248,7 @@ static IbWcStatus mlx5_eth_send(Mlx5Core *c, Mlx5Qp *sq, const uint8_t *wqe,
         return mlx5_eth_lso(c, sq, f, len, mss);
     }
     if ((cs & (MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM)) &&
-        mlx5_eth_parse(f, len, &h)) {
+        ib_eth_parse(f, len, &h)) {
         mlx5_eth_fill_csum(f, len, &h, cs & MLX5_ETH_WQE_L3_CSUM,
                            cs & MLX5_ETH_WQE_L4_CSUM);
     }

@@ -395,7 +395,7 @@ uint32_t mlx5_toeplitz(const uint8_t *key, const uint8_t *in, size_t len)
  * order (source address, destination address, source port, destination port); a
  * symmetric TIR orders each pair so that both directions of a flow hash alike.
  */
-uint32_t mlx5_tir_select(Mlx5Core *c, Mlx5Tir *tir, const Mlx5EthHdr *h,
+uint32_t mlx5_tir_select(Mlx5Core *c, Mlx5Tir *tir, const IbEthHdr *h,
                          uint32_t *hash, uint8_t *hash_type)
 {
     uint8_t in[36] = { 0 };

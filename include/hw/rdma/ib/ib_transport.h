@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
+#include "hw/rdma/ib/ib_wire.h"     /* IbEthHdr */
 
 #define IB_PSN_MASK         0xffffffu
 #define IB_QPN_MASK         0xffffffu
@@ -575,11 +576,18 @@ void ib_port_init(IbPort *port, const IbDevOps *ops, void *dev);
 void ib_port_cleanup(IbPort *port);
 /*
  * A frame from the link: through the fault injection if configured, then
- * ib_port_rx.
+ * ib_port_rx. @h: its headers if the caller parsed them (ib_eth_parse), or
+ * NULL.
  */
-void ib_port_link_rx(IbPort *port, const uint8_t *frame, size_t len);
-/* A frame to process (from the link, or looped back). */
+void ib_port_link_rx(IbPort *port, const uint8_t *frame, size_t len,
+                     const IbEthHdr *h);
+/*
+ * A frame to process (from the link, or looped back); ib_port_rx_hdr() with its
+ * headers already parsed.
+ */
 void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len);
+void ib_port_rx_hdr(IbPort *port, const uint8_t *frame, size_t len,
+                    const IbEthHdr *h);
 void ib_fault_configure(IbPort *port, const IbFaultConfig *cfg);
 /* false if no fault injection is configured */
 bool ib_fault_stats(const IbPort *port, IbFaultStats *st);
@@ -618,14 +626,14 @@ bool ib_sm_is_master(const IbPort *port);
  * RoCE v2 (ib_roce.c). ib_roce_enable() makes @port an Ethernet port with MAC
  * @mac (its GID table empty); ib_roce_set_gid() sets (@gid NULL: clears) entry
  * @index; ib_roce_frame_is_ours() tells whether a frame from the Ethernet link
- * is a RoCE v2 packet for this port (to ib_port_link_rx) rather than for the
- * NIC.
+ * (its headers parsed by ib_eth_parse) is a RoCE v2 packet for this port (to
+ * ib_port_link_rx) rather than for the NIC.
  */
 void ib_roce_enable(IbPort *port, const uint8_t mac[6]);
 bool ib_roce_set_gid(IbPort *port, unsigned index, const IbRoceGid *gid);
 int ib_roce_find_gid(const IbPort *port, const uint8_t gid[16]);
 bool ib_roce_frame_is_ours(const IbPort *port, const uint8_t *frame,
-                           size_t len);
+                           const IbEthHdr *h);
 
 /*
  * Multicast (ib_mcast.c): attach a QP to a group (MGID), as ATTACH_TO_MCG does.

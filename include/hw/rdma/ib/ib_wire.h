@@ -35,7 +35,8 @@
 #define IB_ROCE_UDP_PORT    4791
 #define IB_ETHERTYPE_IPV4   0x0800
 #define IB_ETHERTYPE_IPV6   0x86dd
-#define IB_ETHERTYPE_VLAN   0x8100
+#define IB_ETHERTYPE_VLAN   0x8100  /* 802.1Q C-tag */
+#define IB_ETHERTYPE_QINQ   0x88a8  /* 802.1ad S-tag */
 #define IB_VLAN_HLEN        4
 #define IB_MAX_HDR_LEN                                                      \
     (IB_ETH_HLEN + IB_VLAN_HLEN + IB_IPV6_HLEN + IB_UDP_HLEN + IB_BTH_LEN + \
@@ -206,16 +207,56 @@ bool ib_crc32_have_clmul(void);
  */
 
 /*
+ * The headers of a received Ethernet frame, parsed once (ib_eth_parse) and read
+ * by everything that looks at the frame: a NIC's flow steering, RSS and
+ * checksum offload (hw/rdma/mlx5/eth) and the RoCE v2 receive
+ * (ib_roce_frame_is_ours, ib_wire_decode_roce_hdr). Offsets are from the start
+ * of the frame; 0 means "not present".
+ */
+typedef struct IbEthHdr {
+    uint16_t ethertype;         /* after the VLAN tags */
+    uint8_t ntags;              /* VLAN tags in front of it (at most 2) */
+    bool cvlan, svlan;          /* the outer tag: 802.1Q or 802.1ad */
+    uint16_t tci;               /* the outer tag's */
+    uint16_t l3;                /* the IPv4/IPv6 header */
+    uint8_t ip_version;         /* 4, 6 or 0 */
+    uint8_t proto;              /* IP protocol (IPv6: the next header) */
+    bool frag;                  /* an IPv4 fragment (no L4 then) */
+    uint16_t l4;                /* the TCP or UDP header */
+    uint32_t l3_len;            /* bytes of the IP datagram in the frame */
+    uint8_t src[16], dst[16];   /* IPv4 addresses in the first 4 bytes */
+    uint16_t sport, dport;
+} IbEthHdr;
+
+/*
+ * Parse Ethernet (up to two VLAN tags), IPv4/IPv6 and TCP/UDP. False if @len is
+ * shorter than an Ethernet header; headers that are cut short or malformed are
+ * left out (l3 or l4 = 0).
+ */
+bool ib_eth_parse(const uint8_t *frame, size_t len, IbEthHdr *h);
+/*
+ * @frame is the frame @h was parsed from with its outer VLAN tag removed:
+ * update @h to it (offsets 4 bytes lower, the inner tag if any now outer).
+ */
+void ib_eth_hdr_untag(IbEthHdr *h, const uint8_t *frame);
+
+/*
  * Decode a frame. Returns 0 and fills @p (payload points into @frame), or a
  * negative value if the frame is not for the IB fabric, malformed, or fails the
  * ICRC.
  */
 int ib_wire_decode(const uint8_t *frame, size_t len, IbPacket *p);
+/* The same, with the frame's headers as ib_eth_parse() found them. */
+int ib_wire_decode_fabric_hdr(const uint8_t *frame, size_t len,
+                              const IbEthHdr *h, IbPacket *p);
 /*
  * The same for a RoCE v2 frame from an Ethernet link (any MACs; IPv4 or IPv6;
- * 802.1Q tag).
+ * up to two VLAN tags).
  */
 int ib_wire_decode_roce(const uint8_t *frame, size_t len, IbPacket *p);
+/* The same, with the frame's headers as ib_eth_parse() found them. */
+int ib_wire_decode_roce_hdr(const uint8_t *frame, size_t len,
+                            const IbEthHdr *h, IbPacket *p);
 
 /*
  * The Internet checksum (RFC 1071), for the IPv4 headers of RoCE v2 frames and
