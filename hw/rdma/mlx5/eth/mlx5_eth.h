@@ -175,7 +175,7 @@ void mlx5_rqt_free(Mlx5Core *c, void *obj);
 /* The RQ a TIR gives a frame of these parsed headers, or 0. */
 uint32_t mlx5_tir_select(Mlx5Core *c, Mlx5Tir *tir, const IbEthHdr *h,
                          uint32_t *hash, uint8_t *hash_type);
-uint32_t mlx5_toeplitz(const uint8_t *key, const uint8_t *in, size_t len);
+uint32_t mlx5_toeplitz(uint8_t *key, uint8_t *in, size_t len);
 
 /* mlx5_flow.c */
 Mlx5CmdHandler mlx5_cmd_set_flow_table_root, mlx5_cmd_create_flow_table,

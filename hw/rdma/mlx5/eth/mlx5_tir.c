@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
+#include "net/checksum.h"
 #include "mlx5_eth.h"
 #include "trace.h"
 
@@ -368,24 +369,16 @@ void mlx5_cmd_query_tir(Mlx5Core *c, Mlx5CmdCtx *cmd)
 /* ---- RSS ----------------------------------------------------------------- */
 
 /*
- * Microsoft's RSS hash: each set input bit XORs in the 32 key bits starting at
- * its position.
+ * Microsoft's RSS hash with @key (40 bytes) over @len bytes of @in (at most
+ * 36): QEMU's net_toeplitz_*, as e1000e, igb and virtio-net use it.
  */
-uint32_t mlx5_toeplitz(const uint8_t *key, const uint8_t *in, size_t len)
+uint32_t mlx5_toeplitz(uint8_t *key, uint8_t *in, size_t len)
 {
-    uint32_t hash = 0, window = mlx5_ld32(key);
-    size_t i;
-    int b;
+    net_toeplitz_key k;
+    uint32_t hash = 0;
 
-    len = MIN(len, 36);                 /* 40 key bytes cover 36 input bytes */
-    for (i = 0; i < len; i++) {
-        for (b = 7; b >= 0; b--) {
-            if (in[i] & (1u << b)) {
-                hash ^= window;
-            }
-            window = (window << 1) | ((key[i + 4] >> b) & 1);
-        }
-    }
+    net_toeplitz_key_init(&k, key);
+    net_toeplitz_add(&hash, in, MIN(len, 36), &k);
     return hash;
 }
 

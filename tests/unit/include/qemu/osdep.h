@@ -26,6 +26,13 @@
 #if defined(__x86_64__)
 #define HOST_X86_64 1
 #endif
+/*
+ * QEMU's own headers that the core uses (net/checksum.h's net_toeplitz_*,
+ * qemu/bswap.h) come from the unpacked QEMU tree (subprojects/qemu/include,
+ * after this directory on the include path); they need these two.
+ */
+#define HOST_BIG_ENDIAN (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+#include "qemu/compiler.h"
 #ifndef container_of
 #define container_of(ptr, type, member) \
     ((type *)((char *)(ptr) - offsetof(type, member)))
