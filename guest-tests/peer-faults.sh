@@ -11,11 +11,12 @@
 #     boots instance 1 again (mlx5t.restart=1), and a new ib_write_bw between the survivor and
 #     the new peer must work.
 #  3. Leak: instance 0 runs 1,000 create/destroy cycles of PDs, MRs, CQs, SRQs, RC/UD QPs, XRC
-#     domains and MWs (leak-cycles) after a warm-up of 100; the runner measures QEMU's resident
+#     domains and MWs (leak-cycles) after a warm-up of 1,000; the runner measures QEMU's resident
 #     memory before and after and fails the run if it grew by more than 2 MiB. It grows by about
 #     0.1 MiB; a leak of 4 KiB per CQ destroyed, injected once to check the check, grew it by
 #     2.3 MiB and failed the run.
 #     On an ASan build the RSS limit is only reported (quarantine); LeakSanitizer checks at exit.
+#     Under driver coverage (scripts/coverage.sh) 20 cycles run and nothing is measured.
 # mlx5t-instances: 2
 # mlx5t-timeout: 1200
 # perftest calibrates its cycle counter against usleep and gives up when the fit is poor
@@ -121,6 +122,13 @@ grep -Eq "^[[:space:]]*65536[[:space:]]+500[[:space:]]" $out || fail "no result 
 # --- 3. leak check of this QEMU
 # (a warm-up as long as the measured run: RSS moves in steps of the heap's growth, and a
 # one-time step, e.g. a table resized, falls in it; a leak per cycle shows in the second run)
+if [ "${MLX5T_COV:-0}" = 1 ]; then
+  # driver coverage (scripts/coverage.sh): the function tracer makes each cycle ~20 times
+  # slower, and a few cycles reach every function the thousands do; no RSS verdict then
+  run leak-cycles -d mlx5_0 -n 20 || fail "leak-cycles"
+  echo "peer-faults: OK (leak check not measured under driver coverage)"
+  exit 0
+fi
 run leak-cycles -d mlx5_0 -n 1000 || fail "leak-cycles warm-up"
 host rss 0 before
 sleep 1

@@ -9,6 +9,9 @@
 #                                       AddressSanitizer and UndefinedBehaviorSanitizer (gcc), in a
 #                                       build tree of its own (build/qemu-san-build); guest-run.py
 #                                       turns any sanitizer report into a failure (docs/hardening.md)
+#   scripts/build-qemu.sh --fuzz     -> build/qemu-fuzz/qemu-fuzz-x86_64: QEMU's own fuzzer (clang,
+#                                       libFuzzer, AddressSanitizer; --enable-fuzzing) with the
+#                                       generic-fuzz configuration "mlx5-hca" (scripts/fuzz.sh --qemu)
 #
 # Environment:
 #   MLX5_OVERLAY_DIR=DIR  directory whose hw/rdma and include/hw/rdma are overlaid (default: repo)
@@ -18,11 +21,12 @@
 # build/qemu/{qemu-system-x86_64,firmware/}, build/tools (trixie meson), build/src-cache (.dsc/.debs),
 # build/apt (private trixie apt config), build/logs/*.log.
 set -euo pipefail
-sanitize=0
+sanitize=0 fuzz=0
 case ${1:-} in
   --sanitize) sanitize=1 ;;
+  --fuzz) fuzz=1 ;;
   '') ;;
-  *) echo "usage: $0 [--sanitize]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--sanitize|--fuzz]" >&2; exit 2 ;;
 esac
 export DEBIAN_FRONTEND=noninteractive LC_ALL=C
 
@@ -43,6 +47,9 @@ run_logged() {
 
 # --- 1. Host build dependencies (bookworm): scripts/host-deps.sh names and installs them -------
 "$root/scripts/host-deps.sh" qemu || die "host packages missing (scripts/host-deps.sh qemu)"
+if ((fuzz)); then
+  "$root/scripts/host-deps.sh" fuzz || die "host packages missing (scripts/host-deps.sh fuzz)"
+fi
 python=/usr/bin/python3        # Debian's python, never a pyenv/venv one earlier in PATH
 
 # --- trixie apt (lazy: only contacted when something has to be fetched) ------------------------
@@ -108,6 +115,10 @@ ln -sfn "qemu-$upstream" subprojects/qemu
 # Relative links (recomputed every run) so that a clone in another directory keeps working.
 ln -sfn "$(realpath -m --relative-to="$qdir/hw" "$overlay/hw/rdma")" "$qdir/hw/rdma"
 ln -sfn "$(realpath -m --relative-to="$qdir/include/hw" "$overlay/include/hw/rdma")" "$qdir/include/hw/rdma"
+# the libqos driver and its qos tests (tests/qtest/libqos/mlx5-hca.[ch], tests/qtest/mlx5-hca-test.c)
+for f in tests/qtest/libqos/mlx5-hca.c tests/qtest/libqos/mlx5-hca.h tests/qtest/mlx5-hca-test.c; do
+  ln -sfn "$(realpath -m --relative-to="$(dirname "$qdir/$f")" "$overlay/$f")" "$qdir/$f"
+done
 # The three one-line hooks live in scripts/qemu-integration.patch; the applied copy is kept in the
 # tree so that an edited patch is swapped in (old one reversed, new one applied) on the next run.
 patchfile=$root/scripts/qemu-integration.patch applied=$qdir/.mlx5-integration.patch
@@ -138,19 +149,19 @@ fi
 
 # --- 6. Configure (only when flags/source/overlay changed) and build ---------------------------
 qbuild=$B/qemu-build out=$B/qemu sfx=
-flags=(--python="$python" --target-list=x86_64-softmmu
-       --without-default-features --enable-tcg --enable-kvm --enable-trace-backends=log
-       --disable-docs --disable-werror --disable-download --disable-install-blobs
-       --disable-fdt    # fdt is 'auto' even without default features: keep builds alike everywhere
-       --enable-slirp   # -netdev user / -nic user (Debian's libslirp): hostfwd into test guests
-       --enable-vde)    # -netdev vde: a VDE switch links 3+ QEMUs into one fabric
-# configure hands meson an explicit compiler (c = ['cc']), so meson's own ccache auto-detection
-# never applies: name ccache in the compiler command instead (meson then recognises it).
-flags+=(--cc="ccache cc")
+. "$root/scripts/qemu-flags.sh"
+flags=("${qemu_flags[@]}")
 if ((sanitize)); then
   # ASan + UBSan (gcc's; QEMU's own configure options). The firmware is the plain build's.
   qbuild=$B/qemu-san-build out=$B/qemu-san sfx=-san
   flags+=(--enable-asan --enable-ubsan)
+  mkdir -p "$out" && ln -sfn ../qemu/firmware "$out/firmware"
+fi
+if ((fuzz)); then
+  # QEMU's fuzzing build (docs/devel/testing/fuzzing.rst): clang with libFuzzer, and ASan
+  qbuild=$B/qemu-fuzz-build out=$B/qemu-fuzz sfx=-fuzz
+  flags=("${flags[@]/--cc=ccache cc/--cc=ccache clang}")
+  flags+=(--cxx=clang++ --enable-fuzzing --enable-asan)
   mkdir -p "$out" && ln -sfn ../qemu/firmware "$out/firmware"
 fi
 # let clones in other directories (CI's fresh clone) share the cache: paths under the repo are
@@ -170,7 +181,21 @@ if [ ! -f "$qbuild/build.ninja" ] || [ "$(cat "$qbuild/.mlx5-configure" 2>/dev/n
   echo "$want" >"$qbuild/.mlx5-configure"
   say "building qemu-system-x86_64 (build/logs/ninja$sfx.log)"
 fi
-run_logged "ninja$sfx" ninja -C "$qbuild" -j"$(nproc)" qemu-system-x86_64
+if ((fuzz)); then
+  run_logged "ninja$sfx" ninja -C "$qbuild" -j"$(nproc)" qemu-fuzz-x86_64
+  ln -sfn "../${qbuild##*/}/qemu-fuzz-x86_64" "$out/qemu-fuzz-x86_64"
+  echo "$out/qemu-fuzz-x86_64"
+  exit 0
+fi
+# qos-test: QEMU's qgraph test runner, with the device's libqos driver and tests in it
+run_logged "ninja$sfx" ninja -C "$qbuild" -j"$(nproc)" qemu-system-x86_64 tests/qtest/qos-test
+ln -sfn "../${qbuild##*/}/tests/qtest/qos-test" "$out/qos-test"
+# QEMU's qtest runners take the binary from QTEST_QEMU_BINARY and its name (the architecture
+# after the last '-'): a wrapper of that name adds the firmware Debian's source lacks
+mkdir -p "$out/qtest"
+printf '#!/bin/sh\n# qemu-system-x86_64 for QTEST_QEMU_BINARY (scripts/build-qemu.sh)\nexec "%s" -L "%s" "$@"\n' \
+  "$qbuild/qemu-system-x86_64" "$B/qemu/firmware" >"$out/qtest/qemu-system-x86_64"
+chmod +x "$out/qtest/qemu-system-x86_64"
 ln -sfn "../${qbuild##*/}/qemu-system-x86_64" "$out/qemu-system-x86_64"
 
 echo "$out/qemu-system-x86_64"

@@ -3,7 +3,8 @@
 # include/hw/rdma), as a QEMU maintainer would run it on a submission. No exceptions list:
 # any error or warning fails.
 #
-#   scripts/checkpatch.sh [FILE...]     (default: every .c and .h under hw/rdma, include/hw/rdma)
+#   scripts/checkpatch.sh [FILE...]     (default: every .c and .h under hw/rdma, include/hw/rdma,
+#                                        and the libqos driver and qos tests in tests/qtest)
 #
 # The script is the one of the QEMU tree that scripts/build-qemu.sh unpacks (subprojects/qemu);
 # perl and its modules come from scripts/host-deps.sh (group style). Prints each file's
@@ -17,7 +18,8 @@ cp=subprojects/qemu/scripts/checkpatch.pl
 scripts/host-deps.sh style || { echo "0 passed, 1 failed"; exit 1; }
 
 if [ $# -eq 0 ]; then
-  mapfile -t files < <(find hw/rdma include/hw/rdma -name '*.[ch]' | sort)
+  mapfile -t files < <({ find hw/rdma include/hw/rdma -name '*.[ch]'
+                         ls tests/qtest/libqos/mlx5-hca.[ch] tests/qtest/mlx5-hca-test.c; } | sort)
 else
   files=("$@")
 fi

@@ -4,6 +4,7 @@
 #   scripts/fuzz.sh [--time SECONDS] [--jobs N] [--smoke] [TARGET...]
 #   scripts/fuzz.sh --merge DIR TARGET     (add what DIR's inputs cover to the committed corpus)
 #   scripts/fuzz.sh --record GUEST_TEST... (record seeds from real guests, merge them in)
+#   scripts/fuzz.sh --qemu [--time SECONDS] (QEMU's own generic-fuzz on the whole device)
 #
 # Targets (tests/fuzz/fuzz-*.c): cmd (command queue entries, mailbox chains, every command's
 # input), cmd-eth (the same on an Ethernet port: vport, TIS/TIR/RQT, SQ/RQ, flow steering), wqe (send and receive WQEs, UMR, doorbell records), frame (wire frames: all BTH
@@ -28,6 +29,12 @@
 # corpus (libFuzzer -merge=1 keeps only the inputs that add coverage). The commands of guest
 # tests that run an Ethernet port (`mlx5t-device-args: link-type=eth`) go to cmd-eth; their
 # other records are not used.
+# --qemu runs QEMU's generic fuzzer (tests/qtest/fuzz/generic_fuzz.c) with the configuration
+# "mlx5-hca" (q35, -device mlx5-hca; the fuzzer's MMIO, port I/O and DMA aimed at the device's
+# memory regions, mlx5*): the whole device, PCI shell included, as QEMU's OSS-Fuzz runs every
+# device. It builds build/qemu-fuzz/qemu-fuzz-x86_64 (scripts/build-qemu.sh --fuzz: clang,
+# libFuzzer, ASan) and runs it for --time seconds (default 600) from build/fuzz/qemu-corpus;
+# crashes go to build/fuzz/crashes/qemu-generic/. Ends with the same summary line.
 # A crash input becomes a regression test by copying it to tests/fuzz/regress/TARGET/ (the
 # unit suite replays that directory); see docs/hardening.md.
 set -uo pipefail
@@ -35,7 +42,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 ALL="cmd cmd-eth wqe frame mad mmio roce eth"
-time_s=600 jobs=1 merge= record=0 targets=() tests=()
+time_s=600 jobs=1 merge= record=0 qemu=0 targets=() tests=()
 while (($#)); do
   case $1 in
     --time) time_s=$2; shift ;;
@@ -43,6 +50,7 @@ while (($#)); do
     --smoke) time_s=20 ;;
     --merge) merge=$2; shift ;;
     --record) record=1 ;;
+    --qemu) qemu=1 ;;
     -h|--help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) if ((record)); then
@@ -57,6 +65,29 @@ while (($#)); do
 done
 ((${#targets[@]})) || read -r -a targets <<<"$ALL"
 die() { echo "fuzz.sh: $*" >&2; exit 2; }
+
+if ((qemu)); then
+  # QEMU's generic-fuzz over the whole device (see the header)
+  mkdir -p build/logs build/fuzz/qemu-corpus build/fuzz/crashes/qemu-generic
+  bin=$(scripts/build-qemu.sh --fuzz | tail -n1) || die "QEMU fuzz build failed (build/logs/*-fuzz.log)"
+  log=build/fuzz/logs/qemu-generic.log
+  mkdir -p build/fuzz/logs
+  echo "fuzz.sh: generic-fuzz-mlx5-hca for ${time_s}s (log: $log)" >&2
+  # QEMU_FUZZ_TIMEOUT: seconds one input may run (a hang is a finding); -detect_leaks=0 as in
+  # QEMU's OSS-Fuzz build (QEMU's own allocations at exit are not the device's)
+  QEMU_FUZZ_TIMEOUT=${QEMU_FUZZ_TIMEOUT:-5} "$bin" --fuzz-target=generic-fuzz-mlx5-hca \
+    -max_total_time="$time_s" -detect_leaks=0 -print_final_stats=1 \
+    -artifact_prefix=build/fuzz/crashes/qemu-generic/ build/fuzz/qemu-corpus >"$log" 2>&1
+  rc=$?
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -n1)
+  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -n1 | grep -o '[0-9]*')
+  crashes=$(find build/fuzz/crashes/qemu-generic -type f | wc -l)
+  corpus=$(find build/fuzz/qemu-corpus -type f | wc -l)
+  echo "qemu-generic: ${runs:-0} runs, coverage ${cov:-0}, corpus $corpus, crashes $crashes (exit $rc)"
+  echo "fuzz: 1 targets, $crashes crashes"
+  [ "$crashes" = 0 ] && [ "$rc" = 0 ]
+  exit
+fi
 
 mkdir -p build/logs build/fuzz/logs
 scripts/host-deps.sh fuzz || die "host packages missing (scripts/host-deps.sh fuzz)"
