@@ -183,6 +183,11 @@ if [ ! -f "$qbuild/build.ninja" ] || [ "$(cat "$qbuild/.mlx5-configure" 2>/dev/n
 fi
 if ((fuzz)); then
   run_logged "ninja$sfx" ninja -C "$qbuild" -j"$(nproc)" qemu-fuzz-x86_64
+  # the fuzzer starts its machine in-process and takes no -L: it finds firmware in the build
+  # tree's data directory (qemu-bundle), which Debian's source leaves without the binary blobs
+  d=$qbuild/qemu-bundle/usr/local/share/qemu
+  mkdir -p "$d"
+  for f in "$B/qemu/firmware"/*; do ln -sfn "$f" "$d/${f##*/}"; done
   ln -sfn "../${qbuild##*/}/qemu-fuzz-x86_64" "$out/qemu-fuzz-x86_64"
   echo "$out/qemu-fuzz-x86_64"
   exit 0
