@@ -583,7 +583,9 @@ static int ib_wire_decode_frame(const uint8_t *f, size_t len, const IbEthHdr *h,
     return 0;
 }
 
-int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
+/* parse @f, then decode it (a frame shorter than an Ethernet header: -1) */
+static int ib_wire_parse_decode(const uint8_t *f, size_t len, IbPacket *p,
+                                bool roce)
 {
     IbEthHdr h;
 
@@ -591,7 +593,12 @@ int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
         memset(p, 0, sizeof(*p));
         return -1;
     }
-    return ib_wire_decode_frame(f, len, &h, p, false);
+    return ib_wire_decode_frame(f, len, &h, p, roce);
+}
+
+int ib_wire_decode(const uint8_t *f, size_t len, IbPacket *p)
+{
+    return ib_wire_parse_decode(f, len, p, false);
 }
 
 int ib_wire_decode_fabric_hdr(const uint8_t *f, size_t len, const IbEthHdr *h,
@@ -608,11 +615,5 @@ int ib_wire_decode_roce_hdr(const uint8_t *f, size_t len, const IbEthHdr *h,
 
 int ib_wire_decode_roce(const uint8_t *f, size_t len, IbPacket *p)
 {
-    IbEthHdr h;
-
-    if (!ib_eth_parse(f, len, &h)) {
-        memset(p, 0, sizeof(*p));
-        return -1;
-    }
-    return ib_wire_decode_frame(f, len, &h, p, true);
+    return ib_wire_parse_decode(f, len, p, true);
 }
