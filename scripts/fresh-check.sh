@@ -184,6 +184,10 @@ if ((demo)); then
   if [ "${demo_rc:-1}" = 0 ] && [ "$pp" -ge 2 ]; then passed=$((passed + 1)); say "demo: PASS (two ibv_rc_pingpong results)"
   else failed=$((failed + 1)); say "demo: FAIL (exit ${demo_rc:-none}, $pp pingpong result lines)"; fi
 fi
+# every failed guest instance's verdict and reasons again, at the end: CI shows only a log's tail
+reasons=$(awk '/^guest-run: [^ ]+\[[0-9]+\]: FAIL/ {p = 1; print; next}
+               p && /^guest-run:   / {print; next} {p = 0}' "$log" | head -n 40)
+[ -z "$reasons" ] || { say "failed guest instances, with their reasons:"; printf '%s\n' "$reasons"; }
 installed=$(grep -h '^host-deps: installing' "$log" | sed 's/ (log:.*//; s/^host-deps: installing //' | xargs)
 say "packages the root had to install: ${installed:-none}"
 say "in the root: ${elapsed} s"

@@ -892,16 +892,17 @@ def main():
                 if not KMSG_LINE.match(line):
                     print(line)
     for i, passed, reasons, bad, text, boot in summary:
+        if not passed:
+            out = test_output(text) or text.splitlines()
+            log(f"{name}[{i}]: last lines of {serials[i]}:")
+            for line in out[-25:]:
+                print(f"    | {line}", file=sys.stderr)
+        # (the verdict and its reasons after the output: a log's tail, all CI shows, has them)
         log(f"{name}[{i}]: {'PASS' if passed else 'FAIL'}{boot}")
         for r in reasons:
             log(f"  {r}")
         for b in bad[:20]:
             log(f"    {b}")
-        if not passed:
-            out = test_output(text) or text.splitlines()
-            log(f"  last lines of {serials[i]}:")
-            for line in out[-25:]:
-                print(f"    | {line}", file=sys.stderr)
     verdict = "PASS" if ok else "FAIL"
     if os.environ.get("MLX5T_COV_DIR"):
         write_coverage(Path(os.environ["MLX5T_COV_DIR"]), log_dir, name, cmds, summary)

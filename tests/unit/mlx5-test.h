@@ -125,6 +125,9 @@ uint32_t tdrv_alloc_pd(TDrv *d);
 uint32_t tdrv_create_eq(TDrv *d, uint64_t mask, unsigned log_size, unsigned intr, uint64_t *pa);
 uint32_t tdrv_create_cq(TDrv *d, uint32_t eqn, unsigned log_size, uint64_t *buf_pa,
                         uint64_t *dbr_pa);
+/* The same CQ compressing receive CQEs with mini CQE format @mini_fmt (-1: none). */
+uint32_t tdrv_create_cq_comp(TDrv *d, uint32_t eqn, unsigned log_size, uint64_t *buf_pa,
+                             uint64_t *dbr_pa, int mini_fmt);
 /* Returns the command status; *handle receives the created handle on success. */
 int tdrv_create_srq(TDrv *d, uint32_t pd, uint32_t cqn, unsigned log_size, unsigned stride,
                     uint32_t *srqn);

@@ -391,6 +391,12 @@ uint32_t tdrv_alloc_pd(TDrv *d)
 uint32_t tdrv_create_cq(TDrv *d, uint32_t eqn, unsigned log_size, uint64_t *buf_pa,
                         uint64_t *dbr_pa)
 {
+    return tdrv_create_cq_comp(d, eqn, log_size, buf_pa, dbr_pa, -1);
+}
+
+uint32_t tdrv_create_cq_comp(TDrv *d, uint32_t eqn, unsigned log_size, uint64_t *buf_pa,
+                             uint64_t *dbr_pa, int mini_fmt)
+{
     uint64_t bytes = 64ull << log_size, npages = (bytes + 4095) / 4096, i;
     uint32_t inlen = MLX5_PAS_OFF + 8 * npages;
     g_autofree uint8_t *in = g_malloc0(inlen);
@@ -408,6 +414,10 @@ uint32_t tdrv_create_cq(TDrv *d, uint32_t eqn, unsigned log_size, uint64_t *buf_
     MLX5_SET(cqc, CQC_uar_page, d->uar);
     MLX5_SET(cqc, CQC_c_eqn, eqn);
     MLX5_SET64(cqc, CQC_dbr_addr_OFF, dbr);
+    if (mini_fmt >= 0) {
+        MLX5_SET(cqc, CQC_cqe_comp_en, 1);
+        MLX5_SET(cqc, CQC_mini_cqe_res_format, mini_fmt);
+    }
     for (i = 0; i < npages; i++) {
         mlx5_st64(in + MLX5_PAS_OFF + 8 * i, buf + 4096 * i);
     }

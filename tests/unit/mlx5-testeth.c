@@ -42,6 +42,11 @@ int teth_modify_wq(TEth *t, uint16_t op, uint32_t n, uint8_t cur, uint8_t next)
 
 void teth_setup(TEth *t, TDrv *d)
 {
+    teth_setup_comp(t, d, -1);
+}
+
+void teth_setup_comp(TEth *t, TDrv *d, int mini_fmt)
+{
     uint8_t in[0x400] = { 0 }, out[16];
     uint64_t eq_pa;
     uint32_t eqn;
@@ -54,7 +59,7 @@ void teth_setup(TEth *t, TDrv *d)
                     ==, 0);
     t->td = MLX5_GET(out, ALLOC_OUT_handle);
     eqn = tdrv_create_eq(t->d, 0, 7, 1, &eq_pa);
-    t->cqn = tdrv_create_cq(t->d, eqn, LOG_CQ, &t->cq_buf, &t->cq_dbr);
+    t->cqn = tdrv_create_cq_comp(t->d, eqn, LOG_CQ, &t->cq_buf, &t->cq_dbr, mini_fmt);
     t->mem = fake_alloc(t->d->h, 64 * 1024, 4096);
 
     MLX5_SET(in + OBJ_CTX_OFF, TISC_transport_domain, t->td);

@@ -30,6 +30,8 @@ void teth_wq_ctx(TEth *t, uint8_t *in, unsigned log_stride, unsigned log_sz, uin
 int teth_modify_wq(TEth *t, uint16_t op, uint32_t n, uint8_t cur, uint8_t next);
 /* Everything mlx5e makes for one channel on the Ethernet node @d (link up): see above. */
 void teth_setup(TEth *t, TDrv *d);
+/* The same with the channel's CQ compressing, mini CQE format @mini_fmt (-1: not). */
+void teth_setup_comp(TEth *t, TDrv *d, int mini_fmt);
 /* Post a receive WQE of one @len-byte buffer at @addr (PA key). */
 void teth_post_recv(TEth *t, uint32_t len, uint64_t addr);
 /* The next CQE of the channel's CQ, if there is one (consumed). */

@@ -206,6 +206,189 @@ static void test_rx(void)
     eth_free(&t);
 }
 
+/*
+ * Poll the channel's CQ as mlx5e does with rx_cqe_compress on: a title CQE (format 3) stands
+ * for byte_cnt CQEs, its mini CQEs (format @fmt) in the slot after it and every 8th slot
+ * from the 8th. Each CQE comes out whole in @out (at most @max); @sessions counts the titles.
+ * The slots a session took get an invalid owner byte, as the driver leaves them.
+ */
+static unsigned poll_comp(TEth *t, int fmt, uint8_t (*out)[64], unsigned max,
+                          unsigned *sessions)
+{
+    unsigned nent = 1u << LOG_CQ, got = 0, i;
+    uint8_t cqe[64], arr[64];
+
+    mlx5_core_run(t->d->c, 1000);
+    for (;;) {
+        fake_read(t->d->h, t->cq_buf + (t->cq_ci & (nent - 1)) * 64, cqe, 64);
+        if ((cqe[63] >> 4) == MLX5_CQE_INVALID || (cqe[63] & 1) != ((t->cq_ci / nent) & 1)) {
+            break;
+        }
+        if (((cqe[63] >> 2) & 3) != MLX5_CQE_FORMAT_COMPRESSED) {
+            g_assert_cmpuint(got, <, max);
+            memcpy(out[got++], cqe, 64);
+            t->cq_ci++;
+            continue;
+        }
+        unsigned n = mlx5_ld32(cqe + MLX5_CQE_byte_cnt);
+        uint16_t wc = mlx5_ld16(cqe + MLX5_CQE_wqe_counter);
+
+        g_assert_cmpuint(n, >=, 2);
+        g_assert_cmpuint(n, <=, MLX5_CQE_COMP_MAX);
+        (*sessions)++;
+        for (i = 0; i < n; i++) {
+            uint8_t *o = out[got];
+            if (i % 8 == 0) {
+                fake_read(t->d->h, t->cq_buf + ((t->cq_ci + (i ? i : 1)) & (nent - 1)) * 64,
+                          arr, 64);
+            }
+            g_assert_cmpuint(got, <, max);
+            memcpy(o, cqe, 64);
+            o[63] &= 0xf0;
+            memcpy(o + MLX5_CQE_byte_cnt, arr + (i % 8) * 8 + 4, 4);
+            if (fmt == MLX5_MINI_CQE_HASH) {
+                memcpy(o + MLX5_CQE_rss_hash_result, arr + (i % 8) * 8, 4);
+            } else {
+                memcpy(o + MLX5_CQE_check_sum, arr + (i % 8) * 8, 2);
+            }
+            mlx5_st16(o + MLX5_CQE_wqe_counter, wc + i);
+            got++;
+        }
+        for (i = 0; i < n; i++) {
+            uint8_t inv = 0xf0 | (((t->cq_ci + i) / nent) & 1);
+            fake_write(t->d->h, t->cq_buf + ((t->cq_ci + i) & (nent - 1)) * 64 + 63, &inv, 1);
+        }
+        t->cq_ci += n;
+    }
+    fake_wr32(t->d->h, t->cq_dbr, t->cq_ci & 0xffffff);
+    return got;
+}
+
+/*
+ * CQE compression: the receive CQEs of one burst that agree but for what a mini CQE carries
+ * come as one session; what breaks the agreement, the end of the burst, a query of the CQ and
+ * the ring's free room end a session; every CQE comes out as it would uncompressed.
+ */
+static void test_cqe_comp(void)
+{
+    static const int fmts[] = { MLX5_MINI_CQE_CSUM, MLX5_MINI_CQE_HASH };
+    uint8_t f[300], out[64][64], ref[64][64], q[QUERY_CQ_OUT_SIZE], in[0x10] = { 0 };
+    unsigned k, i, n, sessions, nref;
+    size_t len[16];
+
+    for (k = 0; k < G_N_ELEMENTS(fmts); k++) {
+        TEth t, u;
+
+        /* the same burst of 12 frames, uncompressed (the reference) and compressed */
+        teth_setup_comp(&u, eth_node(), -1);
+        teth_setup_comp(&t, eth_node(), fmts[k]);
+        for (i = 0; i < 12; i++) {
+            teth_post_recv(&u, 2048, u.mem + 2048 * (i & 7));
+            teth_post_recv(&t, 2048, t.mem + 2048 * (i & 7));
+        }
+        for (i = 0; i < 12; i++) {
+            len[i] = udp_frame(f, my_mac, 10 + 17 * i, false);
+            g_assert_true(mlx5_core_link_rx(u.d->c, 1, f, len[i]));
+            g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len[i]));
+        }
+        sessions = 0;
+        nref = poll_comp(&u, fmts[k], ref, 64, &sessions);
+        g_assert_cmpuint(nref, ==, 12);
+        g_assert_cmpuint(sessions, ==, 0);
+        n = poll_comp(&t, fmts[k], out, 64, &sessions);
+        g_assert_cmpuint(n, ==, 12);
+        g_assert_cmpuint(sessions, ==, 1);
+        for (i = 0; i < n; i++) {
+            g_assert_cmpint(mlx5_ld32(out[i] + MLX5_CQE_byte_cnt), ==, len[i]);
+            /* equal but for the timestamp, and the field the mini CQE format drops */
+            mlx5_st64(out[i] + MLX5_CQE_timestamp, 0);
+            mlx5_st64(ref[i] + MLX5_CQE_timestamp, 0);
+            if (fmts[k] == MLX5_MINI_CQE_HASH) {
+                mlx5_st16(out[i] + MLX5_CQE_check_sum, 0);
+                mlx5_st16(ref[i] + MLX5_CQE_check_sum, 0);
+            }
+            g_assert_cmpmem(out[i], 63, ref[i], 63);
+        }
+        /* QUERY_CQ counts the CQEs of a session still being gathered */
+        for (i = 0; i < 3; i++) {
+            teth_post_recv(&t, 2048, t.mem);
+            len[i] = udp_frame(f, my_mac, 40, false);
+            g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len[i]));
+        }
+        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_CQ);
+        MLX5_SET(in, DEALLOC_IN_handle, t.cqn);
+        g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), q, sizeof(q)), ==, 0);
+        g_assert_cmpint(MLX5_GET(q + CREATE_CQ_CQC_OFF, CQC_producer_counter), ==, 15);
+        g_assert_cmpint(MLX5_GET(q + CREATE_CQ_CQC_OFF, CQC_cqe_comp_en), ==, 1);
+        g_assert_cmpint(MLX5_GET(q + CREATE_CQ_CQC_OFF, CQC_mini_cqe_res_format), ==, fmts[k]);
+        sessions = 0;
+        g_assert_cmpuint(poll_comp(&t, fmts[k], out, 64, &sessions), ==, 3);
+        g_assert_cmpuint(sessions, ==, 1);
+
+        /* a C-tagged frame differs (tag, header flags): A A B A is a session, B, A */
+        for (i = 0; i < 4; i++) {
+            teth_post_recv(&t, 2048, t.mem + 2048 * i);
+            if (i == 2) {
+                len[i] = udp_frame(f + 4, my_mac, 20, false);
+                memmove(f, f + 4, 12);
+                mlx5_st16(f + 12, 0x8100);
+                mlx5_st16(f + 14, 0x0005);
+                g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len[i] + 4));
+            } else {
+                len[i] = udp_frame(f, my_mac, 20 + i, false);
+                g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len[i]));
+            }
+        }
+        sessions = 0;
+        g_assert_cmpuint(poll_comp(&t, fmts[k], out, 64, &sessions), ==, 4);
+        g_assert_cmpuint(sessions, ==, 1);
+        for (i = 0; i < 4; i++) {
+            g_assert_cmpint(mlx5_ld32(out[i] + MLX5_CQE_byte_cnt), ==, len[i]);
+            g_assert_cmpint(mlx5_ld16(out[i] + MLX5_CQE_wqe_counter), ==, (15 + i) & 0xffff);
+        }
+        g_assert_cmpint(mlx5_ld16(out[2] + MLX5_CQE_vlan_info), ==, 5);
+        /* a lone CQE is written as it is */
+        teth_post_recv(&t, 2048, t.mem);
+        g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len[3]));
+        sessions = 0;
+        g_assert_cmpuint(poll_comp(&t, fmts[k], out, 64, &sessions), ==, 1);
+        g_assert_cmpuint(sessions, ==, 0);
+        eth_free(&t);
+        eth_free(&u);
+    }
+
+    /* what a ConnectX-5 does not compress: 128-byte CQEs, flow-tag mini CQEs, the enhanced
+     * layout, the L3/L4 mini CQE extension */
+    {
+        TDrv *d = eth_node();
+        uint8_t cin[MLX5_PAS_OFF + 8] = { 0 }, cout[16];
+        uint8_t *cqc = cin + CREATE_CQ_CQC_OFF;
+        uint32_t eqn = tdrv_create_eq(d, 0, 7, 1, NULL);
+        static const struct { unsigned sz, fmt, layout, ext; } bad[] = {
+            { 1, 0, 0, 0 }, { 0, 2, 0, 0 }, { 0, 0, 1, 0 }, { 0, 0, 0, 1 },
+        };
+
+        for (i = 0; i < G_N_ELEMENTS(bad); i++) {
+            memset(cin, 0, sizeof(cin));
+            MLX5_SET(cin, CMD_IN_opcode, MLX5_CMD_OP_CREATE_CQ);
+            MLX5_SET(cqc, CQC_log_cq_size, 4);
+            MLX5_SET(cqc, CQC_uar_page, d->uar);
+            MLX5_SET(cqc, CQC_c_eqn, eqn);
+            MLX5_SET(cqc, CQC_cqe_comp_en, 1);
+            MLX5_SET(cqc, CQC_cqe_sz, bad[i].sz);
+            MLX5_SET(cqc, CQC_mini_cqe_res_format, bad[i].fmt);
+            MLX5_SET(cqc, CQC_cqe_comp_layout, bad[i].layout);
+            MLX5_SET(cqc, CQC_mini_cqe_res_format_ext, bad[i].ext);
+            MLX5_SET64(cqc, CQC_dbr_addr_OFF, fake_alloc(d->h, 64, 64));
+            mlx5_st64(cin + MLX5_PAS_OFF, fake_alloc(d->h, 4096, 4096));
+            g_assert_cmpint(tdrv_exec(d, cin, sizeof(cin), cout, sizeof(cout)), ==,
+                            MLX5_CMD_STAT_BAD_PARAM_ERR);
+            g_assert_cmphex(mlx5_ld32(cout + 4), ==, MLX5_SYND_UNSUPPORTED);
+        }
+        tdrv_free(d);
+    }
+}
+
 static GByteArray *tx_frame(TEth *t, unsigned i)
 {
     g_assert_cmpuint(t->d->h->tx->len, >, i);
@@ -594,6 +777,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/mlx5/eth/caps", test_caps);
     g_test_add_func("/mlx5/eth/rx", test_rx);
+    g_test_add_func("/mlx5/eth/cqe-comp", test_cqe_comp);
     g_test_add_func("/mlx5/eth/tx", test_tx);
     g_test_add_func("/mlx5/eth/steering", test_steering);
     g_test_add_func("/mlx5/eth/toeplitz", test_toeplitz);

@@ -63,6 +63,15 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_cq_oi, 1);
     MLX5_SET(cap, CAP_cq_resize, 1);            /* MODIFY_CQ op_mod 1 */
     MLX5_SET(cap, CAP_cq_moderation, 1);        /* MODIFY_CQ op_mod 0 */
+    /*
+     * CQE compression (mlx5_cqe_comp.c), the basic layout with hash, checksum
+     * and stride-index mini CQEs of 64-byte CQEs, as a ConnectX-5. The stride
+     * index stays out of CSUM mini CQEs (mini_cqe_resp_stride_index 0): mlx5e
+     * counts strides itself. A session ends with its burst, so no timeout is
+     * reported.
+     */
+    MLX5_SET(cap, CAP_cqe_compression, 1);
+    MLX5_SET(cap, CAP_cqe_compression_max_num, MLX5_CQE_COMP_MAX);
     MLX5_SET(cap, CAP_xrc, 1);
     /* alternate paths, MigReq (ib_apm.c) */
     MLX5_SET(cap, CAP_apm, 1);

@@ -179,6 +179,7 @@ Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops,
     /* QPN 0/1 are the wire QP0/QP1; ordinary QPs start above them */
     mlx5_table_init(&c->qps, "qp", 1u << cfg->log_max_qp, 2);
     c->work = g_new0(uint32_t, c->qps.size);
+    c->comp_pending = g_array_new(false, false, sizeof(uint32_t));
     ib_port_init(&c->ib, &mlx5_ib_ops, c);
     c->ib.guid = cfg->port_guid;
     c->ib.node.node_guid = cfg->node_guid;
@@ -210,6 +211,7 @@ void mlx5_core_free(Mlx5Core *c)
     mlx5_memic_free(c);
     ib_port_cleanup(&c->ib);
     g_free(c->work);
+    g_array_free(c->comp_pending, true);
     g_free(c);
 }
 
@@ -217,6 +219,7 @@ void mlx5_function_reset(Mlx5Core *c)
 {
     mlx5_res_reset(c);
     mlx5_memic_reset(c);
+    g_array_set_size(c->comp_pending, 0);
     c->nwork = c->work_head = 0;
     c->ib.lb_count = 0;
     c->ib.tx_blocked = false;
@@ -434,6 +437,8 @@ bool mlx5_core_run(Mlx5Core *c, unsigned budget)
     c->busy++;
     mlx5_cmdq_process(c);
     more = mlx5_exec_run(c, budget);
+    /* what the last burst of frames completed, compressed */
+    mlx5_cqe_comp_flush_all(c);
     c->busy--;
     return more;
 }

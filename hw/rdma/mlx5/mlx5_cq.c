@@ -15,6 +15,7 @@ void mlx5_cq_free(Mlx5Core *c, void *obj)
 {
     Mlx5Cq *cq = obj;
 
+    mlx5_cqe_comp_free(c, cq);
     mlx5_buf_free(&cq->buf);
     g_free(cq);
 }
@@ -36,25 +37,40 @@ static void mlx5_cq_event(Mlx5Core *c, Mlx5Cq *cq)
     mlx5_eq_post(c, eq, MLX5_EVENT_TYPE_COMP, 0, data, sizeof(data));
 }
 
+int64_t mlx5_cq_used(Mlx5Core *c, Mlx5Cq *cq)
+{
+    uint8_t dbr[4];
+
+    if (mlx5_dma_read(c, cq->dbr_addr, dbr, sizeof(dbr))) {
+        return -1;
+    }
+    return (cq->pi - (mlx5_ld32(dbr) & 0xffffff)) & 0xffffff;
+}
+
+void mlx5_cq_notify(Mlx5Core *c, Mlx5Cq *cq, bool solicited)
+{
+    if (cq->armed && (!cq->armed_solicited || solicited)) {
+        mlx5_cq_event(c, cq);
+    }
+}
+
 /*
  * Write one CQE (@cqe holds the 64-byte CQE; for 128-byte CQEs it is the second
  * half) and raise a completion event if the CQ is armed for it. Returns -1 on
  * CQ overrun.
  */
-int mlx5_cq_post(Mlx5Core *c, Mlx5Cq *cq, uint8_t *cqe, bool solicited)
+int mlx5_cq_write(Mlx5Core *c, Mlx5Cq *cq, uint8_t *cqe, bool solicited)
 {
     uint32_t nent = 1u << cq->log_cq_size, size = mlx5_cqe_size(cq);
-    uint8_t dbr[4];
-    uint32_t ci;
+    int64_t used = mlx5_cq_used(c, cq);
     uint64_t off;
 
-    if (mlx5_dma_read(c, cq->dbr_addr, dbr, sizeof(dbr))) {
+    if (used < 0) {
         return -1;
     }
-    ci = mlx5_ld32(dbr) & 0xffffff;
-    if (!cq->oi && ((cq->pi - ci) & 0xffffff) >= nent) {
+    if (!cq->oi && used >= nent) {
         uint8_t data[28] = { 0 };
-        trace_mlx5_err_cq_overrun(cq->cqn, cq->pi, ci);
+        trace_mlx5_err_cq_overrun(cq->cqn, cq->pi, (cq->pi - used) & 0xffffff);
         mlx5_st32(data, cq->cqn);
         data[0x2b - MLX5_EQE_data] = 1;     /* CQ overrun */
         cq->status = 0x9;
@@ -70,10 +86,18 @@ int mlx5_cq_post(Mlx5Core *c, Mlx5Cq *cq, uint8_t *cqe, bool solicited)
     }
     trace_mlx5_cqe(cq->cqn, cq->pi, cqe[63] >> 4, cqe[63] & 1);
     cq->pi = (cq->pi + 1) & 0xffffff;
-    if (cq->armed && (!cq->armed_solicited || solicited)) {
-        mlx5_cq_event(c, cq);
-    }
+    mlx5_cq_notify(c, cq, solicited);
     return 0;
+}
+
+/*
+ * Post one CQE: a compression session the CQ gathers goes first, so the CQEs
+ * reach the ring in the order they completed.
+ */
+int mlx5_cq_post(Mlx5Core *c, Mlx5Cq *cq, uint8_t *cqe, bool solicited)
+{
+    mlx5_cqe_comp_flush(c, cq);
+    return mlx5_cq_write(c, cq, cqe, solicited);
 }
 
 void mlx5_cq_doorbell(Mlx5Core *c, uint32_t hi, uint32_t cqn)
@@ -119,10 +143,6 @@ void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     c_eqn = MLX5_GET(cqc, CQC_c_eqn);
     eq = mlx5_table_get(&c->eqs, c_eqn);
 
-    if (MLX5_GET(cqc, CQC_cqe_comp_en)) {
-        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
-        return;
-    }
     if (log_cq_size > c->cfg.log_max_cq_sz || cqe_sz > 1) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SIZE);
         return;
@@ -136,6 +156,13 @@ void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     cq = g_new0(Mlx5Cq, 1);
+    cq->cqe_sz = cqe_sz;
+    synd = mlx5_cqe_comp_create(cq, cqc);
+    if (synd) {
+        g_free(cq);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
+        return;
+    }
     cq->dbr_addr = MLX5_GET64(cqc, CQC_dbr_addr_OFF);
     if (umem) {
         /*
@@ -158,8 +185,7 @@ void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
                               cq->dbr_addr, &cq->dbr_addr);
     }
     if (synd) {
-        mlx5_buf_free(&cq->buf);
-        g_free(cq);
+        mlx5_cq_free(c, cq);
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
         return;
     }
@@ -225,9 +251,12 @@ void mlx5_cmd_query_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
     }
+    /* the producer counter counts every CQE completed so far */
+    mlx5_cqe_comp_flush(c, cq);
     MLX5_SET(cqc, CQC_status, cq->status);
     MLX5_SET(cqc, CQC_cqe_sz, cq->cqe_sz);
     MLX5_SET(cqc, CQC_oi, cq->oi);
+    mlx5_cqe_comp_query(cq, cqc);
     MLX5_SET(cqc, CQC_st, cq->armed ? 0x9 : 0xa);
     MLX5_SET(cqc, CQC_log_cq_size, cq->log_cq_size);
     MLX5_SET(cqc, CQC_uar_page, cq->uar_page);
@@ -285,6 +314,7 @@ static void mlx5_cq_resize(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Cq *cq,
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PAS);
         return;
     }
+    mlx5_cqe_comp_flush(c, cq);
     outstanding = (cq->pi - (mlx5_ld32(dbr) & 0xffffff)) & 0xffffff;
     if (outstanding >= old_nent || outstanding + 1 > (1u << log_size)) {
         /*

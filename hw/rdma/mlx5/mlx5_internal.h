@@ -82,6 +82,8 @@ typedef struct Mlx5Cq {
     uint16_t period;            /* moderation (MODIFY_CQ): kept and reported */
     uint16_t max_count;
     Mlx5Buf buf;
+    /* CQE compression (cqe_comp_en): the session being gathered, or NULL */
+    struct Mlx5CqComp *comp;
 } Mlx5Cq;
 
 typedef struct Mlx5Pd {
@@ -408,6 +410,9 @@ struct Mlx5Core {
     Mlx5MemicAlloc *memic_alloc;    /* sorted by start */
     uint32_t memic_n, memic_max;
 
+    /* CQNs whose CQE compression session waits for the end of this run */
+    GArray *comp_pending;
+
     /* trace/test counters */
     uint64_t cmd_count;
 };
@@ -534,7 +539,34 @@ void mlx5_eq_free(Mlx5Core *c, void *obj);
 /* mlx5_cq.c */
 void mlx5_cq_doorbell(Mlx5Core *c, uint32_t hi, uint32_t cqn);
 int mlx5_cq_post(Mlx5Core *c, Mlx5Cq *cq, uint8_t *cqe, bool solicited);
+/*
+ * Write @cqe at the producer index as mlx5_cq_post does, but without ending a
+ * compression session first (mlx5_cqe_comp.c writes its own that way).
+ */
+int mlx5_cq_write(Mlx5Core *c, Mlx5Cq *cq, uint8_t *cqe, bool solicited);
+/* Completions waiting beyond the consumer index, or -1 if the record faults. */
+int64_t mlx5_cq_used(Mlx5Core *c, Mlx5Cq *cq);
+/* The CQ is armed and a completion has come: post its event. */
+void mlx5_cq_notify(Mlx5Core *c, Mlx5Cq *cq, bool solicited);
 void mlx5_cq_free(Mlx5Core *c, void *obj);
+
+/* mlx5_cqe_comp.c: CQE compression (PRM "CQE Compression") */
+#define MLX5_CQE_COMP_MAX   64          /* cqe_compression_max_num */
+/* The compression parts of a CQ context; a syndrome or 0. */
+uint32_t mlx5_cqe_comp_create(Mlx5Cq *cq, const uint8_t *cqc);
+void mlx5_cqe_comp_free(Mlx5Core *c, Mlx5Cq *cq);
+/* QUERY_CQ: the compression fields of the context. */
+void mlx5_cqe_comp_query(const Mlx5Cq *cq, uint8_t *cqc);
+/*
+ * A successful receive CQE for CQ @cqn: compressed with the ones before it
+ * when the CQ compresses and they agree, else posted. @striding: its
+ * wqe_counter is a stride index and byte_cnt counts strides.
+ */
+void mlx5_cqe_post_rx(Mlx5Core *c, uint32_t cqn, uint8_t *cqe, bool striding);
+/* Write the session @cq gathers (before anything else reaches the CQ). */
+void mlx5_cqe_comp_flush(Mlx5Core *c, Mlx5Cq *cq);
+/* End every session (the end of a run: the frames of one burst are in). */
+void mlx5_cqe_comp_flush_all(Mlx5Core *c);
 
 /* mlx5_mkey.c: data-path translation */
 enum {

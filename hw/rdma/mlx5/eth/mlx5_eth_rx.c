@@ -190,7 +190,7 @@ static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f,
     mlx5_st32(cqe + MLX5_CQE_sop_drop_qpn, flow_tag & 0xffffff);
     cqe[MLX5_CQE_op_own] = MLX5_CQE_RESP_SEND << 4;
     trace_mlx5_eth_rx(rq->qpn, idx, len, hash);
-    mlx5_cqe_post(c, rq->cqn_rcv, cqe, false);
+    mlx5_cqe_post_rx(c, rq->cqn_rcv, cqe, false);
     return true;
 }
 

@@ -377,9 +377,6 @@ enum {
 #define MLX5_ESEG_inline                    0x0e
 #define MLX5_ETH_WQE_L3_CSUM                0x40
 #define MLX5_ETH_WQE_L4_CSUM                0x80
-#define MLX5_CQE_rss_hash_result            0x0c
-#define MLX5_CQE_rss_hash_type              0x10
-#define MLX5_CQE_check_sum                  0x14        /* be16 */
 #define MLX5_CQE_hds_ip_ext                 0x1c
 #define MLX5_CQE_L3_OK                      (1u << 1)
 #define MLX5_CQE_L4_OK                      (1u << 2)

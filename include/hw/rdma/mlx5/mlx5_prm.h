@@ -449,6 +449,12 @@ enum {
 #define CAP_sigerr_domain_and_sig_type      MLX5_FIELD(36, 31, 31)
 #define CAP_device_frequency_mhz            MLX5_FIELD(38, 31, 0)
 #define CAP_device_frequency_khz            MLX5_FIELD(39, 31, 0)
+/* CQE compression (mlx5_cqe_comp.c) */
+#define CAP_mini_cqe_resp_stride_index      MLX5_FIELD(45, 3, 3)
+#define CAP_cqe_compression_128             MLX5_FIELD(45, 1, 1)
+#define CAP_cqe_compression                 MLX5_FIELD(45, 0, 0)
+#define CAP_cqe_compression_timeout         MLX5_FIELD(46, 31, 16)
+#define CAP_cqe_compression_max_num         MLX5_FIELD(46, 15, 0)
 #define CAP_native_port_num                 MLX5_FIELD(48, 23, 16)
 #define CAP_num_vhca_ports                  MLX5_FIELD(48, 15, 8)
 #define CAP_sw_owner_id                     MLX5_FIELD(48, 1, 1)
@@ -615,7 +621,10 @@ enum {
 #define CQC_cc                              MLX5_FIELD(0, 20, 20)
 #define CQC_oi                              MLX5_FIELD(0, 17, 17)
 #define CQC_cqe_comp_en                     MLX5_FIELD(0, 14, 14)
+#define CQC_mini_cqe_res_format             MLX5_FIELD(0, 13, 12)
 #define CQC_st                              MLX5_FIELD(0, 11, 8)
+#define CQC_cqe_comp_layout                 MLX5_FIELD(0, 1, 0)
+#define CQC_mini_cqe_res_format_ext         MLX5_FIELD(2, 3, 2)
 #define CQC_page_offset                     MLX5_FIELD(2, 11, 6)
 #define CQC_log_cq_size                     MLX5_FIELD(3, 28, 24)
 #define CQC_uar_page                        MLX5_FIELD(3, 23, 0)
@@ -1015,7 +1024,10 @@ enum {
 /* ---- CQEs (64 bytes; in 128-byte CQEs the last 64 bytes) ----------------- */
 
 #define MLX5_CQE_SIZE                   64
+#define MLX5_CQE_rss_hash_result        0x0c    /* be32 */
+#define MLX5_CQE_rss_hash_type          0x10
 #define MLX5_CQE_ml_path                17
+#define MLX5_CQE_check_sum              0x14    /* be16 */
 #define MLX5_CQE_slid                   22      /* be16 */
 #define MLX5_CQE_flags_rqpn             24      /* be32 */
 /* bit 0: VLAN tag (vlan_info) */
@@ -1030,6 +1042,19 @@ enum {
 #define MLX5_CQE_sop_drop_qpn           56      /* be32 */
 #define MLX5_CQE_wqe_counter            60      /* be16 */
 #define MLX5_CQE_op_own                 63
+/* op_own bits 3:2, the CQE format: 3 = the title of a compressed session */
+#define MLX5_CQE_FORMAT_SHIFT           2
+#define MLX5_CQE_FORMAT_COMPRESSED      3
+/* CQE compression: a mini CQE is 8 bytes, 8 of them fill a CQE slot */
+#define MLX5_MINI_CQE_SIZE              8
+#define MLX5_MINI_CQE_ARRAY             8
+/* cqc.mini_cqe_res_format: what a mini CQE's first dword holds */
+enum {
+    MLX5_MINI_CQE_HASH = 0,             /* rx_hash_result */
+    MLX5_MINI_CQE_CSUM = 1,             /* check_sum, 0 */
+    MLX5_MINI_CQE_FTAG_STRIDX = 2,      /* flow tag (not offered) */
+    MLX5_MINI_CQE_CSUM_STRIDX = 3,      /* check_sum, stride index */
+};
 
 enum {
     MLX5_CQE_REQ = 0,
