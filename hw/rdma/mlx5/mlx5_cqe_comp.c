@@ -40,7 +40,7 @@ typedef struct Mlx5CqComp {
     uint8_t mini[MLX5_CQE_COMP_MAX][MLX5_MINI_CQE_SIZE];
 } Mlx5CqComp;
 
-/* The fields a mini CQE carries, and the timestamp: a session may differ there */
+/* What a mini CQE carries, and the timestamp: a session may differ there */
 static const struct {
     uint8_t off, len;
 } mlx5_cqe_comp_free_fields[] = {
@@ -191,8 +191,9 @@ void mlx5_cqe_comp_flush_all(Mlx5Core *c)
     guint i;
 
     for (i = 0; i < c->comp_pending->len; i++) {
-        Mlx5Cq *cq = mlx5_table_get(&c->cqs,
-                                    g_array_index(c->comp_pending, uint32_t, i));
+        uint32_t cqn = g_array_index(c->comp_pending, uint32_t, i);
+        Mlx5Cq *cq = mlx5_table_get(&c->cqs, cqn);
+
         if (cq && cq->comp) {
             cq->comp->listed = false;
             mlx5_cqe_comp_flush(c, cq);
