@@ -47,6 +47,11 @@ void teth_setup(TEth *t, TDrv *d)
 
 void teth_setup_comp(TEth *t, TDrv *d, int mini_fmt)
 {
+    teth_setup_ex(t, d, mini_fmt, 0, 0);
+}
+
+void teth_setup_ex(TEth *t, TDrv *d, int mini_fmt, unsigned wq_type, int log_strides)
+{
     uint8_t in[0x400] = { 0 }, out[16];
     uint64_t eq_pa;
     uint32_t eqn;
@@ -70,6 +75,13 @@ void teth_setup_comp(TEth *t, TDrv *d, int mini_fmt)
     t->rq_dbr = fake_alloc(t->d->h, 64, 64);
     MLX5_SET(in + OBJ_CTX_OFF, RQC_cqn, t->cqn);
     teth_wq_ctx(t, in, 5, 4, t->rq_buf, t->rq_dbr);       /* 16 WQEs of 2 segments */
+    if (wq_type) {
+        /* striding: 16 WQEs (next and data segment) of 2^log_strides 64-byte strides */
+        uint8_t *wq = in + OBJ_CTX_OFF + WQC_OFF;
+        MLX5_SET(wq, WQ_wq_type, wq_type);
+        MLX5_SET(wq, WQ_log_wqe_num_of_strides, (log_strides - 9) & 0xf);
+        MLX5_SET(wq, WQ_log_wqe_stride_size, 0);
+    }
     /* the ring starts 1 KiB into its page: page_offset counts page_size / 64 (64-byte units
      * of a 4 KiB page), as mlx5_ib quantizes user buffers (raw-packet QPs) */
     MLX5_SET(in + OBJ_CTX_OFF + WQC_OFF, WQ_page_offset, TETH_RQ_RING_OFF / 64);
@@ -139,6 +151,19 @@ void teth_post_recv(TEth *t, uint32_t len, uint64_t addr)
     mlx5_st32(wqe + 4, t->key);
     mlx5_st64(wqe + 8, addr);
     mlx5_st32(wqe + 20, MLX5_INVALID_LKEY);     /* terminator */
+    fake_write(t->d->h, t->rq_buf + TETH_RQ_RING_OFF + (t->rq_pi & 15) * 32, wqe, 32);
+    t->rq_pi++;
+    fake_wr32(t->d->h, t->rq_dbr, t->rq_pi);
+}
+
+void teth_post_mpwqe(TEth *t, uint16_t next, uint32_t bytes, uint64_t addr)
+{
+    uint8_t wqe[32] = { 0 };
+
+    mlx5_st16(wqe + 2, next);
+    mlx5_st32(wqe + 16, bytes);
+    mlx5_st32(wqe + 20, t->key);
+    mlx5_st64(wqe + 24, addr);
     fake_write(t->d->h, t->rq_buf + TETH_RQ_RING_OFF + (t->rq_pi & 15) * 32, wqe, 32);
     t->rq_pi++;
     fake_wr32(t->d->h, t->rq_dbr, t->rq_pi);

@@ -32,6 +32,10 @@ int teth_modify_wq(TEth *t, uint16_t op, uint32_t n, uint8_t cur, uint8_t next);
 void teth_setup(TEth *t, TDrv *d);
 /* The same with the channel's CQ compressing, mini CQE format @mini_fmt (-1: not). */
 void teth_setup_comp(TEth *t, TDrv *d, int mini_fmt);
+/* ... and its RQ striding (@wq_type 2 or 3, 2^@log_strides strides of 64 bytes) if @wq_type. */
+void teth_setup_ex(TEth *t, TDrv *d, int mini_fmt, unsigned wq_type, int log_strides);
+/* Post a striding RQ's WQE: next_wqe_index @next, a buffer of @bytes at @addr (PA key). */
+void teth_post_mpwqe(TEth *t, uint16_t next, uint32_t bytes, uint64_t addr);
 /* Post a receive WQE of one @len-byte buffer at @addr (PA key). */
 void teth_post_recv(TEth *t, uint32_t len, uint64_t addr);
 /* The next CQE of the channel's CQ, if there is one (consumed). */

@@ -212,7 +212,7 @@ static void test_rx(void)
  * from the 8th. Each CQE comes out whole in @out (at most @max); @sessions counts the titles.
  * The slots a session took get an invalid owner byte, as the driver leaves them.
  */
-static unsigned poll_comp(TEth *t, int fmt, uint8_t (*out)[64], unsigned max,
+static unsigned poll_comp(TEth *t, int fmt, bool striding, uint8_t (*out)[64], unsigned max,
                           unsigned *sessions)
 {
     unsigned nent = 1u << LOG_CQ, got = 0, i;
@@ -251,7 +251,9 @@ static unsigned poll_comp(TEth *t, int fmt, uint8_t (*out)[64], unsigned max,
             } else {
                 memcpy(o + MLX5_CQE_check_sum, arr + (i % 8) * 8, 2);
             }
-            mlx5_st16(o + MLX5_CQE_wqe_counter, wc + i);
+            /* the WQE counter, or (striding) the stride after the last one's */
+            mlx5_st16(o + MLX5_CQE_wqe_counter, wc);
+            wc += striding ? (mlx5_ld32(o + MLX5_CQE_byte_cnt) >> 16) & 0x7fff : 1;
             got++;
         }
         for (i = 0; i < n; i++) {
@@ -292,10 +294,10 @@ static void test_cqe_comp(void)
             g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len[i]));
         }
         sessions = 0;
-        nref = poll_comp(&u, fmts[k], ref, 64, &sessions);
+        nref = poll_comp(&u, fmts[k], false, ref, 64, &sessions);
         g_assert_cmpuint(nref, ==, 12);
         g_assert_cmpuint(sessions, ==, 0);
-        n = poll_comp(&t, fmts[k], out, 64, &sessions);
+        n = poll_comp(&t, fmts[k], false, out, 64, &sessions);
         g_assert_cmpuint(n, ==, 12);
         g_assert_cmpuint(sessions, ==, 1);
         for (i = 0; i < n; i++) {
@@ -322,7 +324,7 @@ static void test_cqe_comp(void)
         g_assert_cmpint(MLX5_GET(q + CREATE_CQ_CQC_OFF, CQC_cqe_comp_en), ==, 1);
         g_assert_cmpint(MLX5_GET(q + CREATE_CQ_CQC_OFF, CQC_mini_cqe_res_format), ==, fmts[k]);
         sessions = 0;
-        g_assert_cmpuint(poll_comp(&t, fmts[k], out, 64, &sessions), ==, 3);
+        g_assert_cmpuint(poll_comp(&t, fmts[k], false, out, 64, &sessions), ==, 3);
         g_assert_cmpuint(sessions, ==, 1);
 
         /* a C-tagged frame differs (tag, header flags): A A B A is a session, B, A */
@@ -340,7 +342,7 @@ static void test_cqe_comp(void)
             }
         }
         sessions = 0;
-        g_assert_cmpuint(poll_comp(&t, fmts[k], out, 64, &sessions), ==, 4);
+        g_assert_cmpuint(poll_comp(&t, fmts[k], false, out, 64, &sessions), ==, 4);
         g_assert_cmpuint(sessions, ==, 1);
         for (i = 0; i < 4; i++) {
             g_assert_cmpint(mlx5_ld32(out[i] + MLX5_CQE_byte_cnt), ==, len[i]);
@@ -351,7 +353,7 @@ static void test_cqe_comp(void)
         teth_post_recv(&t, 2048, t.mem);
         g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len[3]));
         sessions = 0;
-        g_assert_cmpuint(poll_comp(&t, fmts[k], out, 64, &sessions), ==, 1);
+        g_assert_cmpuint(poll_comp(&t, fmts[k], false, out, 64, &sessions), ==, 1);
         g_assert_cmpuint(sessions, ==, 0);
         eth_free(&t);
         eth_free(&u);
@@ -387,6 +389,101 @@ static void test_cqe_comp(void)
         }
         tdrv_free(d);
     }
+}
+
+/*
+ * Striding RQs: frames fill a WQE's 64-byte strides in order, each CQE names the WQE, its first
+ * stride and the strides it took; one that does not fit ends the WQE with a filler CQE; the
+ * linked list's next WQE is the one the finished WQE's next_wqe_index names (the cyclic RQ's,
+ * the next in the ring); a frame longer than a WQE is dropped; with compression the CQEs of a
+ * burst come as a session whose stride indexes follow from the strides each took.
+ */
+static void test_striding(void)
+{
+    uint8_t f[600], cqe[64], got[600], out[16][64];
+    unsigned sessions, n, i, type;
+    size_t len;
+    TEth t;
+
+    for (type = MLX5_WQ_TYPE_LL_STRIDING; type <= MLX5_WQ_TYPE_CYCLIC_STRIDING; type++) {
+        bool ll = type == MLX5_WQ_TYPE_LL_STRIDING;
+
+        teth_setup_ex(&t, eth_node(), -1, type, 3);       /* 8 strides of 64 bytes */
+        /* WQE 0 is followed by WQE 2 (linked list), WQE 1 never gets a frame there */
+        teth_post_mpwqe(&t, 2, 512, t.mem);
+        teth_post_mpwqe(&t, 2, 512, t.mem + 4096);
+        teth_post_mpwqe(&t, 1, 512, t.mem + 8192);
+        /* three frames of 2 strides each: strides 0, 2, 4 of WQE 0 */
+        for (i = 0; i < 3; i++) {
+            len = udp_frame(f, my_mac, 60 + i, false);
+            g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+            g_assert_true(teth_poll_cqe(&t, cqe));
+            g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
+            g_assert_cmpint(mlx5_ld16(cqe + 2), ==, 0);
+            g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, 2 * i);
+            g_assert_cmphex(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, 2u << 16 | len);
+            fake_read(t.d->h, t.mem + 128 * i, got, len);
+            g_assert_cmpmem(got, len, f, len);
+        }
+        /* 4 strides do not fit in the 2 left: a filler for them, then the next WQE */
+        len = udp_frame(f, my_mac, 200, false);
+        g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+        g_assert_true(teth_poll_cqe(&t, cqe));
+        g_assert_cmpint(mlx5_ld16(cqe + 2), ==, 0);
+        g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, 6);
+        g_assert_cmphex(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, 0x80000000u | 2u << 16);
+        g_assert_true(teth_poll_cqe(&t, cqe));
+        g_assert_cmpint(mlx5_ld16(cqe + 2), ==, ll ? 2 : 1);
+        g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, 0);
+        g_assert_cmphex(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, 4u << 16 | len);
+        fake_read(t.d->h, t.mem + (ll ? 8192 : 4096), got, len);
+        g_assert_cmpmem(got, len, f, len);
+        /* longer than a whole WQE (512 bytes): dropped */
+        len = udp_frame(f, my_mac, 500, false);
+        g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+        g_assert_false(teth_poll_cqe(&t, cqe));
+        g_assert_cmpint(t.d->c->eth->cnt.rx_errors, ==, 1);
+
+        /* out of WQEs: the current WQE has 4 strides left (two frames of 2), the last posted
+         * one (WQE 1, which WQE 2 names; the ring's next, WQE 2) takes four, then none is left */
+        for (i = 0; i < 7; i++) {
+            len = udp_frame(f, my_mac, 60, false);
+            g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+        }
+        for (n = 0; teth_poll_cqe(&t, cqe); n++) {
+            g_assert_cmphex(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, 2u << 16 | len);
+            g_assert_cmpint(mlx5_ld16(cqe + 2), ==, n < 2 ? (ll ? 2 : 1) : (ll ? 1 : 2));
+            g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, n < 2 ? 4 + 2 * n
+                                                                              : 2 * (n - 2));
+        }
+        g_assert_cmpuint(n, ==, 6);
+        eth_free(&t);
+    }
+
+    /* a compressing CQ: the burst's CQEs come as one session, strides following */
+    teth_setup_ex(&t, eth_node(), MLX5_MINI_CQE_CSUM, MLX5_WQ_TYPE_LL_STRIDING, 4);
+    teth_post_mpwqe(&t, 1, 1024, t.mem);
+    teth_post_mpwqe(&t, 2, 1024, t.mem + 4096);
+    for (i = 0; i < 5; i++) {
+        len = udp_frame(f, my_mac, 30 + 40 * i, false);
+        g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    }
+    sessions = 0;
+    n = poll_comp(&t, MLX5_MINI_CQE_CSUM, true, out, 16, &sessions);
+    g_assert_cmpuint(sessions, ==, 1);
+    g_assert_cmpuint(n, ==, 5);
+    for (i = 0, len = 0; i < 5; i++) {
+        size_t flen = 14 + 20 + 8 + 30 + 40 * i;
+        unsigned strides = (flen + 63) / 64;
+        g_assert_cmpint(mlx5_ld16(out[i] + 2), ==, 0);
+        g_assert_cmpint(mlx5_ld16(out[i] + MLX5_CQE_wqe_counter), ==, len);
+        g_assert_cmphex(mlx5_ld32(out[i] + MLX5_CQE_byte_cnt), ==, strides << 16 | flen);
+        udp_frame(f, my_mac, 30 + 40 * i, false);
+        fake_read(t.d->h, t.mem + 64 * len, got, flen);
+        g_assert_cmpmem(got, flen, f, flen);
+        len += strides;
+    }
+    eth_free(&t);
 }
 
 static GByteArray *tx_frame(TEth *t, unsigned i)
@@ -778,6 +875,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/eth/caps", test_caps);
     g_test_add_func("/mlx5/eth/rx", test_rx);
     g_test_add_func("/mlx5/eth/cqe-comp", test_cqe_comp);
+    g_test_add_func("/mlx5/eth/striding", test_striding);
     g_test_add_func("/mlx5/eth/tx", test_tx);
     g_test_add_func("/mlx5/eth/steering", test_steering);
     g_test_add_func("/mlx5/eth/toeplitz", test_toeplitz);

@@ -326,6 +326,16 @@ typedef struct Mlx5Qp {
     bool flush_in_error;
     uint8_t counter_set;        /* RQ: Q counter of its drops */
     uint32_t tisn;              /* SQ */
+    /* SQ: may post UMR WQEs (sqc.reg_umr: mlx5e's ICOSQ) */
+    bool reg_umr;
+    /* striding RQ (mlx5_mpwqe.c): WQEs of 2^log_strides strides */
+    uint8_t wq_type;
+    uint8_t log_strides;
+    uint8_t log_stride_sz;
+    bool two_byte_shift;
+    uint16_t mpw_wqe;           /* the WQE being filled (ring index) */
+    uint32_t mpw_stride;        /* its strides used so far */
+    bool mpw_next;              /* done with it: follow its next pointer */
 } Mlx5Qp;
 
 /* PerfMgt counters (mlx5_pma.c): the port's totals at the last clear */

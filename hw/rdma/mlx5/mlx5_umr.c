@@ -129,7 +129,8 @@ IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe,
     trace_mlx5_umr(qp->qpn, key, flags, n16, mask);
     if (qp->st != MLX5_QP_ST_RC && qp->st != MLX5_QP_ST_UC &&
         qp->st != MLX5_QP_ST_XRC && qp->st != MLX5_QP_ST_DCI &&
-        qp->st != MLX5_QP_ST_REG_UMR) {
+        qp->st != MLX5_QP_ST_REG_UMR &&
+        !(qp->st == MLX5_QP_ST_ETH_SQ && qp->reg_umr)) {
         return umr_fail(qp, key, UMR_ERR_WQE);
     }
     if (end < UMR_MKEY_SEG || end > nbb * MLX5_SEND_WQE_BB ||

@@ -204,6 +204,23 @@ void mlx5_eth_tx_ready(Mlx5Core *c);
 /* mlx5_eth_rx.c (the frame's headers: ib_eth_parse) */
 void mlx5_eth_match_set(const uint8_t *f, const IbEthHdr *h, uint8_t *ms);
 void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len);
+/* An error CQE for a receive on @rq (wqe_id and wqe_counter from @cqe). */
+void mlx5_eth_rx_err_cqe(Mlx5Core *c, Mlx5Qp *rq, uint8_t *cqe, IbWcStatus st);
+
+/* mlx5_mpwqe.c: striding RQs (multi-packet receive WQEs) */
+/* The striding parts of an RQ's wq context; a syndrome or 0. */
+uint32_t mlx5_mpwqe_load(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *wq);
+/* QUERY_RQ: the striding fields of the wq context. */
+void mlx5_mpwqe_query(const Mlx5Qp *rq, uint8_t *wq);
+/* The RQ went back to RST: the next frame takes WQE 0's first stride. */
+void mlx5_mpwqe_reset(Mlx5Qp *rq);
+/*
+ * Put @f into the next strides of @rq and complete it with @cqe (the frame's
+ * fields filled in); a frame that does not fit what is left of a WQE ends it
+ * with a filler CQE. Returns false if the frame was dropped.
+ */
+bool mlx5_mpwqe_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f, size_t len,
+                        uint8_t *cqe);
 bool mlx5_eth_loopback(Mlx5Core *c, uint32_t td, const uint8_t *frame,
                        size_t len);
 

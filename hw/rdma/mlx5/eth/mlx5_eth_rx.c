@@ -102,15 +102,50 @@ static uint8_t mlx5_eth_csum_ok(const uint8_t *f, const IbEthHdr *h)
 /* ---- receive ------------------------------------------------------------- */
 
 /*
- * Put @f into @rq's next WQE and complete it. Returns false if the frame was
- * dropped (no WQE, too long for the buffer).
+ * The CQE fields of a received frame that do not depend on where it went:
+ * checksum, hash, header types, the stripped tag, the flow tag.
+ */
+static void mlx5_eth_rx_cqe(Mlx5Qp *rq, uint8_t *cqe, const uint8_t *f,
+                            size_t len, const IbEthHdr *h, bool stripped,
+                            uint16_t tci, uint32_t hash, uint8_t hash_type,
+                            uint32_t flow_tag)
+{
+    memset(cqe, 0, MLX5_CQE_SIZE);
+    mlx5_st32(cqe + MLX5_CQE_srqn_uidx, rq->user_index & 0xffffff);
+    mlx5_st32(cqe + MLX5_CQE_rss_hash_result, hash);
+    cqe[MLX5_CQE_rss_hash_type] = hash_type;
+    /*
+     * cqe_checksum_full: the ones' complement sum of everything after the
+     * Ethernet header
+     */
+    mlx5_st16(
+        cqe + MLX5_CQE_check_sum,
+        ib_csum_fold(ib_csum_add(0, f + IB_ETH_HLEN, len - IB_ETH_HLEN)));
+    cqe[MLX5_CQE_hds_ip_ext] = mlx5_eth_csum_ok(f, h);
+    cqe[MLX5_CQE_l4_l3_hdr_type] =
+        (h->l4
+             ? (h->proto == 6 ? MLX5_CQE_L4_HDR_TCP : MLX5_CQE_L4_HDR_UDP) << 4
+             : 0) |
+        (h->ip_version == 4   ? MLX5_CQE_L3_HDR_IPV4 << 2
+         : h->ip_version == 6 ? MLX5_CQE_L3_HDR_IPV6 << 2
+                              : 0) |
+        stripped;
+    if (stripped) {
+        mlx5_st16(cqe + MLX5_CQE_vlan_info, tci);
+    }
+    mlx5_st32(cqe + MLX5_CQE_sop_drop_qpn, flow_tag & 0xffffff);
+    cqe[MLX5_CQE_op_own] = MLX5_CQE_RESP_SEND << 4;
+}
+
+/*
+ * Put @f into @rq's next WQE and complete it with @cqe (the frame's fields
+ * filled in). Returns false if the frame was dropped (no WQE, too long for the
+ * buffer).
  */
 static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f,
-                                size_t len, const IbEthHdr *h, bool stripped,
-                                uint16_t tci, uint32_t hash, uint8_t hash_type,
-                                uint32_t flow_tag)
+                                size_t len, uint8_t *cqe)
 {
-    uint8_t wqe[MLX5_MAX_RECV_SGE * 16], cqe[MLX5_CQE_SIZE] = { 0 }, dbr[4];
+    uint8_t wqe[MLX5_MAX_RECV_SGE * 16], dbr[4];
     unsigned nseg = MIN(rq->rq_stride / 16, MLX5_MAX_RECV_SGE), i;
     uint64_t room = 0;
     size_t done = 0;
@@ -156,42 +191,29 @@ static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f,
     }
     rq->rq_ci = idx + 1;
     mlx5_st16(cqe + MLX5_CQE_wqe_counter, idx);
-    mlx5_st32(cqe + MLX5_CQE_srqn_uidx, rq->user_index & 0xffffff);
     if (st != IB_WC_SUCCESS) {
-        mlx5_st32(cqe + MLX5_CQE_sop_drop_qpn, rq->qpn);
-        cqe[MLX5_CQE_syndrome] = mlx5_syndrome(st);
-        cqe[MLX5_CQE_op_own] = MLX5_CQE_RESP_ERR << 4;
+        mlx5_eth_rx_err_cqe(c, rq, cqe, st);
         trace_mlx5_eth_rx_drop(rq->qpn, len, "receive buffer fault");
-        mlx5_cqe_post(c, rq->cqn_rcv, cqe, true);
         return false;
     }
-    mlx5_st32(cqe + MLX5_CQE_rss_hash_result, hash);
-    cqe[MLX5_CQE_rss_hash_type] = hash_type;
-    /*
-     * cqe_checksum_full: the ones' complement sum of everything after the
-     * Ethernet header
-     */
-    mlx5_st16(
-        cqe + MLX5_CQE_check_sum,
-        ib_csum_fold(ib_csum_add(0, f + IB_ETH_HLEN, len - IB_ETH_HLEN)));
-    cqe[MLX5_CQE_hds_ip_ext] = mlx5_eth_csum_ok(f, h);
-    cqe[MLX5_CQE_l4_l3_hdr_type] =
-        (h->l4
-             ? (h->proto == 6 ? MLX5_CQE_L4_HDR_TCP : MLX5_CQE_L4_HDR_UDP) << 4
-             : 0) |
-        (h->ip_version == 4   ? MLX5_CQE_L3_HDR_IPV4 << 2
-         : h->ip_version == 6 ? MLX5_CQE_L3_HDR_IPV6 << 2
-                              : 0) |
-        stripped;
-    if (stripped) {
-        mlx5_st16(cqe + MLX5_CQE_vlan_info, tci);
-    }
     mlx5_st32(cqe + MLX5_CQE_byte_cnt, len);
-    mlx5_st32(cqe + MLX5_CQE_sop_drop_qpn, flow_tag & 0xffffff);
-    cqe[MLX5_CQE_op_own] = MLX5_CQE_RESP_SEND << 4;
-    trace_mlx5_eth_rx(rq->qpn, idx, len, hash);
+    trace_mlx5_eth_rx(rq->qpn, idx, len,
+                      mlx5_ld32(cqe + MLX5_CQE_rss_hash_result));
     mlx5_cqe_post_rx(c, rq->cqn_rcv, cqe, false);
     return true;
+}
+
+void mlx5_eth_rx_err_cqe(Mlx5Core *c, Mlx5Qp *rq, uint8_t *cqe, IbWcStatus st)
+{
+    uint8_t err[MLX5_CQE_SIZE] = { 0 };
+
+    memcpy(err + 2, cqe + 2, 2);                /* wqe_id (striding RQs) */
+    memcpy(err + MLX5_CQE_wqe_counter, cqe + MLX5_CQE_wqe_counter, 2);
+    mlx5_st32(err + MLX5_CQE_srqn_uidx, rq->user_index & 0xffffff);
+    mlx5_st32(err + MLX5_CQE_sop_drop_qpn, rq->qpn);
+    err[MLX5_CQE_syndrome] = mlx5_syndrome(st);
+    err[MLX5_CQE_op_own] = MLX5_CQE_RESP_ERR << 4;
+    mlx5_cqe_post(c, rq->cqn_rcv, err, true);
 }
 
 /*
@@ -206,7 +228,7 @@ static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
                               const IbEthHdr *hdr, int64_t lb_td)
 {
     Mlx5Eth *e = c->eth;
-    uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE] = { 0 };
+    uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE] = { 0 }, cqe[MLX5_CQE_SIZE];
     Mlx5Tir *tirs[MLX5_ETH_MAX_DEST];
     uint8_t lb_bit = frame[0] & 1 ? 2 : 1;
     uint32_t flow_tag;
@@ -255,8 +277,14 @@ static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
             ib_eth_hdr_untag(&fh, f);
         }
         mlx5_eth_count(&e->cnt.rx, f, flen);
-        mlx5_eth_rq_deliver(c, rq, f, flen, &fh, stripped, h.tci, hash,
-                            hash_type, flow_tag);
+        mlx5_eth_rx_cqe(rq, cqe, f, flen, &fh, stripped, h.tci, hash,
+                        hash_type, flow_tag);
+        if (rq->wq_type == MLX5_WQ_TYPE_LL_STRIDING ||
+            rq->wq_type == MLX5_WQ_TYPE_CYCLIC_STRIDING) {
+            mlx5_mpwqe_deliver(c, rq, f, flen, cqe);
+        } else {
+            mlx5_eth_rq_deliver(c, rq, f, flen, cqe);
+        }
         taken++;
     }
     if (!taken && lb_td < 0) {

@@ -309,6 +309,9 @@ bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget)
             st = IB_WC_SUCCESS;
         } else if (opcode == MLX5_OPCODE_SEND || opcode == MLX5_OPCODE_LSO) {
             st = mlx5_eth_send(c, sq, wqe, nds, opcode == MLX5_OPCODE_LSO);
+        } else if (opcode == MLX5_OPCODE_UMR && sq->reg_umr) {
+            /* (mlx5e's ICOSQ maps striding RQ buffers) */
+            st = mlx5_umr_execute(c, sq, wqe, nbb);
         } else {
             st = IB_WC_LOC_QP_OP_ERR;
         }

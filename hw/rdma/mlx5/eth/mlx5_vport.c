@@ -32,7 +32,14 @@ static void mlx5_eth_caps_general(uint8_t *cap)
     MLX5_SET(cap, CAP_log_max_wq_sz, 15);
     MLX5_SET(cap, CAP_log_max_current_uc_list, 6);   /* MLX5_NVC_MAX_LIST */
     MLX5_SET(cap, CAP_log_max_current_mc_list, 6);
-    MLX5_SET(cap, CAP_striding_rq, 0);              /* legacy cyclic RQs */
+    /*
+     * striding RQs (mlx5_mpwqe.c) down to 8 strides a WQE, their buffers
+     * mapped by UMR WQEs on an SQ (mlx5e's ICOSQ): as a ConnectX-5, which makes
+     * them mlx5e's default receive queue
+     */
+    MLX5_SET(cap, CAP_striding_rq, 1);
+    MLX5_SET(cap, CAP_ext_stride_num_range, 1);
+    MLX5_SET(cap, CAP_umr_ptr_rlky, 1);
     MLX5_SET(cap, CAP_roce, 1);                     /* RoCE v2 (mlx5_roce.c) */
 }
 
@@ -50,6 +57,8 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
         MLX5_SET(cap, ETH_CAP_max_lso_cap, 18);
         /* no inline headers required */
         MLX5_SET(cap, ETH_CAP_wqe_inline_mode, 2);
+        /* UMR WQEs on SQs of sqc.reg_umr (the striding RQs' buffers) */
+        MLX5_SET(cap, ETH_CAP_reg_umr_sq, 1);
         MLX5_SET(cap, ETH_CAP_rss_ind_tbl_cap, MLX5_ETH_LOG_MAX_RQT_SIZE);
         /* check_sum covers the whole frame */
         MLX5_SET(cap, ETH_CAP_cqe_checksum_full, 1);

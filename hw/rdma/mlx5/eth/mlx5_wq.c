@@ -60,8 +60,20 @@ static uint32_t mlx5_wq_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Qp *qp, bool sq)
     uint64_t bytes;
     uint32_t synd;
 
-    if (MLX5_GET(wq, WQ_wq_type) != MLX5_WQ_TYPE_CYCLIC) {
+    uint8_t type = MLX5_GET(wq, WQ_wq_type);
+
+    /* an RQ may be striding (mlx5_mpwqe.c) */
+    if (type != MLX5_WQ_TYPE_CYCLIC &&
+        (sq || (type != MLX5_WQ_TYPE_LL_STRIDING &&
+                type != MLX5_WQ_TYPE_CYCLIC_STRIDING))) {
         return MLX5_SYND_UNSUPPORTED;
+    }
+    qp->wq_type = type;
+    if (type != MLX5_WQ_TYPE_CYCLIC) {
+        synd = mlx5_mpwqe_load(c, qp, wq);
+        if (synd) {
+            return synd;
+        }
     }
     if (log_sz > MLX5_GET(c->cap_general_cur, CAP_log_max_wq_sz) ||
         (sq ? log_stride != 6 : log_stride < 4 || log_stride > 9)) {
@@ -151,6 +163,9 @@ void mlx5_cmd_create_sq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         synd = MLX5_SYND_BAD_UAR;
     } else if (MLX5_GET(ctx, SQC_state) != MLX5_WQ_STATE_RST) {
         synd = MLX5_SYND_BAD_STATE;
+    } else if (MLX5_GET(ctx, SQC_reg_umr) && cmd->uid) {
+        /* UMR WQEs on an SQ are the kernel's (mlx5e's ICOSQ) */
+        synd = MLX5_SYND_BAD_UID;
     }
     if (synd) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
@@ -169,6 +184,7 @@ void mlx5_cmd_create_sq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     qp->tisn = MLX5_GET(ctx, SQC_tis_lst_sz) ? tis->tisn : 0;
     qp->user_index = MLX5_GET(ctx, SQC_user_index);
     qp->flush_in_error = MLX5_GET(ctx, SQC_flush_in_error_en);
+    qp->reg_umr = MLX5_GET(ctx, SQC_reg_umr);
     mlx5_wq_insert(c, cmd, qp, cqn);
     if (cmd->status == MLX5_CMD_STAT_OK) {
         if (qp->tisn) {
@@ -245,6 +261,7 @@ static bool mlx5_wq_transition(Mlx5CmdCtx *cmd, Mlx5Qp *qp, uint8_t next)
     }
     if (next == MLX5_WQ_STATE_RST) {
         qp->sq_ci = qp->rq_ci = 0;
+        mlx5_mpwqe_reset(qp);
     }
     qp->wq_state = next;
     trace_mlx5_eth_wq_state(qp->qpn, cur, next);
@@ -344,7 +361,10 @@ void mlx5_cmd_query_rq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         MLX5_SET(ctx, RQC_vsd, qp->vsd);
         MLX5_SET(ctx, RQC_counter_set_id, qp->counter_set);
         MLX5_SET(ctx, RQC_flush_in_error_en, qp->flush_in_error);
-        MLX5_SET(wq, WQ_wq_type, MLX5_WQ_TYPE_CYCLIC);
+        MLX5_SET(wq, WQ_wq_type, qp->wq_type);
+        if (qp->wq_type != MLX5_WQ_TYPE_CYCLIC) {
+            mlx5_mpwqe_query(qp, wq);
+        }
         MLX5_SET(wq, WQ_pd, qp->pdn);
         MLX5_SET(wq, WQ_log_wq_stride, qp->log_rq_stride);
         MLX5_SET(wq, WQ_log_wq_sz, qp->log_rq_size);

@@ -94,6 +94,8 @@ enum {
 #define CAP_vport_counters                  MLX5_FIELD(12, 30, 30)
 #define CAP_nic_flow_table                  MLX5_FIELD(13, 25, 25)
 #define CAP_striding_rq                     MLX5_FIELD(16, 30, 30)
+#define CAP_umr_ptr_rlky                    MLX5_FIELD(17, 15, 15)
+#define CAP_ext_stride_num_range            MLX5_FIELD(29, 31, 31)
 #define CAP_eth_net_offloads                MLX5_FIELD(16, 3, 3)
 #define CAP_roce                            MLX5_FIELD(16, 2, 2)
 #define CAP_log_max_rq                      MLX5_FIELD(27, 28, 24)
@@ -113,6 +115,7 @@ enum {
 #define ETH_CAP_self_lb_en_modifiable       MLX5_FIELD(0, 23, 23)
 #define ETH_CAP_max_lso_cap                 MLX5_FIELD(0, 20, 16)
 #define ETH_CAP_wqe_inline_mode             MLX5_FIELD(0, 13, 12)
+#define ETH_CAP_reg_umr_sq                  MLX5_FIELD(0, 7, 7)
 #define ETH_CAP_rss_ind_tbl_cap             MLX5_FIELD(0, 11, 8)
 #define ETH_CAP_cqe_checksum_full           MLX5_FIELD(1, 28, 28)
 
@@ -182,7 +185,9 @@ enum {
 
 /* sqc / rqc and their wq (at ctx + 0x30) */
 #define SQC_flush_in_error_en               MLX5_FIELD(0, 28, 28)
+#define SQC_allow_multi_pkt_send_wqe        MLX5_FIELD(0, 27, 27)
 #define SQC_min_wqe_inline_mode             MLX5_FIELD(0, 26, 24)
+#define SQC_reg_umr                         MLX5_FIELD(0, 19, 19)
 #define SQC_state                           MLX5_FIELD(0, 23, 20)
 #define SQC_user_index                      MLX5_FIELD(1, 23, 0)
 #define SQC_cqn                             MLX5_FIELD(2, 23, 0)
@@ -198,6 +203,10 @@ enum {
 /* the wq in sqc/rqc (WQ_* of mlx5_prm.h) */
 #define WQC_OFF                             0x30
 #define WQ_uar_page                         MLX5_FIELD(3, 23, 0)
+/* striding RQs: 2^(9 + n) strides (n signed, 4 bits), of 2^(6 + m) bytes */
+#define WQ_log_wqe_num_of_strides           MLX5_FIELD(9, 11, 8)
+#define WQ_two_byte_shift_en                MLX5_FIELD(9, 7, 7)
+#define WQ_log_wqe_stride_size              MLX5_FIELD(9, 2, 0)
 #define WQ_hw_counter_OFF                   0x18
 #define WQ_dbr_umem_id_OFF                  0x28
 #define WQ_wq_umem_id_OFF                   0x2c
@@ -208,6 +217,8 @@ enum {
 #define MLX5_RQ_BITMASK_COUNTER_SET_ID      (1ull << 3)
 enum {
     MLX5_WQ_TYPE_CYCLIC = 1,
+    MLX5_WQ_TYPE_LL_STRIDING = 2,
+    MLX5_WQ_TYPE_CYCLIC_STRIDING = 3,
     MLX5_WQ_STATE_RST = 0,
     MLX5_WQ_STATE_RDY = 1,
     MLX5_WQ_STATE_ERR = 3,
