@@ -2,14 +2,16 @@
 # The mlx5e fast paths a ConnectX-5's capabilities open, each combination of the private flags
 # that select them, between two guests (issue 27): rx_striding_rq (multi-packet receive WQEs
 # whose buffers mlx5e maps with UMR WQEs on its ICOSQ; on by default, as on a card) and
-# rx_cqe_compress (CQE compression; off by default). For every combination both instances set
+# rx_cqe_compress (CQE compression; off by default) and skb_tx_mpwqe (enhanced multi-packet
+# send WQEs, a frame per data segment; on by default). For every combination both instances set
 # the same flags (ethtool --set-priv-flags, which re-creates the channels), then:
 #  - a TCP transfer from instance 1 to instance 0, checked by md5 (MTU 1500, and 9000 for the
 #    first and the last combination: non-linear striding, 64-byte strides);
 #  - 500 back-to-back pings of 200 bytes (busybox ping -A): none lost;
 #  - instance 0's ethtool -S counts what the flags promise: with rx_cqe_compress on,
 #    rx_cqe_compress_blks and rx_cqe_compress_pkts grow (the device compresses the CQEs of a
-#    burst into sessions; mlx5e takes them apart), with it off they do not move.
+#    burst into sessions; mlx5e takes them apart), with it off they do not move; with
+#    skb_tx_mpwqe on, tx_mpwqe_blks and tx_mpwqe_pkts grow, with it off tx_mpwqe_blks does not.
 # mlx5t-instances: 2
 # mlx5t-timeout: 900
 # mlx5t-device-args: link-type=eth
@@ -33,6 +35,9 @@ flag() {
 # RQ (multi-packet receive WQEs, mapped by UMR WQEs on the ICOSQ), CQE compression off
 [ "$(flag rx_striding_rq)" = on ] || fail "rx_striding_rq is not on by default"
 [ "$(flag rx_cqe_compress)" = off ] || fail "rx_cqe_compress is not off by default"
+# and the enhanced multi-packet send WQE for skbs and for XDP_TX
+[ "$(flag skb_tx_mpwqe)" = on ] || fail "skb_tx_mpwqe is not on by default"
+[ "$(flag xdp_tx_mpwqe)" = on ] || fail "xdp_tx_mpwqe is not on by default"
 
 # setflag FLAG VALUE: set a private flag (mlx5e re-creates the channels), check it took
 setflag() {
@@ -48,22 +53,25 @@ stat() {
 port=7000 combo=0
 for striding in on off; do
 for comp in on off; do
+for mpw in on off; do
   combo=$((combo + 1))
-  what="rx_striding_rq $striding, rx_cqe_compress $comp"
+  what="rx_striding_rq $striding, rx_cqe_compress $comp, skb_tx_mpwqe $mpw"
   echo "=== combination $combo: $what"
   barrier "flags$combo" $port
   setflag rx_striding_rq $striding
   setflag rx_cqe_compress $comp
+  setflag skb_tx_mpwqe $mpw
   wait_for 30 grep -qx 1 /sys/class/net/$E/carrier || fail "$E has no carrier after the change"
   wait_for 60 ping -c 1 -W 1 $PEER || fail "no ping reply with $what"
   barrier "up$combo" $((port + 10))
   blks0=$(stat rx_cqe_compress_blks) pkts0=$(stat rx_cqe_compress_pkts)
+  mpwb0=$(stat tx_mpwqe_blks) mpwp0=$(stat tx_mpwqe_pkts)
   tcp_transfer $((port + 20)) 192.168.77.1
   ping -q -A -c 500 -s 200 -W 2 $PEER > /tmp/ping.out 2>&1
   tail -2 /tmp/ping.out
   grep -q "500 packets transmitted, 500 packets received" /tmp/ping.out ||
     fail "pings lost with $what"
-  if [ $combo = 1 ] || [ $combo = 4 ]; then
+  if [ $combo = 1 ] || [ $combo = 8 ]; then
     barrier "mtu$combo" $((port + 30))
     ip link set $E mtu 9000 || fail "cannot set MTU 9000"
     wait_for 60 ping -c 1 -W 2 -s 8900 $PEER || fail "no 8900-byte ping reply at MTU 9000"
@@ -80,8 +88,16 @@ for comp in on off; do
   elif [ $comp = off ]; then
     [ $blks = 0 ] && [ $pkts = 0 ] || fail "compressed CQEs came with rx_cqe_compress off"
   fi
+  mpwb=$(($(stat tx_mpwqe_blks) - mpwb0)) mpwp=$(($(stat tx_mpwqe_pkts) - mpwp0))
+  echo "$what: tx_mpwqe_blks +$mpwb, tx_mpwqe_pkts +$mpwp"
+  if [ $mpw = on ]; then
+    [ $mpwb -gt 0 ] && [ $mpwp -ge $mpwb ] || fail "skb_tx_mpwqe on, but no multi-packet sends"
+  else
+    [ $mpwb = 0 ] || fail "multi-packet sends with skb_tx_mpwqe off"
+  fi
   barrier "done$combo" $((port + 60))
   port=$((port + 100))
+done
 done
 done
 echo "eth-paths: OK"

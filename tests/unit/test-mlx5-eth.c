@@ -637,6 +637,87 @@ static unsigned lb_count(TEth *t, const uint8_t *dmac, uint16_t sport, unsigned 
     return n;
 }
 
+/* Post an enhanced multi-packet send WQE of @nds segments (@segs: those after the eth segment). */
+static void post_mpw(TEth *t, uint8_t cs, uint16_t ihs, const uint8_t *segs, unsigned nds)
+{
+    uint8_t wqe[1024] = { 0 };
+    unsigned nbb = (nds * 16 + 63) / 64, i;
+
+    mlx5_st32(wqe, ((uint32_t)t->sq_pi << 8) | MLX5_OPCODE_ENHANCED_MPSW);
+    mlx5_st32(wqe + 4, (t->sqn << 8) | nds);
+    wqe[11] = MLX5_WQE_CTRL_CE_MASK;
+    wqe[MLX5_ESEG_OFF + MLX5_ESEG_cs_flags] = cs;
+    mlx5_st16(wqe + MLX5_ESEG_OFF + MLX5_ESEG_inline_sz, ihs);
+    memcpy(wqe + 32, segs, (nds - 2) * 16);
+    for (i = 0; i < nbb; i++) {
+        fake_write(t->d->h, t->sq_buf + ((t->sq_pi + i) & 63) * 64, wqe + 64 * i, 64);
+    }
+    t->sq_pi += nbb;
+    fake_wr32(t->d->h, t->sq_dbr + 4, t->sq_pi);
+    mlx5_exec_sq_doorbell(t->d->c, (uint64_t)t->sqn << 8);
+}
+
+/*
+ * Enhanced multi-packet send: each data segment after the eth segment is a frame (read through
+ * its lkey), each inline segment a frame in the WQE; the eth segment's checksum flags apply to
+ * all; one CQE for the WQE. An inline frame reaching past the WQE, inline headers in the eth
+ * segment, a runt frame: an error CQE.
+ */
+static void test_mpw(void)
+{
+    uint8_t f[3][400], segs[60 * 16] = { 0 }, cqe[64];
+    size_t len[3];
+    unsigned i, nds;
+    TEth t;
+
+    eth_setup(&t);
+    for (i = 0; i < 3; i++) {
+        len[i] = udp_frame(f[i], peer_mac, 100 + 50 * i, true);
+    }
+    /* frames 0 and 2 by pointer, frame 1 inline between them */
+    fake_write(t.d->h, t.mem, f[0], len[0]);
+    fake_write(t.d->h, t.mem + 2048, f[2], len[2]);
+    data_seg(segs, len[0], t.key, t.mem);
+    mlx5_st32(segs + 16, len[1] | MLX5_INLINE_SEG);
+    memcpy(segs + 20, f[1], len[1]);
+    nds = 1 + (4 + len[1] + 15) / 16;
+    data_seg(segs + 16 * nds, len[2], t.key, t.mem + 2048);
+    nds += 1;
+    post_mpw(&t, MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM, 0, segs, 2 + nds);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_sop_drop_qpn) >> 24, ==, MLX5_OPCODE_ENHANCED_MPSW);
+    g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, 0);
+    g_assert_cmpuint(t.d->h->tx->len, ==, 3);
+    for (i = 0; i < 3; i++) {
+        GByteArray *g = tx_frame(&t, i);
+        g_assert_cmpint(g->len, ==, len[i]);
+        g_assert_true(sums_ok(g->data, g->len));
+        g_assert_cmpmem(g->data + 42, len[i] - 42, f[i] + 42, len[i] - 42);
+    }
+    /* an inline frame claiming more than the WQE holds */
+    memset(segs, 0, sizeof(segs));
+    mlx5_st32(segs, 300 | MLX5_INLINE_SEG);
+    memcpy(segs + 4, f[0], 60);
+    post_mpw(&t, 0, 0, segs, 2 + 4);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmpuint(t.d->h->tx->len, ==, 3);
+    eth_free(&t);
+
+    /* inline headers in the eth segment; a runt frame */
+    for (i = 0; i < 2; i++) {
+        eth_setup(&t);
+        memset(segs, 0, sizeof(segs));
+        data_seg(segs, i ? 10 : len[0], t.key, t.mem);
+        post_mpw(&t, 0, i ? 0 : 18, segs, 3);
+        g_assert_true(teth_poll_cqe(&t, cqe));
+        g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+        g_assert_cmpuint(t.d->h->tx->len, ==, 0);
+        eth_free(&t);
+    }
+}
+
 static void test_steering(void)
 {
     static const uint8_t mc_mac[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x09 };
@@ -877,6 +958,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/eth/cqe-comp", test_cqe_comp);
     g_test_add_func("/mlx5/eth/striding", test_striding);
     g_test_add_func("/mlx5/eth/tx", test_tx);
+    g_test_add_func("/mlx5/eth/mpw", test_mpw);
     g_test_add_func("/mlx5/eth/steering", test_steering);
     g_test_add_func("/mlx5/eth/toeplitz", test_toeplitz);
     g_test_add_func("/mlx5/eth/roce", test_roce);

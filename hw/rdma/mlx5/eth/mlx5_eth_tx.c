@@ -1,7 +1,7 @@
 /*
- * mlx5 HCA core, Ethernet port: the send side. An SQ's WQEs (NOP, SEND, LSO)
- * are copied in; the frame is the eth segment's inline headers followed by the
- * gathered data; checksums are filled in as cs_flags ask, an LSO WQE is cut
+ * mlx5 HCA core, Ethernet port: the send side. An SQ's WQEs (NOP, SEND, LSO,
+ * enhanced multi-packet sends, UMR on mlx5e's ICOSQ) are copied in; the frame
+ * is the eth segment's inline headers followed by the gathered data; checksums are filled in as cs_flags ask, an LSO WQE is cut
  * into mss-sized TCP or UDP segments, and each frame goes out on the link. CQEs
  * are written for signalled WQEs; an SQ in error flushes.
  *
@@ -256,6 +256,59 @@ static IbWcStatus mlx5_eth_send(Mlx5Core *c, Mlx5Qp *sq, const uint8_t *wqe,
     return IB_WC_SUCCESS;
 }
 
+/*
+ * An enhanced multi-packet send WQE of @nds segments: the eth segment (no
+ * inline headers) applies to every frame; each data segment after it is a
+ * frame read through its lkey, each inline segment (byte_count bit 31) a frame
+ * in the WQE itself, padded to 16 bytes.
+ */
+static IbWcStatus mlx5_eth_mpw_send(Mlx5Core *c, Mlx5Qp *sq,
+                                    const uint8_t *wqe, unsigned nds)
+{
+    const uint8_t *es = wqe + MLX5_ESEG_OFF;
+    uint8_t cs = es[MLX5_ESEG_cs_flags];
+    uint8_t *f = c->eth->frame;
+    unsigned d = 2, n = 0;
+    IbEthHdr h;
+
+    if (nds < 3 || mlx5_ld16(es + MLX5_ESEG_inline_sz) & 0x3ff) {
+        return IB_WC_LOC_QP_OP_ERR;
+    }
+    while (d < nds) {
+        const uint8_t *ds = wqe + d * 16;
+        uint32_t bc = mlx5_ld32(ds);
+        size_t len = bc & ~MLX5_INLINE_SEG;
+
+        if (len < IB_ETH_HLEN || len > MLX5_ETH_MAX_FRAME) {
+            return IB_WC_LOC_LEN_ERR;
+        }
+        if (bc & MLX5_INLINE_SEG) {
+            unsigned segs = (4 + len + 15) / 16;
+            if (d + segs > nds) {
+                return IB_WC_LOC_LEN_ERR;   /* beyond the WQE */
+            }
+            memcpy(f, ds + 4, len);
+            d += segs;
+        } else {
+            int r = mlx5_mkey_copy(c, mlx5_ld32(ds + 4), sq->pdn, MLX5_MKEY_LR,
+                                   mlx5_ld64(ds + 8), f, len, false);
+            if (r) {
+                return mlx5_xlate_status(r, false);
+            }
+            d++;
+        }
+        if ((cs & (MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM)) &&
+            ib_eth_parse(f, len, &h)) {
+            mlx5_eth_fill_csum(f, len, &h, cs & MLX5_ETH_WQE_L3_CSUM,
+                               cs & MLX5_ETH_WQE_L4_CSUM);
+        }
+        mlx5_eth_xmit(c, sq, f, len);
+        n++;
+    }
+    trace_mlx5_eth_mpw(sq->qpn, n);
+    return IB_WC_SUCCESS;
+}
+
 bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget)
 {
     uint8_t wqe[MLX5_SEND_WQE_MAX_WQEBBS * MLX5_SEND_WQE_BB];
@@ -309,6 +362,8 @@ bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget)
             st = IB_WC_SUCCESS;
         } else if (opcode == MLX5_OPCODE_SEND || opcode == MLX5_OPCODE_LSO) {
             st = mlx5_eth_send(c, sq, wqe, nds, opcode == MLX5_OPCODE_LSO);
+        } else if (opcode == MLX5_OPCODE_ENHANCED_MPSW) {
+            st = mlx5_eth_mpw_send(c, sq, wqe, nds);
         } else if (opcode == MLX5_OPCODE_UMR && sq->reg_umr) {
             /* (mlx5e's ICOSQ maps striding RQ buffers) */
             st = mlx5_umr_execute(c, sq, wqe, nbb);

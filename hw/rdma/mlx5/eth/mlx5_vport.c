@@ -59,6 +59,15 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
         MLX5_SET(cap, ETH_CAP_wqe_inline_mode, 2);
         /* UMR WQEs on SQs of sqc.reg_umr (the striding RQs' buffers) */
         MLX5_SET(cap, ETH_CAP_reg_umr_sq, 1);
+        /*
+         * enhanced multi-packet send WQEs (a frame per data or inline
+         * segment): mlx5e's default send path, DPDK's eMPW; the legacy MPW
+         * opcode is not offered, though multi_pkt_send_wqe says multi-packet
+         * sends are allowed (mlx5_ib's MLX5_IB_ALLOW_MPW, which libmlx5 users
+         * check first), as on a ConnectX-5
+         */
+        MLX5_SET(cap, ETH_CAP_multi_pkt_send_wqe, 1);
+        MLX5_SET(cap, ETH_CAP_enhanced_multi_pkt_send_wqe, 1);
         MLX5_SET(cap, ETH_CAP_rss_ind_tbl_cap, MLX5_ETH_LOG_MAX_RQT_SIZE);
         /* check_sum covers the whole frame */
         MLX5_SET(cap, ETH_CAP_cqe_checksum_full, 1);

@@ -115,7 +115,9 @@ enum {
 #define ETH_CAP_self_lb_en_modifiable       MLX5_FIELD(0, 23, 23)
 #define ETH_CAP_max_lso_cap                 MLX5_FIELD(0, 20, 16)
 #define ETH_CAP_wqe_inline_mode             MLX5_FIELD(0, 13, 12)
+#define ETH_CAP_multi_pkt_send_wqe          MLX5_FIELD(0, 15, 14)
 #define ETH_CAP_reg_umr_sq                  MLX5_FIELD(0, 7, 7)
+#define ETH_CAP_enhanced_multi_pkt_send_wqe MLX5_FIELD(0, 5, 5)
 #define ETH_CAP_rss_ind_tbl_cap             MLX5_FIELD(0, 11, 8)
 #define ETH_CAP_cqe_checksum_full           MLX5_FIELD(1, 28, 28)
 
@@ -379,6 +381,9 @@ enum {
 
 /* ---- Ethernet WQEs and CQEs ---------------------------------------------- */
 #define MLX5_OPCODE_LSO                     0x0e
+/* enhanced multi-packet send: one data segment (or inline segment) per frame */
+#define MLX5_OPCODE_ENHANCED_MPSW           0x29
+#define MLX5_INLINE_SEG                     0x80000000u
 /* in the WQE, after the ctrl segment */
 #define MLX5_ESEG_OFF                       0x10
 #define MLX5_ESEG_cs_flags                  0x04
