@@ -1,9 +1,10 @@
 /*
  * mlx5 HCA core, Ethernet port: the send side. An SQ's WQEs (NOP, SEND, LSO,
  * enhanced multi-packet sends, UMR on mlx5e's ICOSQ) are copied in; the frame
- * is the eth segment's inline headers followed by the gathered data; checksums are filled in as cs_flags ask, an LSO WQE is cut
- * into mss-sized TCP or UDP segments, and each frame goes out on the link. CQEs
- * are written for signalled WQEs; an SQ in error flushes.
+ * is the eth segment's inline headers followed by the gathered data; checksums
+ * are filled in as cs_flags ask, an LSO WQE is cut into mss-sized TCP or UDP
+ * segments, and each frame goes out on the link. CQEs are written for
+ * signalled WQEs; an SQ in error flushes.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
