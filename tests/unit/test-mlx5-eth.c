@@ -79,6 +79,13 @@ static void test_caps(void)
     g_assert_cmpint(tdrv_simple(ib, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_GENERAL << 1 | 1, 0, 0,
                                 out, sizeof(out)), ==, 0);
     g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_port_type), ==, 0);
+    /* QUERY_LAG: no link aggregation (lag_state 0), as a single-port ConnectX-5 */
+    memset(out, 0xff, 16);
+    g_assert_cmpint(tdrv_simple(ib, MLX5_CMD_OP_QUERY_LAG, 0, 0, 0, out, 16), ==, 0);
+    g_assert_cmphex(mlx5_ld32(out + 8), ==, 0);
+    g_assert_cmphex(mlx5_ld32(out + 12), ==, 0);
+    g_assert_cmpint(tdrv_simple(ib, MLX5_CMD_OP_QUERY_LAG, 0, 0, 0, out, 8), ==,
+                    MLX5_CMD_STAT_BAD_OUTP_LEN_ERR);
     tdrv_free(ib);
 
     eth_setup(&t);

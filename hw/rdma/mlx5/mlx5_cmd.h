@@ -127,7 +127,7 @@ Mlx5CmdHandler mlx5_cmd_enable_hca, mlx5_cmd_disable_hca, mlx5_cmd_query_issi,
     mlx5_cmd_set_issi, mlx5_cmd_query_pages, mlx5_cmd_manage_pages,
     mlx5_cmd_query_hca_cap, mlx5_cmd_set_hca_cap, mlx5_cmd_init_hca,
     mlx5_cmd_teardown_hca, mlx5_cmd_query_adapter, mlx5_cmd_set_driver_version,
-    mlx5_cmd_access_reg;
+    mlx5_cmd_access_reg, mlx5_cmd_query_lag;
 /* mlx5_eq.c */
 Mlx5CmdHandler mlx5_cmd_create_eq, mlx5_cmd_destroy_eq, mlx5_cmd_query_eq;
 /* mlx5_res.c */

@@ -262,6 +262,19 @@ void mlx5_cmd_set_driver_version(Mlx5Core *c, Mlx5CmdCtx *cmd)
     trace_mlx5_cmd_driver_version(ver);
 }
 
+/*
+ * QUERY_LAG: a single-port function is in no link aggregation; its LAG context
+ * (lag_state, port affinities) is all zero, as a ConnectX-5 reports it. UCX and
+ * libmlx5 ask at start-up. CREATE/MODIFY/DESTROY_LAG are not offered (no
+ * lag_master).
+ */
+void mlx5_cmd_query_lag(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    if (mlx5_cmd_in_ok(cmd, 0x10)) {
+        mlx5_cmd_out_ok(cmd, 0x10);
+    }
+}
+
 void mlx5_cmd_access_reg(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     uint32_t reg_id, len;
