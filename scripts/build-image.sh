@@ -350,9 +350,18 @@ while [ ${#queue[@]} -gt 0 ]; do
     interp=${interp#/}; interp=${interp#usr/}   # /lib64/ld-linux... -> usr/lib64/...
     add_lib "usr/$interp"
   fi
+  # the library path: the default directories, and the file's own RUNPATH/RPATH ($ORIGIN is
+  # its directory), as ld.so searches (UCX's transports find libuct_ib.so in .../ucx/)
+  dirs=$LIBDIRS
+  origin=$(dirname "${f#"$ROOT"/}")
+  for rp in $(readelf -dW "$f" 2>/dev/null | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p' | tr ':' ' '); do
+    rp=${rp//\$ORIGIN/$origin}; rp=${rp//\$\{ORIGIN\}/$origin}
+    rp=$(realpath -m --relative-to=/ "/$rp")
+    dirs="$rp $dirs"
+  done
   for lib in $(readelf -dW "$f" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
     found=
-    for d in $LIBDIRS; do
+    for d in $dirs; do
       if [ -e "$ROOT/$d/$lib" ] || [ -e "$STAGE/$d/$lib" ]; then add_lib "$d/$lib"; found=1; break; fi
     done
     [ -n "$found" ] || die "library $lib needed by ${f#"$ROOT"/} not found in the trixie closure"
@@ -467,6 +476,10 @@ mount -t sysfs sysfs /sys
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
+# the initramfs root is world-writable (rootfs), which DPDK's EAL refuses as insecure; and
+# programs expect /var/run to be /run
+chmod 755 /
+mkdir -p /var && ln -sfn /run /var/run
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm

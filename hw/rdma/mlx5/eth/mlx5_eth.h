@@ -127,6 +127,7 @@ typedef struct Mlx5Eth {
     bool oper_up;
     /* Q counters: out_of_buffer per counter set */
     bool q_used[MLX5_ETH_MAX_Q_COUNTERS];
+    uint16_t q_owner[MLX5_ETH_MAX_Q_COUNTERS];  /* the uid that allocated it */
     uint64_t q_oob[MLX5_ETH_MAX_Q_COUNTERS];
     Mlx5EthCounters cnt;
     /* the link refused a frame: SQs wait for link_tx_ready */

@@ -268,7 +268,13 @@ void mlx5_cmd_create_tir(Mlx5Core *c, Mlx5CmdCtx *cmd)
         !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
-    if (!mlx5_cmd_ref(cmd, &c->tds, MLX5_GET(ctx, TIRC_transport_domain))) {
+    /*
+     * transport domain 0 is the function's default one, never allocated: DPDK
+     * names it in the drop queue's TIR, which it creates at probe time before
+     * it learns its TIS's domain
+     */
+    if (MLX5_GET(ctx, TIRC_transport_domain) &&
+        !mlx5_cmd_ref(cmd, &c->tds, MLX5_GET(ctx, TIRC_transport_domain))) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_HANDLE);
         return;
     }

@@ -420,7 +420,8 @@ void mlx5_cmd_query_vport_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
                  n->rx.mcast_bytes);
     mlx5_traffic(cmd->out, VC_tx_mcast_OFF, n->tx.mcast_pkts,
                  n->tx.mcast_bytes);
-    if (MLX5_GET(cmd->in, VPORT_COUNTER_IN_clear)) {
+    /* (a DevX context reads the counters; only the kernel clears them) */
+    if (MLX5_GET(cmd->in, VPORT_COUNTER_IN_clear) && !cmd->uid) {
         memset(n, 0, sizeof(*n));
     }
 }
@@ -439,6 +440,7 @@ void mlx5_cmd_alloc_q_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
     for (i = 1; i < MLX5_ETH_MAX_Q_COUNTERS; i++) {
         if (!e->q_used[i]) {
             e->q_used[i] = true;
+            e->q_owner[i] = cmd->uid;
             e->q_oob[i] = 0;
             MLX5_SET(cmd->out, ALLOC_Q_COUNTER_OUT_counter_set_id, i);
             trace_mlx5_obj_create("q counter", i);
@@ -461,7 +463,9 @@ static int mlx5_q_counter_in(Mlx5Core *c, Mlx5CmdCtx *cmd, bool dealloc)
     }
     id = dealloc ? MLX5_GET(cmd->in, DEALLOC_Q_COUNTER_IN_counter_set_id)
                  : MLX5_GET(cmd->in, Q_COUNTER_IN_counter_set_id);
-    if (id >= MLX5_ETH_MAX_Q_COUNTERS || !c->eth->q_used[id]) {
+    /* a DevX context (DPDK's port counters) sees its own sets only */
+    if (id >= MLX5_ETH_MAX_Q_COUNTERS || !c->eth->q_used[id] ||
+        (cmd->uid && c->eth->q_owner[id] != cmd->uid)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return -1;
     }
