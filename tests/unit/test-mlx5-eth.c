@@ -242,6 +242,8 @@ static unsigned poll_comp(TEth *t, int fmt, bool striding, uint8_t (*out)[64], u
 
         g_assert_cmpuint(n, >=, 2);
         g_assert_cmpuint(n, <=, MLX5_CQE_COMP_MAX);
+        /* a session never crosses the end of the ring */
+        g_assert_cmpuint((t->cq_ci & (nent - 1)) + n, <=, nent);
         (*sessions)++;
         for (i = 0; i < n; i++) {
             uint8_t *o = out[got];
@@ -356,6 +358,16 @@ static void test_cqe_comp(void)
             g_assert_cmpint(mlx5_ld16(out[i] + MLX5_CQE_wqe_counter), ==, (15 + i) & 0xffff);
         }
         g_assert_cmpint(mlx5_ld16(out[2] + MLX5_CQE_vlan_info), ==, 5);
+        /* bursts of 12 around the ring's end (128 CQEs): all come, sessions end there */
+        for (n = 0, i = 0; i < 12 * 10; i++) {
+            teth_post_recv(&t, 2048, t.mem + 2048 * (i & 7));
+            len[0] = udp_frame(f, my_mac, 10 + i % 50, false);
+            g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len[0]));
+            if (i % 12 == 11) {
+                n += poll_comp(&t, fmts[k], false, out, 64, &sessions);
+            }
+        }
+        g_assert_cmpuint(n, ==, 120);
         /* a lone CQE is written as it is */
         teth_post_recv(&t, 2048, t.mem);
         g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len[3]));

@@ -37,14 +37,20 @@ static void mlx5_cq_event(Mlx5Core *c, Mlx5Cq *cq)
     mlx5_eq_post(c, eq, MLX5_EVENT_TYPE_COMP, 0, data, sizeof(data));
 }
 
+/*
+ * The consumer counter counts modulo twice the ring (what the owner bit
+ * tells): DPDK keeps it in 16 bits, and a full 24-bit difference would see an
+ * overrun each time it wraps.
+ */
 int64_t mlx5_cq_used(Mlx5Core *c, Mlx5Cq *cq)
 {
+    uint32_t mask = ((2u << cq->log_cq_size) - 1) & 0xffffff;
     uint8_t dbr[4];
 
     if (mlx5_dma_read(c, cq->dbr_addr, dbr, sizeof(dbr))) {
         return -1;
     }
-    return (cq->pi - (mlx5_ld32(dbr) & 0xffffff)) & 0xffffff;
+    return (cq->pi - mlx5_ld32(dbr)) & mask;
 }
 
 void mlx5_cq_notify(Mlx5Core *c, Mlx5Cq *cq, bool solicited)

@@ -21,7 +21,9 @@
  * the end of mlx5_core_run (which the first CQE of a session asks for), and
  * before any other CQE, a query or a resize of its CQ, so the ring keeps the
  * order in which things completed. A session never holds more CQEs than the
- * CQ has free slots, nor more than MLX5_CQE_COMP_MAX (cqe_compression_max_num).
+ * CQ has free slots, nor more than MLX5_CQE_COMP_MAX (cqe_compression_max_num),
+ * and never crosses the end of the ring (DPDK's vectorized receive reads a
+ * session's mini CQE arrays and fills its buffers without wrapping).
  * The timestamp of a session is its title's, as on hardware.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -207,10 +209,12 @@ void mlx5_cqe_post_rx(Mlx5Core *c, uint32_t cqn, uint8_t *cqe, bool striding)
     Mlx5Cq *cq = mlx5_table_get(&c->cqs, cqn);
     Mlx5CqComp *s;
     int64_t used;
+    uint32_t nent;
 
     if (!cq) {
         return;
     }
+    nent = 1u << cq->log_cq_size;
     mlx5_st64(cqe + MLX5_CQE_timestamp, c->ops->now_ns(c->opaque));
     s = cq->comp;
     if (!s) {
@@ -221,7 +225,8 @@ void mlx5_cqe_post_rx(Mlx5Core *c, uint32_t cqn, uint8_t *cqe, bool striding)
         /* room in the ring for the session with this one, as for CQEs */
         used = mlx5_cq_used(c, cq);
         if (s->n < MLX5_CQE_COMP_MAX && used >= 0 &&
-            (cq->oi || used + s->n + 1 <= (1u << cq->log_cq_size)) &&
+            (cq->oi || used + s->n + 1 <= nent) &&
+            (cq->pi & (nent - 1)) + s->n + 1 <= nent &&
             mlx5_cqe_comp_fits(s, cqe, striding)) {
             mlx5_cqe_comp_mini(s->fmt, cqe, s->mini[s->n++]);
             s->next_wc = mlx5_cqe_comp_next_wc(cqe, striding);
