@@ -477,9 +477,9 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
 # the initramfs root is world-writable (rootfs), which DPDK's EAL refuses as insecure; and
-# programs expect /var/run to be /run
+# programs expect /var/run to be /run, and /var/tmp (DPDK's mlx5 PMD puts its socket there)
 chmod 755 /
-mkdir -p /var && ln -sfn /run /var/run
+mkdir -p /var/tmp && chmod 1777 /var/tmp && ln -sfn /run /var/run
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm

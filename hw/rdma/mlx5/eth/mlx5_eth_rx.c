@@ -241,6 +241,8 @@ static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
         return;
     }
     h = *hdr;
+    /* the vport counts what it receives, once, whatever steering does with it */
+    mlx5_eth_count(&e->cnt.rx, frame, len);
     mlx5_eth_match_set(frame, &h, ms);
     n = mlx5_flow_steer(c, ms, tirs, &flow_tag);
     for (i = 0; i < n; i++) {
@@ -276,7 +278,6 @@ static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
             stripped = true;
             ib_eth_hdr_untag(&fh, f);
         }
-        mlx5_eth_count(&e->cnt.rx, f, flen);
         mlx5_eth_rx_cqe(rq, cqe, f, flen, &fh, stripped, h.tci, hash,
                         hash_type, flow_tag);
         if (rq->wq_type == MLX5_WQ_TYPE_LL_STRIDING ||

@@ -1,0 +1,168 @@
+#!/bin/sh
+# DPDK's mlx5 PMD (Debian's dpdk 24.11, dpdk-testpmd) on the device, between two guests
+# (issue 27; scripts/dpdk.sh builds the image and runs this). Bifurcated, as on a card: mlx5_core
+# stays bound, the PMD works through libibverbs, libmlx5 and DevX.
+#  1. Both instances probe the device: testpmd comes up, and the messages of the PMD, EAL and
+#     testpmd in its log (default log level) have no "fail" or "error" in them.
+#  2. Counts: instance 0 sends 64-byte UDP frames (txonly) to instance 1 (rxonly, promiscuous)
+#     for 8 s, once with the PMD's defaults (vectorized receive, CQE compression), once with
+#     DEVARGS2 (the Multi-Packet Rx Queue: a striding RQ). Instance 1's unicast frames
+#     (rx_unicast_packets) equal what instance 0 sent, and what the PMD received plus what its
+#     queue missed (out of buffer) is every frame that came (the vport counts each frame it
+#     receives once, from the link or looped back, whatever steering does with it; the PMD's
+#     queues may count a multicast frame more than once).
+#  3. A flow rule: "flow create 0 ingress pattern eth / ipv4 / udp / end actions drop / end" on
+#     instance 1 stops the UDP frames (at most a few others get through; the vport still counts
+#     them all); after "flow flush 0" they come again.
+# mlx5t-instances: 2
+# mlx5t-timeout: 900
+# mlx5t-device-args: link-type=eth
+. /test/lib/common.sh
+. /test/lib/ipoib.sh
+load_mlx5
+wait_for 30 mlx5_netdev || fail "no mlx5e interface"
+E=$(mlx5_netdev)
+ip link set $E up
+BDF=$(basename "$(readlink /sys/class/net/$E/device)")
+PEERMAC=02:4d:58:35:00:0$((2 - IDX))
+DEVARGS2=mprq_en=1
+
+# tp_start DEVARGS: testpmd in interactive mode, its commands from the FIFO on fd 3. Its output
+# goes to a file, which it writes in blocks: the figures are read from the whole log once
+# testpmd has quit (snap marks the points to read them at)
+tp_start() {
+  rm -f /tmp/cmd /tmp/tp.log
+  mkfifo /tmp/cmd
+  if [ "$IDX" = 0 ]; then mode=txonly; else mode=rxonly; fi
+  timeout 400 dpdk-testpmd --lcores=0@0,1@0 -n 1 -a "$BDF${1:+,$1}" --no-huge -m 256 -- -i \
+    --forward-mode=$mode --eth-peer=0,$PEERMAC --total-num-mbufs=8192 --txpkts=64 \
+    < /tmp/cmd > /tmp/tp.log 2>&1 &
+  tp=$!
+  exec 3>/tmp/cmd
+  sleep 20
+  kill -0 $tp 2>/dev/null || { cat /tmp/tp.log; fail "testpmd did not come up"; }
+}
+
+# tp_stop LOG: quit testpmd, keep its log in LOG
+tp_stop() {
+  echo quit >&3
+  exec 3>&-
+  wait $tp || { cat /tmp/tp.log; fail "testpmd exited with an error"; }
+  cp /tmp/tp.log "$1"
+}
+
+tp() {
+  echo "$*" >&3
+  sleep 1
+}
+
+# snap: the port's statistics and extended statistics, at this point (the K-th snap of a log)
+snap() {
+  tp show port stats 0
+  tp show port xstats 0
+}
+
+# stat LOG K NAME: NAME (RX-packets, RX-missed, TX-packets) at the K-th snap of LOG
+stat() {
+  awk -v k="$2" -v n="$3:" '/NIC statistics for port 0/ {s++}
+    s == k { for (i = 1; i < NF; i++) if ($i == n) {print $(i + 1); exit} }' "$1"
+}
+
+# xstat LOG K NAME: the extended statistic NAME at the K-th snap of LOG
+xstat() {
+  awk -v k="$2" -v n="$3:" '/NIC extended statistics for port 0/ {s++}
+    s == k && $1 == n {print $2; exit}' "$1"
+}
+
+# traffic WHAT SECONDS: instance 1 receives while instance 0 sends for SECONDS; a snap after
+traffic() {
+  [ "$IDX" = 1 ] && tp start
+  barrier "go-$1" 7100
+  if [ "$IDX" = 0 ]; then
+    tp start
+    sleep "$2"
+    tp stop
+    snap
+  fi
+  barrier "sent-$1" 7110
+  if [ "$IDX" = 1 ]; then
+    sleep 2
+    tp stop
+    snap
+  fi
+}
+
+# counts LOG K: instance 1's check of the frames between snaps K-1 and K against SENT
+counts() {
+  got=$(($(stat $1 $2 RX-packets) - $(stat $1 $(($2 - 1)) RX-packets)))
+  missed=$(($(stat $1 $2 RX-missed) - $(stat $1 $(($2 - 1)) RX-missed)))
+  uc=$(($(xstat $1 $2 rx_unicast_packets) - $(xstat $1 $(($2 - 1)) rx_unicast_packets)))
+  other=$(($(xstat $1 $2 rx_multicast_packets) - $(xstat $1 $(($2 - 1)) rx_multicast_packets) +
+           $(xstat $1 $2 rx_broadcast_packets) - $(xstat $1 $(($2 - 1)) rx_broadcast_packets)))
+  echo "instance 0 sent $SENT; received $got, missed $missed; unicast $uc, other $other"
+}
+
+# sent LOG K: instance 0's frames sent between snaps K-1 and K
+sent() {
+  echo $(($(stat $1 $2 TX-packets) - $(stat $1 $(($2 - 1)) TX-packets)))
+}
+
+# --- 1. probe, the PMD's defaults
+tp_start ""
+snap
+# --- 2. counts
+traffic default 8
+# --- 3. a drop rule for UDP, then without it
+[ "$IDX" = 1 ] && tp flow create 0 ingress pattern eth / ipv4 / udp / end actions drop / end
+traffic drop 5
+[ "$IDX" = 1 ] && tp flow flush 0
+traffic flushed 5
+tp_stop /tmp/tp-default.log
+# --- 2 again with the Multi-Packet Rx Queue
+barrier restart 7200
+tp_start "$DEVARGS2"
+snap
+traffic mprq 8
+tp_stop /tmp/tp-mprq.log
+
+for log in /tmp/tp-default.log /tmp/tp-mprq.log; do
+  head -n 12 $log
+  # (the messages of the PMD, EAL and testpmd; not the statistics' names)
+  if grep -E "^(mlx5_[a-z]+|EAL|testpmd|ETHDEV|MBUF):" $log | grep -i "fail\|error"; then
+    fail "testpmd's log $log has failures or errors (above)"
+  fi
+done
+if [ "$IDX" = 0 ]; then
+  counts="$(sent /tmp/tp-default.log 2) $(sent /tmp/tp-default.log 3) $(sent /tmp/tp-default.log 4) $(sent /tmp/tp-mprq.log 2)"
+  echo "sent: $counts (default, drop, flushed, mprq)"
+  _try "counts" sh -c "echo $counts | nc -w 2 10.0.0.2 7900"
+else
+  counts=$(timeout 120 nc -l -p 7900) || fail "no counts from instance 0"
+  set -- $counts
+  [ $# = 4 ] || fail "counts from instance 0: $counts"
+  s_default=$1 s_drop=$2 s_flushed=$3 s_mprq=$4
+  for t in "default /tmp/tp-default.log 2 $s_default" "mprq /tmp/tp-mprq.log 2 $s_mprq"; do
+    set -- $t
+    SENT=$4
+    echo "== $1"
+    counts $2 $3
+    [ "$SENT" -gt 1000 ] || fail "$1: instance 0 sent only $SENT frames"
+    [ "$uc" = "$SENT" ] || fail "$1: $SENT frames sent, $uc unicast frames came"
+    [ "$got" -gt 0 ] || fail "$1: the PMD received nothing"
+    # (a few more may be counted: a multicast frame reaches more than one of the PMD's
+    # queues, each of which counts it or its drop)
+    [ $((got + missed)) -ge $((uc + other)) ] && [ $((got + missed)) -le $((uc + other + 16)) ] ||
+      fail "$1: received $got + missed $missed is not the $((uc + other)) frames that came"
+  done
+  grep -q "Flow rule #0 created" /tmp/tp-default.log || fail "flow create (drop) failed"
+  echo "== drop rule"
+  SENT=$s_drop
+  counts /tmp/tp-default.log 3
+  [ "$SENT" -gt 1000 ] && [ "$uc" = "$SENT" ] && [ "$got" -le 10 ] ||
+    fail "the drop rule let $got of $SENT frames through (the vport counted $uc)"
+  echo "== flow flush"
+  SENT=$s_flushed
+  counts /tmp/tp-default.log 4
+  [ "$SENT" -gt 1000 ] && [ "$got" -gt 1000 ] || fail "after flow flush only $got of $SENT came"
+fi
+echo "dpdk: OK"
