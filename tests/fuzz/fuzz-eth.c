@@ -11,6 +11,8 @@
  * back through the same steering (local loopback; TIR 1 refuses its own domain's frames unless
  * its self-loopback bits are set).
  *
+ * Input: a setup byte (% 3: the channel's CQ does not compress CQEs, or compresses them with
+ * hash or checksum mini CQEs; the drain below takes compressed sessions apart), then records.
  * Record: kind u8, then by kind % 3:
  *   0 a frame from the link: flags u8, len u16, frame[len] (at most MLX5_ETH_MAX_FRAME + 64).
  *     flags: 1 = to the node's MAC (2: and with the group bit set); 4 = fix the IPv4 total
@@ -149,8 +151,21 @@ static void fz_settle_eth(FzEth *e)
     mlx5_core_run(t->d->c, 256);
     while (teth_poll_cqe(t, cqe)) {
         uint8_t op = cqe[63] >> 4;
-        if ((op == MLX5_CQE_RESP_SEND || op == MLX5_CQE_RESP_ERR) && e->rq_posted) {
-            e->rq_posted--;
+        unsigned n = 1, i;
+
+        if (((cqe[63] >> 2) & 3) == MLX5_CQE_FORMAT_COMPRESSED) {
+            /* a compressed session: its slots are consumed, their owner bytes invalidated as
+             * mlx5e does */
+            n = MIN(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), (uint32_t)MLX5_CQE_COMP_MAX);
+            for (i = 1; i < n; i++, t->cq_ci++) {
+                uint8_t inv = 0xf0 | ((t->cq_ci >> LOG_CQ) & 1);
+                fake_write(t->d->h, t->cq_buf + (t->cq_ci & ((1u << LOG_CQ) - 1)) * 64 + 63,
+                           &inv, 1);
+            }
+            fake_wr32(t->d->h, t->cq_dbr, t->cq_ci & 0xffffff);
+        }
+        if (op == MLX5_CQE_RESP_SEND || op == MLX5_CQE_RESP_ERR) {
+            e->rq_posted -= MIN(n, e->rq_posted);
         }
     }
     g_ptr_array_set_size(t->d->h->tx, 0);       /* the link takes everything */
@@ -271,7 +286,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FzEth e = { .n = fz_node_new_eth(false) };
     g_autofree uint8_t *frame = g_malloc(MLX5_ETH_MAX_FRAME + 64);
 
-    teth_setup(&e.t, e.n->d);
+    /* the first byte: the channel's CQ compresses (hash or checksum mini CQEs) or not */
+    static const int comp[3] = { -1, MLX5_MINI_CQE_HASH, MLX5_MINI_CQE_CSUM };
+
+    teth_setup_comp(&e.t, e.n->d, comp[fz_u8(&f) % 3]);
     fz_eth_objects(&e);
     fz_settle_eth(&e);
     for (unsigned r = 0; r < FZ_MAX_RECORDS && fz_more(&f) && !e.n->d->c->health_fatal; r++) {
