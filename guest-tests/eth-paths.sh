@@ -69,7 +69,8 @@ for mpw in on off; do
   tcp_transfer $((port + 20)) 192.168.77.1
   ping -q -A -c 500 -s 200 -W 2 $PEER > /tmp/ping.out 2>&1
   tail -2 /tmp/ping.out
-  grep -q "500 packets transmitted, 500 packets received" /tmp/ping.out ||
+  # (busybox's -A may send one more than -c before it stops)
+  grep -q "packets transmitted, 500 packets received" /tmp/ping.out ||
     fail "pings lost with $what"
   if [ $combo = 1 ] || [ $combo = 8 ]; then
     barrier "mtu$combo" $((port + 30))
