@@ -2,6 +2,8 @@
 # DPDK's mlx5 PMD (Debian's dpdk 24.11, dpdk-testpmd) on the device, between two guests
 # (issue 27; scripts/dpdk.sh builds the image and runs this). Bifurcated, as on a card: mlx5_core
 # stays bound, the PMD works through libibverbs, libmlx5 and DevX.
+#  0. UCX's ucx_info -d (UCX is in the image too) lists rc_mlx5 on mlx5_0 and logs no ERROR or
+#     WARN line and nothing about QUERY_LAG (its start-up DevX queries are answered).
 #  1. Both instances probe the device: testpmd comes up, and the messages of the PMD, EAL and
 #     testpmd in its log (default log level) have no "fail" or "error" in them.
 #  2. Counts: instance 0 sends 64-byte UDP frames (txonly) to instance 1 (rxonly, promiscuous)
@@ -106,6 +108,19 @@ counts() {
 sent() {
   echo $(($(stat $1 $2 TX-packets) - $(stat $1 $(($2 - 1)) TX-packets)))
 }
+
+# --- 0. UCX (in the same image) finds its mlx5 transports on the device, and its start-up
+# queries (QUERY_LAG among them) fail nowhere
+if [ "$IDX" = 0 ]; then
+  UCX_LOG_LEVEL=info ucx_info -d > /tmp/ucx.log 2>&1 || { cat /tmp/ucx.log; fail "ucx_info -d failed"; }
+  grep -A1 "Transport: rc_mlx5" /tmp/ucx.log | grep -q "Device: mlx5_0:1" ||
+    { cat /tmp/ucx.log; fail "UCX has no rc_mlx5 transport on mlx5_0"; }
+  # (its DIAG lines say what it falls back from: no write-combining UAR without BlueFlame)
+  grep "UCX  DIAG" /tmp/ucx.log
+  grep -E "UCX +(ERROR|WARN)|QUERY_LAG" /tmp/ucx.log &&
+    fail "ucx_info -d printed errors or warnings (above)"
+  grep "Transport: .*mlx5" /tmp/ucx.log
+fi
 
 # --- 1. probe, the PMD's defaults
 tp_start ""
