@@ -21,10 +21,7 @@
 # mlx5t-device-args: link-type=eth
 . /test/lib/common.sh
 . /test/lib/ipoib.sh
-load_mlx5
-wait_for 30 mlx5_netdev || fail "no mlx5e interface"
-E=$(mlx5_netdev)
-ip link set $E up
+mlx5e_up
 BDF=$(basename "$(readlink /sys/class/net/$E/device)")
 PEERMAC=02:4d:58:35:00:0$((2 - IDX))
 DEVARGS2=mprq_en=1

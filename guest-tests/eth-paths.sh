@@ -17,10 +17,7 @@
 # mlx5t-device-args: link-type=eth
 . /test/lib/common.sh
 . /test/lib/ipoib.sh
-load_mlx5
-wait_for 30 mlx5_netdev || fail "no mlx5e interface (mlx5e did not probe)"
-E=$(mlx5_netdev)
-ip link set $E up
+mlx5e_up
 wait_for 30 grep -qx 1 /sys/class/net/$E/carrier || fail "$E has no carrier"
 ME=192.168.77.$((IDX + 1)) PEER=192.168.77.$((2 - IDX))
 ip addr add $ME/24 dev $E

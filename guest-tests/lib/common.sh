@@ -58,6 +58,14 @@ cov_arm() {
   return 0
 }
 
+# mlx5e_up: load the mlx5 drivers, wait for the mlx5e interface and set it up; E is its name
+mlx5e_up() {
+  load_mlx5
+  wait_for 30 mlx5_netdev || fail "no mlx5e interface (mlx5e did not probe)"
+  E=$(mlx5_netdev)
+  ip link set "$E" up
+}
+
 # mlx5_netdev: the name of the mlx5e interface (link-type=eth): the netdev whose PCI function
 # mlx5_core drives (the other NICs are virtio-net); status 1 if there is none
 mlx5_netdev() {
