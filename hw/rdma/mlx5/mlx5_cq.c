@@ -300,8 +300,9 @@ static void mlx5_cq_resize(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Cq *cq,
     const uint8_t *cqc = cmd->in + CREATE_CQ_CQC_OFF;
     uint32_t log_size = MLX5_GET(cqc, CQC_log_cq_size),
              old_nent = 1u << cq->log_cq_size;
-    uint8_t cqe[64] = { 0 }, dbr[4];
-    uint32_t outstanding, synd;
+    uint8_t cqe[64] = { 0 };
+    int64_t outstanding;
+    uint32_t synd;
     Mlx5Buf nb;
 
     if (select != (MLX5_CQ_RESIZE_LOG_SIZE | MLX5_CQ_RESIZE_PG_OFFSET |
@@ -316,12 +317,13 @@ static void mlx5_cq_resize(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Cq *cq,
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SIZE);
         return;
     }
-    if (mlx5_dma_read(c, cq->dbr_addr, dbr, sizeof(dbr))) {
+    /* (the CQEs of a compression session count as outstanding) */
+    mlx5_cqe_comp_flush(c, cq);
+    outstanding = mlx5_cq_used(c, cq);
+    if (outstanding < 0) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PAS);
         return;
     }
-    mlx5_cqe_comp_flush(c, cq);
-    outstanding = (cq->pi - (mlx5_ld32(dbr) & 0xffffff)) & 0xffffff;
     if (outstanding >= old_nent || outstanding + 1 > (1u << log_size)) {
         /*
          * no room for the RESIZE CQE, or the CQEs waiting would not fit the new

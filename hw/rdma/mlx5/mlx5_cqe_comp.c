@@ -136,14 +136,14 @@ static bool mlx5_cqe_comp_fits(const Mlx5CqComp *s, const uint8_t *cqe,
            !((s->title[MLX5_CQE_op_own] ^ cqe[MLX5_CQE_op_own]) & ~1);
 }
 
-/* Write the session's CQE slot @i (the title is slot 0) at producer @pi. */
+/* Write @len bytes at byte @off of the CQE slot of producer count @pi. */
 static int mlx5_cqe_comp_slot(Mlx5Core *c, Mlx5Cq *cq, uint32_t pi,
-                              const uint8_t *data, unsigned len)
+                              unsigned off, const uint8_t *data, unsigned len)
 {
     uint32_t nent = 1u << cq->log_cq_size;
 
-    return mlx5_buf_write(c, &cq->buf, (uint64_t)(pi & (nent - 1)) * 64, data,
-                          len);
+    return mlx5_buf_write(c, &cq->buf, (uint64_t)(pi & (nent - 1)) * 64 + off,
+                          data, len);
 }
 
 void mlx5_cqe_comp_flush(Mlx5Core *c, Mlx5Cq *cq)
@@ -168,7 +168,8 @@ void mlx5_cqe_comp_flush(Mlx5Core *c, Mlx5Cq *cq)
         unsigned k = MIN(n - i, MLX5_MINI_CQE_ARRAY);
 
         memcpy(arr, s->mini[i], k * MLX5_MINI_CQE_SIZE);
-        if (mlx5_cqe_comp_slot(c, cq, cq->pi + (i ? i : 1), arr, sizeof(arr))) {
+        if (mlx5_cqe_comp_slot(c, cq, cq->pi + (i ? i : 1), 0, arr,
+                               sizeof(arr))) {
             return;
         }
     }
@@ -176,11 +177,9 @@ void mlx5_cqe_comp_flush(Mlx5Core *c, Mlx5Cq *cq)
     t[MLX5_CQE_op_own] = (t[MLX5_CQE_op_own] & 0xf0) |
                          MLX5_CQE_FORMAT_COMPRESSED << MLX5_CQE_FORMAT_SHIFT |
                          ((cq->pi >> cq->log_cq_size) & 1);
-    if (mlx5_cqe_comp_slot(c, cq, cq->pi, t, MLX5_CQE_op_own) ||
-        mlx5_buf_write(c, &cq->buf,
-                       (uint64_t)(cq->pi & ((1u << cq->log_cq_size) - 1)) *
-                           64 + MLX5_CQE_op_own,
-                       &t[MLX5_CQE_op_own], 1)) {
+    if (mlx5_cqe_comp_slot(c, cq, cq->pi, 0, t, MLX5_CQE_op_own) ||
+        mlx5_cqe_comp_slot(c, cq, cq->pi, MLX5_CQE_op_own,
+                           &t[MLX5_CQE_op_own], 1)) {
         return;
     }
     trace_mlx5_cqe_comp_session(cq->cqn, cq->pi, n, s->fmt);
