@@ -221,12 +221,14 @@ void mlx5_cqe_post_rx(Mlx5Core *c, uint32_t cqn, uint8_t *cqe, bool striding)
         return;
     }
     if (s->n) {
-        /* room in the ring for the session with this one, as for CQEs */
-        used = mlx5_cq_used(c, cq);
-        if (s->n < MLX5_CQE_COMP_MAX && used >= 0 &&
-            (cq->oi || used + s->n + 1 <= nent) &&
-            (cq->pi & (nent - 1)) + s->n + 1 <= nent &&
-            mlx5_cqe_comp_fits(s, cqe, striding)) {
+        /*
+         * it agrees with the session, which stays short of the ring's end;
+         * then (the doorbell record read last) the ring has room for it
+         */
+        used = s->n < MLX5_CQE_COMP_MAX &&
+               (cq->pi & (nent - 1)) + s->n + 1 <= nent &&
+               mlx5_cqe_comp_fits(s, cqe, striding) ? mlx5_cq_used(c, cq) : -1;
+        if (used >= 0 && (cq->oi || used + s->n + 1 <= nent)) {
             mlx5_cqe_comp_mini(s->fmt, cqe, s->mini[s->n++]);
             s->next_wc = mlx5_cqe_comp_next_wc(cqe, striding);
             return;
