@@ -479,6 +479,29 @@ static void test_striding(void)
         eth_free(&t);
     }
 
+    /* contexts out of range: 4 strides (under ext_stride_num_range's 8), a 16-byte WQE (no
+     * room for the next and data segments) */
+    {
+        static const struct { unsigned nfield, log_stride; uint32_t synd; } bad[] = {
+            { 9, 5, MLX5_SYND_BAD_SIZE }, { 10, 4, MLX5_SYND_BAD_STRIDE },
+        };
+        eth_setup(&t);
+        for (i = 0; i < G_N_ELEMENTS(bad); i++) {
+            uint8_t in[WQ_CREATE_PAS_OFF + 8] = { 0 }, out[16];
+            uint8_t *wq = in + OBJ_CTX_OFF + WQC_OFF;
+
+            MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_RQ);
+            MLX5_SET(in + OBJ_CTX_OFF, RQC_cqn, t.cqn);
+            teth_wq_ctx(&t, in, bad[i].log_stride, 4, t.rq_buf, t.rq_dbr);
+            MLX5_SET(wq, WQ_wq_type, MLX5_WQ_TYPE_LL_STRIDING);
+            MLX5_SET(wq, WQ_log_wqe_num_of_strides, bad[i].nfield);
+            g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, sizeof(out)), ==,
+                            MLX5_CMD_STAT_BAD_PARAM_ERR);
+            g_assert_cmphex(mlx5_ld32(out + 4), ==, bad[i].synd);
+        }
+        eth_free(&t);
+    }
+
     /* a compressing CQ: the burst's CQEs come as one session, strides following */
     teth_setup_ex(&t, eth_node(), MLX5_MINI_CQE_CSUM, MLX5_WQ_TYPE_LL_STRIDING, 4);
     teth_post_mpwqe(&t, 1, 1024, t.mem);
