@@ -3,7 +3,8 @@
 # (issue 27; scripts/dpdk.sh builds the image and runs this). Bifurcated, as on a card: mlx5_core
 # stays bound, the PMD works through libibverbs, libmlx5 and DevX.
 #  0. UCX's ucx_info -d (UCX is in the image too) lists rc_mlx5 on mlx5_0 and logs no ERROR or
-#     WARN line and nothing about QUERY_LAG (its start-up DevX queries are answered).
+#     WARN line and nothing about QUERY_LAG (its start-up DevX queries are answered); its
+#     doorbells get a write-combining (BlueFlame) UAR.
 #  1. Both instances probe the device: testpmd comes up, and the messages of the PMD, EAL and
 #     testpmd in its log (default log level) have no "fail" or "error" in them.
 #  2. Counts: instance 0 sends 64-byte UDP frames (txonly) to instance 1 (rxonly, promiscuous)
@@ -116,6 +117,9 @@ if [ "$IDX" = 0 ]; then
   grep "UCX  DIAG" /tmp/ucx.log
   grep -E "UCX +(ERROR|WARN)|QUERY_LAG" /tmp/ucx.log &&
     fail "ucx_info -d printed errors or warnings (above)"
+  # BlueFlame: UCX maps its doorbells write-combining (a BF UAR), as on a card
+  grep -E "alloc_uar.*type=WC failed" /tmp/ucx.log &&
+    fail "UCX could not get a write-combining (BlueFlame) UAR"
   grep "Transport: .*mlx5" /tmp/ucx.log
 fi
 

@@ -18,6 +18,11 @@
 . /test/lib/common.sh
 . /test/lib/ipoib.sh
 mlx5e_up
+# on a failure: the interface's counters that moved (drops, errors, buffer shortages)
+on_fail() {
+  echo "--- ethtool -S $E (non-zero):"
+  ethtool -S $E | grep -v ': 0$'
+}
 wait_for 30 grep -qx 1 /sys/class/net/$E/carrier || fail "$E has no carrier"
 ME=192.168.77.$((IDX + 1)) PEER=192.168.77.$((2 - IDX))
 ip addr add $ME/24 dev $E
@@ -68,7 +73,7 @@ for mpw in on off; do
   tail -2 /tmp/ping.out
   # (busybox's -A may send one more than -c before it stops)
   grep -q "packets transmitted, 500 packets received" /tmp/ping.out ||
-    fail "pings lost with $what"
+    fail "pings lost with $what: $(grep packets /tmp/ping.out)"
   if [ $combo = 1 ] || [ $combo = 8 ]; then
     barrier "mtu$combo" $((port + 30))
     ip link set $E mtu 9000 || fail "cannot set MTU 9000"

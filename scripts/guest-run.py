@@ -875,8 +875,10 @@ def main():
             reasons.insert(0, "no result marker (guest did not finish)")
         if i == 0:
             reasons += action_failures
-        elif result not in (None, "PASS"):
-            reasons.insert(0, f"guest reported {result}")
+        if result not in (None, "PASS"):
+            # the test's own words (lib/common.sh's fail prints "FAIL: why")
+            why = [ln.strip() for ln in test_output(text) if ln.startswith("FAIL")]
+            reasons.insert(0, f"guest reported {result}" + (f": {why[-1][:300]}" if why else ""))
         passed = result == "PASS" and not reasons
         ok = ok and passed
         boot = f", booted in {booted[i]:.1f}s" if booted[i] is not None else ""

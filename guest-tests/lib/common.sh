@@ -13,6 +13,8 @@ fail() {
     [ -e "$s" ] && echo "$s: $(cat "$s")"
   done
   lsmod 2>/dev/null | grep -E '^(mlx5|ib_|rdma)' || true
+  # a test's own account of its state (it defines on_fail)
+  command -v on_fail >/dev/null 2>&1 && on_fail
   exit 1
 }
 

@@ -55,7 +55,7 @@ static void test_caps(void)
     g_assert_cmpuint(MLX5_GET(cap, CAP_ib_virt), ==, 0);
     g_assert_cmpuint(MLX5_GET(cap, CAP_xrc), ==, 1);
     g_assert_cmpuint(MLX5_GET(cap, CAP_atomic), ==, 1);
-    g_assert_cmpuint(MLX5_GET(cap, CAP_bf), ==, 0);
+    g_assert_cmpuint(MLX5_GET(cap, CAP_bf), ==, 1);
     g_assert_cmpuint(MLX5_GET(cap, CAP_cqe_version), ==, 1);
     g_assert_cmpuint(MLX5_GET(cap, CAP_log_max_qp), ==, d->c->cfg.log_max_qp);
     g_assert_cmpuint(MLX5_GET(cap, CAP_num_ports), ==, 1);

@@ -699,6 +699,107 @@ static void post_mpw(TEth *t, uint8_t cs, uint16_t ihs, const uint8_t *segs, uns
     mlx5_exec_sq_doorbell(t->d->c, (uint64_t)t->sqn << 8);
 }
 
+
+/* ---- BlueFlame ---------------------------------------------------------------------------- */
+
+/* Write @len bytes of @wqe to BlueFlame buffer @buf (0..7) of the node's UAR, @step (4 or 8)
+ * bytes at a time, in order; @skip: leave out that offset's write. */
+static void bf_copy(TEth *t, unsigned buf, const uint8_t *wqe, unsigned len, unsigned step,
+                    int skip)
+{
+    uint64_t base = ((uint64_t)t->d->uar << 12) + MLX5_UAR_BF_BASE + buf * 256;
+    unsigned o;
+
+    for (o = 0; o < len; o += step) {
+        if ((int)o == skip) {
+            continue;
+        }
+        if (step == 8) {
+            tdrv_mmio_wr64(t->d, base + o, mlx5_ld64(wqe + o));
+        } else {
+            tdrv_mmio_wr32(t->d, base + o, mlx5_ld32(wqe + o));
+        }
+    }
+}
+
+/* A NOP at the SQ's next index, in the ring asking for a CQE if @ring_ce; the same NOP asking
+ * for one in @copy (64 bytes); the doorbell record counts it. */
+static void bf_nop(TEth *t, bool ring_ce, uint8_t *copy)
+{
+    uint8_t wqe[64] = { 0 };
+
+    mlx5_st32(wqe, ((uint32_t)t->sq_pi << 8) | MLX5_OPCODE_NOP);
+    mlx5_st32(wqe + 4, (t->sqn << 8) | 1);
+    wqe[11] = ring_ce ? MLX5_WQE_CTRL_CE_MASK : 0;
+    fake_write(t->d->h, t->sq_buf + (t->sq_pi & 63) * 64, wqe, 64);
+    memcpy(copy, wqe, 64);
+    copy[11] = MLX5_WQE_CTRL_CE_MASK;
+    t->sq_pi++;
+    fake_wr32(t->d->h, t->sq_dbr + 4, t->sq_pi);
+}
+
+/*
+ * BlueFlame: a complete copy runs instead of the ring's WQE (mlx5_core's write-combining test:
+ * the ring's NOP is unsignaled, its copy signaled); a torn copy (a write missing, out of order),
+ * or one the engine reaches after it ran the WQE from the ring, does not; a SEND whose ring
+ * slot holds nothing valid runs from its copy, written 4 bytes at a time.
+ */
+static void test_blueflame(void)
+{
+    uint8_t copy[256], cqe[64], f[400], wqe[256];
+    GByteArray *g;
+    size_t len;
+    TEth t;
+
+    eth_setup(&t);
+    g_assert_cmpint(MLX5_GET(t.d->c->cap_general_cur, CAP_bf), ==, 1);
+    g_assert_cmpint(MLX5_GET(t.d->c->cap_general_cur, CAP_log_bf_reg_size), ==, 9);
+
+    /* complete: the copy's CQE request counts */
+    bf_nop(&t, false, copy);
+    bf_copy(&t, 0, copy, 64, 8, -1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, 0);
+
+    /* torn: a write missing, then writes out of order; both run from the ring (no CQE) */
+    bf_nop(&t, false, copy);
+    bf_copy(&t, 1, copy, 64, 8, 24);
+    g_assert_false(teth_poll_cqe(&t, cqe));
+    bf_nop(&t, false, copy);
+    bf_copy(&t, 0, copy, 16, 8, -1);
+    bf_copy(&t, 0, copy, 64, 8, 0);             /* 8, 16 again, 24 ... */
+    g_assert_false(teth_poll_cqe(&t, cqe));
+
+    /* the engine runs the WQE from the ring before its copy is complete: the copy is dropped */
+    bf_nop(&t, false, copy);
+    bf_copy(&t, 1, copy, 8, 8, -1);
+    g_assert_false(teth_poll_cqe(&t, cqe));
+    bf_copy(&t, 1, copy, 64, 8, 0);
+    g_assert_false(teth_poll_cqe(&t, cqe));
+    bf_nop(&t, true, copy);                     /* the next, from the ring, signaled */
+    mlx5_exec_sq_doorbell(t.d->c, (uint64_t)t.sqn << 8);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, 4);
+
+    /* a SEND of 128 bytes, the ring's slots zeroed: sent from the copy */
+    len = udp_frame(f, peer_mac, 300, false);
+    fake_write(t.d->h, t.mem, f + 42, 300);
+    teth_post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 42, 300, t.mem, -1);
+    fake_read(t.d->h, t.sq_buf + 5 * 64, wqe, 128);
+    g_assert_cmpint(wqe[7] & 0x3f, >, 4);
+    memset(copy, 0, 128);
+    fake_write(t.d->h, t.sq_buf + 5 * 64, copy, 128);
+    bf_copy(&t, 0, wqe, 128, 4, -1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, 5);
+    g = tx_frame(&t, 0);
+    g_assert_cmpint(g->len, ==, len);
+    g_assert_cmpmem(g->data, len, f, len);
+    eth_free(&t);
+}
+
 /*
  * Enhanced multi-packet send: each data segment after the eth segment is a frame (read through
  * its lkey), each inline segment a frame in the WQE; the eth segment's checksum flags apply to
@@ -1001,6 +1102,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/eth/striding", test_striding);
     g_test_add_func("/mlx5/eth/tx", test_tx);
     g_test_add_func("/mlx5/eth/mpw", test_mpw);
+    g_test_add_func("/mlx5/eth/blueflame", test_blueflame);
     g_test_add_func("/mlx5/eth/steering", test_steering);
     g_test_add_func("/mlx5/eth/toeplitz", test_toeplitz);
     g_test_add_func("/mlx5/eth/roce", test_roce);

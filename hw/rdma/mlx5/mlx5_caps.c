@@ -83,9 +83,13 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_uc, 1);
     MLX5_SET(cap, CAP_rc, 1);
     MLX5_SET(cap, CAP_log_pg_sz, 12);
-    MLX5_SET(cap, CAP_bf, 0);
+    /*
+     * BlueFlame (mlx5_bf.c): mlx5_core's write-combining test passes, so
+     * libmlx5 copies small inline WQEs and DPDK and UCX get BF UARs
+     */
+    MLX5_SET(cap, CAP_bf, 1);
     MLX5_SET(cap, CAP_driver_version, 1);
-    MLX5_SET(cap, CAP_log_bf_reg_size, 9);
+    MLX5_SET(cap, CAP_log_bf_reg_size, MLX5_LOG_BF_REG_SIZE);
     MLX5_SET(cap, CAP_max_wqe_sz_sq, 1024);
     MLX5_SET(cap, CAP_max_wqe_sz_rq, 512);
     MLX5_SET(cap, CAP_max_qp_mcg, 64);

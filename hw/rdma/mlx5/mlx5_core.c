@@ -219,6 +219,7 @@ void mlx5_function_reset(Mlx5Core *c)
 {
     mlx5_res_reset(c);
     mlx5_memic_reset(c);
+    mlx5_bf_reset(c);
     g_array_set_size(c->comp_pending, 0);
     c->nwork = c->work_head = 0;
     c->ib.lb_count = 0;
@@ -372,18 +373,8 @@ static void mlx5_uar_write(Mlx5Core *c, uint64_t off, uint64_t val,
     } else if ((po == MLX5_UAR_EQ_DB_ARM || po == MLX5_UAR_EQ_DB_NOARM) &&
                size == 4) {
         mlx5_eq_doorbell(c, val, po == MLX5_UAR_EQ_DB_ARM);
-    } else if (po >= MLX5_UAR_BF_BASE && (po & 0xff) == 0 && size == 8) {
-        /* send doorbell: the first 8 bytes of the last WQE's ctrl segment */
-        trace_mlx5_sq_doorbell(uar, po, val);
-        mlx5_exec_sq_doorbell(c, val);
-    } else if (po >= MLX5_UAR_BF_BASE && (po & 0xff) == 4 && size == 4) {
-        /* second half of a split doorbell */
-        trace_mlx5_sq_doorbell(uar, po, val);
-        mlx5_exec_sq_doorbell(c, val);
-    } else if (po >= MLX5_UAR_BF_BASE && (po & 0xff) == 0 && size == 4) {
-        /*
-         * first half of a split doorbell: opmod/index/opcode, nothing to do yet
-         */
+    } else if (po >= MLX5_UAR_BF_BASE) {
+        mlx5_bf_write(c, uar, po, val, size);
     } else {
         trace_mlx5_ub_uar_write(uar, po, val);
     }

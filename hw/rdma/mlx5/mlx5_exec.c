@@ -147,11 +147,12 @@ static uint8_t *mlx5_inl_ptr(Mlx5Qp *qp, uint32_t slot)
 static int mlx5_sq_fetch(Mlx5Core *c, Mlx5Qp *qp, uint16_t idx, uint8_t *wqe,
                          unsigned *nbb)
 {
-    unsigned ds, k;
+    /* a BlueFlame copy of the whole WQE (mlx5_bf.c), else the ring */
+    unsigned ds, k = mlx5_bf_take(c, qp->qpn, idx, qp->sq_cnt, wqe);
 
-    if (mlx5_buf_read(c, &qp->buf,
-                      qp->sq_off + (uint64_t)(idx & (qp->sq_cnt - 1)) * 64, wqe,
-                      MLX5_SEND_WQE_BB)) {
+    if (!k && mlx5_buf_read(c, &qp->buf,
+                            qp->sq_off + (uint64_t)(idx & (qp->sq_cnt - 1)) * 64,
+                            wqe, MLX5_SEND_WQE_BB)) {
         return -1;
     }
     ds = wqe[7] & 0x3f;
@@ -159,7 +160,7 @@ static int mlx5_sq_fetch(Mlx5Core *c, Mlx5Qp *qp, uint16_t idx, uint8_t *wqe,
     if (ds == 0 || *nbb > qp->sq_cnt) {
         return -1;
     }
-    for (k = 1; k < *nbb; k++) {
+    for (k = MAX(k, 1); k < *nbb; k++) {
         uint16_t slot = (idx + k) & (qp->sq_cnt - 1);
         if (mlx5_buf_read(c, &qp->buf, qp->sq_off + (uint64_t)slot * 64,
                           wqe + k * MLX5_SEND_WQE_BB, MLX5_SEND_WQE_BB)) {
@@ -778,6 +779,7 @@ int mlx5_exec_qp_init(Mlx5Core *c, Mlx5Qp *qp)
 
 void mlx5_exec_qp_fini(Mlx5Core *c, Mlx5Qp *qp)
 {
+    mlx5_bf_forget(c, qp->qpn);
     if (c->smi_qp == qp) {
         c->smi_qp = NULL;
     }
@@ -858,6 +860,7 @@ void mlx5_exec_modify(Mlx5Core *c, Mlx5Qp *qp, uint8_t old_state)
         qp->sq_wait = qp->sig_drain = false;
         qp->to_error = qp->last_wqe_sent = false;
         qp->pf_pending = 0;
+        mlx5_bf_forget(c, qp->qpn);
         break;
     case MLX5_QP_STATE_ERR:
         if (old_state != MLX5_QP_STATE_ERR) {

@@ -363,6 +363,41 @@ typedef struct Mlx5Port {
     int64_t clash_until;
 } Mlx5Port;
 
+/*
+ * BlueFlame (mlx5_bf.c): each register of a UAR page is 2^MLX5_LOG_BF_REG_SIZE
+ * bytes, two buffers the driver alternates between
+ */
+#define MLX5_LOG_BF_REG_SIZE    9
+#define MLX5_BF_BUF_SIZE        (1u << (MLX5_LOG_BF_REG_SIZE - 1))
+/*
+ * buffers being written at once (one per vCPU in a send); copies the engine has
+ * not reached yet (a burst of BlueFlame sends before the engine runs: beyond
+ * this many, the oldest run from the ring)
+ */
+#define MLX5_BF_BUFS            8
+#define MLX5_BF_COPIES          32
+
+typedef struct Mlx5BfBuf {
+    uint64_t base;              /* UAR index << 32 | the buffer's page offset */
+    uint32_t len;               /* bytes written in order from its start; 0: free */
+    uint32_t need;              /* bytes the WQE's DS count asks for */
+    uint8_t data[MLX5_BF_BUF_SIZE];
+} Mlx5BfBuf;
+
+typedef struct Mlx5BfCopy {
+    uint32_t qpn;
+    uint16_t idx;               /* the WQE's index (its first WQEBB's counter) */
+    uint16_t len;               /* 0: free */
+    uint8_t wqe[MLX5_BF_BUF_SIZE];
+} Mlx5BfCopy;
+
+typedef struct Mlx5Bf {
+    Mlx5BfBuf buf[MLX5_BF_BUFS];
+    Mlx5BfCopy copy[MLX5_BF_COPIES];
+    unsigned buf_next, copy_next;   /* the next to replace when all are in use */
+    unsigned ncopies;               /* copies in use */
+} Mlx5Bf;
+
 typedef struct Mlx5CmdCtx Mlx5CmdCtx;
 typedef struct Mlx5Eth Mlx5Eth;
 typedef void Mlx5CmdHandler(Mlx5Core *c, Mlx5CmdCtx *cmd);
@@ -420,6 +455,9 @@ struct Mlx5Core {
     Mlx5MemicAlloc *memic_alloc;    /* sorted by start */
     uint32_t memic_n, memic_max;
 
+    /* BlueFlame writes being collected, and copies for the engine */
+    Mlx5Bf bf;
+
     /* CQNs whose CQE compression session waits for the end of this run */
     GArray *comp_pending;
 
@@ -455,6 +493,21 @@ IbWcStatus mlx5_odp_wqe_fault(Mlx5Core *c, Mlx5Qp *qp, Mlx5Srq *srq,
 IbWcStatus mlx5_odp_rdma_fault(Mlx5Core *c, Mlx5Qp *qp, uint32_t rkey,
                                uint64_t va, uint32_t op_len, uint32_t pkt_len,
                                bool write);
+
+/* mlx5_bf.c: BlueFlame */
+/* A write at page offset @po >= MLX5_UAR_BF_BASE of UAR @uar. */
+void mlx5_bf_write(Mlx5Core *c, uint32_t uar, uint64_t po, uint64_t val,
+                   unsigned size);
+/*
+ * The complete BlueFlame copy of QP @qpn's WQE @idx, if there is one, into @wqe
+ * (room for MLX5_BF_BUF_SIZE bytes): returns its WQEBBs, else 0. Drops copies of
+ * WQEs the engine has passed (@cnt: the ring's WQEBBs).
+ */
+unsigned mlx5_bf_take(Mlx5Core *c, uint32_t qpn, uint16_t idx, uint32_t cnt,
+                      uint8_t *wqe);
+/* Drop the copies of QP @qpn (destroyed, or reset). */
+void mlx5_bf_forget(Mlx5Core *c, uint32_t qpn);
+void mlx5_bf_reset(Mlx5Core *c);
 
 /* mlx5_sig.c: signature offload */
 void mlx5_psv_free(Mlx5Core *c, void *obj);

@@ -332,14 +332,16 @@ bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget)
     }
     while (sq->sq_ci != pi && budget--) {
         uint16_t idx = sq->sq_ci;
-        unsigned nds, nbb;
+        unsigned nds, nbb, bf;
         uint8_t opcode;
         IbWcStatus st;
 
         if (c->eth->tx_blocked && sq->wq_state == MLX5_WQ_STATE_RDY) {
             return false;               /* mlx5_eth_tx_ready requeues us */
         }
-        if (mlx5_eth_sq_fetch(c, sq, idx, wqe, 1)) {
+        /* a BlueFlame copy of the whole WQE (mlx5_bf.c), else the ring */
+        bf = mlx5_bf_take(c, sq->qpn, idx, sq->sq_cnt, wqe);
+        if (!bf && mlx5_eth_sq_fetch(c, sq, idx, wqe, 1)) {
             sq->wq_state = MLX5_WQ_STATE_ERR;
             return false;
         }
@@ -353,9 +355,10 @@ bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget)
             /* (one CQE per WQE, whatever it holds) */
             st = IB_WC_WR_FLUSH_ERR;
         } else if (mlx5_ld16(wqe + 1) != idx || nds == 0 || nds > nbb * 4 ||
-                   (nbb > 1 &&
-                    mlx5_eth_sq_fetch(c, sq, idx + 1, wqe + MLX5_SEND_WQE_BB,
-                                      nbb - 1))) {
+                   (nbb > MAX(bf, 1) &&
+                    mlx5_eth_sq_fetch(c, sq, idx + MAX(bf, 1),
+                                      wqe + MAX(bf, 1) * MLX5_SEND_WQE_BB,
+                                      nbb - MAX(bf, 1)))) {
             trace_mlx5_err_sq_wqe(sq->qpn, idx);
             st = IB_WC_LOC_QP_OP_ERR;
             nbb = 1;

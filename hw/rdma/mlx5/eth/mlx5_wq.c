@@ -28,6 +28,7 @@ void mlx5_wq_free(Mlx5Core *c, Mlx5Qp *qp)
     if (tis && qp->st == MLX5_QP_ST_ETH_SQ) {
         mlx5_ref_put(&tis->refcount);
     }
+    mlx5_bf_forget(c, qp->qpn);
     mlx5_buf_free(&qp->buf);
     g_free(qp);
 }
@@ -243,7 +244,8 @@ void mlx5_cmd_create_rq(Mlx5Core *c, Mlx5CmdCtx *cmd)
 }
 
 /* Move @qp from the state the command says it is in to the context's. */
-static bool mlx5_wq_transition(Mlx5CmdCtx *cmd, Mlx5Qp *qp, uint8_t next)
+static bool mlx5_wq_transition(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Qp *qp,
+                               uint8_t next)
 {
     uint8_t cur = MLX5_GET(cmd->in, OBJ_IN_state);
 
@@ -262,6 +264,7 @@ static bool mlx5_wq_transition(Mlx5CmdCtx *cmd, Mlx5Qp *qp, uint8_t next)
     if (next == MLX5_WQ_STATE_RST) {
         qp->sq_ci = qp->rq_ci = 0;
         mlx5_mpwqe_reset(qp);
+        mlx5_bf_forget(c, qp->qpn);
     }
     qp->wq_state = next;
     trace_mlx5_eth_wq_state(qp->qpn, cur, next);
@@ -279,7 +282,7 @@ void mlx5_cmd_modify_sq(Mlx5Core *c, Mlx5CmdCtx *cmd)
      * An SQ going to error flushes what is posted. One going to RDY waits for a
      * doorbell: its record may still hold the count of before a reset.
      */
-    if (mlx5_wq_transition(cmd, qp,
+    if (mlx5_wq_transition(c, cmd, qp,
                            MLX5_GET(cmd->in + OBJ_CTX_OFF, SQC_state)) &&
         qp->wq_state == MLX5_WQ_STATE_ERR) {
         mlx5_exec_queue(c, qp);
@@ -295,7 +298,7 @@ void mlx5_cmd_modify_rq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!qp || !mlx5_cmd_in_ok(cmd, OBJ_CTX_OFF + 0x10)) {
         return;
     }
-    if (!mlx5_wq_transition(cmd, qp, MLX5_GET(ctx, RQC_state))) {
+    if (!mlx5_wq_transition(c, cmd, qp, MLX5_GET(ctx, RQC_state))) {
         return;
     }
     mask = mlx5_ld64(cmd->in + OBJ_IN_modify_bitmask_OFF);
