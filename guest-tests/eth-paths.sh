@@ -48,8 +48,13 @@ setflag() {
   echo "$now" | grep -q "^$1 *: *$2\$" || fail "$1 is not $2: $now"
 }
 
+# snap FILE: the interface's counters, all from one read (a frame sent between two reads would
+# count in one counter and not in its partner); stat FILE NAME: one of them
+snap() {
+  ethtool -S $E > "$1" || fail "ethtool -S $E failed"
+}
 stat() {
-  ethtool -S $E | awk -v s="$1" '$1 == s ":" {print $2}'
+  awk -v s="$2" '$1 == s ":" {print $2}' "$1"
 }
 
 port=7000 combo=0
@@ -66,8 +71,9 @@ for mpw in on off; do
   wait_for 30 grep -qx 1 /sys/class/net/$E/carrier || fail "$E has no carrier after the change"
   wait_for 60 ping -c 1 -W 1 $PEER || fail "no ping reply with $what"
   barrier "up$combo" $((port + 10))
-  blks0=$(stat rx_cqe_compress_blks) pkts0=$(stat rx_cqe_compress_pkts)
-  mpwb0=$(stat tx_mpwqe_blks) mpwp0=$(stat tx_mpwqe_pkts)
+  snap /tmp/s0
+  blks0=$(stat /tmp/s0 rx_cqe_compress_blks) pkts0=$(stat /tmp/s0 rx_cqe_compress_pkts)
+  mpwb0=$(stat /tmp/s0 tx_mpwqe_blks) mpwp0=$(stat /tmp/s0 tx_mpwqe_pkts)
   tcp_transfer $((port + 20)) 192.168.77.1
   ping -q -A -c 500 -s 200 -W 2 $PEER > /tmp/ping.out 2>&1
   tail -2 /tmp/ping.out
@@ -83,7 +89,9 @@ for mpw in on off; do
     ip link set $E mtu 1500
     wait_for 60 ping -c 1 -W 1 $PEER || fail "no ping reply back at MTU 1500"
   fi
-  blks=$(($(stat rx_cqe_compress_blks) - blks0)) pkts=$(($(stat rx_cqe_compress_pkts) - pkts0))
+  snap /tmp/s1
+  blks=$(($(stat /tmp/s1 rx_cqe_compress_blks) - blks0))
+  pkts=$(($(stat /tmp/s1 rx_cqe_compress_pkts) - pkts0))
   echo "$what: rx_cqe_compress_blks +$blks, rx_cqe_compress_pkts +$pkts"
   if [ $comp = on ] && [ "$IDX" = 0 ]; then
     [ $blks -gt 0 ] && [ $pkts -gt $blks ] ||
@@ -91,10 +99,11 @@ for mpw in on off; do
   elif [ $comp = off ]; then
     [ $blks = 0 ] && [ $pkts = 0 ] || fail "compressed CQEs came with rx_cqe_compress off"
   fi
-  mpwb=$(($(stat tx_mpwqe_blks) - mpwb0)) mpwp=$(($(stat tx_mpwqe_pkts) - mpwp0))
+  mpwb=$(($(stat /tmp/s1 tx_mpwqe_blks) - mpwb0)) mpwp=$(($(stat /tmp/s1 tx_mpwqe_pkts) - mpwp0))
   echo "$what: tx_mpwqe_blks +$mpwb, tx_mpwqe_pkts +$mpwp"
   if [ $mpw = on ]; then
-    [ $mpwb -gt 0 ] && [ $mpwp -ge $mpwb ] || fail "skb_tx_mpwqe on, but no multi-packet sends"
+    [ $mpwb -gt 0 ] && [ $mpwp -ge $mpwb ] ||
+      fail "skb_tx_mpwqe on, but no multi-packet sends (blks +$mpwb, pkts +$mpwp)"
   else
     [ $mpwb = 0 ] || fail "multi-packet sends with skb_tx_mpwqe off"
   fi

@@ -2,27 +2,27 @@
  * mlx5 HCA core: BlueFlame, the send doorbell that carries its WQE.
  *
  * Each UAR page holds four BlueFlame registers from MLX5_UAR_BF_BASE, each of
- * 2^log_bf_reg_size bytes split into two buffers the driver alternates between.
- * An 8-byte write of a WQE's first 8 bytes (its control segment's opcode, index,
- * QPN and DS count) at a buffer's start is the send doorbell. A BlueFlame write
- * goes on: the driver copies the whole WQE, a multiple of 64 bytes, into the
- * buffer through a write-combining mapping, and the device executes that copy
- * instead of fetching the WQE from the ring. On a card the copy arrives in one
- * burst; here the vCPU's stores arrive one by one, in order from the buffer's
- * start, and this file collects them.
+ * 2^log_bf_reg_size bytes split into two buffers the driver alternates
+ * between. An 8-byte write of a WQE's first 8 bytes (its control segment's
+ * opcode, index, QPN and DS count) at a buffer's start is the send doorbell. A
+ * BlueFlame write goes on: the driver copies the whole WQE, a multiple of 64
+ * bytes, into the buffer through a write-combining mapping, and the device
+ * executes that copy instead of fetching the WQE from the ring. On a card the
+ * copy arrives in one burst; here the vCPU's stores arrive one by one, in
+ * order from the buffer's start, and this file collects them.
  *
  * The rules, as a card applies them:
- *  - the doorbell rings on the first 8 bytes, whatever follows; the engine still
- *    goes by the doorbell record, so a WQE without a complete copy runs from the
- *    ring (a torn or partial BlueFlame write costs the driver nothing but the
- *    fetch);
- *  - a copy counts only if it is complete: every byte from the buffer's start to
- *    its WQE's end (DS x 16 rounded up to 64) written in order, the WQE no longer
- *    than the buffer; any other write to the buffer abandons it;
+ *  - the doorbell rings on the first 8 bytes, whatever follows; the engine
+ *    still goes by the doorbell record, so a WQE without a complete copy runs
+ *    from the ring (a torn or partial BlueFlame write costs the driver nothing
+ *    but the fetch);
+ *  - a copy counts only if it is complete: every byte from the buffer's start
+ *    to its WQE's end (DS x 16 rounded up to 64) written in order, the WQE no
+ *    longer than the buffer; any other write to the buffer abandons it;
  *  - the engine takes a copy only for the QP and WQE index its control segment
- *    names, when it reaches that WQE, and checks it as it checks a WQE read from
- *    the ring (mlx5_exec.c, mlx5_eth_tx.c); a copy for a WQE the engine has
- *    already passed (it ran from the ring first) is dropped.
+ *    names, when it reaches that WQE, and checks it as it checks a WQE read
+ *    from the ring (mlx5_exec.c, mlx5_eth_tx.c); a copy for a WQE the engine
+ *    has already passed (it ran from the ring first) is dropped.
  *
  * mlx5_core's write-combining test (wc.c) depends on the second rule: it posts
  * unsignaled NOPs in the ring whose BlueFlame copies ask for a completion, and

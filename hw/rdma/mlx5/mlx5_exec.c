@@ -149,10 +149,9 @@ static int mlx5_sq_fetch(Mlx5Core *c, Mlx5Qp *qp, uint16_t idx, uint8_t *wqe,
 {
     /* a BlueFlame copy of the whole WQE (mlx5_bf.c), else the ring */
     unsigned ds, k = mlx5_bf_take(c, qp->qpn, idx, qp->sq_cnt, wqe);
+    uint64_t off = qp->sq_off + (uint64_t)(idx & (qp->sq_cnt - 1)) * 64;
 
-    if (!k && mlx5_buf_read(c, &qp->buf,
-                            qp->sq_off + (uint64_t)(idx & (qp->sq_cnt - 1)) * 64,
-                            wqe, MLX5_SEND_WQE_BB)) {
+    if (!k && mlx5_buf_read(c, &qp->buf, off, wqe, MLX5_SEND_WQE_BB)) {
         return -1;
     }
     ds = wqe[7] & 0x3f;

@@ -379,14 +379,14 @@ typedef struct Mlx5Port {
 
 typedef struct Mlx5BfBuf {
     uint64_t base;              /* UAR index << 32 | the buffer's page offset */
-    uint32_t len;               /* bytes written in order from its start; 0: free */
+    uint32_t len;               /* bytes written in order; 0: free */
     uint32_t need;              /* bytes the WQE's DS count asks for */
     uint8_t data[MLX5_BF_BUF_SIZE];
 } Mlx5BfBuf;
 
 typedef struct Mlx5BfCopy {
     uint32_t qpn;
-    uint16_t idx;               /* the WQE's index (its first WQEBB's counter) */
+    uint16_t idx;               /* the WQE's first WQEBB's counter */
     uint16_t len;               /* 0: free */
     uint8_t wqe[MLX5_BF_BUF_SIZE];
 } Mlx5BfCopy;
@@ -394,7 +394,7 @@ typedef struct Mlx5BfCopy {
 typedef struct Mlx5Bf {
     Mlx5BfBuf buf[MLX5_BF_BUFS];
     Mlx5BfCopy copy[MLX5_BF_COPIES];
-    unsigned buf_next, copy_next;   /* the next to replace when all are in use */
+    unsigned buf_next, copy_next;   /* the next to replace when all used */
     unsigned ncopies;               /* copies in use */
 } Mlx5Bf;
 
@@ -499,9 +499,9 @@ IbWcStatus mlx5_odp_rdma_fault(Mlx5Core *c, Mlx5Qp *qp, uint32_t rkey,
 void mlx5_bf_write(Mlx5Core *c, uint32_t uar, uint64_t po, uint64_t val,
                    unsigned size);
 /*
- * The complete BlueFlame copy of QP @qpn's WQE @idx, if there is one, into @wqe
- * (room for MLX5_BF_BUF_SIZE bytes): returns its WQEBBs, else 0. Drops copies of
- * WQEs the engine has passed (@cnt: the ring's WQEBBs).
+ * The complete BlueFlame copy of QP @qpn's WQE @idx, if there is one, into
+ * @wqe (room for MLX5_BF_BUF_SIZE bytes): returns its WQEBBs, else 0. Drops
+ * copies of WQEs the engine has passed (@cnt: the ring's WQEBBs).
  */
 unsigned mlx5_bf_take(Mlx5Core *c, uint32_t qpn, uint16_t idx, uint32_t cnt,
                       uint8_t *wqe);
