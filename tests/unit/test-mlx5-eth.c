@@ -918,7 +918,7 @@ static void test_steering(void)
     both_i[1] = t.ft;
     g_assert_cmpint(teth_set_fte(&t, ft0, fg0, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 2, both_t,
                             both_i, 0, 0), ==, 0);
-    /* no flow counters are offered: a COUNT action is refused */
+    /* a COUNT action naming no counter is refused */
     g_assert_cmpint(teth_set_fte(&t, ft0, fg0, 1, 4001, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
                             MLX5_FLOW_CONTEXT_ACTION_COUNT, 1, tir_t, &tir2, 0, 0), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
@@ -965,6 +965,206 @@ static void test_steering(void)
     /* another station's unicast only goes out */
     g_assert_cmpint(lb_count(&t, peer_mac, 4000, &wire), ==, 0);
     g_assert_cmpint(wire, ==, 2);
+    eth_free(&t);
+}
+
+
+/* ---- flow counters ------------------------------------------------------------------------- */
+
+/* SET_FLOW_TABLE_ENTRY of @ft at @index (group @fg) for UDP source port @sport: @action, TIR
+ * @tir if FWD_DEST, the @nc counters @cnt; @op_mod 1 updates with @mask. Returns the status. */
+static int fc_fte(TEth *t, uint32_t ft, uint32_t fg, uint32_t index, uint16_t sport,
+                  uint16_t action, uint32_t tir, unsigned nc, const uint32_t *cnt,
+                  uint16_t op_mod, uint8_t mask)
+{
+    uint8_t in[FTE_CTX_OFF + FC_dest_OFF + 8 * 8] = { 0 }, out[16];
+    uint8_t *fc = in + FTE_CTX_OFF;
+    unsigned nd = (action & MLX5_FLOW_CONTEXT_ACTION_FWD_DEST) ? 1 : 0, i;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+    MLX5_SET(in, FTE_IN_op_mod, op_mod);
+    MLX5_SET(in, FTE_IN_modify_enable_mask, mask);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in, FTE_IN_flow_index, index);
+    MLX5_SET(fc, FC_group_id, fg);
+    MLX5_SET(fc, FC_action, action);
+    MLX5_SET(fc, FC_destination_list_size, nd);
+    MLX5_SET(fc, FC_flow_counter_list_size, nc);
+    MLX5_SET(fc + FC_match_value_OFF, MS_ip_protocol, 17);
+    MLX5_SET(fc + FC_match_value_OFF, MS_udp_sport, sport);
+    if (nd) {
+        MLX5_SET(fc + FC_dest_OFF, DEST_type, MLX5_FLOW_DEST_TYPE_TIR);
+        MLX5_SET(fc + FC_dest_OFF, DEST_id, tir);
+    }
+    for (i = 0; i < nc; i++) {
+        mlx5_st32(fc + FC_dest_OFF + 8 * (nd + i), cnt[i]);
+    }
+    return tdrv_exec(t->d, in, sizeof(in), out, sizeof(out));
+}
+
+/* ALLOC_FLOW_COUNTER of bulk @bulk (log size @log): the status; the id in *@id. */
+static int fc_alloc(TEth *t, unsigned bulk, unsigned log, uint32_t *id)
+{
+    uint8_t in[16] = { 0 }, out[16] = { 0 };
+    int st;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_FLOW_COUNTER);
+    MLX5_SET(in, ALLOC_FC_IN_flow_counter_bulk, bulk);
+    MLX5_SET(in, ALLOC_FC_IN_flow_counter_bulk_log_size, log);
+    st = tdrv_exec(t->d, in, sizeof(in), out, sizeof(out));
+    *id = MLX5_GET(out, ALLOC_FC_OUT_flow_counter_id);
+    return st;
+}
+
+static int fc_dealloc(TEth *t, uint32_t id)
+{
+    uint8_t in[16] = { 0 }, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_DEALLOC_FLOW_COUNTER);
+    MLX5_SET(in, DEALLOC_FC_IN_flow_counter_id, id);
+    return tdrv_exec(t->d, in, sizeof(in), out, sizeof(out));
+}
+
+/* QUERY_FLOW_COUNTER of @num from @id (0: just @id); counter @k's packets and bytes in
+ * @pk/@by. Returns the status. */
+static int fc_query(TEth *t, uint32_t id, uint32_t num, bool clear, bool dump, unsigned k,
+                    uint64_t *pk, uint64_t *by)
+{
+    uint8_t in[0x20] = { 0 }, out[QUERY_FC_OUT_STATS_OFF + 16 * 16] = { 0 };
+    int st;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_FLOW_COUNTER);
+    MLX5_SET(in, QUERY_FC_IN_flow_counter_id, id);
+    MLX5_SET(in, QUERY_FC_IN_num_of_counters, num);
+    MLX5_SET(in, QUERY_FC_IN_clear, clear);
+    MLX5_SET(in, QUERY_FC_IN_dump_to_memory, dump);
+    st = tdrv_exec(t->d, in, sizeof(in), out,
+                   MIN(QUERY_FC_OUT_STATS_OFF + 16 * MAX(num, 1), sizeof(out)));
+    *pk = mlx5_ld64(out + QUERY_FC_OUT_STATS_OFF + 16 * k);
+    *by = mlx5_ld64(out + QUERY_FC_OUT_STATS_OFF + 16 * k + 8);
+    return st;
+}
+
+/*
+ * Flow counters: the caps; single and bulk allocation (bulk sizes outside the bitmask, the
+ * log size field: refused); a COUNT entry counts the frames it matches (72 bytes each), drop
+ * or forward; a query (one, or an aligned range showing free ids as zeros; misaligned or
+ * dump_to_memory refused) and its clear; a counter an entry counts into cannot be freed; an
+ * entry naming an unknown counter is refused; an update may move an entry to another counter.
+ */
+static void test_flow_counters(void)
+{
+    uint8_t cap[HCA_CAP_OFF + HCA_CAP_SIZE], in[0x400] = { 0 }, out[16];
+    uint32_t single, bulk, other, bad = 4000, ft, fg, both[2];
+    uint64_t pk, by;
+    TEth t;
+
+    eth_setup(&t);
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_FLOW_TABLE << 1 | 1, 0,
+                                0, cap, sizeof(cap)), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_flow_counter), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_log_max_flow_counter), ==, 2);
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, cap, sizeof(cap)), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_max_flow_counter_15_0), ==, 4096);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_flow_counter_bulk_alloc), ==, 7);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_log_max_flow_counter_bulk), ==, 10);
+
+    g_assert_cmpint(fc_alloc(&t, 0, 0, &single), ==, 0);
+    g_assert_cmpint(single, !=, 0);
+    g_assert_cmpint(fc_alloc(&t, 0, 0, &other), ==, 0);
+    g_assert_cmpint(other, !=, single);
+    g_assert_cmpint(fc_alloc(&t, 2, 0, &bulk), ==, 0);         /* 256, aligned */
+    g_assert_cmpint(bulk % 128, ==, 0);
+    g_assert_cmpint(fc_alloc(&t, 8, 0, &bad), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(fc_alloc(&t, 0, 3, &bad), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    /* a root table of one group (UDP source port), above the MAC table */
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+    MLX5_SET(in + FT_CTX_OFF, FTC_level, 1);
+    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 2);
+    MLX5_SET(in + FT_CTX_OFF, FTC_table_miss_action, MLX5_FT_MISS_ACTION_FWD);
+    MLX5_SET(in + FT_CTX_OFF, FTC_table_miss_id, t.ft);
+    ft = teth_obj_create(t.d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in, FG_IN_end_flow_index, 3);
+    MLX5_SET(in, FG_IN_match_criteria_enable, 1);
+    MLX5_SET(in + FG_IN_criteria_OFF, MS_ip_protocol, 0xff);
+    MLX5_SET(in + FG_IN_criteria_OFF, MS_udp_sport, 0xffff);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, 0);
+    fg = MLX5_GET(out, FG_OUT_group_id);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, FT_IN_table_id, ft);
+    teth_obj_create(t.d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+
+    /* sport 4000 dropped and counted; 4001 forwarded and counted in two counters */
+    g_assert_cmpint(fc_fte(&t, ft, fg, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_DROP |
+                           MLX5_FLOW_CONTEXT_ACTION_COUNT, 0, 1, &single, 0, 0), ==, 0);
+    both[0] = other;
+    both[1] = bulk + 5;
+    g_assert_cmpint(fc_fte(&t, ft, fg, 1, 4001, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
+                           MLX5_FLOW_CONTEXT_ACTION_COUNT, t.tirn, 2, both, 0, 0), ==, 0);
+    /* an unknown counter; COUNT without counters; counters without COUNT */
+    g_assert_cmpint(fc_fte(&t, ft, fg, 2, 4002, MLX5_FLOW_CONTEXT_ACTION_DROP |
+                           MLX5_FLOW_CONTEXT_ACTION_COUNT, 0, 1, &bad, 0, 0), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(fc_fte(&t, ft, fg, 2, 4002, MLX5_FLOW_CONTEXT_ACTION_DROP |
+                           MLX5_FLOW_CONTEXT_ACTION_COUNT, 0, 0, NULL, 0, 0), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(fc_fte(&t, ft, fg, 2, 4002, MLX5_FLOW_CONTEXT_ACTION_DROP, 0, 1, &single, 0,
+                           0), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    g_assert_cmpint(rx_count(&t, my_mac, 4000), ==, 0);
+    g_assert_cmpint(rx_count(&t, my_mac, 4000), ==, 0);
+    g_assert_cmpint(rx_count(&t, my_mac, 4001), ==, 1);
+    g_assert_cmpint(rx_count(&t, my_mac, 4002), ==, 1);        /* missed: not counted */
+    g_assert_cmpint(fc_query(&t, single, 0, false, false, 0, &pk, &by), ==, 0);
+    g_assert_cmpuint(pk, ==, 2);
+    g_assert_cmpuint(by, ==, 144);
+    g_assert_cmpint(fc_query(&t, bulk + 4, 4, false, false, 1, &pk, &by), ==, 0);
+    g_assert_cmpuint(pk, ==, 1);
+    g_assert_cmpuint(by, ==, 72);
+    /* the aligned range holding both singles (and free ids: zeros) */
+    g_assert_cmpint(fc_query(&t, other & ~3u, 4, false, false, other & 3, &pk, &by), ==, 0);
+    g_assert_cmpuint(pk, ==, 1);
+    g_assert_cmpint(fc_query(&t, single, 0, true, false, 0, &pk, &by), ==, 0);
+    g_assert_cmpuint(pk, ==, 2);
+    g_assert_cmpint(fc_query(&t, single, 0, false, false, 0, &pk, &by), ==, 0);
+    g_assert_cmpuint(pk, ==, 0);
+    g_assert_cmpint(fc_query(&t, bulk + 1, 4, false, false, 0, &pk, &by), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(fc_query(&t, bulk, 4096, false, false, 0, &pk, &by), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(fc_query(&t, single, 0, false, true, 0, &pk, &by), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(fc_query(&t, bad, 0, false, false, 0, &pk, &by), ==,
+                    MLX5_CMD_STAT_BAD_RES_ERR);
+
+    /* counted into: not freed; a bulk only as a whole */
+    g_assert_cmpint(fc_dealloc(&t, single), ==, MLX5_CMD_STAT_BAD_RES_STATE_ERR);
+    g_assert_cmpint(fc_dealloc(&t, bulk), ==, MLX5_CMD_STAT_BAD_RES_STATE_ERR);
+    g_assert_cmpint(fc_dealloc(&t, bulk + 5), ==, MLX5_CMD_STAT_BAD_RES_ERR);
+    /* the drop entry moves to the bulk's counter 6: the single one is free to go */
+    both[0] = bulk + 6;
+    g_assert_cmpint(fc_fte(&t, ft, fg, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_DROP |
+                           MLX5_FLOW_CONTEXT_ACTION_COUNT, 0, 1, both, 1, 1 << 3), ==, 0);
+    g_assert_cmpint(rx_count(&t, my_mac, 4000), ==, 0);
+    g_assert_cmpint(fc_query(&t, bulk + 4, 4, false, false, 2, &pk, &by), ==, 0);
+    g_assert_cmpuint(pk, ==, 1);
+    g_assert_cmpint(fc_dealloc(&t, single), ==, 0);
+    g_assert_cmpint(fc_query(&t, single, 0, false, false, 0, &pk, &by), ==,
+                    MLX5_CMD_STAT_BAD_RES_ERR);
+    /* once the entries are gone, so may the bulk */
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in, FTE_IN_flow_index, 0);
+    g_assert_cmpint(tdrv_exec(t.d, in, 0x40, out, 16), ==, 0);
+    MLX5_SET(in, FTE_IN_flow_index, 1);
+    g_assert_cmpint(tdrv_exec(t.d, in, 0x40, out, 16), ==, 0);
+    g_assert_cmpint(fc_dealloc(&t, bulk), ==, 0);
+    g_assert_cmpint(fc_dealloc(&t, other), ==, 0);
     eth_free(&t);
 }
 
@@ -1104,6 +1304,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/eth/mpw", test_mpw);
     g_test_add_func("/mlx5/eth/blueflame", test_blueflame);
     g_test_add_func("/mlx5/eth/steering", test_steering);
+    g_test_add_func("/mlx5/eth/flow-counters", test_flow_counters);
     g_test_add_func("/mlx5/eth/toeplitz", test_toeplitz);
     g_test_add_func("/mlx5/eth/roce", test_roce);
     return g_test_run();

@@ -31,6 +31,23 @@
 #define MLX5_ETH_MAX_DEST       16              /* destinations of one entry */
 /* tables one frame may pass through */
 #define MLX5_ETH_MAX_HOPS       16
+/* flow counters: ids 1 .. max - 1 */
+#define MLX5_ETH_MAX_FLOW_COUNTERS 4096
+/* bulk sizes ALLOC_FLOW_COUNTER takes: 128 x (1, 2, 4) counters */
+#define MLX5_ETH_FC_BULK_ALLOC  0x7
+#define MLX5_ETH_LOG_FC_BULK_QUERY 10
+#define MLX5_ETH_FC_MAX_BULK_QUERY (1u << MLX5_ETH_LOG_FC_BULK_QUERY)
+/* counters one flow entry counts into */
+#define MLX5_ETH_LOG_FTE_COUNTERS 2
+#define MLX5_ETH_FTE_COUNTERS   (1u << MLX5_ETH_LOG_FTE_COUNTERS)
+
+typedef struct Mlx5FlowCounter {
+    uint64_t packets, bytes;
+    uint32_t base;              /* first id of its allocation; 0: free */
+    uint32_t n;                 /* at base: the allocation's size */
+    uint32_t refs;              /* flow entries counting into it */
+    uint16_t uid;
+} Mlx5FlowCounter;
 
 typedef struct Mlx5Tis {
     uint32_t tisn;
@@ -69,10 +86,12 @@ typedef struct Mlx5Fte {
     uint32_t flow_tag;
     uint16_t action;
     uint8_t ndest;
+    uint8_t ncnt;
     struct {
         uint8_t type;
         uint32_t id;
     } dest[MLX5_ETH_MAX_DEST];
+    uint32_t cnt[MLX5_ETH_FTE_COUNTERS];    /* flow counters (COUNT) */
     uint8_t value[MLX5_FTE_MATCH_PARAM_SIZE];
 } Mlx5Fte;
 
@@ -130,6 +149,8 @@ typedef struct Mlx5Eth {
     uint16_t q_owner[MLX5_ETH_MAX_Q_COUNTERS];  /* the uid that allocated it */
     uint64_t q_oob[MLX5_ETH_MAX_Q_COUNTERS];
     Mlx5EthCounters cnt;
+    /* flow counters by id [MLX5_ETH_MAX_FLOW_COUNTERS] */
+    Mlx5FlowCounter *fcs;
     /* the link refused a frame: SQs wait for link_tx_ready */
     bool tx_blocked;
     /* [MLX5_ETH_MAX_FRAME + MLX5_ETH_MAX_TSO]: TX assembly */
@@ -186,11 +207,20 @@ Mlx5CmdHandler mlx5_cmd_set_flow_table_root, mlx5_cmd_create_flow_table,
 void mlx5_ft_free(Mlx5Core *c, void *obj);
 void mlx5_fg_free(Mlx5Core *c, void *obj);
 /*
- * Steer a frame with match set @ms from the root: the TIRs it goes to (0 =
- * dropped).
+ * Steer a frame of @len bytes with match set @ms from the root: the TIRs it
+ * goes to (0 = dropped).
  */
-unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, Mlx5Tir **tirs,
-                         uint32_t *flow_tag);
+unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, size_t len,
+                         Mlx5Tir **tirs, uint32_t *flow_tag);
+
+/* mlx5_flow_counter.c */
+Mlx5CmdHandler mlx5_cmd_alloc_flow_counter, mlx5_cmd_dealloc_flow_counter,
+    mlx5_cmd_query_flow_counter;
+/* A flow entry counts into counter @id (false: there is no such counter). */
+bool mlx5_fc_ref(Mlx5Core *c, uint32_t id);
+void mlx5_fc_put(Mlx5Core *c, uint32_t id);
+/* A frame of @bytes hit an entry counting into @id. */
+void mlx5_fc_count(Mlx5Core *c, uint32_t id, size_t bytes);
 
 /* mlx5_wq.c */
 Mlx5CmdHandler mlx5_cmd_create_sq, mlx5_cmd_modify_sq, mlx5_cmd_destroy_sq,

@@ -244,7 +244,7 @@ static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
     /* the vport counts what it receives, once, whatever steering does */
     mlx5_eth_count(&e->cnt.rx, frame, len);
     mlx5_eth_match_set(frame, &h, ms);
-    n = mlx5_flow_steer(c, ms, tirs, &flow_tag);
+    n = mlx5_flow_steer(c, ms, len, tirs, &flow_tag);
     for (i = 0; i < n; i++) {
         g_autofree uint8_t *copy = NULL;
         const uint8_t *f = frame;

@@ -55,8 +55,20 @@ static Mlx5FlowTable *mlx5_ft_in(Mlx5Core *c, Mlx5CmdCtx *cmd)
     return ft;
 }
 
+/* Let go of the flow counters @fte counts into. */
+static void mlx5_fte_put_counters(Mlx5Core *c, Mlx5Fte *fte)
+{
+    unsigned i;
+
+    for (i = 0; i < fte->ncnt; i++) {
+        mlx5_fc_put(c, fte->cnt[i]);
+    }
+    fte->ncnt = 0;
+}
+
 static void mlx5_fte_free(Mlx5Core *c, Mlx5Fte *fte)
 {
+    mlx5_fte_put_counters(c, fte);
     mlx5_ref_put(&c->eth->nftes);
     g_free(fte);
 }
@@ -341,32 +353,49 @@ static Mlx5Fte *mlx5_fte_at(Mlx5FlowGroup *fg, uint32_t index, guint *pos)
     return NULL;
 }
 
-/* Decode and check an entry's flow context. Returns a syndrome or 0. */
+/*
+ * Do an entry's action and lists agree: destinations with FWD_DEST only,
+ * counters with COUNT only?
+ */
+static bool mlx5_fte_consistent(const Mlx5Fte *fte)
+{
+    return !(fte->action & MLX5_FLOW_CONTEXT_ACTION_FWD_DEST) == !fte->ndest &&
+           !(fte->action & MLX5_FLOW_CONTEXT_ACTION_COUNT) == !fte->ncnt;
+}
+
+/*
+ * Decode and check an entry's flow context. Returns a syndrome or 0; on 0 the
+ * entry holds a reference to each counter it names.
+ */
 static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
                               Mlx5Fte *fte)
 {
     const uint8_t *fc = cmd->in + FTE_CTX_OFF;
     uint32_t ndest = MLX5_GET(fc, FC_destination_list_size);
     uint32_t ncnt = MLX5_GET(fc, FC_flow_counter_list_size);
-    /*
-     * no flow counters are offered (ALLOC_FLOW_COUNTER is not), so no COUNT
-     * action
-     */
     uint16_t known = MLX5_FLOW_CONTEXT_ACTION_ALLOW |
                      MLX5_FLOW_CONTEXT_ACTION_DROP |
-                     MLX5_FLOW_CONTEXT_ACTION_FWD_DEST;
+                     MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
+                     MLX5_FLOW_CONTEXT_ACTION_COUNT;
     uint32_t i;
 
     fte->group_id = MLX5_GET(fc, FC_group_id);
     fte->flow_tag = MLX5_GET(fc, FC_flow_tag);
     fte->action = MLX5_GET(fc, FC_action);
     memcpy(fte->value, fc + FC_match_value_OFF, MLX5_FTE_MATCH_PARAM_SIZE);
-    if ((fte->action & ~known) || ndest > MLX5_ETH_MAX_DEST || ncnt ||
-        (!(fte->action & MLX5_FLOW_CONTEXT_ACTION_FWD_DEST) && ndest) ||
-        ((fte->action & MLX5_FLOW_CONTEXT_ACTION_FWD_DEST) && !ndest)) {
+    if ((fte->action & ~known) || ndest > MLX5_ETH_MAX_DEST ||
+        ncnt > MLX5_ETH_FTE_COUNTERS) {
         return MLX5_SYND_FTE_ACTION;
     }
-    if (!mlx5_cmd_in_ok(cmd, FTE_CTX_OFF + FC_dest_OFF + 8 * ndest)) {
+    fte->ndest = ndest;
+    fte->ncnt = ncnt;
+    if (!mlx5_fte_consistent(fte)) {
+        fte->ndest = fte->ncnt = 0;
+        return MLX5_SYND_FTE_ACTION;
+    }
+    fte->ndest = fte->ncnt = 0;
+    /* the destinations, then the counters, 8 bytes each */
+    if (!mlx5_cmd_in_ok(cmd, FTE_CTX_OFF + FC_dest_OFF + 8 * (ndest + ncnt))) {
         return MLX5_SYND_INLEN;
     }
     for (i = 0; i < ndest; i++) {
@@ -392,6 +421,14 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
         fte->dest[i].type = type;
         fte->dest[i].id = id;
     }
+    for (i = 0; i < ncnt; i++) {
+        fte->cnt[i] = mlx5_ld32(fc + FC_dest_OFF + 8 * (ndest + i));
+        if (!mlx5_fc_ref(c, fte->cnt[i])) {
+            mlx5_fte_put_counters(c, fte);
+            return MLX5_SYND_BAD_HANDLE;
+        }
+        fte->ncnt = i + 1;
+    }
     fte->ndest = ndest;
     return 0;
 }
@@ -404,6 +441,7 @@ enum {
     MLX5_FTE_MODIFY_ACTION = 1 << 0,
     MLX5_FTE_MODIFY_FLOW_TAG = 1 << 1,
     MLX5_FTE_MODIFY_DEST = 1 << 2,
+    MLX5_FTE_MODIFY_COUNTERS = 1 << 3,
 };
 
 /*
@@ -419,7 +457,7 @@ static uint32_t mlx5_fte_update(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
     uint32_t synd;
 
     if (mask & ~(MLX5_FTE_MODIFY_ACTION | MLX5_FTE_MODIFY_FLOW_TAG |
-                 MLX5_FTE_MODIFY_DEST)) {
+                 MLX5_FTE_MODIFY_DEST | MLX5_FTE_MODIFY_COUNTERS)) {
         return MLX5_SYND_FTE_ACTION;
     }
     n->index = fte->index;
@@ -438,13 +476,26 @@ static uint32_t mlx5_fte_update(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
         memcpy(n->dest, fte->dest, sizeof(n->dest));
         n->ndest = fte->ndest;
     }
-    if (!(n->action & MLX5_FLOW_CONTEXT_ACTION_FWD_DEST) != !n->ndest) {
+    if (!(mask & MLX5_FTE_MODIFY_COUNTERS)) {
+        /* (the new context's counters were only checked) */
+        mlx5_fte_put_counters(c, n);
+        memcpy(n->cnt, fte->cnt, sizeof(n->cnt));
+        n->ncnt = fte->ncnt;
+        if (!mlx5_fte_consistent(n)) {
+            return MLX5_SYND_FTE_ACTION;
+        }
+    } else if (!mlx5_fte_consistent(n)) {
+        mlx5_fte_put_counters(c, n);
         return MLX5_SYND_FTE_ACTION;
+    } else {
+        mlx5_fte_put_counters(c, fte);
     }
     fte->action = n->action;
     fte->flow_tag = n->flow_tag;
     memcpy(fte->dest, n->dest, sizeof(fte->dest));
     fte->ndest = n->ndest;
+    memcpy(fte->cnt, n->cnt, sizeof(fte->cnt));
+    fte->ncnt = n->ncnt;
     return 0;
 }
 
@@ -577,8 +628,8 @@ static const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms)
  * rule) gives the frame to those TIRs and goes on in that table; with several
  * tables among the destinations, the first is followed.
  */
-unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, Mlx5Tir **tirs,
-                         uint32_t *flow_tag)
+unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, size_t len,
+                         Mlx5Tir **tirs, uint32_t *flow_tag)
 {
     Mlx5FlowTable *ft = mlx5_ft_get(c, c->eth->root_ft);
     unsigned hops, n = 0, i;
@@ -596,6 +647,9 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, Mlx5Tir **tirs,
             continue;
         }
         trace_mlx5_eth_steer(ft->id, fte->index, fte->action);
+        for (i = 0; i < fte->ncnt; i++) {
+            mlx5_fc_count(c, fte->cnt[i], len);
+        }
         if (fte->action & MLX5_FLOW_CONTEXT_ACTION_DROP) {
             return n;
         }

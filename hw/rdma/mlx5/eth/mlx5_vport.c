@@ -41,6 +41,10 @@ static void mlx5_eth_caps_general(uint8_t *cap)
     MLX5_SET(cap, CAP_ext_stride_num_range, 1);
     MLX5_SET(cap, CAP_umr_ptr_rlky, 1);
     MLX5_SET(cap, CAP_roce, 1);                     /* RoCE v2 (mlx5_roce.c) */
+    /* flow counters (mlx5_flow_counter.c), single and in bulks */
+    MLX5_SET(cap, CAP_max_flow_counter_15_0, MLX5_ETH_MAX_FLOW_COUNTERS);
+    MLX5_SET(cap, CAP_flow_counter_bulk_alloc, MLX5_ETH_FC_BULK_ALLOC);
+    MLX5_SET(cap, CAP_log_max_flow_counter_bulk, MLX5_ETH_LOG_FC_BULK_QUERY);
 }
 
 void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
@@ -82,6 +86,10 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
          * offloads, leftovers and LAG priorities
          */
         MLX5_SET(cap, FT_CAP_nic_rx_flow_modify_en, 1);
+        /* COUNT actions (mlx5e's tc rules count what they match) */
+        MLX5_SET(cap, FT_CAP_nic_rx_flow_counter, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_log_max_flow_counter,
+                 MLX5_ETH_LOG_FTE_COUNTERS);
         MLX5_SET(cap, FT_CAP_nic_rx_identified_miss_table_mode, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_flow_table_modify, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_ft_size, MLX5_ETH_LOG_MAX_FT_SIZE);
@@ -112,6 +120,7 @@ void mlx5_eth_init(Mlx5Core *c)
     mlx5_table_init(&e->fts, "flow table", 1u << 10, 1);
     mlx5_table_init(&e->fgs, "flow group", 1u << 12, 1);
     e->frame = g_malloc(MLX5_ETH_MAX_FRAME + MLX5_ETH_MAX_TSO);
+    e->fcs = g_new0(Mlx5FlowCounter, MLX5_ETH_MAX_FLOW_COUNTERS);
     c->eth = e;
 }
 
@@ -133,6 +142,8 @@ void mlx5_eth_reset(Mlx5Core *c)
     mlx5_table_destroy(&e->tises, mlx5_plain_free, c);
     e->root_ft = 0;
     e->nftes = 0;
+    /* (after the flow entries that held them) */
+    memset(e->fcs, 0, sizeof(*e->fcs) * MLX5_ETH_MAX_FLOW_COUNTERS);
     memcpy(e->mac, c->cfg.mac, 6);
     e->vport_mtu = 0;
     e->promisc_uc = e->promisc_mc = e->promisc_all = e->roce_en = false;
@@ -165,6 +176,7 @@ void mlx5_eth_free(Mlx5Core *c)
         g_free(all[i]->owner);
     }
     g_free(e->frame);
+    g_free(e->fcs);
     g_free(e);
     c->eth = NULL;
 }

@@ -48,6 +48,9 @@ enum {
     MLX5_CMD_OP_DESTROY_FLOW_GROUP = 0x934,
     MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY = 0x936,
     MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY = 0x938,
+    MLX5_CMD_OP_ALLOC_FLOW_COUNTER = 0x939,
+    MLX5_CMD_OP_DEALLOC_FLOW_COUNTER = 0x93a,
+    MLX5_CMD_OP_QUERY_FLOW_COUNTER = 0x93b,
     MLX5_CMD_OP_MODIFY_FLOW_TABLE = 0x93c,
     MLX5_CMD_OP_QUERY_ROCE_ADDRESS = 0x760,
     MLX5_CMD_OP_SET_ROCE_ADDRESS = 0x761,
@@ -108,6 +111,11 @@ enum {
 #define CAP_log_max_wq_sz                   MLX5_FIELD(30, 4, 0)
 #define CAP_log_max_current_mc_list         MLX5_FIELD(31, 12, 8)
 #define CAP_log_max_current_uc_list         MLX5_FIELD(31, 4, 0)
+/* flow counters */
+#define CAP_max_flow_counter_31_16          MLX5_FIELD(22, 31, 16)
+#define CAP_flow_counter_bulk_alloc         MLX5_FIELD(24, 15, 8)
+#define CAP_log_max_flow_counter_bulk       MLX5_FIELD(26, 23, 16)
+#define CAP_max_flow_counter_15_0           MLX5_FIELD(26, 15, 0)
 
 /* per_protocol_networking_offload_caps */
 #define ETH_CAP_csum_cap                    MLX5_FIELD(0, 31, 31)
@@ -123,6 +131,7 @@ enum {
 
 /* flow_table_nic_cap: flow_table_properties_nic_receive at byte 0x40 */
 #define FT_CAP_nic_rx_ft_support            MLX5_FIELD(16, 31, 31)
+#define FT_CAP_nic_rx_flow_counter          MLX5_FIELD(16, 29, 29)
 #define FT_CAP_nic_rx_flow_modify_en        MLX5_FIELD(16, 28, 28)
 #define FT_CAP_nic_rx_modify_root           MLX5_FIELD(16, 27, 27)
 #define FT_CAP_nic_rx_identified_miss_table_mode MLX5_FIELD(16, 26, 26)
@@ -130,6 +139,7 @@ enum {
 #define FT_CAP_nic_rx_log_max_ft_size       MLX5_FIELD(17, 29, 24)
 #define FT_CAP_nic_rx_max_ft_level          MLX5_FIELD(17, 7, 0)
 #define FT_CAP_nic_rx_log_max_ft_num        MLX5_FIELD(19, 7, 0)
+#define FT_CAP_nic_rx_log_max_flow_counter  MLX5_FIELD(20, 15, 8)
 #define FT_CAP_nic_rx_log_max_destination   MLX5_FIELD(20, 7, 0)
 #define FT_CAP_nic_rx_log_max_flow          MLX5_FIELD(21, 7, 0)
 
@@ -272,6 +282,17 @@ enum {
     /* (in the counter list, not a destination) */
     MLX5_FLOW_DEST_TYPE_COUNTER = 0x100,
 };
+/* ALLOC/DEALLOC/QUERY_FLOW_COUNTER */
+#define ALLOC_FC_IN_flow_counter_bulk_log_size MLX5_FIELD(3, 12, 8)
+#define ALLOC_FC_IN_flow_counter_bulk       MLX5_FIELD(3, 7, 0)
+#define ALLOC_FC_OUT_flow_counter_id        MLX5_FIELD(2, 31, 0)
+#define DEALLOC_FC_IN_flow_counter_id       MLX5_FIELD(2, 31, 0)
+#define QUERY_FC_IN_clear                   MLX5_FIELD(6, 31, 31)
+#define QUERY_FC_IN_dump_to_memory          MLX5_FIELD(6, 30, 30)
+#define QUERY_FC_IN_num_of_counters         MLX5_FIELD(6, 29, 0)
+#define QUERY_FC_IN_flow_counter_id         MLX5_FIELD(7, 31, 0)
+/* traffic_counter (packets, octets: 8 bytes each) per counter */
+#define QUERY_FC_OUT_STATS_OFF              0x10
 /* fte_match_set_lyr_2_4 (outer headers, byte 0 of fte_match_param) */
 #define MS_smac_47_16_OFF                   0x00
 #define MS_ethertype                        MLX5_FIELD(1, 15, 0)
