@@ -14,9 +14,10 @@
 #     queue missed (out of buffer) is every frame that came (the vport counts each frame it
 #     receives once, from the link or looped back, whatever steering does with it; the PMD's
 #     queues may count a multicast frame more than once).
-#  3. A flow rule: "flow create 0 ingress pattern eth / ipv4 / udp / end actions drop / end" on
-#     instance 1 stops the UDP frames (at most a few others get through; the vport still counts
-#     them all); after "flow flush 0" they come again.
+#  3. A flow rule: "flow create 0 ingress pattern eth / ipv4 / udp / end actions count / drop /
+#     end" on instance 1 stops the UDP frames (at most a few others get through; the vport still
+#     counts them all), and its flow counter ("flow query 0 0 count") counted every one of them;
+#     after "flow flush 0" they come again.
 # mlx5t-instances: 2
 # mlx5t-timeout: 900
 # mlx5t-device-args: link-type=eth
@@ -129,8 +130,9 @@ snap
 # --- 2. counts
 traffic default 8
 # --- 3. a drop rule for UDP, then without it
-[ "$IDX" = 1 ] && tp flow create 0 ingress pattern eth / ipv4 / udp / end actions drop / end
+[ "$IDX" = 1 ] && tp flow create 0 ingress pattern eth / ipv4 / udp / end actions count / drop / end
 traffic drop 5
+[ "$IDX" = 1 ] && tp flow query 0 0 count
 [ "$IDX" = 1 ] && tp flow flush 0
 traffic flushed 5
 tp_stop /tmp/tp-default.log
@@ -176,6 +178,11 @@ else
   counts /tmp/tp-default.log 3
   [ "$SENT" -gt 1000 ] && [ "$uc" = "$SENT" ] && [ "$got" -le 10 ] ||
     fail "the drop rule let $got of $SENT frames through (the vport counted $uc)"
+  # its COUNT action: a flow counter (DevX ALLOC_FLOW_COUNTER, the PMD's fall-back counter
+  # management: queried one at a time)
+  grep -A4 "^COUNT:" /tmp/tp-default.log
+  hits=$(sed -n '/^COUNT:/,/bytes:/s/^ *hits: //p' /tmp/tp-default.log | head -n1)
+  [ "$hits" = "$SENT" ] || fail "the drop rule's counter counted ${hits:-nothing}, $SENT were sent"
   echo "== flow flush"
   SENT=$s_flushed
   counts /tmp/tp-default.log 4
