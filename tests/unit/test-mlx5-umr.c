@@ -520,6 +520,74 @@ static void test_frwr_and_invalidate(void)
     tdrv_free(a);
 }
 
+
+/*
+ * A KLM mkey created free with entries (mlx5e's XSK receive queue for frames smaller than a
+ * page: each page a frame entry and a filler entry, replaced by UMR WQE by WQE): the entries
+ * given at creation count, so that an entry's place in the address space is the same before
+ * and after UMR replaces the ones in front of it.
+ */
+static void test_klm_free_with_entries(void)
+{
+    TDrv *a = new_node(1), *b = new_node(2);
+    uint8_t in[MLX5_PAS_OFF + 4 * 16] = { 0 }, out[16], x[2 * 16] = { 0 };
+    uint8_t *mkc = in + CREATE_MKEY_MKC_OFF;
+    uint32_t pa_key, key;
+    TQp qa, qb;
+    Umr u = { 0 };
+    unsigned i;
+
+    tqp_rc_pair(&qa, a, &qb, b);
+    pa_key = create_mtt_mkey(b, qb.pd, 0x100000, 0x10000, qb.mem, false);
+    /* two "pages": frame 0 at 0x100000, frame 1 at 0x101000, fillers at 0x10f000 */
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_MKEY);
+    MLX5_SET(mkc, MKC_free, 1);
+    MLX5_SET(mkc, MKC_umr_en, 1);
+    MLX5_SET(mkc, MKC_access_mode_1_0, MLX5_MKC_ACCESS_MODE_KLMS);
+    MLX5_SET(mkc, MKC_lw, 1);
+    MLX5_SET(mkc, MKC_lr, 1);
+    MLX5_SET(mkc, MKC_pd, qb.pd);
+    MLX5_SET(mkc, MKC_qpn, 0xffffff);
+    MLX5_SET(mkc, MKC_mkey_7_0, 0x33);
+    MLX5_SET64(mkc, MKC_len_OFF, 2 * 4096);
+    MLX5_SET(mkc, MKC_translations_octword_size, 4);
+    MLX5_SET(in, CREATE_MKEY_IN_translations_octword_actual_size, 4);
+    for (i = 0; i < 2; i++) {
+        klm(in + MLX5_PAS_OFF + 32 * i, 2048, pa_key, 0x100000 + 0x1000 * i);
+        klm(in + MLX5_PAS_OFF + 32 * i + 16, 2048, pa_key, 0x10f000);
+    }
+    g_assert_cmpint(tdrv_exec(b, in, sizeof(in), out, sizeof(out)), ==, 0);
+    key = (MLX5_GET(out, MKEY_IN_mkey_index) << 8) | 0x33;
+
+    /* UMR replaces page 1's entries only (frame 1 now at 0x102000) and enables the key */
+    klm(x, 2048, pa_key, 0x102000);
+    klm(x + 16, 2048, pa_key, 0x10f000);
+    u.key = key;
+    u.flags = F_INLINE;
+    u.mask = M_FREE | M_ACCESS;
+    mkc_access(u.mkc, true);
+    u.xlt = x;
+    u.n16 = 2;
+    u.off16 = 2;
+    g_assert_cmpuint(umr_run(&qb, &u, NULL), ==, MLX5_CQE_REQ);
+    /* a write at page 1 + 0x100 lands in the new frame 1; one at page 0 in frame 0 */
+    pattern(a, qa.mem, 256, 9);
+    g_assert_cmpuint(rdma_op(&qa, &qb, MLX5_OPCODE_RDMA_WRITE, 4096 + 0x100, key, qa.mem, 200),
+                     ==, MLX5_CQE_REQ);
+    g_assert_cmpuint(rdma_op(&qa, &qb, MLX5_OPCODE_RDMA_WRITE, 0x40, key, qa.mem, 100), ==,
+                     MLX5_CQE_REQ);
+    for (i = 0; i < 200; i++) {
+        g_assert_cmpuint(byte_at(b, qb.mem + 0x2000 + 0x100 + i), ==, byte_at(a, qa.mem + i));
+    }
+    for (i = 0; i < 100; i++) {
+        g_assert_cmpuint(byte_at(b, qb.mem + 0x40 + i), ==, byte_at(a, qa.mem + i));
+    }
+    /* (the old frame 1 was not touched) */
+    g_assert_cmpuint(byte_at(b, qb.mem + 0x1000 + 0x100), ==, 0);
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
 /* Hostile UMRs: each fails with a local protection/QP-operation error and changes nothing. */
 static void test_bad_umr(void)
 {
@@ -593,6 +661,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/mlx5/umr/mr-cache-flow", test_mr_cache_flow);
     g_test_add_func("/mlx5/umr/klm-and-interleaved", test_klm_and_interleaved);
+    g_test_add_func("/mlx5/umr/klm-free-with-entries", test_klm_free_with_entries);
     g_test_add_func("/mlx5/umr/ksm-and-nesting", test_ksm_and_nesting);
     g_test_add_func("/mlx5/umr/frwr-and-invalidate", test_frwr_and_invalidate);
     g_test_add_func("/mlx5/umr/bad-umr", test_bad_umr);

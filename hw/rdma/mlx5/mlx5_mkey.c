@@ -118,7 +118,7 @@ static uint32_t mlx5_mkey_load_mtt(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Mkey *mk)
     return 0;
 }
 
-/* KLM/KSM entries given in the command (an indirect mkey created enabled). */
+/* KLM/KSM entries given in the command. */
 static uint32_t mlx5_mkey_load_klm(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Mkey *mk)
 {
     uint32_t actual = MLX5_GET(cmd->in,
@@ -233,9 +233,18 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
         break;
     case MLX5_MKC_ACCESS_MODE_KLMS:
     case MLX5_MKC_ACCESS_MODE_KSM:
+        /*
+         * entries given with a free mkey count too: mlx5e's XSK receive queues
+         * (frames smaller than a page) create their KLM mkey free, every page a
+         * frame entry and a filler entry, and UMR then replaces them WQE by
+         * WQE; a KLM's place in the address space depends on every entry
+         * before it
+         */
         if (mk->translations_octword_size > MLX5_MAX_PAS) {
             synd = MLX5_SYND_BAD_PAS;
-        } else if (!mk->free) {
+        } else if (!mk->free ||
+                   MLX5_GET(cmd->in,
+                            CREATE_MKEY_IN_translations_octword_actual_size)) {
             synd = mlx5_mkey_load_klm(c, cmd, mk);
         }
         break;
