@@ -212,14 +212,15 @@ void teth_post_send(TEth *t, uint8_t opcode, uint8_t cs, uint16_t mss, const uin
     mlx5_exec_sq_doorbell(t->d->c, (uint64_t)t->sqn << 8);
 }
 
-int teth_set_fte(TEth *t, uint32_t ft, uint32_t fg, uint32_t index, uint16_t sport,
-                 uint16_t action, unsigned nd, const uint8_t *dt, const uint32_t *di,
-                 uint16_t op_mod, uint8_t mask)
+int teth_set_fte_cnt(TEth *t, uint32_t ft, uint32_t fg, uint32_t index, uint16_t sport,
+                     uint16_t action, unsigned nd, const uint8_t *dt, const uint32_t *di,
+                     unsigned nc, const uint32_t *cnt, uint16_t op_mod, uint8_t mask)
 {
-    g_autofree uint8_t *in = g_malloc0(FTE_CTX_OFF + FC_dest_OFF + 8 * 4);
+    g_autofree uint8_t *in = g_malloc0(FTE_CTX_OFF + FC_dest_OFF + 8 * 8);
     uint8_t *fc = in + FTE_CTX_OFF, out[16];
     unsigned i;
 
+    g_assert_cmpuint(nd + nc, <=, 8);
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
     MLX5_SET(in, FTE_IN_op_mod, op_mod);
     MLX5_SET(in, FTE_IN_modify_enable_mask, mask);
@@ -228,11 +229,24 @@ int teth_set_fte(TEth *t, uint32_t ft, uint32_t fg, uint32_t index, uint16_t spo
     MLX5_SET(fc, FC_group_id, fg);
     MLX5_SET(fc, FC_action, action);
     MLX5_SET(fc, FC_destination_list_size, nd);
+    MLX5_SET(fc, FC_flow_counter_list_size, nc);
     MLX5_SET(fc + FC_match_value_OFF, MS_ip_protocol, 17);
     MLX5_SET(fc + FC_match_value_OFF, MS_udp_sport, sport);
     for (i = 0; i < nd; i++) {
         MLX5_SET(fc + FC_dest_OFF + 8 * i, DEST_type, dt[i]);
         MLX5_SET(fc + FC_dest_OFF + 8 * i, DEST_id, di[i]);
     }
-    return tdrv_exec(t->d, in, FTE_CTX_OFF + FC_dest_OFF + 8 * 4, out, sizeof(out));
+    /* the counters after the destinations */
+    for (i = 0; i < nc; i++) {
+        mlx5_st32(fc + FC_dest_OFF + 8 * (nd + i), cnt[i]);
+    }
+    return tdrv_exec(t->d, in, FTE_CTX_OFF + FC_dest_OFF + 8 * 8, out, sizeof(out));
+}
+
+int teth_set_fte(TEth *t, uint32_t ft, uint32_t fg, uint32_t index, uint16_t sport,
+                 uint16_t action, unsigned nd, const uint8_t *dt, const uint32_t *di,
+                 uint16_t op_mod, uint8_t mask)
+{
+    return teth_set_fte_cnt(t, ft, fg, index, sport, action, nd, dt, di, 0, NULL, op_mod,
+                            mask);
 }

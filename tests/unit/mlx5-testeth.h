@@ -51,4 +51,9 @@ int teth_set_fte(TEth *t, uint32_t ft, uint32_t fg, uint32_t index, uint16_t spo
                  uint16_t action, unsigned nd, const uint8_t *dt, const uint32_t *di,
                  uint16_t op_mod, uint8_t mask);
 
+/* The same with @nc flow counters @cnt after the destinations (at most 8 entries in all). */
+int teth_set_fte_cnt(TEth *t, uint32_t ft, uint32_t fg, uint32_t index, uint16_t sport,
+                     uint16_t action, unsigned nd, const uint8_t *dt, const uint32_t *di,
+                     unsigned nc, const uint32_t *cnt, uint16_t op_mod, uint8_t mask);
+
 #endif

@@ -800,6 +800,37 @@ static void test_blueflame(void)
     eth_free(&t);
 }
 
+
+/*
+ * A root table at level 1 missing to the MAC table (level 5), with one group over entries 0..3
+ * matching the IP protocol and the UDP source port: the group's id in *@fg, the table's returned.
+ */
+static uint32_t sport_root_table(TEth *t, uint32_t *fg)
+{
+    uint8_t in[0x400] = { 0 }, out[16];
+    uint32_t ft;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+    MLX5_SET(in + FT_CTX_OFF, FTC_level, 1);
+    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 2);
+    MLX5_SET(in + FT_CTX_OFF, FTC_table_miss_action, MLX5_FT_MISS_ACTION_FWD);
+    MLX5_SET(in + FT_CTX_OFF, FTC_table_miss_id, t->ft);
+    ft = teth_obj_create(t->d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in, FG_IN_end_flow_index, 3);
+    MLX5_SET(in, FG_IN_match_criteria_enable, 1);
+    MLX5_SET(in + FG_IN_criteria_OFF, MS_ip_protocol, 0xff);
+    MLX5_SET(in + FG_IN_criteria_OFF, MS_udp_sport, 0xffff);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+    g_assert_cmpint(tdrv_exec(t->d, in, sizeof(in), out, 16), ==, 0);
+    *fg = MLX5_GET(out, FG_OUT_group_id);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, FT_IN_table_id, ft);
+    teth_obj_create(t->d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+    return ft;
+}
+
 /*
  * Enhanced multi-packet send: each data segment after the eth segment is a frame (read through
  * its lkey), each inline segment a frame in the WQE; the eth segment's checksum flags apply to
@@ -896,22 +927,7 @@ static void test_steering(void)
     MLX5_SET(in + FT_CTX_OFF, FTC_level, 128);
     MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 2);
     g_assert_cmpint(tdrv_exec(t.d, in, 0x40, out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
-    MLX5_SET(in + FT_CTX_OFF, FTC_level, 1);
-    MLX5_SET(in + FT_CTX_OFF, FTC_table_miss_action, MLX5_FT_MISS_ACTION_FWD);
-    MLX5_SET(in + FT_CTX_OFF, FTC_table_miss_id, t.ft);
-    ft0 = teth_obj_create(t.d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
-    memset(in, 0, sizeof(in));
-    MLX5_SET(in, FT_IN_table_id, ft0);
-    MLX5_SET(in, FG_IN_end_flow_index, 3);
-    MLX5_SET(in, FG_IN_match_criteria_enable, 1);
-    MLX5_SET(in + FG_IN_criteria_OFF, MS_ip_protocol, 0xff);
-    MLX5_SET(in + FG_IN_criteria_OFF, MS_udp_sport, 0xffff);
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
-    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, 0);
-    fg0 = MLX5_GET(out, FG_OUT_group_id);
-    memset(in, 0, sizeof(in));
-    MLX5_SET(in, FT_IN_table_id, ft0);
-    teth_obj_create(t.d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+    ft0 = sport_root_table(&t, &fg0);
 
     /* a "don't trap" entry: sport 4000 goes to TIR 2 and on to the MAC table (-> TIR 1) */
     both_i[0] = tir2;
@@ -977,29 +993,11 @@ static int fc_fte(TEth *t, uint32_t ft, uint32_t fg, uint32_t index, uint16_t sp
                   uint16_t action, uint32_t tir, unsigned nc, const uint32_t *cnt,
                   uint16_t op_mod, uint8_t mask)
 {
-    uint8_t in[FTE_CTX_OFF + FC_dest_OFF + 8 * 8] = { 0 }, out[16];
-    uint8_t *fc = in + FTE_CTX_OFF;
-    unsigned nd = (action & MLX5_FLOW_CONTEXT_ACTION_FWD_DEST) ? 1 : 0, i;
+    const uint8_t tir_t[1] = { MLX5_FLOW_DEST_TYPE_TIR };
 
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
-    MLX5_SET(in, FTE_IN_op_mod, op_mod);
-    MLX5_SET(in, FTE_IN_modify_enable_mask, mask);
-    MLX5_SET(in, FT_IN_table_id, ft);
-    MLX5_SET(in, FTE_IN_flow_index, index);
-    MLX5_SET(fc, FC_group_id, fg);
-    MLX5_SET(fc, FC_action, action);
-    MLX5_SET(fc, FC_destination_list_size, nd);
-    MLX5_SET(fc, FC_flow_counter_list_size, nc);
-    MLX5_SET(fc + FC_match_value_OFF, MS_ip_protocol, 17);
-    MLX5_SET(fc + FC_match_value_OFF, MS_udp_sport, sport);
-    if (nd) {
-        MLX5_SET(fc + FC_dest_OFF, DEST_type, MLX5_FLOW_DEST_TYPE_TIR);
-        MLX5_SET(fc + FC_dest_OFF, DEST_id, tir);
-    }
-    for (i = 0; i < nc; i++) {
-        mlx5_st32(fc + FC_dest_OFF + 8 * (nd + i), cnt[i]);
-    }
-    return tdrv_exec(t->d, in, sizeof(in), out, sizeof(out));
+    return teth_set_fte_cnt(t, ft, fg, index, sport, action,
+                            (action & MLX5_FLOW_CONTEXT_ACTION_FWD_DEST) ? 1 : 0, tir_t, &tir,
+                            nc, cnt, op_mod, mask);
 }
 
 /* ALLOC_FLOW_COUNTER of bulk @bulk (log size @log): the status; the id in *@id. */
@@ -1079,24 +1077,7 @@ static void test_flow_counters(void)
     g_assert_cmpint(fc_alloc(&t, 0, 3, &bad), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
 
     /* a root table of one group (UDP source port), above the MAC table */
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
-    MLX5_SET(in + FT_CTX_OFF, FTC_level, 1);
-    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 2);
-    MLX5_SET(in + FT_CTX_OFF, FTC_table_miss_action, MLX5_FT_MISS_ACTION_FWD);
-    MLX5_SET(in + FT_CTX_OFF, FTC_table_miss_id, t.ft);
-    ft = teth_obj_create(t.d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
-    memset(in, 0, sizeof(in));
-    MLX5_SET(in, FT_IN_table_id, ft);
-    MLX5_SET(in, FG_IN_end_flow_index, 3);
-    MLX5_SET(in, FG_IN_match_criteria_enable, 1);
-    MLX5_SET(in + FG_IN_criteria_OFF, MS_ip_protocol, 0xff);
-    MLX5_SET(in + FG_IN_criteria_OFF, MS_udp_sport, 0xffff);
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
-    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, 0);
-    fg = MLX5_GET(out, FG_OUT_group_id);
-    memset(in, 0, sizeof(in));
-    MLX5_SET(in, FT_IN_table_id, ft);
-    teth_obj_create(t.d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+    ft = sport_root_table(&t, &fg);
 
     /* sport 4000 dropped and counted; 4001 forwarded and counted in two counters */
     g_assert_cmpint(fc_fte(&t, ft, fg, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_DROP |
