@@ -17,16 +17,10 @@
 # mlx5t-device-args: link-type=eth
 . /test/lib/common.sh
 . /test/lib/ipoib.sh
-mlx5e_up
-# on a failure: the interface's counters that moved (drops, errors, buffer shortages)
 on_fail() {
-  echo "--- ethtool -S $E (non-zero):"
-  ethtool -S $E | grep -v ': 0$'
+  mlx5e_counters
 }
-wait_for 30 grep -qx 1 /sys/class/net/$E/carrier || fail "$E has no carrier"
-ME=192.168.77.$((IDX + 1)) PEER=192.168.77.$((2 - IDX))
-ip addr add $ME/24 dev $E
-wait_for 60 ping -c 1 -W 1 $PEER || fail "no ping reply over $E"
+mlx5e_peer_up
 
 flags=$(ethtool --show-priv-flags $E) || fail "ethtool --show-priv-flags failed"
 echo "$flags"

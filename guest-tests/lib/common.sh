@@ -68,6 +68,25 @@ mlx5e_up() {
   ip link set "$E" up
 }
 
+# mlx5e_peer_up: mlx5e_up, then the link to the other instance (link-type=eth, two
+# instances): carrier, the addresses ME and PEER (192.168.77.1 and .2), the peer's MAC PEERMAC,
+# a ping reply from it
+mlx5e_peer_up() {
+  mlx5e_up
+  wait_for 30 grep -qx 1 /sys/class/net/$E/carrier || fail "$E has no carrier"
+  ME=192.168.77.$((IDX + 1)) PEER=192.168.77.$((2 - IDX))
+  PEERMAC=02:4d:58:35:00:0$((2 - IDX))
+  ip addr add $ME/24 dev $E
+  wait_for 60 ping -c 1 -W 1 $PEER || fail "no ping reply over $E"
+}
+
+# mlx5e_counters: the interface's counters that moved (drops, errors, buffer shortages), for a
+# test's on_fail
+mlx5e_counters() {
+  echo "--- ethtool -S $E (non-zero):"
+  ethtool -S $E | grep -v ': 0$'
+}
+
 # mlx5_netdev: the name of the mlx5e interface (link-type=eth): the netdev whose PCI function
 # mlx5_core drives (the other NICs are virtio-net); status 1 if there is none
 mlx5_netdev() {
