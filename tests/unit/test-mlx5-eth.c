@@ -702,12 +702,12 @@ static void post_mpw(TEth *t, uint8_t cs, uint16_t ihs, const uint8_t *segs, uns
 
 /* ---- BlueFlame ---------------------------------------------------------------------------- */
 
-/* Write @len bytes of @wqe to BlueFlame buffer @buf (0..7) of the node's UAR, @step (4 or 8)
- * bytes at a time, in order; @skip: leave out that offset's write. */
-static void bf_copy(TEth *t, unsigned buf, const uint8_t *wqe, unsigned len, unsigned step,
-                    int skip)
+/* Write @len bytes of @wqe to BlueFlame buffer @buf (0..7) of UAR @uar, @step (4 or 8) bytes
+ * at a time, in order; @skip: leave out that offset's write. */
+static void bf_copy_uar(TEth *t, uint32_t uar, unsigned buf, const uint8_t *wqe, unsigned len,
+                        unsigned step, int skip)
 {
-    uint64_t base = ((uint64_t)t->d->uar << 12) + MLX5_UAR_BF_BASE + buf * 256;
+    uint64_t base = ((uint64_t)uar << 12) + MLX5_UAR_BF_BASE + buf * 256;
     unsigned o;
 
     for (o = 0; o < len; o += step) {
@@ -720,6 +720,13 @@ static void bf_copy(TEth *t, unsigned buf, const uint8_t *wqe, unsigned len, uns
             tdrv_mmio_wr32(t->d, base + o, mlx5_ld32(wqe + o));
         }
     }
+}
+
+/* The same through the node's UAR, the SQ's. */
+static void bf_copy(TEth *t, unsigned buf, const uint8_t *wqe, unsigned len, unsigned step,
+                    int skip)
+{
+    bf_copy_uar(t, t->d->uar, buf, wqe, len, step, skip);
 }
 
 /* A NOP at the SQ's next index, in the ring asking for a CQE if @ring_ce; the same NOP asking
@@ -741,12 +748,14 @@ static void bf_nop(TEth *t, bool ring_ce, uint8_t *copy)
 /*
  * BlueFlame: a complete copy runs instead of the ring's WQE (mlx5_core's write-combining test:
  * the ring's NOP is unsignaled, its copy signaled); a torn copy (a write missing, out of order),
- * or one the engine reaches after it ran the WQE from the ring, does not; a SEND whose ring
- * slot holds nothing valid runs from its copy, written 4 bytes at a time.
+ * one the engine reaches after it ran the WQE from the ring, or one written through another
+ * UAR page than the SQ's, does not; a SEND whose ring slot holds nothing valid runs from its
+ * copy, written 4 bytes at a time.
  */
 static void test_blueflame(void)
 {
-    uint8_t copy[256], cqe[64], f[400], wqe[256];
+    uint8_t copy[256], cqe[64], f[400], wqe[256], out[16];
+    uint32_t other_uar;
     GByteArray *g;
     size_t len;
     TEth t;
@@ -781,19 +790,30 @@ static void test_blueflame(void)
     mlx5_exec_sq_doorbell(t.d->c, (uint64_t)t.sqn << 8);
     g_assert_true(teth_poll_cqe(&t, cqe));
     g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, 4);
+    /* a complete copy through another UAR page (another process's) is not the SQ's: the ring
+     * runs (unsignaled), and the next, signaled, from the ring */
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_ALLOC_UAR, 0, 0, 0, out, 16), ==, 0);
+    other_uar = MLX5_GET(out, ALLOC_OUT_handle);
+    bf_nop(&t, false, copy);
+    bf_copy_uar(&t, other_uar, 0, copy, 64, 8, -1);
+    g_assert_false(teth_poll_cqe(&t, cqe));
+    bf_nop(&t, true, copy);
+    mlx5_exec_sq_doorbell(t.d->c, (uint64_t)t.sqn << 8);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, 6);
 
     /* a SEND of 128 bytes, the ring's slots zeroed: sent from the copy */
     len = udp_frame(f, peer_mac, 300, false);
     fake_write(t.d->h, t.mem, f + 42, 300);
     teth_post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 42, 300, t.mem, -1);
-    fake_read(t.d->h, t.sq_buf + 5 * 64, wqe, 128);
+    fake_read(t.d->h, t.sq_buf + 7 * 64, wqe, 128);
     g_assert_cmpint(wqe[7] & 0x3f, >, 4);
     memset(copy, 0, 128);
-    fake_write(t.d->h, t.sq_buf + 5 * 64, copy, 128);
+    fake_write(t.d->h, t.sq_buf + 7 * 64, copy, 128);
     bf_copy(&t, 0, wqe, 128, 4, -1);
     g_assert_true(teth_poll_cqe(&t, cqe));
     g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
-    g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, 5);
+    g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, 7);
     g = tx_frame(&t, 0);
     g_assert_cmpint(g->len, ==, len);
     g_assert_cmpmem(g->data, len, f, len);

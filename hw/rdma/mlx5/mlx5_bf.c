@@ -20,9 +20,10 @@
  *    to its WQE's end (DS x 16 rounded up to 64) written in order, the WQE no
  *    longer than the buffer; any other write to the buffer abandons it;
  *  - the engine takes a copy only for the QP and WQE index its control segment
- *    names, when it reaches that WQE, and checks it as it checks a WQE read
- *    from the ring (mlx5_exec.c, mlx5_eth_tx.c); a copy for a WQE the engine
- *    has already passed (it ran from the ring first) is dropped.
+ *    names, written through the QP's own UAR page (a process cannot hand
+ *    another's QP a WQE), when it reaches that WQE, and checks it as it checks
+ *    a WQE read from the ring (mlx5_exec.c, mlx5_eth_tx.c); a copy for a WQE
+ *    the engine has already passed (it ran from the ring first) is dropped.
  *
  * mlx5_core's write-combining test (wc.c) depends on the second rule: it posts
  * unsignaled NOPs in the ring whose BlueFlame copies ask for a completion, and
@@ -95,6 +96,7 @@ static void mlx5_bf_deliver(Mlx5Core *c, Mlx5BfBuf *b)
         c->bf.ncopies++;
     }
     cp->qpn = qpn;
+    cp->uar = b->base >> 32;
     cp->idx = idx;
     cp->len = b->need;
     memcpy(cp->wqe, b->data, b->need);
@@ -166,9 +168,10 @@ void mlx5_bf_write(Mlx5Core *c, uint32_t uar, uint64_t po, uint64_t val,
     }
 }
 
-unsigned mlx5_bf_take(Mlx5Core *c, uint32_t qpn, uint16_t idx, uint32_t cnt,
+unsigned mlx5_bf_take(Mlx5Core *c, const Mlx5Qp *qp, uint16_t idx,
                       uint8_t *wqe)
 {
+    uint32_t qpn = qp->qpn, cnt = qp->sq_cnt;
     unsigned i, n = 0;
 
     for (i = 0; i < MLX5_BF_COPIES && c->bf.ncopies; i++) {
@@ -176,7 +179,10 @@ unsigned mlx5_bf_take(Mlx5Core *c, uint32_t qpn, uint16_t idx, uint32_t cnt,
         if (!k->len || k->qpn != qpn) {
             continue;
         }
-        if (k->idx == idx) {
+        if (k->uar != qp->uar) {
+            /* through another UAR page (another process's): not the QP's */
+            trace_mlx5_ub_bf_uar(qpn, k->uar, qp->uar);
+        } else if (k->idx == idx) {
             memcpy(wqe, k->wqe, k->len);
             n = k->len / MLX5_SEND_WQE_BB;
             trace_mlx5_bf_exec(qpn, idx, k->len);

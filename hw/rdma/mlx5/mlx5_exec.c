@@ -148,7 +148,7 @@ static int mlx5_sq_fetch(Mlx5Core *c, Mlx5Qp *qp, uint16_t idx, uint8_t *wqe,
                          unsigned *nbb)
 {
     /* a BlueFlame copy of the whole WQE (mlx5_bf.c), else the ring */
-    unsigned ds, k = mlx5_bf_take(c, qp->qpn, idx, qp->sq_cnt, wqe);
+    unsigned ds, k = mlx5_bf_take(c, qp, idx, wqe);
     uint64_t off = qp->sq_off + (uint64_t)(idx & (qp->sq_cnt - 1)) * 64;
 
     if (!k && mlx5_buf_read(c, &qp->buf, off, wqe, MLX5_SEND_WQE_BB)) {

@@ -292,6 +292,8 @@ typedef struct Mlx5Qp {
     bool no_sq;
     uint32_t user_index;
     uint64_t dbr_addr;
+    /* the UAR page its send doorbells (and BlueFlame copies) come through */
+    uint32_t uar;
     uint8_t port;
     Mlx5Buf buf;
 
@@ -386,6 +388,7 @@ typedef struct Mlx5BfBuf {
 
 typedef struct Mlx5BfCopy {
     uint32_t qpn;
+    uint32_t uar;               /* the UAR page it was written through */
     uint16_t idx;               /* the WQE's first WQEBB's counter */
     uint16_t len;               /* 0: free */
     uint8_t wqe[MLX5_BF_BUF_SIZE];
@@ -499,11 +502,11 @@ IbWcStatus mlx5_odp_rdma_fault(Mlx5Core *c, Mlx5Qp *qp, uint32_t rkey,
 void mlx5_bf_write(Mlx5Core *c, uint32_t uar, uint64_t po, uint64_t val,
                    unsigned size);
 /*
- * The complete BlueFlame copy of QP @qpn's WQE @idx, if there is one, into
- * @wqe (room for MLX5_BF_BUF_SIZE bytes): returns its WQEBBs, else 0. Drops
- * copies of WQEs the engine has passed (@cnt: the ring's WQEBBs).
+ * The complete BlueFlame copy of @qp's WQE @idx, written through the QP's own
+ * UAR page, if there is one, into @wqe (room for MLX5_BF_BUF_SIZE bytes):
+ * returns its WQEBBs, else 0. Drops copies of WQEs the engine has passed.
  */
-unsigned mlx5_bf_take(Mlx5Core *c, uint32_t qpn, uint16_t idx, uint32_t cnt,
+unsigned mlx5_bf_take(Mlx5Core *c, const Mlx5Qp *qp, uint16_t idx,
                       uint8_t *wqe);
 /* Drop the copies of QP @qpn (destroyed, or reset). */
 void mlx5_bf_forget(Mlx5Core *c, uint32_t qpn);

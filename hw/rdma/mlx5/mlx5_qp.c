@@ -291,6 +291,7 @@ void mlx5_cmd_create_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     qp->state = MLX5_QP_STATE_RST;
     memcpy(qp->qpc, qpc, MLX5_QPC_SIZE);
     MLX5_SET(qp->qpc, QPC_state, MLX5_QP_STATE_RST);
+    qp->uar = MLX5_GET(qpc, QPC_uar_page);
     if (qp->st != MLX5_QP_ST_REG_UMR || mlx5_table_get(&c->pds, qp->pdn)) {
         Mlx5Pd *pd = mlx5_table_get(&c->pds, qp->pdn);
         if (pd) {

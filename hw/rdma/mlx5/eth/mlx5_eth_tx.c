@@ -340,7 +340,7 @@ bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget)
             return false;               /* mlx5_eth_tx_ready requeues us */
         }
         /* a BlueFlame copy of the whole WQE (mlx5_bf.c), else the ring */
-        bf = mlx5_bf_take(c, sq->qpn, idx, sq->sq_cnt, wqe);
+        bf = mlx5_bf_take(c, sq, idx, wqe);
         if (!bf && mlx5_eth_sq_fetch(c, sq, idx, wqe, 1)) {
             sq->wq_state = MLX5_WQ_STATE_ERR;
             return false;

@@ -174,6 +174,7 @@ void mlx5_cmd_create_sq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     qp = g_new0(Mlx5Qp, 1);
     qp->st = MLX5_QP_ST_ETH_SQ;
+    qp->uar = MLX5_GET(ctx + WQC_OFF, WQ_uar_page);
     synd = mlx5_wq_load(c, cmd, qp, true);
     if (synd) {
         mlx5_buf_free(&qp->buf);
