@@ -49,7 +49,10 @@ static Mlx5BfBuf *mlx5_bf_buf_find(Mlx5Core *c, uint64_t base)
     return NULL;
 }
 
-/* A buffer to collect a new write at @base in: a free one, else the oldest. */
+/*
+ * A buffer to collect a new write at @base in: its own, a free one, else the
+ * next in turn (round robin).
+ */
 static Mlx5BfBuf *mlx5_bf_buf_new(Mlx5Core *c, uint64_t base)
 {
     Mlx5BfBuf *b = mlx5_bf_buf_find(c, base);

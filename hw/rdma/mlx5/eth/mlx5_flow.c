@@ -357,10 +357,10 @@ static Mlx5Fte *mlx5_fte_at(Mlx5FlowGroup *fg, uint32_t index, guint *pos)
  * Do an entry's action and lists agree: destinations with FWD_DEST only,
  * counters with COUNT only?
  */
-static bool mlx5_fte_consistent(const Mlx5Fte *fte)
+static bool mlx5_fte_consistent(uint16_t action, uint32_t ndest, uint32_t ncnt)
 {
-    return !(fte->action & MLX5_FLOW_CONTEXT_ACTION_FWD_DEST) == !fte->ndest &&
-           !(fte->action & MLX5_FLOW_CONTEXT_ACTION_COUNT) == !fte->ncnt;
+    return !(action & MLX5_FLOW_CONTEXT_ACTION_FWD_DEST) == !ndest &&
+           !(action & MLX5_FLOW_CONTEXT_ACTION_COUNT) == !ncnt;
 }
 
 /*
@@ -384,16 +384,10 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
     fte->action = MLX5_GET(fc, FC_action);
     memcpy(fte->value, fc + FC_match_value_OFF, MLX5_FTE_MATCH_PARAM_SIZE);
     if ((fte->action & ~known) || ndest > MLX5_ETH_MAX_DEST ||
-        ncnt > MLX5_ETH_FTE_COUNTERS) {
+        ncnt > MLX5_ETH_FTE_COUNTERS ||
+        !mlx5_fte_consistent(fte->action, ndest, ncnt)) {
         return MLX5_SYND_FTE_ACTION;
     }
-    fte->ndest = ndest;
-    fte->ncnt = ncnt;
-    if (!mlx5_fte_consistent(fte)) {
-        fte->ndest = fte->ncnt = 0;
-        return MLX5_SYND_FTE_ACTION;
-    }
-    fte->ndest = fte->ncnt = 0;
     /* the destinations, then the counters, 8 bytes each */
     if (!mlx5_cmd_in_ok(cmd, FTE_CTX_OFF + FC_dest_OFF + 8 * (ndest + ncnt))) {
         return MLX5_SYND_INLEN;
@@ -481,10 +475,10 @@ static uint32_t mlx5_fte_update(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
         mlx5_fte_put_counters(c, n);
         memcpy(n->cnt, fte->cnt, sizeof(n->cnt));
         n->ncnt = fte->ncnt;
-        if (!mlx5_fte_consistent(n)) {
+        if (!mlx5_fte_consistent(n->action, n->ndest, n->ncnt)) {
             return MLX5_SYND_FTE_ACTION;
         }
-    } else if (!mlx5_fte_consistent(n)) {
+    } else if (!mlx5_fte_consistent(n->action, n->ndest, n->ncnt)) {
         mlx5_fte_put_counters(c, n);
         return MLX5_SYND_FTE_ACTION;
     } else {

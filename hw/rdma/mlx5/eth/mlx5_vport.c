@@ -86,7 +86,7 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
          * offloads, leftovers and LAG priorities
          */
         MLX5_SET(cap, FT_CAP_nic_rx_flow_modify_en, 1);
-        /* COUNT actions (mlx5e's tc rules count what they match) */
+        /* COUNT actions (DPDK's and mlx5_ib's flow rules with counters) */
         MLX5_SET(cap, FT_CAP_nic_rx_flow_counter, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_flow_counter,
                  MLX5_ETH_LOG_FTE_COUNTERS);
