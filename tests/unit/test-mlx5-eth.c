@@ -626,6 +626,244 @@ static void test_tx(void)
     eth_free(&t);
 }
 
+/* ---- VXLAN: the UDP port table, inner checksums and LSO of tunnelled frames ---------------- */
+
+/* A VXLAN frame to UDP port @dport: outer Ethernet, IPv4, UDP, VXLAN, inner Ethernet, IPv4 and
+ * a 20-byte TCP header (104 header bytes; IP lengths for @payload bytes after them), the
+ * checksums left 0 but the outer UDP one, set to 0xabcd. */
+static void vxlan_hdr(uint8_t *f, uint16_t dport, size_t payload)
+{
+    memset(f, 0, 104);
+    memcpy(f, peer_mac, 6);
+    memcpy(f + 6, my_mac, 6);
+    mlx5_st16(f + 12, 0x0800);
+    f[14] = 0x45;
+    mlx5_st16(f + 16, 90 + payload);
+    mlx5_st16(f + 18, 0x4000);
+    f[22] = 64;
+    f[23] = 17;
+    memcpy(f + 26, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
+    mlx5_st16(f + 34, 50000);
+    mlx5_st16(f + 36, dport);
+    mlx5_st16(f + 38, 70 + payload);
+    mlx5_st16(f + 40, 0xabcd);
+    f[42] = 0x08;                               /* VXLAN: I flag, VNI 42 */
+    mlx5_st32(f + 46, 42 << 8);
+    memcpy(f + 50, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
+    mlx5_st16(f + 62, 0x0800);
+    f[64] = 0x45;
+    mlx5_st16(f + 66, 40 + payload);
+    mlx5_st16(f + 68, 0x1111);
+    f[72] = 64;
+    f[73] = 6;
+    memcpy(f + 76, "\xc0\xa8\x01\x01\xc0\xa8\x01\x02", 8);
+    mlx5_st16(f + 84, 1234);
+    mlx5_st16(f + 86, 80);
+    mlx5_st32(f + 88, 7000);
+    f[96] = 0x50;                               /* doff 5 */
+    f[97] = 0x18;                               /* PSH, ACK */
+}
+
+static bool ipv4_hdr_ok(const uint8_t *f)
+{
+    return ib_csum_fold(ib_csum_add(0, f + 14, 20)) == 0xffff;
+}
+
+static void test_vxlan(void)
+{
+    uint8_t cap[HCA_CAP_OFF + HCA_CAP_SIZE], f[4096], cqe[64], out[16];
+    const uint8_t cs = MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L3_INNER_CSUM |
+                       MLX5_ETH_WQE_L4_INNER_CSUM;
+    GByteArray *g;
+    unsigned i, sent;
+    TEth t;
+
+    eth_setup(&t);
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_HCA_CAP,
+                                MLX5_CAP_ETHERNET_OFFLOADS << 1 | 1, 0, 0, cap, sizeof(cap)), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, ETH_CAP_tunnel_stateless_vxlan), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, ETH_CAP_max_vxlan_udp_ports), ==, 4);
+
+    /* the table: 4789 from power-on (added again: no change), three more, then full */
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_ADD_VXLAN_UDP_DPORT, 0, 0, 4789, out,
+                                sizeof(out)), ==, 0);
+    for (i = 0; i < 3; i++) {
+        g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_ADD_VXLAN_UDP_DPORT, 0, 0, 8472 + i, out,
+                                    sizeof(out)), ==, 0);
+    }
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_ADD_VXLAN_UDP_DPORT, 0, 0, 9000, out,
+                                sizeof(out)), ==, MLX5_CMD_STAT_NO_RES_ERR);
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_ADD_VXLAN_UDP_DPORT, 0, 0, 0, out,
+                                sizeof(out)), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_DELETE_VXLAN_UDP_DPORT, 0, 0, 9000, out,
+                                sizeof(out)), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    for (i = 0; i < 3; i++) {
+        g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_DELETE_VXLAN_UDP_DPORT, 0, 0, 8472 + i, out,
+                                    sizeof(out)), ==, 0);
+    }
+
+    /* checksums: the outer IPv4 header and the inner IPv4 and TCP; the outer UDP one stays */
+    vxlan_hdr(f, 4789, 300);
+    for (i = 0; i < 300; i++) {
+        f[104 + i] = i * 7;
+    }
+    fake_write(t.d->h, t.mem, f + 104, 300);
+    teth_post_send(&t, MLX5_OPCODE_SEND, cs, 0, f, 104, 300, t.mem, -1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g = tx_frame(&t, 0);
+    g_assert_cmpint(g->len, ==, 404);
+    g_assert_true(ipv4_hdr_ok(g->data));
+    g_assert_cmpint(mlx5_ld16(g->data + 40), ==, 0xabcd);
+    g_assert_true(sums_ok(g->data + 50, g->len - 50));
+    g_assert_cmpmem(g->data + 104, 300, f + 104, 300);
+
+    /* the same to a port not in the table: no tunnel, the inner flags do nothing */
+    vxlan_hdr(f, 8472, 300);
+    teth_post_send(&t, MLX5_OPCODE_SEND, cs, 0, f, 104, 300, t.mem, -1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g = tx_frame(&t, 1);
+    g_assert_true(ipv4_hdr_ok(g->data));
+    g_assert_false(sums_ok(g->data + 50, g->len - 50));
+
+    /* LSO of the inner TCP: 2500 bytes, mss 1000; the outer headers follow each segment */
+    vxlan_hdr(f, 4789, 2500);
+    for (i = 0; i < 2500; i++) {
+        f[104 + i] = i * 11;
+    }
+    fake_write(t.d->h, t.mem, f + 104, 2500);
+    teth_post_send(&t, MLX5_OPCODE_LSO, cs, 1000, f, 104, 2500, t.mem, -1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_cmpuint(t.d->h->tx->len, ==, 5);
+    for (i = 0; i < 3; i++) {
+        size_t n = i < 2 ? 1000 : 500;
+        g = tx_frame(&t, 2 + i);
+        g_assert_cmpint(g->len, ==, 104 + n);
+        g_assert_true(ipv4_hdr_ok(g->data));
+        g_assert_cmpint(mlx5_ld16(g->data + 16), ==, 90 + n);          /* outer IP length */
+        g_assert_cmpint(mlx5_ld16(g->data + 18), ==, 0x4000 + i);      /* outer IP id */
+        g_assert_cmpint(mlx5_ld16(g->data + 38), ==, 70 + n);          /* UDP length */
+        g_assert_cmpint(mlx5_ld16(g->data + 40), ==, 0xabcd);
+        g_assert_true(sums_ok(g->data + 50, g->len - 50));
+        g_assert_cmpint(mlx5_ld16(g->data + 66), ==, 40 + n);          /* inner IP length */
+        g_assert_cmpint(mlx5_ld16(g->data + 68), ==, 0x1111 + i);
+        g_assert_cmpint(mlx5_ld32(g->data + 88), ==, 7000 + 1000 * i);
+        g_assert_cmpint(g->data[97], ==, i < 2 ? 0x10 : 0x18);
+        g_assert_cmpmem(g->data + 104, n, f + 104 + 1000 * i, n);
+    }
+
+    /* hostile: a tunnel whose inner frame is cut short is no tunnel (an LSO of it cuts the
+     * outer UDP); an LSO of a tunnel whose inner frame has no TCP or UDP is an error CQE */
+    sent = t.d->h->tx->len;
+    vxlan_hdr(f, 4789, 0);
+    teth_post_send(&t, MLX5_OPCODE_SEND, cs, 0, f, 56, 0, 0, -1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    teth_post_send(&t, MLX5_OPCODE_LSO, cs, 1000, f, 56, 0, 0, -1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_cmpuint(t.d->h->tx->len, ==, sent + 2);
+    g = tx_frame(&t, sent + 1);
+    g_assert_cmpint(mlx5_ld16(g->data + 38), ==, 8 + 14);
+    vxlan_hdr(f, 4789, 0);
+    f[73] = 1;                                  /* inner ICMP */
+    teth_post_send(&t, MLX5_OPCODE_LSO, cs, 1000, f, 104, 0, 0, -1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmpuint(t.d->h->tx->len, ==, sent + 2);
+    eth_free(&t);
+}
+
+/*
+ * DECAP: a root table whose group matches the VNI and the inner IP protocol (misc and inner
+ * headers); its entry for VNI 42 / inner TCP takes the tunnel headers off and forwards to the
+ * TIR; other frames miss to the MAC table and arrive whole.
+ */
+static void test_decap(void)
+{
+    uint8_t cap[HCA_CAP_OFF + HCA_CAP_SIZE], in[0x400] = { 0 }, out[16], f[512], got[512];
+    uint8_t cqe[64];
+    uint32_t ft, fg;
+    size_t len = 104 + 40;
+    TEth t;
+
+    eth_setup(&t);
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_FLOW_TABLE << 1 | 1, 0,
+                                0, cap, sizeof(cap)), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_decap), ==, 1);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+    MLX5_SET(in + FT_CTX_OFF, FTC_level, 1);
+    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 1);
+    MLX5_SET(in + FT_CTX_OFF, FTC_table_miss_action, MLX5_FT_MISS_ACTION_FWD);
+    MLX5_SET(in + FT_CTX_OFF, FTC_table_miss_id, t.ft);
+    ft = teth_obj_create(t.d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in, FG_IN_end_flow_index, 1);
+    MLX5_SET(in, FG_IN_match_criteria_enable, 6);                /* misc, inner */
+    MLX5_SET(in + FG_IN_criteria_OFF, MS_vxlan_vni, 0xffffff);
+    MLX5_SET(in + FG_IN_criteria_OFF + MS_INNER_OFF, MS_ip_protocol, 0xff);
+    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, 0);
+    fg = MLX5_GET(out, FG_OUT_group_id);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in + FTE_CTX_OFF, FC_group_id, fg);
+    MLX5_SET(in + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_DECAP |
+             MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
+    MLX5_SET(in + FTE_CTX_OFF, FC_destination_list_size, 1);
+    MLX5_SET(in + FTE_CTX_OFF + FC_match_value_OFF, MS_vxlan_vni, 42);
+    MLX5_SET(in + FTE_CTX_OFF + FC_match_value_OFF + MS_INNER_OFF, MS_ip_protocol, 6);
+    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_type, MLX5_FLOW_DEST_TYPE_TIR);
+    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_id, t.tirn);
+    g_assert_cmpint(tdrv_exec(t.d, in, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==, 0);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, FT_IN_table_id, ft);
+    teth_obj_create(t.d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+
+    /* VNI 42, inner TCP: the inner frame arrives */
+    vxlan_hdr(f, 4789, 40);
+    memcpy(f, my_mac, 6);
+    memcpy(f + 6, peer_mac, 6);
+    memset(f + 104, 0x5a, 40);
+    teth_post_recv(&t, 2048, t.mem);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
+    g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, len - 50);
+    fake_read(t.d->h, t.mem, got, len - 50);
+    g_assert_cmpmem(got, len - 50, f + 50, len - 50);
+    /* VNI 43: no decap, the MAC table takes it whole */
+    mlx5_st32(f + 46, 43 << 8);
+    teth_post_recv(&t, 2048, t.mem);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, len);
+    /* VNI 42 to a UDP port not in the table: no tunnel, nothing to match the VNI on */
+    mlx5_st32(f + 46, 42 << 8);
+    mlx5_st16(f + 36, 4790);
+    teth_post_recv(&t, 2048, t.mem);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, len);
+    /* ... until the port is added */
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_ADD_VXLAN_UDP_DPORT, 0, 0, 4790, out,
+                                sizeof(out)), ==, 0);
+    teth_post_recv(&t, 2048, t.mem);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, len - 50);
+    /* hostile: a tunnel cut short inside its inner Ethernet header is no tunnel */
+    teth_post_recv(&t, 2048, t.mem);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, 56));
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, 56);
+    eth_free(&t);
+}
+
 /* ---- steering beyond one table: chained priorities, updates, several TIRs, loopback -------- */
 
 /* How many CQEs a frame of UDP source port @sport to @dmac from the link gives. */
@@ -1303,6 +1541,8 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/eth/striding", test_striding);
     g_test_add_func("/mlx5/eth/tx", test_tx);
     g_test_add_func("/mlx5/eth/mpw", test_mpw);
+    g_test_add_func("/mlx5/eth/vxlan", test_vxlan);
+    g_test_add_func("/mlx5/eth/decap", test_decap);
     g_test_add_func("/mlx5/eth/blueflame", test_blueflame);
     g_test_add_func("/mlx5/eth/steering", test_steering);
     g_test_add_func("/mlx5/eth/flow-counters", test_flow_counters);

@@ -111,6 +111,8 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     UCMD(DEALLOC_XRCD, mlx5_cmd_dealloc_xrcd),
     UCMD(ALLOC_TRANSPORT_DOMAIN, mlx5_cmd_alloc_transport_domain),
     UCMD(DEALLOC_TRANSPORT_DOMAIN, mlx5_cmd_dealloc_transport_domain),
+    ECMD(ADD_VXLAN_UDP_DPORT, mlx5_cmd_add_vxlan_udp_dport),
+    ECMD(DELETE_VXLAN_UDP_DPORT, mlx5_cmd_delete_vxlan_udp_dport),
     UCMD(QUERY_LAG, mlx5_cmd_query_lag),
     EUCMD(CREATE_TIR, mlx5_cmd_create_tir),
     EUCMD(MODIFY_TIR, mlx5_cmd_modify_tir),

@@ -41,6 +41,10 @@
 #define MLX5_ETH_LOG_FTE_COUNTERS 2
 #define MLX5_ETH_FTE_COUNTERS   (1u << MLX5_ETH_LOG_FTE_COUNTERS)
 
+/* the VXLAN UDP port table (mlx5_vxlan.c) */
+#define MLX5_ETH_MAX_VXLAN_PORTS 4
+#define MLX5_VXLAN_IANA_PORT    4789
+
 typedef struct Mlx5FlowCounter {
     uint64_t packets, bytes;
     uint32_t base;              /* first id of its allocation; 0: free */
@@ -151,6 +155,8 @@ typedef struct Mlx5Eth {
     Mlx5EthCounters cnt;
     /* flow counters by id [MLX5_ETH_MAX_FLOW_COUNTERS] */
     Mlx5FlowCounter *fcs;
+    /* UDP ports of VXLAN tunnels (0: a free slot) */
+    uint16_t vxlan_port[MLX5_ETH_MAX_VXLAN_PORTS];
     /* the link refused a frame: SQs wait for link_tx_ready */
     bool tx_blocked;
     /* [MLX5_ETH_MAX_FRAME + MLX5_ETH_MAX_TSO]: TX assembly */
@@ -207,11 +213,23 @@ Mlx5CmdHandler mlx5_cmd_set_flow_table_root, mlx5_cmd_create_flow_table,
 void mlx5_ft_free(Mlx5Core *c, void *obj);
 void mlx5_fg_free(Mlx5Core *c, void *obj);
 /*
- * Steer a frame of @len bytes with match set @ms from the root: the TIRs it
- * goes to (0 = dropped).
+ * Where steering sends a frame: a TIR, and what the entries on the way did to
+ * the frame (in order: MLX5_STEER_OP_DECAP).
  */
-unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, size_t len,
-                         Mlx5Tir **tirs, uint32_t *flow_tag);
+#define MLX5_ETH_STEER_OPS      8
+#define MLX5_STEER_OP_DECAP     UINT32_MAX
+typedef struct Mlx5SteerHit {
+    Mlx5Tir *tir;
+    uint8_t nops;
+    uint32_t ops[MLX5_ETH_STEER_OPS];
+} Mlx5SteerHit;
+/*
+ * Steer frame @f of @len bytes (at most MLX5_ETH_MAX_FRAME + 8; parsed in @h)
+ * from the root: the TIRs it goes to, at most MLX5_ETH_MAX_DEST (0 = dropped).
+ */
+unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
+                         const IbEthHdr *h, Mlx5SteerHit *hits,
+                         uint32_t *flow_tag);
 
 /* mlx5_flow_counter.c */
 Mlx5CmdHandler mlx5_cmd_alloc_flow_counter, mlx5_cmd_dealloc_flow_counter,
@@ -221,6 +239,25 @@ bool mlx5_fc_ref(Mlx5Core *c, uint32_t id);
 void mlx5_fc_put(Mlx5Core *c, uint32_t id);
 /* A frame of @bytes hit an entry counting into @id. */
 void mlx5_fc_count(Mlx5Core *c, uint32_t id, size_t bytes);
+
+/* mlx5_vxlan.c */
+Mlx5CmdHandler mlx5_cmd_add_vxlan_udp_dport, mlx5_cmd_delete_vxlan_udp_dport;
+/* The table as at power-on: 4789 only. */
+void mlx5_vxlan_reset(Mlx5Eth *e);
+/*
+ * Is frame @f (@len bytes, parsed in @h) a VXLAN datagram to a port of the
+ * table? The offset of its inner Ethernet frame, parsed into @in; else 0.
+ */
+size_t mlx5_vxlan_inner(const Mlx5Eth *e, const uint8_t *f, size_t len,
+                        const IbEthHdr *h, IbEthHdr *in);
+
+/* mlx5_reformat.c */
+/*
+ * Apply steering op @op (Mlx5SteerHit) to frame @f of *@len bytes, parsed in
+ * @h: both are updated. @f has room for MLX5_ETH_MAX_FRAME + 8 bytes.
+ */
+void mlx5_eth_transform(Mlx5Core *c, uint32_t op, uint8_t *f, size_t *len,
+                        IbEthHdr *h);
 
 /* mlx5_wq.c */
 Mlx5CmdHandler mlx5_cmd_create_sq, mlx5_cmd_modify_sq, mlx5_cmd_destroy_sq,
@@ -233,7 +270,13 @@ bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget);
 void mlx5_eth_tx_ready(Mlx5Core *c);
 
 /* mlx5_eth_rx.c (the frame's headers: ib_eth_parse) */
-void mlx5_eth_match_set(const uint8_t *f, const IbEthHdr *h, uint8_t *ms);
+/*
+ * The match parameters of frame @f (@len bytes, parsed in @h) into @ms
+ * (MLX5_FTE_MATCH_PARAM_SIZE bytes): the outer headers, and for a VXLAN
+ * tunnel the VNI and the inner headers.
+ */
+void mlx5_eth_match_set(const Mlx5Eth *e, const uint8_t *f, size_t len,
+                        const IbEthHdr *h, uint8_t *ms);
 void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len);
 /* An error CQE for a receive on @rq (wqe_id and wqe_counter from @cqe). */
 void mlx5_eth_rx_err_cqe(Mlx5Core *c, Mlx5Qp *rq, uint8_t *cqe, IbWcStatus st);

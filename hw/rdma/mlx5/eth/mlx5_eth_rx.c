@@ -19,10 +19,11 @@
 /* ---- match parameters ---------------------------------------------------- */
 
 /*
- * The outer-header match parameters of frame @f (MLX5_FTE_MATCH_PARAM_SIZE
- * bytes, zeroed).
+ * The header match parameters (outer_headers' layout, at @ms) of frame @f
+ * parsed in @h.
  */
-void mlx5_eth_match_set(const uint8_t *f, const IbEthHdr *h, uint8_t *ms)
+static void mlx5_eth_match_hdrs(const uint8_t *f, const IbEthHdr *h,
+                                uint8_t *ms)
 {
     memcpy(ms + MS_smac_47_16_OFF, f + 6, 4);
     mlx5_st16(ms + MS_smac_47_16_OFF + 4, mlx5_ld16(f + 10));
@@ -63,6 +64,21 @@ void mlx5_eth_match_set(const uint8_t *f, const IbEthHdr *h, uint8_t *ms)
     } else if (h->l4 && h->proto == 17) {
         MLX5_SET(ms, MS_udp_sport, h->sport);
         MLX5_SET(ms, MS_udp_dport, h->dport);
+    }
+}
+
+void mlx5_eth_match_set(const Mlx5Eth *e, const uint8_t *f, size_t len,
+                        const IbEthHdr *h, uint8_t *ms)
+{
+    IbEthHdr in;
+    size_t off;
+
+    memset(ms, 0, MLX5_FTE_MATCH_PARAM_SIZE);
+    mlx5_eth_match_hdrs(f, h, ms);
+    off = mlx5_vxlan_inner(e, f, len, h, &in);
+    if (off) {
+        MLX5_SET(ms, MS_vxlan_vni, mlx5_ld32(f + off - 4) >> 8);
+        mlx5_eth_match_hdrs(f + off, &in, ms + MS_INNER_OFF);
     }
 }
 
@@ -228,57 +244,66 @@ static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
                               const IbEthHdr *hdr, int64_t lb_td)
 {
     Mlx5Eth *e = c->eth;
-    uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE] = { 0 }, cqe[MLX5_CQE_SIZE];
-    Mlx5Tir *tirs[MLX5_ETH_MAX_DEST];
+    uint8_t cqe[MLX5_CQE_SIZE];
+    Mlx5SteerHit hits[MLX5_ETH_MAX_DEST];
     uint8_t lb_bit = frame[0] & 1 ? 2 : 1;
     uint32_t flow_tag;
-    unsigned n, i, taken = 0;
-    IbEthHdr h;
+    unsigned n, i, k, taken = 0;
 
     if (len > MLX5_ETH_MAX_FRAME + 8 || !hdr) {
         e->cnt.rx_dropped += lb_td < 0;
         trace_mlx5_eth_rx_drop(0, len, "not an Ethernet frame we take");
         return;
     }
-    h = *hdr;
     /* the vport counts what it receives, once, whatever steering does */
     mlx5_eth_count(&e->cnt.rx, frame, len);
-    mlx5_eth_match_set(frame, &h, ms);
-    n = mlx5_flow_steer(c, ms, len, tirs, &flow_tag);
+    n = mlx5_flow_steer(c, frame, len, hdr, hits, &flow_tag);
     for (i = 0; i < n; i++) {
         g_autofree uint8_t *copy = NULL;
         const uint8_t *f = frame;
         size_t flen = len;
-        IbEthHdr fh = h;
+        IbEthHdr fh = *hdr;
+        uint16_t tci;
         uint32_t hash, rqn;
         uint8_t hash_type;
         bool stripped = false;
         Mlx5Qp *rq;
 
-        if (lb_td >= 0 && tirs[i]->td == lb_td &&
-            !(tirs[i]->self_lb_block & lb_bit)) {
-            trace_mlx5_eth_rx_drop(tirs[i]->tirn, len,
+        if (lb_td >= 0 && hits[i].tir->td == lb_td &&
+            !(hits[i].tir->self_lb_block & lb_bit)) {
+            trace_mlx5_eth_rx_drop(hits[i].tir->tirn, len,
                                    "self loopback not allowed by the TIR");
             continue;
         }
-        rqn = mlx5_tir_select(c, tirs[i], &h, &hash, &hash_type);
+        if (hits[i].nops) {
+            /* what the entries on its way did to it (mlx5_reformat.c) */
+            copy = g_malloc(MLX5_ETH_MAX_FRAME + 8);
+            memcpy(copy, frame, len);
+            for (k = 0; k < hits[i].nops; k++) {
+                mlx5_eth_transform(c, hits[i].ops[k], copy, &flen, &fh);
+            }
+            f = copy;
+        }
+        rqn = mlx5_tir_select(c, hits[i].tir, &fh, &hash, &hash_type);
         rq = mlx5_table_get(&c->qps, rqn);
         if (!rq || rq->st != MLX5_QP_ST_ETH_RQ ||
             rq->wq_state != MLX5_WQ_STATE_RDY) {
             trace_mlx5_eth_rx_drop(rqn, len, "RQ not ready");
             continue;
         }
-        if (h.cvlan && !rq->vsd) {
+        tci = fh.tci;
+        if (fh.cvlan && !rq->vsd && flen >= IB_ETH_HLEN + 4) {
             /* strip the outer C-tag: the CQE carries it */
-            copy = g_malloc(len - 4);
-            memcpy(copy, frame, 12);
-            memcpy(copy + 12, frame + 16, len - 16);
+            if (!copy) {
+                copy = g_memdup2(frame, len);
+            }
+            memmove(copy + 12, copy + 16, flen - 16);
             f = copy;
-            flen = len - 4;
+            flen -= 4;
             stripped = true;
             ib_eth_hdr_untag(&fh, f);
         }
-        mlx5_eth_rx_cqe(rq, cqe, f, flen, &fh, stripped, h.tci, hash,
+        mlx5_eth_rx_cqe(rq, cqe, f, flen, &fh, stripped, tci, hash,
                         hash_type, flow_tag);
         if (rq->wq_type == MLX5_WQ_TYPE_LL_STRIDING ||
             rq->wq_type == MLX5_WQ_TYPE_CYCLIC_STRIDING) {

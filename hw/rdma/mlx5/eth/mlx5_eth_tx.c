@@ -89,34 +89,78 @@ static void mlx5_eth_xmit(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len)
 }
 
 /*
+ * Fill the checksums the eth segment's cs_flags @cs ask for in frame @f. In a
+ * VXLAN tunnel (mlx5_vxlan.c) the inner flags are the inner frame's IPv4 header
+ * and TCP/UDP checksums, filled first, and the outer ones the outer headers';
+ * outside one the inner flags mean nothing.
+ */
+static void mlx5_eth_tx_csum(Mlx5Eth *e, uint8_t *f, size_t len, uint8_t cs)
+{
+    IbEthHdr h, in;
+    size_t off = 0;
+
+    if (!(cs & MLX5_ETH_WQE_CSUM_ALL) || !ib_eth_parse(f, len, &h)) {
+        return;
+    }
+    if (cs & (MLX5_ETH_WQE_L3_INNER_CSUM | MLX5_ETH_WQE_L4_INNER_CSUM)) {
+        off = mlx5_vxlan_inner(e, f, len, &h, &in);
+    }
+    if (off) {
+        mlx5_eth_fill_csum(f + off, len - off, &in,
+                           cs & MLX5_ETH_WQE_L3_INNER_CSUM,
+                           cs & MLX5_ETH_WQE_L4_INNER_CSUM);
+    }
+    mlx5_eth_fill_csum(f, len, &h, cs & MLX5_ETH_WQE_L3_CSUM,
+                       cs & MLX5_ETH_WQE_L4_CSUM);
+}
+
+/*
  * Cut the LSO frame @f (@hlen header bytes, then the payload) into @mss-byte
  * segments and send them, each with its IP length, IPv4 id and checksum, TCP
  * sequence number and flags (FIN and PSH on the last only, CWR on the first
- * only) or UDP length, and L4 checksum.
+ * only) or UDP length, and L4 checksum. With inner flags in @cs and a VXLAN
+ * tunnel, the inner frame's TCP or UDP is cut, and each segment's outer IP
+ * length, IPv4 id and header checksum and UDP length follow it; the outer UDP
+ * checksum stays as the driver wrote it (GSO_PARTIAL: computed for one
+ * segment).
  */
 static IbWcStatus mlx5_eth_lso(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len,
-                               uint16_t mss)
+                               uint16_t mss, uint8_t cs)
 {
     g_autofree uint8_t *seg = NULL;
-    IbEthHdr h;
-    size_t hlen, off, n;
+    IbEthHdr oh, h;
+    size_t base = 0, hlen, off, n, l3, l4;
     uint32_t seq = 0;
-    uint16_t id = 0;
+    uint16_t id = 0, oid = 0;
     unsigned i = 0;
 
-    if (!ib_eth_parse(f, len, &h) || !h.l4 || h.frag ||
-        (h.proto != 6 && h.proto != 17) || mss == 0) {
+    if (!ib_eth_parse(f, len, &oh)) {
         return IB_WC_LOC_QP_OP_ERR;
     }
-    hlen = h.proto == 6 ? h.l4 + (size_t)(f[h.l4 + 12] >> 4) * 4 : h.l4 + 8u;
+    h = oh;
+    if (cs & (MLX5_ETH_WQE_L3_INNER_CSUM | MLX5_ETH_WQE_L4_INNER_CSUM)) {
+        base = mlx5_vxlan_inner(c->eth, f, len, &oh, &h);
+        if (!base) {
+            h = oh;
+        }
+    }
+    if (!h.l4 || h.frag || (h.proto != 6 && h.proto != 17) || mss == 0) {
+        return IB_WC_LOC_QP_OP_ERR;
+    }
+    l3 = base + h.l3;
+    l4 = base + h.l4;
+    hlen = h.proto == 6 ? l4 + (size_t)(f[l4 + 12] >> 4) * 4 : l4 + 8u;
     if (hlen > len || hlen + mss > MLX5_ETH_MAX_FRAME) {
         return IB_WC_LOC_QP_OP_ERR;
     }
     if (h.proto == 6) {
-        seq = mlx5_ld32(f + h.l4 + 4);
+        seq = mlx5_ld32(f + l4 + 4);
     }
     if (h.ip_version == 4) {
-        id = mlx5_ld16(f + h.l3 + 4);
+        id = mlx5_ld16(f + l3 + 4);
+    }
+    if (base && oh.ip_version == 4) {
+        oid = mlx5_ld16(f + oh.l3 + 4);
     }
     seg = g_malloc(hlen + mss + MLX5_ETH_MIN_FRAME);
     for (off = hlen; off < len || (off == hlen && len == hlen); off += n, i++) {
@@ -128,14 +172,14 @@ static IbWcStatus mlx5_eth_lso(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len,
         memcpy(seg, f, hlen);
         memcpy(seg + hlen, f + off, n);
         if (h.ip_version == 4) {
-            mlx5_st16(seg + h.l3 + 2, slen - h.l3);
-            mlx5_st16(seg + h.l3 + 4, id + i);
+            mlx5_st16(seg + l3 + 2, slen - l3);
+            mlx5_st16(seg + l3 + 4, id + i);
         } else {
-            mlx5_st16(seg + h.l3 + 4, slen - h.l3 - 40);
+            mlx5_st16(seg + l3 + 4, slen - l3 - 40);
         }
         if (h.proto == 6) {
-            uint8_t *fl = seg + h.l4 + 13;
-            mlx5_st32(seg + h.l4 + 4, seq + (uint32_t)(off - hlen));
+            uint8_t *fl = seg + l4 + 13;
+            mlx5_st32(seg + l4 + 4, seq + (uint32_t)(off - hlen));
             if (off + n < len) {
                 *fl &= ~0x09;           /* FIN, PSH */
             }
@@ -143,16 +187,31 @@ static IbWcStatus mlx5_eth_lso(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len,
                 *fl &= ~0x80;           /* CWR */
             }
         } else {
-            mlx5_st16(seg + h.l4 + 4, slen - h.l4);
+            mlx5_st16(seg + l4 + 4, slen - l4);
         }
-        if (!ib_eth_parse(seg, slen, &sh)) {
+        if (base) {
+            if (oh.ip_version == 4) {
+                mlx5_st16(seg + oh.l3 + 2, slen - oh.l3);
+                mlx5_st16(seg + oh.l3 + 4, oid + i);
+            } else {
+                mlx5_st16(seg + oh.l3 + 4, slen - oh.l3 - 40);
+            }
+            mlx5_st16(seg + oh.l4 + 4, slen - oh.l4);
+        }
+        if (!ib_eth_parse(seg + base, slen - base, &sh)) {
             return IB_WC_LOC_QP_OP_ERR;
         }
-        mlx5_eth_fill_csum(seg, slen, &sh, true, true);
+        mlx5_eth_fill_csum(seg + base, slen - base, &sh, true, true);
+        if (base && ib_eth_parse(seg, slen, &sh)) {
+            mlx5_eth_fill_csum(seg, slen, &sh, true, false);
+        }
         mlx5_eth_xmit(c, sq, seg, slen);
         if (n == 0) {
             break;
         }
+    }
+    if (base) {
+        trace_mlx5_eth_tunnel_lso(sq->qpn, i, mss);
     }
     return IB_WC_SUCCESS;
 }
@@ -211,7 +270,6 @@ static IbWcStatus mlx5_eth_send(Mlx5Core *c, Mlx5Qp *sq, const uint8_t *wqe,
     uint8_t *f = c->eth->frame;
     size_t len, first;
     unsigned d;
-    IbEthHdr h;
 
     /*
      * ctrl, eth segment (2 inline bytes), the inline rest, then data segments
@@ -246,13 +304,9 @@ static IbWcStatus mlx5_eth_send(Mlx5Core *c, Mlx5Qp *sq, const uint8_t *wqe,
         return IB_WC_LOC_LEN_ERR;
     }
     if (lso) {
-        return mlx5_eth_lso(c, sq, f, len, mss);
+        return mlx5_eth_lso(c, sq, f, len, mss, cs);
     }
-    if ((cs & (MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM)) &&
-        ib_eth_parse(f, len, &h)) {
-        mlx5_eth_fill_csum(f, len, &h, cs & MLX5_ETH_WQE_L3_CSUM,
-                           cs & MLX5_ETH_WQE_L4_CSUM);
-    }
+    mlx5_eth_tx_csum(c->eth, f, len, cs);
     mlx5_eth_xmit(c, sq, f, len);
     return IB_WC_SUCCESS;
 }
@@ -270,7 +324,6 @@ static IbWcStatus mlx5_eth_mpw_send(Mlx5Core *c, Mlx5Qp *sq,
     uint8_t cs = es[MLX5_ESEG_cs_flags];
     uint8_t *f = c->eth->frame;
     unsigned d = 2, n = 0;
-    IbEthHdr h;
 
     if (nds < 3 || mlx5_ld16(es + MLX5_ESEG_inline_sz) & 0x3ff) {
         return IB_WC_LOC_QP_OP_ERR;
@@ -298,11 +351,7 @@ static IbWcStatus mlx5_eth_mpw_send(Mlx5Core *c, Mlx5Qp *sq,
             }
             d++;
         }
-        if ((cs & (MLX5_ETH_WQE_L3_CSUM | MLX5_ETH_WQE_L4_CSUM)) &&
-            ib_eth_parse(f, len, &h)) {
-            mlx5_eth_fill_csum(f, len, &h, cs & MLX5_ETH_WQE_L3_CSUM,
-                               cs & MLX5_ETH_WQE_L4_CSUM);
-        }
+        mlx5_eth_tx_csum(c->eth, f, len, cs);
         mlx5_eth_xmit(c, sq, f, len);
         n++;
     }

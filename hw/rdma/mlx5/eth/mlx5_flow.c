@@ -376,7 +376,8 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
     uint16_t known = MLX5_FLOW_CONTEXT_ACTION_ALLOW |
                      MLX5_FLOW_CONTEXT_ACTION_DROP |
                      MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
-                     MLX5_FLOW_CONTEXT_ACTION_COUNT;
+                     MLX5_FLOW_CONTEXT_ACTION_COUNT |
+                     MLX5_FLOW_CONTEXT_ACTION_DECAP;
     uint32_t i;
 
     fte->group_id = MLX5_GET(fc, FC_group_id);
@@ -615,20 +616,28 @@ static const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms)
 }
 
 /*
- * Steer a frame whose match parameters are @ms (MLX5_FTE_MATCH_PARAM_SIZE
- * bytes; the outer headers filled) from the root table. Fills @tirs with the
- * TIRs it reaches (a copy to each; at most MLX5_ETH_MAX_DEST) and returns their
- * number; 0 = dropped. An entry forwarding to TIRs and a table (a "don't trap"
- * rule) gives the frame to those TIRs and goes on in that table; with several
- * tables among the destinations, the first is followed.
+ * Steer frame @f from the root table. Fills @hits with the TIRs it reaches (a
+ * copy to each; at most MLX5_ETH_MAX_DEST) and returns their number; 0 =
+ * dropped. An entry forwarding to TIRs and a table (a "don't trap" rule) gives
+ * the frame to those TIRs and goes on in that table; with several tables among
+ * the destinations, the first is followed. An entry's DECAP applies to its own
+ * destinations and to what follows, and later tables match on the frame as it
+ * is then.
  */
-unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, size_t len,
-                         Mlx5Tir **tirs, uint32_t *flow_tag)
+unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
+                         const IbEthHdr *h, Mlx5SteerHit *hits,
+                         uint32_t *flow_tag)
 {
-    Mlx5FlowTable *ft = mlx5_ft_get(c, c->eth->root_ft);
-    unsigned hops, n = 0, i;
+    Mlx5Eth *e = c->eth;
+    Mlx5FlowTable *ft = mlx5_ft_get(c, e->root_ft);
+    uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE];
+    g_autofree uint8_t *w = NULL;       /* the frame as transformed so far */
+    uint32_t ops[MLX5_ETH_STEER_OPS];
+    unsigned hops, n = 0, nops = 0, i;
+    IbEthHdr wh = *h;
 
     *flow_tag = 0;
+    mlx5_eth_match_set(e, f, len, h, ms);
     for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
         const Mlx5Fte *fte = mlx5_ft_lookup(ft, ms);
         Mlx5FlowTable *next = NULL;
@@ -650,13 +659,25 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *ms, size_t len,
         if (fte->flow_tag) {
             *flow_tag = fte->flow_tag;
         }
+        if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_DECAP) &&
+            nops < MLX5_ETH_STEER_OPS) {
+            if (!w) {
+                w = g_malloc(MLX5_ETH_MAX_FRAME + 8);
+                memcpy(w, f, len);
+            }
+            ops[nops++] = MLX5_STEER_OP_DECAP;
+            mlx5_eth_transform(c, MLX5_STEER_OP_DECAP, w, &len, &wh);
+            mlx5_eth_match_set(e, w, len, &wh, ms);
+        }
         for (i = 0; i < fte->ndest; i++) {
             if (fte->dest[i].type != MLX5_FLOW_DEST_TYPE_TIR) {
                 next = next ? next : mlx5_ft_get(c, fte->dest[i].id);
             } else if (n < MLX5_ETH_MAX_DEST) {
                 /* a destroyed TIR takes nothing */
-                tirs[n] = mlx5_table_get(&c->eth->tirs, fte->dest[i].id);
-                n += tirs[n] != NULL;
+                hits[n].tir = mlx5_table_get(&e->tirs, fte->dest[i].id);
+                hits[n].nops = nops;
+                memcpy(hits[n].ops, ops, sizeof(ops[0]) * nops);
+                n += hits[n].tir != NULL;
             }
         }
         ft = next;

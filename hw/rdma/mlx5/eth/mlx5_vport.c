@@ -75,6 +75,14 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
         MLX5_SET(cap, ETH_CAP_rss_ind_tbl_cap, MLX5_ETH_LOG_MAX_RQT_SIZE);
         /* check_sum covers the whole frame */
         MLX5_SET(cap, ETH_CAP_cqe_checksum_full, 1);
+        /*
+         * VXLAN stateless offloads (mlx5_vxlan.c): inner checksums and LSO
+         * of tunnelled frames to the ports of the table; no GRE, IP-in-IP or
+         * GENEVE, so mlx5e builds no inner TTC tables and its TIRs ask for no
+         * tunnel parsing on receive
+         */
+        MLX5_SET(cap, ETH_CAP_tunnel_stateless_vxlan, 1);
+        MLX5_SET(cap, ETH_CAP_max_vxlan_udp_ports, MLX5_ETH_MAX_VXLAN_PORTS);
         break;
     case MLX5_CAP_FLOW_TABLE:
         MLX5_SET(cap, FT_CAP_nic_rx_ft_support, 1);
@@ -91,6 +99,8 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_flow_counter,
                  MLX5_ETH_LOG_FTE_COUNTERS);
         MLX5_SET(cap, FT_CAP_nic_rx_identified_miss_table_mode, 1);
+        /* DECAP of VXLAN frames (mlx5_reformat.c): DPDK's vxlan_decap */
+        MLX5_SET(cap, FT_CAP_nic_rx_decap, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_flow_table_modify, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_ft_size, MLX5_ETH_LOG_MAX_FT_SIZE);
         MLX5_SET(cap, FT_CAP_nic_rx_max_ft_level, MLX5_ETH_MAX_FT_LEVEL);
@@ -155,6 +165,7 @@ void mlx5_eth_reset(Mlx5Core *c)
     memset(e->q_oob, 0, sizeof(e->q_oob));
     memset(&e->cnt, 0, sizeof(e->cnt));
     e->tx_blocked = false;
+    mlx5_vxlan_reset(e);
     memset(e->roce_addr, 0, sizeof(e->roce_addr));
     /*
      * RoCE: the transport's port addressed by the GID table (emptied), up with

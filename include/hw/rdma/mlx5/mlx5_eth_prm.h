@@ -48,6 +48,8 @@ enum {
     MLX5_CMD_OP_DESTROY_FLOW_GROUP = 0x934,
     MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY = 0x936,
     MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY = 0x938,
+    MLX5_CMD_OP_ADD_VXLAN_UDP_DPORT = 0x827,
+    MLX5_CMD_OP_DELETE_VXLAN_UDP_DPORT = 0x828,
     MLX5_CMD_OP_ALLOC_FLOW_COUNTER = 0x939,
     MLX5_CMD_OP_DEALLOC_FLOW_COUNTER = 0x93a,
     MLX5_CMD_OP_QUERY_FLOW_COUNTER = 0x93b,
@@ -128,6 +130,8 @@ enum {
 #define ETH_CAP_enhanced_multi_pkt_send_wqe MLX5_FIELD(0, 5, 5)
 #define ETH_CAP_rss_ind_tbl_cap             MLX5_FIELD(0, 11, 8)
 #define ETH_CAP_cqe_checksum_full           MLX5_FIELD(1, 28, 28)
+#define ETH_CAP_tunnel_stateless_vxlan      MLX5_FIELD(0, 0, 0)
+#define ETH_CAP_max_vxlan_udp_ports         MLX5_FIELD(1, 15, 8)
 
 /* flow_table_nic_cap: flow_table_properties_nic_receive at byte 0x40 */
 #define FT_CAP_nic_rx_ft_support            MLX5_FIELD(16, 31, 31)
@@ -135,6 +139,7 @@ enum {
 #define FT_CAP_nic_rx_flow_modify_en        MLX5_FIELD(16, 28, 28)
 #define FT_CAP_nic_rx_modify_root           MLX5_FIELD(16, 27, 27)
 #define FT_CAP_nic_rx_identified_miss_table_mode MLX5_FIELD(16, 26, 26)
+#define FT_CAP_nic_rx_decap                 MLX5_FIELD(16, 23, 23)
 #define FT_CAP_nic_rx_flow_table_modify     MLX5_FIELD(16, 25, 25)
 #define FT_CAP_nic_rx_log_max_ft_size       MLX5_FIELD(17, 29, 24)
 #define FT_CAP_nic_rx_max_ft_level          MLX5_FIELD(17, 7, 0)
@@ -277,11 +282,15 @@ enum {
     MLX5_FLOW_CONTEXT_ACTION_DROP = 1 << 1,
     MLX5_FLOW_CONTEXT_ACTION_FWD_DEST = 1 << 2,
     MLX5_FLOW_CONTEXT_ACTION_COUNT = 1 << 3,
+    MLX5_FLOW_CONTEXT_ACTION_DECAP = 1 << 5,
     MLX5_FLOW_DEST_TYPE_FLOW_TABLE = 1,
     MLX5_FLOW_DEST_TYPE_TIR = 2,
     /* (in the counter list, not a destination) */
     MLX5_FLOW_DEST_TYPE_COUNTER = 0x100,
 };
+/* ADD/DELETE_VXLAN_UDP_DPORT */
+#define VXLAN_IN_udp_port                   MLX5_FIELD(3, 15, 0)
+
 /* ALLOC/DEALLOC/QUERY_FLOW_COUNTER */
 #define ALLOC_FC_IN_flow_counter_bulk_log_size MLX5_FIELD(3, 12, 8)
 #define ALLOC_FC_IN_flow_counter_bulk       MLX5_FIELD(3, 7, 0)
@@ -315,6 +324,10 @@ enum {
 #define MS_udp_dport                        MLX5_FIELD(7, 15, 0)
 #define MS_src_ip_OFF                       0x20
 #define MS_dst_ip_OFF                       0x30
+/* misc_parameters (match_criteria_enable bit 1) */
+#define MS_vxlan_vni                        MLX5_FIELD(21, 31, 8)
+/* inner_headers (bit 2): the outer headers' layout */
+#define MS_INNER_OFF                        0x80
 
 /* ---- NIC vport ----------------------------------------------------------- */
 #define QUERY_VPORT_STATE_OUT_admin_state   MLX5_FIELD(3, 7, 4)
@@ -412,8 +425,11 @@ enum {
 #define MLX5_ESEG_inline_sz                 0x0c        /* be16 */
 /* first 2 inline header bytes */
 #define MLX5_ESEG_inline                    0x0e
+#define MLX5_ETH_WQE_L3_INNER_CSUM          0x10
+#define MLX5_ETH_WQE_L4_INNER_CSUM          0x20
 #define MLX5_ETH_WQE_L3_CSUM                0x40
 #define MLX5_ETH_WQE_L4_CSUM                0x80
+#define MLX5_ETH_WQE_CSUM_ALL               0xf0
 #define MLX5_CQE_hds_ip_ext                 0x1c
 #define MLX5_CQE_L3_OK                      (1u << 1)
 #define MLX5_CQE_L4_OK                      (1u << 2)
