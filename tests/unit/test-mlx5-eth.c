@@ -864,6 +864,121 @@ static void test_decap(void)
     eth_free(&t);
 }
 
+static uint32_t sport_root_table(TEth *t, uint32_t *fg);
+
+/* ALLOC_MODIFY_HEADER_CONTEXT of @n actions (8 bytes each) for table type @tt; the status. */
+static int modhdr_alloc(TEth *t, unsigned tt, const uint8_t *acts, unsigned n, uint32_t *id)
+{
+    uint8_t in[0x10 + 8 * 40] = { 0 }, out[16] = { 0 };
+    int st;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_MODIFY_HEADER_CONTEXT);
+    MLX5_SET(in, MODHDR_IN_table_type, tt);
+    MLX5_SET(in, MODHDR_IN_num_of_actions, n);
+    memcpy(in + 0x10, acts, 8 * MIN(n, 40u));
+    st = tdrv_exec(t->d, in, 0x10 + 8 * MIN(n, 40u), out, sizeof(out));
+    *id = MLX5_GET(out, MODHDR_OUT_id);
+    return st;
+}
+
+static void modhdr_act(uint8_t *a, unsigned type, unsigned field, unsigned off, unsigned len,
+                       uint32_t data)
+{
+    mlx5_st16(a, type << 12 | field);
+    a[2] = off;
+    a[3] = len;
+    mlx5_st32(a + 4, data);
+}
+
+/*
+ * MOD_HDR: a context rewriting the destination MAC, the source IPv4 address, the UDP
+ * destination port and decrementing the TTL (ADD 0xff), on an entry forwarding to the TIR:
+ * the frame arrives rewritten with its IPv4 and UDP checksums right. Contexts that are not
+ * NIC RX, empty, too long, of unknown fields or ranges beyond a field are refused; one in use
+ * cannot be freed.
+ */
+static void test_modhdr(void)
+{
+    uint8_t cap[HCA_CAP_OFF + HCA_CAP_SIZE], acts[40 * 8] = { 0 }, f[256], got[256], cqe[64];
+    uint8_t in[0x400] = { 0 }, out[16];
+    const uint8_t tir_t[1] = { MLX5_FLOW_DEST_TYPE_TIR };
+    uint32_t ft, fg, id, bad;
+    size_t len;
+    TEth t;
+
+    eth_setup(&t);
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_FLOW_TABLE << 1 | 1, 0,
+                                0, cap, sizeof(cap)), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_max_modify_header_actions), ==, 32);
+    modhdr_act(acts, 1, 0x04, 0, 0, 0x02aabbcc);            /* DMAC_47_16 */
+    modhdr_act(acts + 8, 1, 0x05, 0, 16, 0xddee);           /* DMAC_15_0 */
+    modhdr_act(acts + 16, 1, 0x15, 0, 0, 0x0a010101);       /* SIPV4 */
+    modhdr_act(acts + 24, 2, 0x0a, 0, 0, 0xff);             /* TTL - 1 */
+    modhdr_act(acts + 32, 1, 0x0c, 0, 16, 9999);            /* UDP_DPORT */
+    g_assert_cmpint(modhdr_alloc(&t, 0, acts, 5, &id), ==, 0);
+    g_assert_cmpint(modhdr_alloc(&t, 1, acts, 5, &bad), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(modhdr_alloc(&t, 0, acts, 0, &bad), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(modhdr_alloc(&t, 0, acts, 33, &bad), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    modhdr_act(acts + 40, 1, 0x60, 0, 0, 0);                /* (a field we do not have) */
+    g_assert_cmpint(modhdr_alloc(&t, 0, acts, 6, &bad), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    modhdr_act(acts + 40, 1, 0x0a, 4, 8, 0);                /* bits 4..11 of an 8-bit TTL */
+    g_assert_cmpint(modhdr_alloc(&t, 0, acts, 6, &bad), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    modhdr_act(acts + 40, 7, 0x0a, 0, 0, 0);                /* an unknown action type */
+    g_assert_cmpint(modhdr_alloc(&t, 0, acts, 6, &bad), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    ft = sport_root_table(&t, &fg);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in + FTE_CTX_OFF, FC_group_id, fg);
+    MLX5_SET(in + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_MOD_HDR |
+             MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
+    MLX5_SET(in + FTE_CTX_OFF, FC_destination_list_size, 1);
+    MLX5_SET(in + FTE_CTX_OFF, FC_modify_header_id, id + 100);  /* no such context */
+    MLX5_SET(in + FTE_CTX_OFF + FC_match_value_OFF, MS_ip_protocol, 17);
+    MLX5_SET(in + FTE_CTX_OFF + FC_match_value_OFF, MS_udp_sport, 4000);
+    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_type, MLX5_FLOW_DEST_TYPE_TIR);
+    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_id, t.tirn);
+    g_assert_cmpint(tdrv_exec(t.d, in, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    MLX5_SET(in + FTE_CTX_OFF, FC_modify_header_id, id);
+    g_assert_cmpint(tdrv_exec(t.d, in, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==, 0);
+
+    len = udp_frame(f, my_mac, 30, false);
+    teth_post_recv(&t, 2048, t.mem);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
+    g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, len);
+    fake_read(t.d->h, t.mem, got, len);
+    g_assert_cmpmem(got, 6, "\x02\xaa\xbb\xcc\xdd\xee", 6);
+    g_assert_cmpmem(got + 26, 4, "\x0a\x01\x01\x01", 4);
+    g_assert_cmpint(got[22], ==, 63);
+    g_assert_cmpint(mlx5_ld16(got + 36), ==, 9999);
+    g_assert_true(sums_ok(got, len));
+    g_assert_cmpmem(got + 42, 30, f + 42, 30);
+    /* the rewrite changed the match set: an update of the entry keeps its context */
+    g_assert_cmpint(teth_set_fte(&t, ft, fg, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1,
+                                 tir_t, &t.tirn, 1, 1 << 2), ==, 0);
+    teth_post_recv(&t, 2048, t.mem);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    fake_read(t.d->h, t.mem, got, len);
+    g_assert_cmpint(mlx5_ld16(got + 36), ==, 9999);
+
+    /* in use: not freed; after the entry is gone it is */
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_DEALLOC_MODIFY_HEADER_CONTEXT);
+    MLX5_SET(in, MODHDR_IN_id, id);
+    g_assert_cmpint(tdrv_exec(t.d, in, 0x10, out, 16), ==, MLX5_CMD_STAT_BAD_RES_STATE_ERR);
+    /* an update replacing the action drops the context */
+    g_assert_cmpint(teth_set_fte(&t, ft, fg, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1,
+                                 tir_t, &t.tirn, 1, 1 << 0), ==, 0);
+    g_assert_cmpint(tdrv_exec(t.d, in, 0x10, out, 16), ==, 0);
+    g_assert_cmpint(tdrv_exec(t.d, in, 0x10, out, 16), ==, MLX5_CMD_STAT_BAD_RES_ERR);
+    eth_free(&t);
+}
+
 /* ---- steering beyond one table: chained priorities, updates, several TIRs, loopback -------- */
 
 /* How many CQEs a frame of UDP source port @sport to @dmac from the link gives. */
@@ -1543,6 +1658,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/eth/mpw", test_mpw);
     g_test_add_func("/mlx5/eth/vxlan", test_vxlan);
     g_test_add_func("/mlx5/eth/decap", test_decap);
+    g_test_add_func("/mlx5/eth/modify-header", test_modhdr);
     g_test_add_func("/mlx5/eth/blueflame", test_blueflame);
     g_test_add_func("/mlx5/eth/steering", test_steering);
     g_test_add_func("/mlx5/eth/flow-counters", test_flow_counters);

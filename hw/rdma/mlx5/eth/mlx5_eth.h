@@ -45,6 +45,17 @@
 #define MLX5_ETH_MAX_VXLAN_PORTS 4
 #define MLX5_VXLAN_IANA_PORT    4789
 
+/* modify-header contexts (mlx5_modify_hdr.c) */
+#define MLX5_MODHDR_MAX_ACTIONS 32
+#define MLX5_ETH_LOG_MAX_MODHDR 12
+
+typedef struct Mlx5ModHdr {
+    uint32_t id;
+    uint8_t n;
+    uint8_t actions[MLX5_MODHDR_MAX_ACTIONS][8];
+    uint32_t refcount;          /* flow entries using it */
+} Mlx5ModHdr;
+
 typedef struct Mlx5FlowCounter {
     uint64_t packets, bytes;
     uint32_t base;              /* first id of its allocation; 0: free */
@@ -96,6 +107,7 @@ typedef struct Mlx5Fte {
         uint32_t id;
     } dest[MLX5_ETH_MAX_DEST];
     uint32_t cnt[MLX5_ETH_FTE_COUNTERS];    /* flow counters (COUNT) */
+    uint32_t modhdr;            /* modify-header context (MOD_HDR) */
     uint8_t value[MLX5_FTE_MATCH_PARAM_SIZE];
 } Mlx5Fte;
 
@@ -155,6 +167,7 @@ typedef struct Mlx5Eth {
     Mlx5EthCounters cnt;
     /* flow counters by id [MLX5_ETH_MAX_FLOW_COUNTERS] */
     Mlx5FlowCounter *fcs;
+    Mlx5Table modhdrs;
     /* UDP ports of VXLAN tunnels (0: a free slot) */
     uint16_t vxlan_port[MLX5_ETH_MAX_VXLAN_PORTS];
     /* the link refused a frame: SQs wait for link_tx_ready */
@@ -214,7 +227,7 @@ void mlx5_ft_free(Mlx5Core *c, void *obj);
 void mlx5_fg_free(Mlx5Core *c, void *obj);
 /*
  * Where steering sends a frame: a TIR, and what the entries on the way did to
- * the frame (in order: MLX5_STEER_OP_DECAP).
+ * the frame (in order: MLX5_STEER_OP_DECAP or a modify-header context).
  */
 #define MLX5_ETH_STEER_OPS      8
 #define MLX5_STEER_OP_DECAP     UINT32_MAX
@@ -250,6 +263,16 @@ void mlx5_vxlan_reset(Mlx5Eth *e);
  */
 size_t mlx5_vxlan_inner(const Mlx5Eth *e, const uint8_t *f, size_t len,
                         const IbEthHdr *h, IbEthHdr *in);
+
+/* mlx5_modify_hdr.c */
+Mlx5CmdHandler mlx5_cmd_alloc_modify_header_context,
+    mlx5_cmd_dealloc_modify_header_context;
+/* A flow entry uses context @id (false: there is no such context). */
+bool mlx5_modhdr_ref(Mlx5Core *c, uint32_t id);
+void mlx5_modhdr_put(Mlx5Core *c, uint32_t id);
+/* Apply context @id's actions to frame @f (@len bytes, parsed in @h). */
+void mlx5_modhdr_apply(Mlx5Core *c, uint32_t id, uint8_t *f, size_t len,
+                       IbEthHdr *h);
 
 /* mlx5_reformat.c */
 /*

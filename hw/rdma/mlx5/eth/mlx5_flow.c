@@ -69,6 +69,9 @@ static void mlx5_fte_put_counters(Mlx5Core *c, Mlx5Fte *fte)
 static void mlx5_fte_free(Mlx5Core *c, Mlx5Fte *fte)
 {
     mlx5_fte_put_counters(c, fte);
+    if (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {
+        mlx5_modhdr_put(c, fte->modhdr);
+    }
     mlx5_ref_put(&c->eth->nftes);
     g_free(fte);
 }
@@ -365,7 +368,8 @@ static bool mlx5_fte_consistent(uint16_t action, uint32_t ndest, uint32_t ncnt)
 
 /*
  * Decode and check an entry's flow context. Returns a syndrome or 0; on 0 the
- * entry holds a reference to each counter it names.
+ * entry holds a reference to each counter it names and to its modify-header
+ * context.
  */
 static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
                               Mlx5Fte *fte)
@@ -377,7 +381,8 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
                      MLX5_FLOW_CONTEXT_ACTION_DROP |
                      MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
                      MLX5_FLOW_CONTEXT_ACTION_COUNT |
-                     MLX5_FLOW_CONTEXT_ACTION_DECAP;
+                     MLX5_FLOW_CONTEXT_ACTION_DECAP |
+                     MLX5_FLOW_CONTEXT_ACTION_MOD_HDR;
     uint32_t i;
 
     fte->group_id = MLX5_GET(fc, FC_group_id);
@@ -424,6 +429,13 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
         }
         fte->ncnt = i + 1;
     }
+    if (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {
+        fte->modhdr = MLX5_GET(fc, FC_modify_header_id);
+        if (!mlx5_modhdr_ref(c, fte->modhdr)) {
+            mlx5_fte_put_counters(c, fte);
+            return MLX5_SYND_BAD_HANDLE;
+        }
+    }
     fte->ndest = ndest;
     return 0;
 }
@@ -462,7 +474,12 @@ static uint32_t mlx5_fte_update(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
     }
     /* what the entry becomes, committed only if it is whole */
     if (!(mask & MLX5_FTE_MODIFY_ACTION)) {
+        /* (the new context's modify header was only checked) */
+        if (n->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {
+            mlx5_modhdr_put(c, n->modhdr);
+        }
         n->action = fte->action;
+        n->modhdr = fte->modhdr;
     }
     if (!(mask & MLX5_FTE_MODIFY_FLOW_TAG)) {
         n->flow_tag = fte->flow_tag;
@@ -477,14 +494,19 @@ static uint32_t mlx5_fte_update(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
         memcpy(n->cnt, fte->cnt, sizeof(n->cnt));
         n->ncnt = fte->ncnt;
         if (!mlx5_fte_consistent(n->action, n->ndest, n->ncnt)) {
-            return MLX5_SYND_FTE_ACTION;
+            goto bad;
         }
     } else if (!mlx5_fte_consistent(n->action, n->ndest, n->ncnt)) {
         mlx5_fte_put_counters(c, n);
-        return MLX5_SYND_FTE_ACTION;
+        goto bad;
     } else {
         mlx5_fte_put_counters(c, fte);
     }
+    if ((mask & MLX5_FTE_MODIFY_ACTION) &&
+        (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR)) {
+        mlx5_modhdr_put(c, fte->modhdr);
+    }
+    fte->modhdr = n->modhdr;
     fte->action = n->action;
     fte->flow_tag = n->flow_tag;
     memcpy(fte->dest, n->dest, sizeof(fte->dest));
@@ -492,6 +514,13 @@ static uint32_t mlx5_fte_update(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
     memcpy(fte->cnt, n->cnt, sizeof(fte->cnt));
     fte->ncnt = n->ncnt;
     return 0;
+
+bad:
+    if ((mask & MLX5_FTE_MODIFY_ACTION) &&
+        (n->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR)) {
+        mlx5_modhdr_put(c, n->modhdr);
+    }
+    return MLX5_SYND_FTE_ACTION;
 }
 
 void mlx5_cmd_set_fte(Mlx5Core *c, Mlx5CmdCtx *cmd)
@@ -620,9 +649,9 @@ static const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms)
  * copy to each; at most MLX5_ETH_MAX_DEST) and returns their number; 0 =
  * dropped. An entry forwarding to TIRs and a table (a "don't trap" rule) gives
  * the frame to those TIRs and goes on in that table; with several tables among
- * the destinations, the first is followed. An entry's DECAP applies to its own
- * destinations and to what follows, and later tables match on the frame as it
- * is then.
+ * the destinations, the first is followed. An entry's DECAP, then its
+ * MOD_HDR, apply to its own destinations and to what follows, and later tables
+ * match on the frame as it is then.
  */
 unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
                          const IbEthHdr *h, Mlx5SteerHit *hits,
@@ -667,6 +696,16 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
             }
             ops[nops++] = MLX5_STEER_OP_DECAP;
             mlx5_eth_transform(c, MLX5_STEER_OP_DECAP, w, &len, &wh);
+            mlx5_eth_match_set(e, w, len, &wh, ms);
+        }
+        if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) &&
+            nops < MLX5_ETH_STEER_OPS) {
+            if (!w) {
+                w = g_malloc(MLX5_ETH_MAX_FRAME + 8);
+                memcpy(w, f, len);
+            }
+            ops[nops++] = fte->modhdr;
+            mlx5_eth_transform(c, fte->modhdr, w, &len, &wh);
             mlx5_eth_match_set(e, w, len, &wh, ms);
         }
         for (i = 0; i < fte->ndest; i++) {

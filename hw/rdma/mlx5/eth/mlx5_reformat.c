@@ -5,7 +5,7 @@
  * UDP and VXLAN headers off a frame of a VXLAN tunnel (a UDP port of the table,
  * mlx5_vxlan.c): what is left is the inner Ethernet frame, which the TIR
  * receives and later tables match on. A frame that is no such tunnel passes
- * unchanged.
+ * unchanged. Header rewrites (MOD_HDR) are mlx5_modify_hdr.c's.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -33,5 +33,7 @@ void mlx5_eth_transform(Mlx5Core *c, uint32_t op, uint8_t *f, size_t *len,
 {
     if (op == MLX5_STEER_OP_DECAP) {
         mlx5_eth_decap(c->eth, f, len, h);
+    } else {
+        mlx5_modhdr_apply(c, op, f, *len, h);
     }
 }

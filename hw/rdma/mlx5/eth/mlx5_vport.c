@@ -101,6 +101,11 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
         MLX5_SET(cap, FT_CAP_nic_rx_identified_miss_table_mode, 1);
         /* DECAP of VXLAN frames (mlx5_reformat.c): DPDK's vxlan_decap */
         MLX5_SET(cap, FT_CAP_nic_rx_decap, 1);
+        /* header rewrites (mlx5_modify_hdr.c) */
+        MLX5_SET(cap, FT_CAP_nic_rx_log_max_modify_header_context,
+                 MLX5_ETH_LOG_MAX_MODHDR);
+        MLX5_SET(cap, FT_CAP_nic_rx_max_modify_header_actions,
+                 MLX5_MODHDR_MAX_ACTIONS);
         MLX5_SET(cap, FT_CAP_nic_rx_flow_table_modify, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_ft_size, MLX5_ETH_LOG_MAX_FT_SIZE);
         MLX5_SET(cap, FT_CAP_nic_rx_max_ft_level, MLX5_ETH_MAX_FT_LEVEL);
@@ -129,6 +134,8 @@ void mlx5_eth_init(Mlx5Core *c)
     mlx5_table_init(&e->rqts, "rqt", 1u << 8, 1);
     mlx5_table_init(&e->fts, "flow table", 1u << 10, 1);
     mlx5_table_init(&e->fgs, "flow group", 1u << 12, 1);
+    mlx5_table_init(&e->modhdrs, "modify header", 1u << MLX5_ETH_LOG_MAX_MODHDR,
+                    1);
     e->frame = g_malloc(MLX5_ETH_MAX_FRAME + MLX5_ETH_MAX_TSO);
     e->fcs = g_new0(Mlx5FlowCounter, MLX5_ETH_MAX_FLOW_COUNTERS);
     c->eth = e;
@@ -147,6 +154,8 @@ void mlx5_eth_reset(Mlx5Core *c)
     }
     mlx5_table_destroy(&e->fts, mlx5_ft_free, c);
     mlx5_table_destroy(&e->fgs, mlx5_fg_free, c);
+    /* (after the flow entries that used them) */
+    mlx5_table_destroy(&e->modhdrs, mlx5_plain_free, c);
     mlx5_table_destroy(&e->tirs, mlx5_tir_free, c);
     mlx5_table_destroy(&e->rqts, mlx5_rqt_free, c);
     mlx5_table_destroy(&e->tises, mlx5_plain_free, c);
@@ -178,7 +187,8 @@ void mlx5_eth_reset(Mlx5Core *c)
 void mlx5_eth_free(Mlx5Core *c)
 {
     Mlx5Eth *e = c->eth;
-    Mlx5Table *all[] = { &e->tises, &e->tirs, &e->rqts, &e->fts, &e->fgs };
+    Mlx5Table *all[] = { &e->tises, &e->tirs, &e->rqts, &e->fts, &e->fgs,
+                         &e->modhdrs };
     size_t i;
 
     mlx5_eth_reset(c);

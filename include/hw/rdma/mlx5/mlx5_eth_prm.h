@@ -54,6 +54,8 @@ enum {
     MLX5_CMD_OP_DEALLOC_FLOW_COUNTER = 0x93a,
     MLX5_CMD_OP_QUERY_FLOW_COUNTER = 0x93b,
     MLX5_CMD_OP_MODIFY_FLOW_TABLE = 0x93c,
+    MLX5_CMD_OP_ALLOC_MODIFY_HEADER_CONTEXT = 0x940,
+    MLX5_CMD_OP_DEALLOC_MODIFY_HEADER_CONTEXT = 0x941,
     MLX5_CMD_OP_QUERY_ROCE_ADDRESS = 0x760,
     MLX5_CMD_OP_SET_ROCE_ADDRESS = 0x761,
 };
@@ -143,6 +145,8 @@ enum {
 #define FT_CAP_nic_rx_flow_table_modify     MLX5_FIELD(16, 25, 25)
 #define FT_CAP_nic_rx_log_max_ft_size       MLX5_FIELD(17, 29, 24)
 #define FT_CAP_nic_rx_max_ft_level          MLX5_FIELD(17, 7, 0)
+#define FT_CAP_nic_rx_log_max_modify_header_context MLX5_FIELD(17, 23, 16)
+#define FT_CAP_nic_rx_max_modify_header_actions MLX5_FIELD(17, 15, 8)
 #define FT_CAP_nic_rx_log_max_ft_num        MLX5_FIELD(19, 7, 0)
 #define FT_CAP_nic_rx_log_max_flow_counter  MLX5_FIELD(20, 15, 8)
 #define FT_CAP_nic_rx_log_max_destination   MLX5_FIELD(20, 7, 0)
@@ -267,6 +271,7 @@ enum {
 #define FC_action                           MLX5_FIELD(3, 15, 0)
 #define FC_destination_list_size            MLX5_FIELD(4, 23, 0)
 #define FC_flow_counter_list_size           MLX5_FIELD(5, 23, 0)
+#define FC_modify_header_id                 MLX5_FIELD(7, 31, 0)
 #define FC_match_value_OFF                  0x40
 #define FC_dest_OFF                         0x300
 #define DEST_type                           MLX5_FIELD(0, 31, 24)
@@ -283,11 +288,18 @@ enum {
     MLX5_FLOW_CONTEXT_ACTION_FWD_DEST = 1 << 2,
     MLX5_FLOW_CONTEXT_ACTION_COUNT = 1 << 3,
     MLX5_FLOW_CONTEXT_ACTION_DECAP = 1 << 5,
+    MLX5_FLOW_CONTEXT_ACTION_MOD_HDR = 1 << 6,
     MLX5_FLOW_DEST_TYPE_FLOW_TABLE = 1,
     MLX5_FLOW_DEST_TYPE_TIR = 2,
     /* (in the counter list, not a destination) */
     MLX5_FLOW_DEST_TYPE_COUNTER = 0x100,
 };
+/* ALLOC/DEALLOC_MODIFY_HEADER_CONTEXT (actions: 8 bytes each from 0x10) */
+#define MODHDR_IN_table_type                MLX5_FIELD(3, 31, 24)
+#define MODHDR_IN_num_of_actions            MLX5_FIELD(3, 7, 0)
+#define MODHDR_IN_id                        MLX5_FIELD(2, 31, 0)
+#define MODHDR_OUT_id                       MLX5_FIELD(2, 31, 0)
+
 /* ADD/DELETE_VXLAN_UDP_DPORT */
 #define VXLAN_IN_udp_port                   MLX5_FIELD(3, 15, 0)
 
