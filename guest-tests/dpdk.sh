@@ -14,10 +14,20 @@
 #     queue missed (out of buffer) is every frame that came (the vport counts each frame it
 #     receives once, from the link or looped back, whatever steering does with it; the PMD's
 #     queues may count a multicast frame more than once).
+#  2b. The same counts with other PMD paths, one testpmd start each: no CQE compression, the
+#     scalar receive path and plain (not multi-packet) send WQEs (DEVARGS3); checksum-format
+#     mini CQEs decompressed by the scalar path and multi-packet sends with no inline data, every
+#     frame a pointer (DEVARGS4).
 #  3. A flow rule: "flow create 0 ingress pattern eth / ipv4 / udp / end actions count / drop /
 #     end" on instance 1 stops the UDP frames (at most a few others get through; the vport still
 #     counts them all), and its flow counter ("flow query 0 0 count") counted every one of them;
 #     after "flow flush 0" they come again.
+#  4. io forwarding with two queues and RSS: both instances forward what they receive, unchanged,
+#     on the queue it came in on; instance 0 starts with "start tx_first" (a burst per queue of
+#     frames from 64 source addresses, to a MAC neither instance has, so each passes them on in
+#     promiscuous mode). Every frame instance 0 sent, instance 1 received or missed; what
+#     instance 1 sent back came to instance 0 but for the frames still in flight; both queues of
+#     both instances forwarded frames (RSS spread the flows).
 # mlx5t-instances: 2
 # mlx5t-timeout: 900
 # mlx5t-device-args: link-type=eth
@@ -27,16 +37,26 @@ mlx5e_up
 BDF=$(basename "$(readlink /sys/class/net/$E/device)")
 PEERMAC=02:4d:58:35:00:0$((2 - IDX))
 DEVARGS2=mprq_en=1
+DEVARGS3=rxq_cqe_comp_en=0,rx_vec_en=0,txq_mpw_en=0
+DEVARGS4=rxq_cqe_comp_en=1,rx_vec_en=0,txq_inline_max=0,txq_inline_mpw=0
+# (io forwarding: a destination no instance has, or a frame forwarded to its own address would
+# loop back into the instance that sent it)
+IOMAC=02:4d:58:35:00:99
+# (no IPv6 on the kernel's interface: its multicast frames would be forwarded and loop back)
+echo 1 > /proc/sys/net/ipv6/conf/$E/disable_ipv6
 
-# tp_start DEVARGS: testpmd in interactive mode, its commands from the FIFO on fd 3. Its output
+# tp_start DEVARGS [TESTPMD-ARGS]: testpmd in interactive mode, its commands from the FIFO on
+# fd 3 (by default instance 0 sends to instance 1, txonly, which receives, rxonly). Its output
 # goes to a file, which it writes in blocks: the figures are read from the whole log once
 # testpmd has quit (snap marks the points to read them at)
 tp_start() {
   rm -f /tmp/cmd /tmp/tp.log
   mkfifo /tmp/cmd
   if [ "$IDX" = 0 ]; then mode=txonly; else mode=rxonly; fi
+  args=${2:-"--forward-mode=$mode --eth-peer=0,$PEERMAC"}
+  # shellcheck disable=SC2086
   timeout 400 dpdk-testpmd --lcores=0@0,1@0 -n 1 -a "$BDF${1:+,$1}" --no-huge -m 256 -- -i \
-    --forward-mode=$mode --eth-peer=0,$PEERMAC --total-num-mbufs=8192 --txpkts=64 \
+    $args --total-num-mbufs=8192 --txpkts=64 \
     < /tmp/cmd > /tmp/tp.log 2>&1 &
   tp=$!
   exec 3>/tmp/cmd
@@ -136,14 +156,44 @@ traffic drop 5
 [ "$IDX" = 1 ] && tp flow flush 0
 traffic flushed 5
 tp_stop /tmp/tp-default.log
-# --- 2 again with the Multi-Packet Rx Queue
+# --- 2 again with the Multi-Packet Rx Queue, and 2b
 barrier restart 7200
 tp_start "$DEVARGS2"
 snap
 traffic mprq 8
 tp_stop /tmp/tp-mprq.log
+barrier restart3 7300
+tp_start "$DEVARGS3"
+snap
+traffic plain 6
+tp_stop /tmp/tp-plain.log
+barrier restart4 7400
+tp_start "$DEVARGS4"
+snap
+traffic noinline 6
+tp_stop /tmp/tp-noinline.log
+# --- 4. io forwarding, two queues
+barrier restart5 7500
+tp_start "" "--forward-mode=io --rxq=2 --txq=2 --txonly-multi-flow --eth-peer=0,$IOMAC"
+snap
+barrier go-io 7600
+# (no barrier while the frames circulate: they are on the management link, but keep it quiet)
+if [ "$IDX" = 1 ]; then
+  tp start
+  sleep 14
+  tp stop
+else
+  sleep 2
+  tp start tx_first
+  sleep 8
+  tp stop
+fi
+snap
+barrier io-done 7610
+tp_stop /tmp/tp-io.log
 
-for log in /tmp/tp-default.log /tmp/tp-mprq.log; do
+for log in /tmp/tp-default.log /tmp/tp-mprq.log /tmp/tp-plain.log /tmp/tp-noinline.log \
+    /tmp/tp-io.log; do
   head -n 12 $log
   # (the messages of the PMD, EAL and testpmd; not the statistics' names)
   if grep -E "^(mlx5_[a-z]+|EAL|testpmd|ETHDEV|MBUF):" $log | grep -i "fail\|error"; then
@@ -151,15 +201,19 @@ for log in /tmp/tp-default.log /tmp/tp-mprq.log; do
   fi
 done
 if [ "$IDX" = 0 ]; then
-  counts="$(sent /tmp/tp-default.log 2) $(sent /tmp/tp-default.log 3) $(sent /tmp/tp-default.log 4) $(sent /tmp/tp-mprq.log 2)"
-  echo "sent: $counts (default, drop, flushed, mprq)"
-  _try "counts" sh -c "echo $counts | nc -w 2 10.0.0.2 7900"
+  counts="$(sent /tmp/tp-default.log 2) $(sent /tmp/tp-default.log 3) $(sent /tmp/tp-default.log 4) $(sent /tmp/tp-mprq.log 2) $(sent /tmp/tp-plain.log 2) $(sent /tmp/tp-noinline.log 2)"
+  echo "sent: $counts (default, drop, flushed, mprq, plain, noinline)"
+  io="$(sent /tmp/tp-io.log 2) $(stat /tmp/tp-io.log 2 RX-packets) $(stat /tmp/tp-io.log 2 RX-missed)"
+  echo "io forwarding: sent, received, missed: $io"
+  _try "counts" sh -c "echo $counts $io | nc -w 2 10.0.0.2 7900"
 else
   counts=$(timeout 120 nc -l -p 7900) || fail "no counts from instance 0"
   set -- $counts
-  [ $# = 4 ] || fail "counts from instance 0: $counts"
-  s_default=$1 s_drop=$2 s_flushed=$3 s_mprq=$4
-  for t in "default /tmp/tp-default.log 2 $s_default" "mprq /tmp/tp-mprq.log 2 $s_mprq"; do
+  [ $# = 9 ] || fail "counts from instance 0: $counts"
+  s_default=$1 s_drop=$2 s_flushed=$3 s_mprq=$4 s_plain=$5 s_noinline=$6
+  io_sent=$7 io_got=$8 io_missed=$9
+  for t in "default /tmp/tp-default.log 2 $s_default" "mprq /tmp/tp-mprq.log 2 $s_mprq" \
+      "plain /tmp/tp-plain.log 2 $s_plain" "noinline /tmp/tp-noinline.log 2 $s_noinline"; do
     set -- $t
     SENT=$4
     echo "== $1"
@@ -187,5 +241,24 @@ else
   SENT=$s_flushed
   counts /tmp/tp-default.log 4
   [ "$SENT" -gt 1000 ] && [ "$got" -gt 1000 ] || fail "after flow flush only $got of $SENT came"
+  echo "== io forwarding, two queues"
+  grep -A2 "Forward Stats for RX Port= 0/Queue=" /tmp/tp-io.log
+  got1=$(stat /tmp/tp-io.log 2 RX-packets) missed1=$(stat /tmp/tp-io.log 2 RX-missed)
+  sent1=$(sent /tmp/tp-io.log 2)
+  echo "instance 0 sent $io_sent, received $io_got, missed $io_missed;" \
+    "instance 1 received $got1, missed $missed1, sent $sent1"
+  [ "$io_sent" -gt 1000 ] || fail "io forwarding: instance 0 sent only $io_sent frames"
+  [ $((got1 + missed1)) = "$io_sent" ] ||
+    fail "io forwarding: instance 0 sent $io_sent, instance 1 received $got1 and missed $missed1"
+  # (instance 0 stopped first: up to a burst per queue was still on its way to it)
+  [ $((io_got + io_missed)) -le "$sent1" ] && [ $((io_got + io_missed + 64)) -ge "$sent1" ] ||
+    fail "io forwarding: instance 1 sent $sent1, instance 0 received $io_got and missed $io_missed"
 fi
+# both queues of each instance forwarded (RSS spread the 64 flows)
+for q in 0 1; do
+  n=$(awk -v q="Queue= $q" '$0 ~ "Forward Stats for RX Port= 0/" q " " {f = 1; next}
+    f && /RX-packets:/ {print $2; exit}' /tmp/tp-io.log)
+  echo "io forwarding: queue $q received ${n:-nothing}"
+  [ "${n:-0}" -gt 100 ] || fail "io forwarding: queue $q received ${n:-nothing} (no RSS spread?)"
+done
 echo "dpdk: OK"

@@ -2,7 +2,7 @@
 # Ethernet port (link-type=eth) between two guests: the stock mlx5_core brings up an mlx5e
 # interface (ethtool -i: mlx5_core) with carrier, and it passes IP like any NIC: ping, a TCP
 # transfer checked by md5 (TSO: LSO WQEs cut into segments by the device; checksum offload both
-# ways), the same after an MTU change to 9000 with jumbo pings, and the counters of ethtool -S
+# ways), the same through two VXLAN devices (the device's tunnel offloads), the same after an MTU change to 9000 with jumbo pings, and the counters of ethtool -S
 # follow the traffic. ethtool -N rules (ntuple: drop, steer to a queue, delete; RSS hash fields)
 # take effect. Link down/up is seen by the peer (carrier of its own port stays, our
 # frames stop), and traffic resumes.
@@ -29,6 +29,36 @@ ethtool $E | grep -E 'Speed|Link detected'
 wait_for 60 ping -c 1 -W 1 $PEER || fail "no ping reply over $E"
 run ping -c 3 -s 1400 $PEER | tail -2
 tcp_transfer 5001 192.168.77.1
+
+# VXLAN over the port (mlx5e's VXLAN offload): the device's port table holds 4789, and mlx5e
+# adds 8472 for a second device (ADD_VXLAN_UDP_DPORT) and removes it with it. Instance 1's
+# TCP over each goes out as LSO WQEs cut at the inner TCP header with the inner checksums
+# filled (tx_tso_inner_packets, tx_csum_partial_inner); vx1 has outer UDP checksums (the
+# stack's GSO_PARTIAL: the device leaves them). Data checked by md5.
+feat=$(ethtool -k $E)
+expect "$feat" '^tx-udp_tnl-segmentation: on' "ethtool -k: VXLAN segmentation offload"
+expect "$feat" '^tx-udp_tnl-csum-segmentation: on' "ethtool -k: VXLAN csum segmentation offload"
+vxlan_transfer() {
+  run ip link add $1 type vxlan id $2 remote $PEER dstport $3 dev $E $4 ||
+    fail "ip link add $1 type vxlan failed"
+  ip addr add 10.7$2.0.$((IDX + 1))/24 dev $1
+  ip link set $1 up
+  st0=$(ethtool -S $E)
+  tcp_transfer $5 10.7$2.0.1
+  st1=$(ethtool -S $E)
+  for c in tx_tso_inner_packets tx_csum_partial_inner; do
+    a=$(echo "$st0" | awk -v n="$c:" '$1 == n {print $2}')
+    b=$(echo "$st1" | awk -v n="$c:" '$1 == n {print $2}')
+    echo "$1: $c $a -> $b"
+    if [ "$IDX" = 1 ] && [ "${b:-0}" -le "${a:-0}" ]; then
+      fail "$1 (port $3): $c did not move: mlx5e did not offload the tunnel"
+    fi
+  done
+  ip link del $1
+}
+vxlan_transfer vx0 1 4789 "" 5101
+barrier vxlan 6011
+vxlan_transfer vx1 2 8472 udpcsum 5102
 
 # jumbo frames
 barrier mtu 6001

@@ -140,7 +140,7 @@ TOOL_PACKAGES="busybox-static dash kmod iproute2 ethtool ibverbs-utils ibverbs-p
 # Debian 6.12's rxe gets its ICRC's CRC-32 from the crypto API ("crc32"), which no module
 # dependency names: crc32_generic must be there (and loaded first), or `rdma link add` fails.
 WANT_MODULES="mlx5_core mlx5_ib ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm rdma_ucm ib_ipoib
-  nvme_rdma nvmet_rdma brd
+  nvme_rdma nvmet_rdma brd vxlan
   virtio_pci virtio_net rdma_rxe crc32_generic $EXTRA_MODULES"
 # Paths removed from the image after unpacking (relative to its root, globs allowed): docs,
 # and programs not needed for RDMA tests that would drag in large libraries (arpd: libdb,

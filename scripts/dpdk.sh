@@ -6,6 +6,7 @@
 # plugins, loaded from the PMD directory), and UCX. The guests get 2 GiB (the image is larger).
 #
 #   scripts/dpdk.sh [guest-run.py options]
+#   scripts/dpdk.sh --build-image      only build the image (scripts/bench.sh's Ethernet figures)
 #
 # Logs: build/dpdk/serial-{0,1}.log. MLX5T_QEMU: the QEMU to use (meson sets it).
 set -euo pipefail
@@ -14,6 +15,7 @@ cd "$root"
 qemu=${MLX5T_QEMU:-$(scripts/build-qemu.sh | tail -n1)}
 EXTRA_PACKAGES="dpdk-dev librte-net-mlx5-25 librte-mempool-ring25 ucx-utils libucx0" \
   OUT=build/guest-dpdk scripts/build-image.sh >&2
+[ "${1:-}" = --build-image ] && exit 0
 exec python3 scripts/guest-run.py --test guest-tests/dpdk.sh --qemu "$qemu" \
   --kernel build/guest-dpdk/vmlinuz --initrd build/guest-dpdk/base.cpio \
   --log-dir "${DPDK_LOGS:-build/dpdk}" --extra-qemu-args "-m 2G" "$@"

@@ -325,14 +325,15 @@ void mlx5_modhdr_apply(Mlx5Core *c, uint32_t id, uint8_t *f, size_t len,
 void mlx5_cmd_alloc_modify_header_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5ModHdr *mh;
-    unsigned n, i;
+    unsigned n, i, tt;
 
     if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
     n = MLX5_GET(cmd->in, MODHDR_IN_num_of_actions);
-    if (MLX5_GET(cmd->in, MODHDR_IN_table_type) != MLX5_FLOW_TABLE_TYPE_NIC_RX ||
-        !n || n > MLX5_MODHDR_MAX_ACTIONS) {
+    tt = MLX5_GET(cmd->in, MODHDR_IN_table_type);
+    if (tt != MLX5_FLOW_TABLE_TYPE_NIC_RX || !n ||
+        n > MLX5_MODHDR_MAX_ACTIONS) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_MODHDR_PARAM);
         return;
     }
