@@ -183,6 +183,8 @@ bool teth_poll_cqe(TEth *t, uint8_t *cqe)
     return true;
 }
 
+uint8_t teth_fm_ce_se = MLX5_WQE_CTRL_CE_MASK;
+
 void teth_post_send(TEth *t, uint8_t opcode, uint8_t cs, uint16_t mss, const uint8_t *hdr,
                     unsigned ihs, uint32_t dlen, uint64_t daddr, int force_ds)
 {
@@ -193,7 +195,7 @@ void teth_post_send(TEth *t, uint8_t opcode, uint8_t cs, uint16_t mss, const uin
 
     mlx5_st32(wqe, ((uint32_t)t->sq_pi << 8) | opcode);
     mlx5_st32(wqe + 4, (t->sqn << 8) | (force_ds >= 0 ? force_ds : ds));
-    wqe[11] = MLX5_WQE_CTRL_CE_MASK;
+    wqe[11] = teth_fm_ce_se;
     es[MLX5_ESEG_cs_flags] = cs;
     mlx5_st16(es + MLX5_ESEG_mss, mss);
     mlx5_st16(es + MLX5_ESEG_inline_sz, ihs);

@@ -40,6 +40,8 @@ void teth_post_mpwqe(TEth *t, uint16_t next, uint32_t bytes, uint64_t addr);
 void teth_post_recv(TEth *t, uint32_t len, uint64_t addr);
 /* The next CQE of the channel's CQ, if there is one (consumed). */
 bool teth_poll_cqe(TEth *t, uint8_t *cqe);
+/* The fm_ce_se byte of the WQEs teth_post_send() writes (default: CE 3, a CQE always). */
+extern uint8_t teth_fm_ce_se;
 /* Post a SEND/LSO WQE: inline headers @hdr (@ihs bytes), then one data segment (@force_ds >= 0:
  * that DS count instead of the right one), and ring the doorbell. */
 void teth_post_send(TEth *t, uint8_t opcode, uint8_t cs, uint16_t mss, const uint8_t *hdr,

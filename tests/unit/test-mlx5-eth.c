@@ -605,16 +605,34 @@ static void test_tx(void)
         g_assert_cmpmem(g->data + 66, n, f + 66 + 1000 * i, n);
     }
 
+    /* completion modes: CE 1 (DPDK's "first error only") and 0 give no CQE on success; the
+     * next WQE with CE 2 gives one, for itself */
+    for (i = 0; i < 2; i++) {
+        teth_fm_ce_se = i << 2;
+        teth_post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 66, 0, 0, -1);
+        g_assert_false(teth_poll_cqe(&t, cqe));
+    }
+    teth_fm_ce_se = MLX5_WQE_CTRL_CQ_UPDATE;
+    teth_post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 66, 0, 0, -1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_cmpint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, t.sq_pi - 2);
+    g_assert_false(teth_poll_cqe(&t, cqe));
+    g_assert_cmpuint(t.d->h->tx->len, ==, 7);
+    /* ... and an error gives its CQE whatever the mode */
+    teth_fm_ce_se = 1 << 2;
+
     /* hostile: inline headers reaching beyond the WQE's segments -> error CQE, SQ in error */
     teth_post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 60, 0, 0, 3);
     g_assert_true(teth_poll_cqe(&t, cqe));
     g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
     g_assert_cmpint(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+    teth_fm_ce_se = MLX5_WQE_CTRL_CE_MASK;
     /* what follows is flushed */
     teth_post_send(&t, MLX5_OPCODE_NOP, 0, 0, NULL, 0, 0, 0, 1);
     g_assert_true(teth_poll_cqe(&t, cqe));
     g_assert_cmpint(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
-    g_assert_cmpuint(t.d->h->tx->len, ==, 4);
+    g_assert_cmpuint(t.d->h->tx->len, ==, 7);
     /* recovery as mlx5e does it: ERR -> RST -> RDY, then a zero-DS WQE is refused */
     g_assert_cmpint(teth_modify_wq(&t, MLX5_CMD_OP_MODIFY_SQ, t.sqn, 3, 0), ==, 0);
     g_assert_cmpint(teth_modify_wq(&t, MLX5_CMD_OP_MODIFY_SQ, t.sqn, 0, 1), ==, 0);

@@ -205,7 +205,7 @@ static IbWcStatus mlx5_sq_decode(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe,
 
     memset(wr, 0, sizeof(*wr));
     ctx->opcode = wqe[3];
-    ctx->signaled = fm_ce_se & MLX5_WQE_CTRL_CE_MASK;
+    ctx->signaled = fm_ce_se & MLX5_WQE_CTRL_CQ_UPDATE;
     ctx->nsge = 0;
     ctx->inl = false;
     wr->cookie = ctx->wqe_index;
@@ -447,7 +447,7 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
                      ? mlx5_sig_set_psv(c, qp, wqe, nbb)
                      : IB_WC_SUCCESS;
             mlx5_sq_complete_local(c, qp, idx, wqe[3],
-                                   wqe[11] & MLX5_WQE_CTRL_CE_MASK, st);
+                                   wqe[11] & MLX5_WQE_CTRL_CQ_UPDATE, st);
             qp->sq_ci = idx + nbb;
             if (st != IB_WC_SUCCESS) {
                 mlx5_qp_enter_error(c, qp);

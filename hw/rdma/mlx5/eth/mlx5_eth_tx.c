@@ -426,7 +426,7 @@ bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget)
         trace_mlx5_eth_sq_wqe(sq->qpn, idx, opcode, nds, st);
         sq->sq_ci = idx + nbb;
         if (st == IB_WC_SUCCESS) {
-            if (wqe[11] & MLX5_WQE_CTRL_CE_MASK) {
+            if (wqe[11] & MLX5_WQE_CTRL_CQ_UPDATE) {
                 mlx5_eth_sq_cqe(c, sq, idx, opcode, st);
             }
             continue;

@@ -1000,8 +1000,14 @@ enum {
 #define MLX5_SEND_WQE_BB                64
 #define MLX5_SEND_WQE_DS                16
 #define MLX5_SEND_WQE_MAX_WQEBBS        16
-/* fm_ce_se: completion on success */
+/*
+ * fm_ce_se: the completion mode CE (bits 3:2): 0 a CQE on error only, 1 on the
+ * first error only (DPDK's MLX5_COMP_ONLY_FIRST_ERR, on every WQE it does not
+ * want a completion for), 2 always, 3 always with an EQE. A CQE on success only
+ * with bit 3 (CQ_UPDATE).
+ */
 #define MLX5_WQE_CTRL_CE_MASK           (3 << 2)
+#define MLX5_WQE_CTRL_CQ_UPDATE         (2 << 2)
 #define MLX5_WQE_CTRL_SOLICITED         (1 << 1)
 #define MLX5_WQE_CTRL_FM_SHIFT          5
 #define MLX5_INLINE_SEG                 0x80000000u
