@@ -934,7 +934,7 @@ static void test_modhdr(void)
     modhdr_act(acts + 24, 2, 0x0a, 0, 0, 0xff);             /* TTL - 1 */
     modhdr_act(acts + 32, 1, 0x0c, 0, 16, 9999);            /* UDP_DPORT */
     g_assert_cmpint(modhdr_alloc(&t, 0, acts, 5, &id), ==, 0);
-    g_assert_cmpint(modhdr_alloc(&t, 1, acts, 5, &bad), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(modhdr_alloc(&t, 2, acts, 5, &bad), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
     g_assert_cmpint(modhdr_alloc(&t, 0, acts, 0, &bad), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
     g_assert_cmpint(modhdr_alloc(&t, 0, acts, 33, &bad), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
     modhdr_act(acts + 40, 1, 0x60, 0, 0, 0);                /* (a field we do not have) */
@@ -994,6 +994,162 @@ static void test_modhdr(void)
                                  tir_t, &t.tirn, 1, 1 << 0), ==, 0);
     g_assert_cmpint(tdrv_exec(t.d, in, 0x10, out, 16), ==, 0);
     g_assert_cmpint(tdrv_exec(t.d, in, 0x10, out, 16), ==, MLX5_CMD_STAT_BAD_RES_ERR);
+    eth_free(&t);
+}
+
+/* A NIC TX table at @level whose one group matches the UDP destination port; the root if
+ * @root. */
+static uint32_t tx_table(TEth *t, unsigned level, bool root, uint32_t *fg)
+{
+    uint8_t in[0x400] = { 0 }, out[16];
+    uint32_t ft;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+    MLX5_SET(in, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_NIC_TX);
+    MLX5_SET(in + FT_CTX_OFF, FTC_level, level);
+    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 2);
+    ft = teth_obj_create(t->d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+    MLX5_SET(in, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_NIC_TX);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in, FG_IN_end_flow_index, 3);
+    MLX5_SET(in, FG_IN_match_criteria_enable, 1);
+    MLX5_SET(in + FG_IN_criteria_OFF, MS_udp_dport, 0xffff);
+    g_assert_cmpint(tdrv_exec(t->d, in, sizeof(in), out, 16), ==, 0);
+    *fg = MLX5_GET(out, FG_OUT_group_id);
+    if (root) {
+        memset(in, 0, sizeof(in));
+        MLX5_SET(in, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_NIC_TX);
+        MLX5_SET(in, FT_IN_table_id, ft);
+        teth_obj_create(t->d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+    }
+    return ft;
+}
+
+/* A NIC TX entry at @index for UDP destination port @dport; the status. */
+static int tx_fte(TEth *t, uint32_t ft, uint32_t fg, uint32_t index, uint16_t dport,
+                  uint16_t action, uint32_t reformat, int dest_ft)
+{
+    uint8_t in[FTE_CTX_OFF + FC_dest_OFF + 8] = { 0 }, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+    MLX5_SET(in, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_NIC_TX);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in, FTE_IN_flow_index, index);
+    MLX5_SET(in + FTE_CTX_OFF, FC_group_id, fg);
+    MLX5_SET(in + FTE_CTX_OFF, FC_action, action);
+    MLX5_SET(in + FTE_CTX_OFF, FC_packet_reformat_id, reformat);
+    MLX5_SET(in + FTE_CTX_OFF + FC_match_value_OFF, MS_udp_dport, dport);
+    if (dest_ft >= 0) {
+        MLX5_SET(in + FTE_CTX_OFF, FC_destination_list_size, 1);
+        MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_type, dest_ft ? MLX5_FLOW_DEST_TYPE_FLOW_TABLE :
+                 MLX5_FLOW_DEST_TYPE_TIR);
+        MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_id, dest_ft ? dest_ft : t->tirn);
+    }
+    return tdrv_exec(t->d, in, sizeof(in), out, sizeof(out));
+}
+
+/*
+ * NIC TX tables: a VXLAN packet reformat context in front of UDP to port 5000 (an ALLOW entry
+ * of the root), port 5001 forwarded to a second table that drops it, other frames (a miss) go
+ * out as they are. The encap header gets the IP and UDP lengths and the IPv4 checksum. TX
+ * entries take no TIRs and no DECAP; RX entries no PACKET_REFORMAT; contexts in use stay.
+ */
+static void test_encap(void)
+{
+    uint8_t cap[HCA_CAP_OFF + HCA_CAP_SIZE], in[0x400] = { 0 }, out[16], f[256], cqe[64];
+    uint32_t ft, fg, ft2, fg2, rid, bad, n0;
+    GByteArray *g;
+    size_t len;
+    TEth t;
+
+    eth_setup(&t);
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_FLOW_TABLE << 1 | 1, 0,
+                                0, cap, sizeof(cap)), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_tx_ft_support), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_tx_reformat), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_max_encap_header_size), ==, 128);
+
+    /* the context: outer Ethernet, IPv4 (lengths and checksum 0), UDP to 4789, VXLAN VNI 7 */
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT);
+    MLX5_SET(in, REFORMAT_IN_type, MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL);
+    MLX5_SET(in, REFORMAT_IN_data_size, 50);
+    vxlan_hdr(f, 4789, 0);
+    mlx5_st16(f + 16, 0);
+    mlx5_st16(f + 38, 0);
+    mlx5_st32(f + 46, 7 << 8);
+    memcpy(in + REFORMAT_IN_data_OFF, f, 50);
+    g_assert_cmpint(tdrv_exec(t.d, in, REFORMAT_IN_data_OFF + 50, out, 16), ==, 0);
+    rid = MLX5_GET(out, REFORMAT_OUT_id);
+    MLX5_SET(in, REFORMAT_IN_data_size, 129);
+    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    MLX5_SET(in, REFORMAT_IN_data_size, 50);
+    MLX5_SET(in, REFORMAT_IN_type, 3);          /* L3_TUNNEL_TO_L2: not offered */
+    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    ft = tx_table(&t, 1, true, &fg);
+    ft2 = tx_table(&t, 2, false, &fg2);
+    g_assert_cmpint(tx_fte(&t, ft, fg, 0, 5000, MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT |
+                           MLX5_FLOW_CONTEXT_ACTION_ALLOW, rid, -1), ==, 0);
+    g_assert_cmpint(tx_fte(&t, ft, fg, 1, 5001, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 0, ft2), ==, 0);
+    g_assert_cmpint(tx_fte(&t, ft2, fg2, 0, 5001, MLX5_FLOW_CONTEXT_ACTION_DROP, 0, -1), ==, 0);
+    /* refused: a TIR from a TX table, DECAP on TX, an unknown context, a table of the other
+     * direction, PACKET_REFORMAT on RX */
+    g_assert_cmpint(tx_fte(&t, ft, fg, 2, 5002, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 0, 0), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(tx_fte(&t, ft, fg, 2, 5002, MLX5_FLOW_CONTEXT_ACTION_DECAP |
+                           MLX5_FLOW_CONTEXT_ACTION_ALLOW, 0, -1), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(tx_fte(&t, ft, fg, 2, 5002, MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT |
+                           MLX5_FLOW_CONTEXT_ACTION_ALLOW, rid + 1, -1), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(tx_fte(&t, ft, fg, 2, 5002, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 0, t.ft), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    bad = t.ft;
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+    MLX5_SET(in, FT_IN_table_id, bad);
+    MLX5_SET(in, FTE_IN_flow_index, 1);
+    MLX5_SET(in + FTE_CTX_OFF, FC_group_id, t.fg);
+    MLX5_SET(in + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT |
+             MLX5_FLOW_CONTEXT_ACTION_ALLOW);
+    MLX5_SET(in + FTE_CTX_OFF, FC_packet_reformat_id, rid);
+    g_assert_cmpint(tdrv_exec(t.d, in, FTE_CTX_OFF + FC_dest_OFF, out, 16), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    /* UDP to 5000: encapsulated */
+    len = udp_frame(f, peer_mac, 100, false);
+    fake_write(t.d->h, t.mem, f + 42, 100);
+    n0 = t.d->h->tx->len;
+    teth_post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 42, 100, t.mem, -1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_cmpuint(t.d->h->tx->len, ==, n0 + 1);
+    g = tx_frame(&t, n0);
+    g_assert_cmpint(g->len, ==, len + 50);
+    g_assert_cmpint(mlx5_ld16(g->data + 16), ==, len + 50 - 14);     /* IP length */
+    g_assert_cmpint(mlx5_ld16(g->data + 38), ==, len + 50 - 34);     /* UDP length */
+    g_assert_cmpint(mlx5_ld16(g->data + 40), ==, 0);
+    g_assert_true(ipv4_hdr_ok(g->data));
+    g_assert_cmpint(mlx5_ld32(g->data + 46) >> 8, ==, 7);
+    g_assert_cmpmem(g->data + 50, len, f, len);
+    /* 5001: dropped in the second table (a completion all the same); 5002 (a miss): sent */
+    mlx5_st16(f + 36, 5001);
+    teth_post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 42, 100, t.mem, -1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_cmpuint(t.d->h->tx->len, ==, n0 + 1);
+    mlx5_st16(f + 36, 5002);
+    teth_post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 42, 100, t.mem, -1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpuint(t.d->h->tx->len, ==, n0 + 2);
+    g_assert_cmpint(tx_frame(&t, n0 + 1)->len, ==, len);
+
+    /* in use: the context stays */
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_DEALLOC_PACKET_REFORMAT_CONTEXT);
+    MLX5_SET(in, REFORMAT_IN_id, rid);
+    g_assert_cmpint(tdrv_exec(t.d, in, 0x10, out, 16), ==, MLX5_CMD_STAT_BAD_RES_STATE_ERR);
     eth_free(&t);
 }
 
@@ -1677,6 +1833,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/eth/vxlan", test_vxlan);
     g_test_add_func("/mlx5/eth/decap", test_decap);
     g_test_add_func("/mlx5/eth/modify-header", test_modhdr);
+    g_test_add_func("/mlx5/eth/encap", test_encap);
     g_test_add_func("/mlx5/eth/blueflame", test_blueflame);
     g_test_add_func("/mlx5/eth/steering", test_steering);
     g_test_add_func("/mlx5/eth/flow-counters", test_flow_counters);

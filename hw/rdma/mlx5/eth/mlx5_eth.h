@@ -15,6 +15,8 @@
 
 /* PMTU max_mtu: the largest frame we move */
 #define MLX5_ETH_MAX_FRAME      (9600 + 22)
+/* a NIC pads short frames (the FCS is not ours) */
+#define MLX5_ETH_MIN_FRAME      60
 /* bytes of one LSO WQE's payload, at most */
 #define MLX5_ETH_MAX_TSO        (256 * 1024)
 #define MLX5_ETH_MAX_Q_COUNTERS 64
@@ -51,10 +53,23 @@
 
 typedef struct Mlx5ModHdr {
     uint32_t id;
+    uint8_t type;               /* the flow table type it is for */
     uint8_t n;
     uint8_t actions[MLX5_MODHDR_MAX_ACTIONS][8];
     uint32_t refcount;          /* flow entries using it */
 } Mlx5ModHdr;
+
+/* packet reformat contexts (mlx5_reformat.c): encap headers */
+#define MLX5_ETH_MAX_ENCAP_HDR  128
+#define MLX5_ETH_LOG_MAX_REFORMAT 12
+
+typedef struct Mlx5Reformat {
+    uint32_t id;
+    uint8_t type;
+    uint16_t size;
+    uint8_t data[MLX5_ETH_MAX_ENCAP_HDR];
+    uint32_t refcount;          /* flow entries using it */
+} Mlx5Reformat;
 
 typedef struct Mlx5FlowCounter {
     uint64_t packets, bytes;
@@ -108,6 +123,7 @@ typedef struct Mlx5Fte {
     } dest[MLX5_ETH_MAX_DEST];
     uint32_t cnt[MLX5_ETH_FTE_COUNTERS];    /* flow counters (COUNT) */
     uint32_t modhdr;            /* modify-header context (MOD_HDR) */
+    uint32_t reformat;          /* packet reformat context (PACKET_REFORMAT) */
     uint8_t value[MLX5_FTE_MATCH_PARAM_SIZE];
 } Mlx5Fte;
 
@@ -148,6 +164,7 @@ typedef struct Mlx5EthCounters {
 typedef struct Mlx5Eth {
     Mlx5Table tises, tirs, rqts, fts, fgs;
     uint32_t root_ft;           /* NIC RX root table, 0 = none */
+    uint32_t root_ft_tx;        /* NIC TX root table, 0 = none */
     uint32_t nftes;
     /* NIC vport context */
     uint8_t mac[6];             /* permanent address */
@@ -168,6 +185,7 @@ typedef struct Mlx5Eth {
     /* flow counters by id [MLX5_ETH_MAX_FLOW_COUNTERS] */
     Mlx5FlowCounter *fcs;
     Mlx5Table modhdrs;
+    Mlx5Table reformats;
     /* UDP ports of VXLAN tunnels (0: a free slot) */
     uint16_t vxlan_port[MLX5_ETH_MAX_VXLAN_PORTS];
     /* the link refused a frame: SQs wait for link_tx_ready */
@@ -224,6 +242,9 @@ Mlx5CmdHandler mlx5_cmd_set_flow_table_root, mlx5_cmd_create_flow_table,
     mlx5_cmd_modify_flow_table, mlx5_cmd_create_flow_group,
     mlx5_cmd_destroy_flow_group, mlx5_cmd_set_fte, mlx5_cmd_delete_fte;
 void mlx5_ft_free(Mlx5Core *c, void *obj);
+Mlx5FlowTable *mlx5_ft_get(Mlx5Core *c, uint32_t id);
+/* The entry of @ft a frame with match set @ms hits, or NULL. */
+const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms);
 void mlx5_fg_free(Mlx5Core *c, void *obj);
 /*
  * Where steering sends a frame: a TIR, and what the entries on the way did to
@@ -267,14 +288,32 @@ size_t mlx5_vxlan_inner(const Mlx5Eth *e, const uint8_t *f, size_t len,
 /* mlx5_modify_hdr.c */
 Mlx5CmdHandler mlx5_cmd_alloc_modify_header_context,
     mlx5_cmd_dealloc_modify_header_context;
-/* A flow entry uses context @id (false: there is no such context). */
-bool mlx5_modhdr_ref(Mlx5Core *c, uint32_t id);
+/* An entry of a @type table uses context @id (false: no such context). */
+bool mlx5_modhdr_ref(Mlx5Core *c, uint32_t id, uint8_t type);
 void mlx5_modhdr_put(Mlx5Core *c, uint32_t id);
 /* Apply context @id's actions to frame @f (@len bytes, parsed in @h). */
 void mlx5_modhdr_apply(Mlx5Core *c, uint32_t id, uint8_t *f, size_t len,
                        IbEthHdr *h);
 
+/* mlx5_flow_tx.c: NIC TX (egress) steering */
+/*
+ * Steer frame *@f of *@len bytes, sent from SQ @sqn, through the NIC TX tables.
+ * False: dropped. Rewrites and encap go to a new buffer (*@f then points to it,
+ * owned by the caller through *@owned) with room for MLX5_ETH_MIN_FRAME more.
+ */
+bool mlx5_flow_steer_tx(Mlx5Core *c, uint32_t sqn, uint8_t **f, size_t *len,
+                        uint8_t **owned);
+
 /* mlx5_reformat.c */
+Mlx5CmdHandler mlx5_cmd_alloc_packet_reformat_context,
+    mlx5_cmd_dealloc_packet_reformat_context;
+bool mlx5_reformat_ref(Mlx5Core *c, uint32_t id);
+void mlx5_reformat_put(Mlx5Core *c, uint32_t id);
+/*
+ * Put context @id's header in front of frame @f of *@len bytes (room for
+ * MLX5_ETH_MAX_ENCAP_HDR more) and fill its lengths and IPv4 checksum.
+ */
+void mlx5_reformat_encap(Mlx5Core *c, uint32_t id, uint8_t *f, size_t *len);
 /*
  * Apply steering op @op (Mlx5SteerHit) to frame @f of *@len bytes, parsed in
  * @h: both are updated. @f has room for MLX5_ETH_MAX_FRAME + 8 bytes.

@@ -12,9 +12,6 @@
 #include "mlx5_eth.h"
 #include "trace.h"
 
-/* a NIC pads short frames (the FCS is not ours) */
-#define MLX5_ETH_MIN_FRAME  60
-
 /*
  * Fill the IPv4 header checksum and/or the TCP/UDP checksum of frame @f as
  * parsed in @h.
@@ -57,14 +54,21 @@ static void mlx5_eth_fill_csum(uint8_t *f, size_t len, const IbEthHdr *h,
 /* ---- frames out ---------------------------------------------------------- */
 
 /*
- * Send @f from @sq: back to this function (mlx5_eth_loopback), out on the link,
- * or both.
+ * Send @f from @sq (room for MLX5_ETH_MIN_FRAME bytes): through the NIC TX
+ * tables, then back to this function (mlx5_eth_loopback), out on the link, or
+ * both.
  */
 static void mlx5_eth_xmit(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len)
 {
     Mlx5Eth *e = c->eth;
     Mlx5Tis *tis = sq->tisn ? mlx5_table_get(&e->tises, sq->tisn) : NULL;
+    g_autofree uint8_t *owned = NULL;
     struct iovec iov;
+
+    /* the NIC TX tables (mlx5_flow_tx.c) may drop, rewrite or encap it */
+    if (!mlx5_flow_steer_tx(c, sq->qpn, &f, &len, &owned)) {
+        return;
+    }
 
     if (len < MLX5_ETH_MIN_FRAME) {
         memset(f + len, 0, MLX5_ETH_MIN_FRAME - len);

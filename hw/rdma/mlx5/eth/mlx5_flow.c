@@ -27,13 +27,23 @@ enum {
     MLX5_SYND_FTE_LIMIT = 0x30000007,
 };
 
-static Mlx5FlowTable *mlx5_ft_get(Mlx5Core *c, uint32_t id)
+Mlx5FlowTable *mlx5_ft_get(Mlx5Core *c, uint32_t id)
 {
     return mlx5_table_get(&c->eth->fts, id);
 }
 
+/* NIC RX or NIC TX, of our own vport */
+static bool mlx5_ft_type_ok(Mlx5CmdCtx *cmd)
+{
+    unsigned type = MLX5_GET(cmd->in, FT_IN_table_type);
+
+    return !MLX5_GET(cmd->in, VPORT_IN_other_vport) &&
+           (type == MLX5_FLOW_TABLE_TYPE_NIC_RX ||
+            type == MLX5_FLOW_TABLE_TYPE_NIC_TX);
+}
+
 /*
- * The NIC RX table a flow command names (table_type, other_vport, table_id), or
+ * The table a flow command names (table_type, other_vport, table_id), or
  * fail.
  */
 static Mlx5FlowTable *mlx5_ft_in(Mlx5Core *c, Mlx5CmdCtx *cmd)
@@ -43,16 +53,29 @@ static Mlx5FlowTable *mlx5_ft_in(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, 0x18)) {
         return NULL;
     }
-    if (MLX5_GET(cmd->in, VPORT_IN_other_vport) ||
-        MLX5_GET(cmd->in, FT_IN_table_type) != MLX5_FLOW_TABLE_TYPE_NIC_RX) {
+    if (!mlx5_ft_type_ok(cmd)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FT_TYPE);
         return NULL;
     }
     ft = mlx5_ft_get(c, MLX5_GET(cmd->in, FT_IN_table_id));
+    if (ft && ft->type != MLX5_GET(cmd->in, FT_IN_table_type)) {
+        ft = NULL;
+    }
     if (!ft) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
     }
     return ft;
+}
+
+/* Let go of the contexts @fte's actions name (modify header, reformat). */
+static void mlx5_fte_put_ctx(Mlx5Core *c, const Mlx5Fte *fte)
+{
+    if (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {
+        mlx5_modhdr_put(c, fte->modhdr);
+    }
+    if (fte->action & MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT) {
+        mlx5_reformat_put(c, fte->reformat);
+    }
 }
 
 /* Let go of the flow counters @fte counts into. */
@@ -69,9 +92,7 @@ static void mlx5_fte_put_counters(Mlx5Core *c, Mlx5Fte *fte)
 static void mlx5_fte_free(Mlx5Core *c, Mlx5Fte *fte)
 {
     mlx5_fte_put_counters(c, fte);
-    if (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {
-        mlx5_modhdr_put(c, fte->modhdr);
-    }
+    mlx5_fte_put_ctx(c, fte);
     mlx5_ref_put(&c->eth->nftes);
     g_free(fte);
 }
@@ -113,6 +134,9 @@ void mlx5_ft_free(Mlx5Core *c, void *obj)
     if (c->eth->root_ft == ft->id) {
         c->eth->root_ft = 0;
     }
+    if (c->eth->root_ft_tx == ft->id) {
+        c->eth->root_ft_tx = 0;
+    }
     g_free(ft);
 }
 
@@ -123,7 +147,7 @@ void mlx5_ft_free(Mlx5Core *c, void *obj)
  * or 0.
  */
 static uint32_t mlx5_ft_check_miss(Mlx5Core *c, const uint8_t *ftc,
-                                   uint8_t level)
+                                   uint8_t type, uint8_t level)
 {
     uint8_t act = MLX5_GET(ftc, FTC_table_miss_action);
     Mlx5FlowTable *next;
@@ -135,7 +159,7 @@ static uint32_t mlx5_ft_check_miss(Mlx5Core *c, const uint8_t *ftc,
         return MLX5_SYND_FTE_ACTION;
     }
     next = mlx5_ft_get(c, MLX5_GET(ftc, FTC_table_miss_id));
-    if (!next) {
+    if (!next || next->type != type) {
         return MLX5_SYND_BAD_HANDLE;
     }
     return next->level > level ? 0 : MLX5_SYND_FT_LEVEL;
@@ -150,22 +174,22 @@ void mlx5_cmd_create_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, FT_CTX_OFF + 8) || !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
-    if (MLX5_GET(cmd->in, VPORT_IN_other_vport) ||
-        MLX5_GET(cmd->in, FT_IN_table_type) != MLX5_FLOW_TABLE_TYPE_NIC_RX) {
+    if (!mlx5_ft_type_ok(cmd)) {
         synd = MLX5_SYND_FT_TYPE;
     } else if (MLX5_GET(ftc, FTC_level) > MLX5_ETH_MAX_FT_LEVEL) {
         synd = MLX5_SYND_FT_LEVEL;
     } else if (MLX5_GET(ftc, FTC_log_size) > MLX5_ETH_LOG_MAX_FT_SIZE) {
         synd = MLX5_SYND_BAD_SIZE;
     } else {
-        synd = mlx5_ft_check_miss(c, ftc, MLX5_GET(ftc, FTC_level));
+        synd = mlx5_ft_check_miss(c, ftc, MLX5_GET(cmd->in, FT_IN_table_type),
+                                  MLX5_GET(ftc, FTC_level));
     }
     if (synd) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
         return;
     }
     ft = g_new0(Mlx5FlowTable, 1);
-    ft->type = MLX5_FLOW_TABLE_TYPE_NIC_RX;
+    ft->type = MLX5_GET(cmd->in, FT_IN_table_type);
     ft->level = MLX5_GET(ftc, FTC_level);
     ft->log_size = MLX5_GET(ftc, FTC_log_size);
     ft->miss_action = MLX5_GET(ftc, FTC_table_miss_action);
@@ -221,7 +245,7 @@ void mlx5_cmd_modify_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     if (MLX5_GET(cmd->in, MODIFY_FT_modify_field_select) &
         MLX5_FT_MODIFY_MISS_TABLE_ID) {
-        synd = mlx5_ft_check_miss(c, ftc, ft->level);
+        synd = mlx5_ft_check_miss(c, ftc, ft->type, ft->level);
         if (synd) {
             mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
             return;
@@ -235,22 +259,27 @@ void mlx5_cmd_modify_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
 
 void mlx5_cmd_set_flow_table_root(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
+    Mlx5FlowTable *ft;
     uint32_t id;
 
     if (!mlx5_cmd_in_ok(cmd, 0x18)) {
         return;
     }
     id = MLX5_GET(cmd->in, FT_IN_table_id);
-    if (MLX5_GET(cmd->in, VPORT_IN_other_vport) ||
-        MLX5_GET(cmd->in, FT_IN_table_type) != MLX5_FLOW_TABLE_TYPE_NIC_RX) {
+    if (!mlx5_ft_type_ok(cmd)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FT_TYPE);
         return;
     }
-    if (id && !mlx5_ft_get(c, id)) {
+    ft = id ? mlx5_ft_get(c, id) : NULL;
+    if (id && (!ft || ft->type != MLX5_GET(cmd->in, FT_IN_table_type))) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
     }
-    c->eth->root_ft = id;
+    if (MLX5_GET(cmd->in, FT_IN_table_type) == MLX5_FLOW_TABLE_TYPE_NIC_TX) {
+        c->eth->root_ft_tx = id;
+    } else {
+        c->eth->root_ft = id;
+    }
     trace_mlx5_eth_ft_root(id);
 }
 
@@ -377,12 +406,15 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
     const uint8_t *fc = cmd->in + FTE_CTX_OFF;
     uint32_t ndest = MLX5_GET(fc, FC_destination_list_size);
     uint32_t ncnt = MLX5_GET(fc, FC_flow_counter_list_size);
+    /* DECAP on receive, PACKET_REFORMAT (encap) on send */
     uint16_t known = MLX5_FLOW_CONTEXT_ACTION_ALLOW |
                      MLX5_FLOW_CONTEXT_ACTION_DROP |
                      MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
                      MLX5_FLOW_CONTEXT_ACTION_COUNT |
-                     MLX5_FLOW_CONTEXT_ACTION_DECAP |
-                     MLX5_FLOW_CONTEXT_ACTION_MOD_HDR;
+                     MLX5_FLOW_CONTEXT_ACTION_MOD_HDR |
+                     (ft->type == MLX5_FLOW_TABLE_TYPE_NIC_TX
+                          ? MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT
+                          : MLX5_FLOW_CONTEXT_ACTION_DECAP);
     uint32_t i;
 
     fte->group_id = MLX5_GET(fc, FC_group_id);
@@ -403,13 +435,14 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
         uint8_t type = MLX5_GET(d, DEST_type);
         uint32_t id = MLX5_GET(d, DEST_id);
 
-        if (type == MLX5_FLOW_DEST_TYPE_TIR) {
+        if (type == MLX5_FLOW_DEST_TYPE_TIR &&
+            ft->type == MLX5_FLOW_TABLE_TYPE_NIC_RX) {
             if (!mlx5_table_get(&c->eth->tirs, id)) {
                 return MLX5_SYND_BAD_HANDLE;
             }
         } else if (type == MLX5_FLOW_DEST_TYPE_FLOW_TABLE) {
             Mlx5FlowTable *next = mlx5_ft_get(c, id);
-            if (!next) {
+            if (!next || next->type != ft->type) {
                 return MLX5_SYND_BAD_HANDLE;
             }
             if (next->level <= ft->level) {
@@ -431,8 +464,18 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
     }
     if (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {
         fte->modhdr = MLX5_GET(fc, FC_modify_header_id);
-        if (!mlx5_modhdr_ref(c, fte->modhdr)) {
+        if (!mlx5_modhdr_ref(c, fte->modhdr, ft->type)) {
             mlx5_fte_put_counters(c, fte);
+            return MLX5_SYND_BAD_HANDLE;
+        }
+    }
+    if (fte->action & MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT) {
+        fte->reformat = MLX5_GET(fc, FC_packet_reformat_id);
+        if (!mlx5_reformat_ref(c, fte->reformat)) {
+            mlx5_fte_put_counters(c, fte);
+            if (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {
+                mlx5_modhdr_put(c, fte->modhdr);
+            }
             return MLX5_SYND_BAD_HANDLE;
         }
     }
@@ -474,12 +517,11 @@ static uint32_t mlx5_fte_update(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
     }
     /* what the entry becomes, committed only if it is whole */
     if (!(mask & MLX5_FTE_MODIFY_ACTION)) {
-        /* (the new context's modify header was only checked) */
-        if (n->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {
-            mlx5_modhdr_put(c, n->modhdr);
-        }
+        /* (the new context's modify header and reformat were only checked) */
+        mlx5_fte_put_ctx(c, n);
         n->action = fte->action;
         n->modhdr = fte->modhdr;
+        n->reformat = fte->reformat;
     }
     if (!(mask & MLX5_FTE_MODIFY_FLOW_TAG)) {
         n->flow_tag = fte->flow_tag;
@@ -502,11 +544,11 @@ static uint32_t mlx5_fte_update(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
     } else {
         mlx5_fte_put_counters(c, fte);
     }
-    if ((mask & MLX5_FTE_MODIFY_ACTION) &&
-        (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR)) {
-        mlx5_modhdr_put(c, fte->modhdr);
+    if (mask & MLX5_FTE_MODIFY_ACTION) {
+        mlx5_fte_put_ctx(c, fte);
     }
     fte->modhdr = n->modhdr;
+    fte->reformat = n->reformat;
     fte->action = n->action;
     fte->flow_tag = n->flow_tag;
     memcpy(fte->dest, n->dest, sizeof(fte->dest));
@@ -516,9 +558,8 @@ static uint32_t mlx5_fte_update(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
     return 0;
 
 bad:
-    if ((mask & MLX5_FTE_MODIFY_ACTION) &&
-        (n->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR)) {
-        mlx5_modhdr_put(c, n->modhdr);
+    if (mask & MLX5_FTE_MODIFY_ACTION) {
+        mlx5_fte_put_ctx(c, n);
     }
     return MLX5_SYND_FTE_ACTION;
 }
@@ -628,7 +669,7 @@ static bool mlx5_fte_match(const Mlx5FlowGroup *fg, const uint8_t *value,
     return true;
 }
 
-static const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms)
+const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms)
 {
     guint g, i;
 

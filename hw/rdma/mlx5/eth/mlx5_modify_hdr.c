@@ -1,20 +1,21 @@
 /*
  * mlx5 HCA core, Ethernet port: modify-header contexts
- * (ALLOC/DEALLOC_MODIFY_HEADER_CONTEXT) and the MOD_HDR action of NIC RX flow
+ * (ALLOC/DEALLOC_MODIFY_HEADER_CONTEXT) and the MOD_HDR action of flow
  * entries (mlx5_ib's flow action from mlx5dv_create_flow_action_modify_header,
  * DPDK's set_mac_*, set_ipv4_*, set_tp_*, dec_ttl ... on its root table).
  *
- * A context is a list of up to MLX5_MODHDR_MAX_ACTIONS actions, each SET (bits
- * offset..offset+length-1 of a header field from data), ADD (data to the whole
- * field, modulo its width) or COPY (length bits of one field to another), on
- * the fields below: MACs, ethertype, the first VLAN id, IPv4/IPv6 addresses,
- * DSCP, ECN, TTL/hop limit, TCP/UDP ports, TCP flags, sequence and
- * acknowledgment numbers. An action on a header the frame does not have does
- * nothing. Afterwards the IPv4 header checksum is computed again and the
- * TCP/UDP checksum follows the words that changed (RFC 1624; a UDP checksum of
- * 0 stays 0). Contexts are checked when allocated: an unknown type or field,
- * or a range beyond the field, is refused. A context belongs to the uid that
- * allocated it and cannot be freed while flow entries use it.
+ * A context is for NIC RX or NIC TX tables (the flow entries of the other
+ * kind cannot use it), a list of up to MLX5_MODHDR_MAX_ACTIONS actions, each
+ * SET (bits offset..offset+length-1 of a header field from data), ADD (data to
+ * the whole field, modulo its width) or COPY (length bits of one field to
+ * another), on the fields below: MACs, ethertype, the first VLAN id,
+ * IPv4/IPv6 addresses, DSCP, ECN, TTL/hop limit, TCP/UDP ports, TCP flags,
+ * sequence and acknowledgment numbers. An action on a header the frame does
+ * not have does nothing. Afterwards the IPv4 header checksum is computed again
+ * and the TCP/UDP checksum follows the words that changed (RFC 1624; a UDP
+ * checksum of 0 stays 0). Contexts are checked when allocated: an unknown type
+ * or field, or a range beyond the field, is refused. A context belongs to the
+ * uid that allocated it and cannot be freed while flow entries use it.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -23,7 +24,7 @@
 #include "trace.h"
 
 enum {
-    /* a table type other than NIC RX, or no actions, or too many */
+    /* a table type other than NIC RX/TX, or no actions, or too many */
     MLX5_SYND_MODHDR_PARAM = 0x30000030,
     /* an action of an unknown type or field, or a range beyond the field */
     MLX5_SYND_MODHDR_ACTION = 0x30000031,
@@ -332,7 +333,8 @@ void mlx5_cmd_alloc_modify_header_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     n = MLX5_GET(cmd->in, MODHDR_IN_num_of_actions);
     tt = MLX5_GET(cmd->in, MODHDR_IN_table_type);
-    if (tt != MLX5_FLOW_TABLE_TYPE_NIC_RX || !n ||
+    if ((tt != MLX5_FLOW_TABLE_TYPE_NIC_RX &&
+         tt != MLX5_FLOW_TABLE_TYPE_NIC_TX) || !n ||
         n > MLX5_MODHDR_MAX_ACTIONS) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_MODHDR_PARAM);
         return;
@@ -348,6 +350,7 @@ void mlx5_cmd_alloc_modify_header_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
         }
     }
     mh = g_new0(Mlx5ModHdr, 1);
+    mh->type = tt;
     mh->n = n;
     memcpy(mh->actions, cmd->in + 0x10, 8 * n);
     if (mlx5_table_alloc(&c->eth->modhdrs, mh, &mh->id)) {
@@ -382,10 +385,13 @@ void mlx5_cmd_dealloc_modify_header_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
     g_free(mh);
 }
 
-bool mlx5_modhdr_ref(Mlx5Core *c, uint32_t id)
+bool mlx5_modhdr_ref(Mlx5Core *c, uint32_t id, uint8_t type)
 {
     Mlx5ModHdr *mh = mlx5_table_get(&c->eth->modhdrs, id);
 
+    if (mh && mh->type != type) {
+        mh = NULL;
+    }
     if (mh) {
         mh->refcount++;
     }

@@ -106,6 +106,32 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
                  MLX5_ETH_LOG_MAX_MODHDR);
         MLX5_SET(cap, FT_CAP_nic_rx_max_modify_header_actions,
                  MLX5_MODHDR_MAX_ACTIONS);
+        /*
+         * NIC TX tables (mlx5_flow_tx.c) with the same limits, counters,
+         * header rewrites and encap (mlx5_reformat.c): mlx5_ib's egress
+         * flows, DPDK's egress rules (vxlan_encap)
+         */
+        MLX5_SET(cap, FT_CAP_nic_tx_ft_support, 1);
+        MLX5_SET(cap, FT_CAP_nic_tx_flow_counter, 1);
+        MLX5_SET(cap, FT_CAP_nic_tx_flow_modify_en, 1);
+        MLX5_SET(cap, FT_CAP_nic_tx_modify_root, 1);
+        MLX5_SET(cap, FT_CAP_nic_tx_identified_miss_table_mode, 1);
+        MLX5_SET(cap, FT_CAP_nic_tx_flow_table_modify, 1);
+        MLX5_SET(cap, FT_CAP_nic_tx_reformat, 1);
+        MLX5_SET(cap, FT_CAP_nic_tx_log_max_ft_size, MLX5_ETH_LOG_MAX_FT_SIZE);
+        MLX5_SET(cap, FT_CAP_nic_tx_max_ft_level, MLX5_ETH_MAX_FT_LEVEL);
+        MLX5_SET(cap, FT_CAP_nic_tx_log_max_ft_num, 10);
+        MLX5_SET(cap, FT_CAP_nic_tx_log_max_destination, 4);
+        MLX5_SET(cap, FT_CAP_nic_tx_log_max_flow, 12);
+        MLX5_SET(cap, FT_CAP_nic_tx_log_max_flow_counter,
+                 MLX5_ETH_LOG_FTE_COUNTERS);
+        MLX5_SET(cap, FT_CAP_nic_tx_log_max_modify_header_context,
+                 MLX5_ETH_LOG_MAX_MODHDR);
+        MLX5_SET(cap, FT_CAP_nic_tx_max_modify_header_actions,
+                 MLX5_MODHDR_MAX_ACTIONS);
+        MLX5_SET(cap, FT_CAP_log_max_packet_reformat_context,
+                 MLX5_ETH_LOG_MAX_REFORMAT);
+        MLX5_SET(cap, FT_CAP_max_encap_header_size, MLX5_ETH_MAX_ENCAP_HDR);
         MLX5_SET(cap, FT_CAP_nic_rx_flow_table_modify, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_ft_size, MLX5_ETH_LOG_MAX_FT_SIZE);
         MLX5_SET(cap, FT_CAP_nic_rx_max_ft_level, MLX5_ETH_MAX_FT_LEVEL);
@@ -136,6 +162,8 @@ void mlx5_eth_init(Mlx5Core *c)
     mlx5_table_init(&e->fgs, "flow group", 1u << 12, 1);
     mlx5_table_init(&e->modhdrs, "modify header", 1u << MLX5_ETH_LOG_MAX_MODHDR,
                     1);
+    mlx5_table_init(&e->reformats, "packet reformat",
+                    1u << MLX5_ETH_LOG_MAX_REFORMAT, 1);
     e->frame = g_malloc(MLX5_ETH_MAX_FRAME + MLX5_ETH_MAX_TSO);
     e->fcs = g_new0(Mlx5FlowCounter, MLX5_ETH_MAX_FLOW_COUNTERS);
     c->eth = e;
@@ -156,10 +184,12 @@ void mlx5_eth_reset(Mlx5Core *c)
     mlx5_table_destroy(&e->fgs, mlx5_fg_free, c);
     /* (after the flow entries that used them) */
     mlx5_table_destroy(&e->modhdrs, mlx5_plain_free, c);
+    mlx5_table_destroy(&e->reformats, mlx5_plain_free, c);
     mlx5_table_destroy(&e->tirs, mlx5_tir_free, c);
     mlx5_table_destroy(&e->rqts, mlx5_rqt_free, c);
     mlx5_table_destroy(&e->tises, mlx5_plain_free, c);
     e->root_ft = 0;
+    e->root_ft_tx = 0;
     e->nftes = 0;
     /* (after the flow entries that held them) */
     memset(e->fcs, 0, sizeof(*e->fcs) * MLX5_ETH_MAX_FLOW_COUNTERS);
@@ -188,7 +218,7 @@ void mlx5_eth_free(Mlx5Core *c)
 {
     Mlx5Eth *e = c->eth;
     Mlx5Table *all[] = { &e->tises, &e->tirs, &e->rqts, &e->fts, &e->fgs,
-                         &e->modhdrs };
+                         &e->modhdrs, &e->reformats };
     size_t i;
 
     mlx5_eth_reset(c);

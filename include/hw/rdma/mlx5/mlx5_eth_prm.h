@@ -54,6 +54,8 @@ enum {
     MLX5_CMD_OP_DEALLOC_FLOW_COUNTER = 0x93a,
     MLX5_CMD_OP_QUERY_FLOW_COUNTER = 0x93b,
     MLX5_CMD_OP_MODIFY_FLOW_TABLE = 0x93c,
+    MLX5_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT = 0x93d,
+    MLX5_CMD_OP_DEALLOC_PACKET_REFORMAT_CONTEXT = 0x93e,
     MLX5_CMD_OP_ALLOC_MODIFY_HEADER_CONTEXT = 0x940,
     MLX5_CMD_OP_DEALLOC_MODIFY_HEADER_CONTEXT = 0x941,
     MLX5_CMD_OP_QUERY_ROCE_ADDRESS = 0x760,
@@ -151,6 +153,25 @@ enum {
 #define FT_CAP_nic_rx_log_max_flow_counter  MLX5_FIELD(20, 15, 8)
 #define FT_CAP_nic_rx_log_max_destination   MLX5_FIELD(20, 7, 0)
 #define FT_CAP_nic_rx_log_max_flow          MLX5_FIELD(21, 7, 0)
+/* flow_table_properties_nic_transmit at byte 0x100: the same layout */
+#define FT_CAP_nic_tx_ft_support            MLX5_FIELD(64, 31, 31)
+#define FT_CAP_nic_tx_flow_counter          MLX5_FIELD(64, 29, 29)
+#define FT_CAP_nic_tx_flow_modify_en        MLX5_FIELD(64, 28, 28)
+#define FT_CAP_nic_tx_modify_root           MLX5_FIELD(64, 27, 27)
+#define FT_CAP_nic_tx_identified_miss_table_mode MLX5_FIELD(64, 26, 26)
+#define FT_CAP_nic_tx_flow_table_modify     MLX5_FIELD(64, 25, 25)
+#define FT_CAP_nic_tx_reformat              MLX5_FIELD(64, 24, 24)
+#define FT_CAP_nic_tx_log_max_ft_size       MLX5_FIELD(65, 29, 24)
+#define FT_CAP_nic_tx_log_max_modify_header_context MLX5_FIELD(65, 23, 16)
+#define FT_CAP_nic_tx_max_modify_header_actions MLX5_FIELD(65, 15, 8)
+#define FT_CAP_nic_tx_max_ft_level          MLX5_FIELD(65, 7, 0)
+#define FT_CAP_nic_tx_log_max_ft_num        MLX5_FIELD(67, 7, 0)
+#define FT_CAP_nic_tx_log_max_flow_counter  MLX5_FIELD(68, 15, 8)
+#define FT_CAP_nic_tx_log_max_destination   MLX5_FIELD(68, 7, 0)
+#define FT_CAP_nic_tx_log_max_flow          MLX5_FIELD(69, 7, 0)
+/* flow_table_nic_cap's own: packet reformat contexts */
+#define FT_CAP_log_max_packet_reformat_context MLX5_FIELD(1, 20, 16)
+#define FT_CAP_max_encap_header_size        MLX5_FIELD(1, 9, 0)
 
 /* ---- common object command layout ---------------------------------------- */
 /* sqc, rqc, tirc, tisc, rqtc in create/modify */
@@ -271,6 +292,7 @@ enum {
 #define FC_action                           MLX5_FIELD(3, 15, 0)
 #define FC_destination_list_size            MLX5_FIELD(4, 23, 0)
 #define FC_flow_counter_list_size           MLX5_FIELD(5, 23, 0)
+#define FC_packet_reformat_id               MLX5_FIELD(6, 31, 0)
 #define FC_modify_header_id                 MLX5_FIELD(7, 31, 0)
 #define FC_match_value_OFF                  0x40
 #define FC_dest_OFF                         0x300
@@ -280,6 +302,7 @@ enum {
 #define MLX5_FTE_MATCH_SET_SIZE             0x40
 enum {
     MLX5_FLOW_TABLE_TYPE_NIC_RX = 0,
+    MLX5_FLOW_TABLE_TYPE_NIC_TX = 1,
     MLX5_FT_MISS_ACTION_DEF = 0,
     MLX5_FT_MISS_ACTION_FWD = 1,
     MLX5_FT_MODIFY_MISS_TABLE_ID = 1 << 0,
@@ -287,6 +310,7 @@ enum {
     MLX5_FLOW_CONTEXT_ACTION_DROP = 1 << 1,
     MLX5_FLOW_CONTEXT_ACTION_FWD_DEST = 1 << 2,
     MLX5_FLOW_CONTEXT_ACTION_COUNT = 1 << 3,
+    MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT = 1 << 4,
     MLX5_FLOW_CONTEXT_ACTION_DECAP = 1 << 5,
     MLX5_FLOW_CONTEXT_ACTION_MOD_HDR = 1 << 6,
     MLX5_FLOW_DEST_TYPE_FLOW_TABLE = 1,
@@ -299,6 +323,19 @@ enum {
 #define MODHDR_IN_num_of_actions            MLX5_FIELD(3, 7, 0)
 #define MODHDR_IN_id                        MLX5_FIELD(2, 31, 0)
 #define MODHDR_OUT_id                       MLX5_FIELD(2, 31, 0)
+
+/* ALLOC/DEALLOC_PACKET_REFORMAT_CONTEXT (context at 0x1c, data at 0x22) */
+#define REFORMAT_IN_type                    MLX5_FIELD(7, 31, 24)
+#define REFORMAT_IN_data_size               MLX5_FIELD(7, 9, 0)
+#define REFORMAT_IN_data_OFF                0x22
+#define REFORMAT_IN_id                      MLX5_FIELD(2, 31, 0)
+#define REFORMAT_OUT_id                     MLX5_FIELD(2, 31, 0)
+enum {
+    MLX5_REFORMAT_TYPE_L2_TO_VXLAN = 0,
+    MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL = 2,
+};
+/* misc_parameters.source_sqn: the SQ a frame is sent from (NIC TX) */
+#define MS_source_sqn                       MLX5_FIELD(16, 23, 0)
 
 /* ADD/DELETE_VXLAN_UDP_DPORT */
 #define VXLAN_IN_udp_port                   MLX5_FIELD(3, 15, 0)

@@ -1,0 +1,107 @@
+/*
+ * mlx5 HCA core, Ethernet port: NIC TX (egress) flow steering. Every frame an
+ * SQ sends passes through the NIC TX root table, when there is one, before it
+ * goes out or loops back: the tables (mlx5_flow.c, table_type 1) match on the
+ * frame's headers and misc.source_sqn, the SQ's number; an entry may count,
+ * drop, rewrite headers (MOD_HDR, a context for NIC TX), put a tunnel header in
+ * front (PACKET_REFORMAT, mlx5_reformat.c), and forward to another NIC TX
+ * table; ALLOW ends the walk. A miss with no miss table, or no root table,
+ * sends the frame as it is. Users: mlx5_ib's egress flows
+ * (mlx5dv_create_flow on an egress matcher), DPDK's egress rules on its root
+ * table (vxlan_encap).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "mlx5_eth.h"
+#include "trace.h"
+
+/* The match parameters of frame @f as SQ @sqn sends it. */
+static void mlx5_tx_match_set(Mlx5Eth *e, uint32_t sqn, const uint8_t *f,
+                              size_t len, uint8_t *ms)
+{
+    IbEthHdr h;
+
+    if (!ib_eth_parse(f, len, &h)) {
+        memset(ms, 0, MLX5_FTE_MATCH_PARAM_SIZE);
+    } else {
+        mlx5_eth_match_set(e, f, len, &h, ms);
+    }
+    MLX5_SET(ms, MS_source_sqn, sqn);
+}
+
+/* The frame in a buffer of ours, with room for a header and the padding. */
+static uint8_t *mlx5_tx_own(uint8_t **f, size_t len, uint8_t **owned)
+{
+    if (!*owned) {
+        *owned = g_malloc(len + MLX5_ETH_MAX_ENCAP_HDR + MLX5_ETH_MIN_FRAME);
+        memcpy(*owned, *f, len);
+        *f = *owned;
+    }
+    return *owned;
+}
+
+bool mlx5_flow_steer_tx(Mlx5Core *c, uint32_t sqn, uint8_t **f, size_t *len,
+                        uint8_t **owned)
+{
+    Mlx5Eth *e = c->eth;
+    Mlx5FlowTable *ft = mlx5_ft_get(c, e->root_ft_tx);
+    uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE];
+    unsigned hops, i;
+    bool encapped = false;
+
+    if (!ft) {
+        return true;
+    }
+    mlx5_tx_match_set(e, sqn, *f, *len, ms);
+    for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
+        const Mlx5Fte *fte = mlx5_ft_lookup(ft, ms);
+        Mlx5FlowTable *next = NULL;
+        bool changed = false;
+
+        if (!fte) {
+            trace_mlx5_eth_steer(ft->id, UINT32_MAX, ft->miss_action);
+            ft = ft->miss_action == MLX5_FT_MISS_ACTION_FWD
+                     ? mlx5_ft_get(c, ft->miss_id)
+                     : NULL;
+            continue;
+        }
+        trace_mlx5_eth_steer(ft->id, fte->index, fte->action);
+        for (i = 0; i < fte->ncnt; i++) {
+            mlx5_fc_count(c, fte->cnt[i], *len);
+        }
+        if (fte->action & MLX5_FLOW_CONTEXT_ACTION_DROP) {
+            trace_mlx5_eth_tx_drop(sqn, *len);
+            return false;
+        }
+        if (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {
+            uint8_t *b = mlx5_tx_own(f, *len, owned);
+            IbEthHdr h;
+
+            if (ib_eth_parse(b, *len, &h)) {
+                mlx5_modhdr_apply(c, fte->modhdr, b, *len, &h);
+            }
+            changed = true;
+        }
+        /* one tunnel header at most: the buffer has room for one */
+        if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT) &&
+            !encapped) {
+            mlx5_reformat_encap(c, fte->reformat, mlx5_tx_own(f, *len, owned),
+                                len);
+            encapped = changed = true;
+        }
+        if (changed) {
+            mlx5_tx_match_set(e, sqn, *f, *len, ms);
+        }
+        if (fte->action & MLX5_FLOW_CONTEXT_ACTION_ALLOW) {
+            break;
+        }
+        for (i = 0; i < fte->ndest && !next; i++) {
+            if (fte->dest[i].type == MLX5_FLOW_DEST_TYPE_FLOW_TABLE) {
+                next = mlx5_ft_get(c, fte->dest[i].id);
+            }
+        }
+        ft = next;
+    }
+    return true;
+}
