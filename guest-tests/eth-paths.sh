@@ -3,7 +3,9 @@
 # that select them, between two guests (issue 27): rx_striding_rq (multi-packet receive WQEs
 # whose buffers mlx5e maps with UMR WQEs on its ICOSQ; on by default, as on a card) and
 # rx_cqe_compress (CQE compression; off by default) and skb_tx_mpwqe (enhanced multi-packet
-# send WQEs, a frame per data segment; on by default). For every combination both instances set
+# send WQEs, a frame per data segment; on by default); ethtool -C sets the CQ moderation and
+# the combinations run with CQE-based moderation (rx_cqe_moder, tx_cqe_moder on, which a
+# ConnectX-5's cq_period_start_from_cqe allows). For every combination both instances set
 # the same flags (ethtool --set-priv-flags, which re-creates the channels), then:
 #  - a TCP transfer from instance 1 to instance 0, checked by md5 (MTU 1500, and 9000 for the
 #    first and the last combination: non-linear striding, 64-byte strides);
@@ -34,6 +36,12 @@ flag() {
 # and the enhanced multi-packet send WQE for skbs and for XDP_TX
 [ "$(flag skb_tx_mpwqe)" = on ] || fail "skb_tx_mpwqe is not on by default"
 [ "$(flag xdp_tx_mpwqe)" = on ] || fail "xdp_tx_mpwqe is not on by default"
+# CQ moderation: mlx5e 6.12 starts with both CQE-based flags off; ethtool -C sets the
+# moderation (MODIFY_CQ with period, count and period mode)
+[ "$(flag rx_cqe_moder)" = off ] || fail "rx_cqe_moder is not off by default"
+[ "$(flag tx_cqe_moder)" = off ] || fail "tx_cqe_moder is not off by default"
+run ethtool -C $E rx-usecs 16 rx-frames 32 tx-usecs 16 tx-frames 32 || fail "ethtool -C failed"
+ethtool -c $E | grep -E "rx-usecs|rx-frames|CQE"
 
 # setflag FLAG VALUE: set a private flag (mlx5e re-creates the channels), check it took
 setflag() {
@@ -50,6 +58,11 @@ snap() {
 stat() {
   awk -v s="$2" '$1 == s ":" {print $2}' "$1"
 }
+
+# the combinations below with CQs whose period starts at the first CQE
+# (cq_period_start_from_cqe, as on a ConnectX-5)
+setflag rx_cqe_moder on
+setflag tx_cqe_moder on
 
 port=7000 combo=0
 for striding in on off; do

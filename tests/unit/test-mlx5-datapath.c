@@ -420,10 +420,24 @@ static void test_cq_resize(void)
     /* moderation is kept and reported; an unknown field select is refused */
     g_assert_cmpint(modify_cq(a, qa.cqn, 0, 1, 0, 0, 0, 16), ==, 0);
     g_assert_cmpint(modify_cq(a, qa.cqn, 0, 1u << 5, 0, 0, 0, 16), !=, 0);
+    /* the period mode with them (mlx5e's ethtool -C): 1, from the first CQE; 2 is reserved */
+    {
+        uint8_t mi[MLX5_PAS_OFF] = { 0 }, mo[16];
+
+        MLX5_SET(mi, CMD_IN_opcode, MLX5_CMD_OP_MODIFY_CQ);
+        mlx5_st32(mi + 8, qa.cqn);
+        mlx5_st32(mi + 12, 0x13);
+        MLX5_SET(mi + CREATE_CQ_CQC_OFF, CQC_cq_period, 16);
+        MLX5_SET(mi + CREATE_CQ_CQC_OFF, CQC_cq_period_mode, 2);
+        g_assert_cmpint(tdrv_exec(a, mi, sizeof(mi), mo, sizeof(mo)), !=, 0);
+        MLX5_SET(mi + CREATE_CQ_CQC_OFF, CQC_cq_period_mode, 1);
+        g_assert_cmpint(tdrv_exec(a, mi, sizeof(mi), mo, sizeof(mo)), ==, 0);
+    }
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_CQ);
     mlx5_st32(in + 8, qa.cqn);
     g_assert_cmpint(tdrv_exec(a, in, sizeof(in), out, sizeof(out)), ==, 0);
     g_assert_cmpuint(MLX5_GET(out + CREATE_CQ_CQC_OFF, CQC_cq_period), ==, 16);
+    g_assert_cmpuint(MLX5_GET(out + CREATE_CQ_CQC_OFF, CQC_cq_period_mode), ==, 1);
     g_assert_cmpuint(MLX5_GET(out + CREATE_CQ_CQC_OFF, CQC_log_cq_size), ==, 6);
     tdrv_free(a);
     tdrv_free(b);

@@ -1070,6 +1070,7 @@ static void test_encap(void)
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_tx_ft_support), ==, 1);
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_tx_reformat), ==, 1);
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_max_encap_header_size), ==, 128);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_encap_general_header), ==, 1);
 
     /* the context: outer Ethernet, IPv4 (lengths and checksum 0), UDP to 4789, VXLAN VNI 7 */
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT);

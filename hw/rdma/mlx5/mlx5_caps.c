@@ -64,6 +64,12 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_cq_resize, 1);            /* MODIFY_CQ op_mod 1 */
     MLX5_SET(cap, CAP_cq_moderation, 1);        /* MODIFY_CQ op_mod 0 */
     /*
+     * both period modes (kept, QUERY_CQ reports them; events are raised for
+     * every CQE whatever the mode), as a ConnectX-5: mlx5e's rx_cqe_moder and
+     * tx_cqe_moder flags, CQE-based on receive by default
+     */
+    MLX5_SET(cap, CAP_cq_period_start_from_cqe, 1);
+    /*
      * CQE compression (mlx5_cqe_comp.c), the basic layout with hash, checksum
      * and stride-index mini CQEs of 64-byte CQEs, as a ConnectX-5. The stride
      * index stays out of CSUM mini CQEs (mini_cqe_resp_stride_index 0): mlx5e

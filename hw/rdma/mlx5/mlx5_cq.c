@@ -161,6 +161,11 @@ void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_EQ);
         return;
     }
+    /* from the event or from the first CQE; 2 and 3 are reserved */
+    if (MLX5_GET(cqc, CQC_cq_period_mode) > 1) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
+        return;
+    }
     cq = g_new0(Mlx5Cq, 1);
     cq->cqe_sz = cqe_sz;
     synd = mlx5_cqe_comp_create(cq, cqc);
@@ -206,6 +211,7 @@ void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     cq->log_cq_size = log_cq_size;
     cq->cqe_sz = cqe_sz;
     cq->oi = MLX5_GET(cqc, CQC_oi);
+    cq->period_mode = MLX5_GET(cqc, CQC_cq_period_mode);
     cq->period = MLX5_GET(cqc, CQC_cq_period);
     cq->max_count = MLX5_GET(cqc, CQC_cq_max_count);
     cq->uar_page = uar_page;
@@ -262,6 +268,7 @@ void mlx5_cmd_query_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     MLX5_SET(cqc, CQC_status, cq->status);
     MLX5_SET(cqc, CQC_cqe_sz, cq->cqe_sz);
     MLX5_SET(cqc, CQC_oi, cq->oi);
+    MLX5_SET(cqc, CQC_cq_period_mode, cq->period_mode);
     mlx5_cqe_comp_query(cq, cqc);
     MLX5_SET(cqc, CQC_st, cq->armed ? 0x9 : 0xa);
     MLX5_SET(cqc, CQC_log_cq_size, cq->log_cq_size);
@@ -280,6 +287,7 @@ void mlx5_cmd_query_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
 #define MODIFY_CQ_cq_umem_valid     MLX5_FIELD(23, 31, 31)
 #define MLX5_CQ_MODIFY_PERIOD       (1u << 0)
 #define MLX5_CQ_MODIFY_COUNT        (1u << 1)
+#define MLX5_CQ_MODIFY_PERIOD_MODE  (1u << 4)
 #define MLX5_CQ_RESIZE_LOG_SIZE     (1u << 0)
 #define MLX5_CQ_RESIZE_PG_OFFSET    (1u << 1)
 #define MLX5_CQ_RESIZE_PG_SIZE      (1u << 2)
@@ -379,10 +387,20 @@ void mlx5_cmd_modify_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
          * completion events are raised for every CQE, i.e. never later than
          * moderation asks; the values are kept and reported by QUERY_CQ
          */
-        if (select & ~(MLX5_CQ_MODIFY_PERIOD | MLX5_CQ_MODIFY_COUNT)) {
+        /*
+         * (mlx5e's ethtool -C names the period mode too, whatever
+         * cq_period_mode_modify says)
+         */
+        if (select & ~(MLX5_CQ_MODIFY_PERIOD | MLX5_CQ_MODIFY_COUNT |
+                       MLX5_CQ_MODIFY_PERIOD_MODE) ||
+            ((select & MLX5_CQ_MODIFY_PERIOD_MODE) &&
+             MLX5_GET(cqc, CQC_cq_period_mode) > 1)) {
             mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                           MLX5_SYND_UNSUPPORTED);
             return;
+        }
+        if (select & MLX5_CQ_MODIFY_PERIOD_MODE) {
+            cq->period_mode = MLX5_GET(cqc, CQC_cq_period_mode);
         }
         if (select & MLX5_CQ_MODIFY_PERIOD) {
             cq->period = MLX5_GET(cqc, CQC_cq_period);

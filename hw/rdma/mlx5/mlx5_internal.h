@@ -69,6 +69,7 @@ typedef struct Mlx5Cq {
     uint8_t log_cq_size;
     uint8_t cqe_sz;             /* 0 = 64 B, 1 = 128 B */
     bool oi;
+    uint8_t period_mode;        /* CQC cq_period_mode */
     uint32_t uar_page;
     uint32_t c_eqn;
     uint64_t dbr_addr;

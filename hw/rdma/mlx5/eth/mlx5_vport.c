@@ -129,6 +129,8 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
                  MLX5_ETH_LOG_MAX_MODHDR);
         MLX5_SET(cap, FT_CAP_nic_tx_max_modify_header_actions,
                  MLX5_MODHDR_MAX_ACTIONS);
+        /* the header is the caller's (mlx5_ib's L2_TO_L2_TUNNEL on NIC TX) */
+        MLX5_SET(cap, FT_CAP_encap_general_header, 1);
         MLX5_SET(cap, FT_CAP_log_max_packet_reformat_context,
                  MLX5_ETH_LOG_MAX_REFORMAT);
         MLX5_SET(cap, FT_CAP_max_encap_header_size, MLX5_ETH_MAX_ENCAP_HDR);

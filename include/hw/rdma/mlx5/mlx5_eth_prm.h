@@ -169,7 +169,8 @@ enum {
 #define FT_CAP_nic_tx_log_max_flow_counter  MLX5_FIELD(68, 15, 8)
 #define FT_CAP_nic_tx_log_max_destination   MLX5_FIELD(68, 7, 0)
 #define FT_CAP_nic_tx_log_max_flow          MLX5_FIELD(69, 7, 0)
-/* flow_table_nic_cap's own: packet reformat contexts */
+/* flow_table_nic_cap's own: packet reformat contexts (any header: mlx5_ib) */
+#define FT_CAP_encap_general_header         MLX5_FIELD(1, 31, 31)
 #define FT_CAP_log_max_packet_reformat_context MLX5_FIELD(1, 20, 16)
 #define FT_CAP_max_encap_header_size        MLX5_FIELD(1, 9, 0)
 

@@ -419,6 +419,7 @@ enum {
 #define CAP_cq_oi                           MLX5_FIELD(17, 31, 31)
 #define CAP_cq_resize                       MLX5_FIELD(17, 30, 30)
 #define CAP_cq_moderation                   MLX5_FIELD(17, 29, 29)
+#define CAP_cq_period_start_from_cqe        MLX5_FIELD(17, 20, 20)
 /* page faults (ODP, mlx5_odp.c) */
 #define CAP_pg                              MLX5_FIELD(17, 24, 24)
 /* QPs may block self multicast loopback */
@@ -621,6 +622,8 @@ enum {
 #define CQC_cqe_sz                          MLX5_FIELD(0, 23, 21)
 #define CQC_cc                              MLX5_FIELD(0, 20, 20)
 #define CQC_oi                              MLX5_FIELD(0, 17, 17)
+/* 0: the moderation period starts at the event, 1: at the first CQE */
+#define CQC_cq_period_mode                  MLX5_FIELD(0, 16, 15)
 #define CQC_cqe_comp_en                     MLX5_FIELD(0, 14, 14)
 #define CQC_mini_cqe_res_format             MLX5_FIELD(0, 13, 12)
 #define CQC_st                              MLX5_FIELD(0, 11, 8)
