@@ -22,10 +22,16 @@
 #     end" on instance 1 stops the UDP frames (at most a few others get through; the vport still
 #     counts them all), and its flow counter ("flow query 0 0 count") counted every one of them;
 #     after "flow flush 0" they come again.
+#  3b. Header rewrites on instance 1: "vxlan_decap" for VNI 42, and "set_mac_dst / dec_ttl /
+#     set_tp_dst" for UDP to port 6000 (DECAP and MOD_HDR actions on the root table); instance
+#     0's kernel sends 50 datagrams through a VXLAN device and 50 plainly: testpmd (verbose)
+#     shows each as its inner frame or rewritten, and the rules' counters counted 50 each.
+#     Then instance 0's testpmd sends through an egress "vxlan_encap" rule (NIC TX tables,
+#     a packet reformat context) for 3 s: the decap rule counts each of those frames too.
 #  4. io forwarding with two queues and RSS: both instances forward what they receive, unchanged,
-#     on the queue it came in on; instance 0 starts with "start tx_first" (a burst per queue of
-#     frames from 64 source addresses, to a MAC neither instance has, so each passes them on in
-#     promiscuous mode). Every frame instance 0 sent, instance 1 received or missed; what
+#     on the queue it came in on (RSS on addresses and UDP ports, --rss-udp); instance 0 starts
+#     with "start tx_first" (a burst per queue of frames from varying UDP source ports, to a MAC
+#     neither instance has, so each passes them on in promiscuous mode). Every frame instance 0 sent, instance 1 received or missed; what
 #     instance 1 sent back came to instance 0 but for the frames still in flight; both queues of
 #     both instances forwarded frames (RSS spread the flows).
 # mlx5t-instances: 2
@@ -42,8 +48,12 @@ DEVARGS4=rxq_cqe_comp_en=1,rx_vec_en=0,txq_inline_max=0,txq_inline_mpw=0
 # (io forwarding: a destination no instance has, or a frame forwarded to its own address would
 # loop back into the instance that sent it)
 IOMAC=02:4d:58:35:00:99
-# (no IPv6 on the kernel's interface: its multicast frames would be forwarded and loop back)
-echo 1 > /proc/sys/net/ipv6/conf/$E/disable_ipv6
+# (5: the MAC the rewrite rule sets, and the inner frames' destination)
+REWMAC=02:4d:58:35:00:77 INNERMAC=02:4d:58:35:42:02
+# (no IPv6 on the kernel's interfaces: their multicast frames would be forwarded and loop back
+# in 4, and counted by the rules of 3b)
+echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6
+echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6
 
 # tp_start DEVARGS [TESTPMD-ARGS]: testpmd in interactive mode, its commands from the FIFO on
 # fd 3 (by default instance 0 sends to instance 1, txonly, which receives, rxonly). Its output
@@ -155,6 +165,51 @@ traffic drop 5
 [ "$IDX" = 1 ] && tp flow query 0 0 count
 [ "$IDX" = 1 ] && tp flow flush 0
 traffic flushed 5
+# --- 3b. header rewrites: instance 1's rules decapsulate VXLAN (VNI 42) and rewrite the
+# destination MAC, TTL and port of UDP to port 6000; instance 0's kernel sends through a VXLAN
+# device and plainly, 50 datagrams each
+if [ "$IDX" = 1 ]; then
+  tp flow create 0 ingress pattern eth / ipv4 / udp / vxlan vni is 42 / end actions vxlan_decap / count / queue index 0 / end
+  tp flow create 0 ingress pattern eth / ipv4 / udp dst is 6000 / end actions set_mac_dst mac_addr $REWMAC / dec_ttl / set_tp_dst port 6001 / count / queue index 0 / end
+  tp set verbose 1
+  tp start
+fi
+barrier rewrite 7700
+if [ "$IDX" = 0 ]; then
+  ip addr add 192.168.77.1/24 dev $E
+  ip neigh replace 192.168.77.2 lladdr $PEERMAC dev $E
+  run ip link add vx0 type vxlan id 42 remote 192.168.77.2 dstport 4789 dev $E ||
+    fail "ip link add vx0 type vxlan failed"
+  ip addr add 10.42.0.1/24 dev vx0
+  ip link set vx0 up
+  ip neigh replace 10.42.0.2 lladdr $INNERMAC dev vx0
+  net-bench udp-send 10.42.0.2 7000 100 30 50 || fail "udp over vx0 failed"
+  net-bench udp-send 192.168.77.2 6000 100 30 50 || fail "udp to port 6000 failed"
+  ip link del vx0
+  ip addr del 192.168.77.1/24 dev $E
+fi
+barrier rewritten 7710
+# ... then instance 0's testpmd encapsulates what it sends (an egress vxlan_encap rule: NIC TX
+# tables and a packet reformat context), and instance 1's decap rule takes it
+[ "$IDX" = 1 ] && tp set verbose 0
+barrier encap 7720
+if [ "$IDX" = 0 ]; then
+  tp set vxlan ip-version ipv4 vni 42 udp-src 4789 udp-dst 4789 ip-src 192.168.77.1 ip-dst 192.168.77.2 eth-src 02:4d:58:35:00:01 eth-dst $PEERMAC
+  tp flow create 0 egress pattern eth / end actions vxlan_encap / end
+  snap
+  tp start
+  sleep 3
+  tp stop
+  snap
+  tp flow flush 0
+fi
+barrier encapped 7730
+if [ "$IDX" = 1 ]; then
+  sleep 2
+  tp stop
+  tp flow query 0 0 count
+  tp flow query 0 1 count
+fi
 tp_stop /tmp/tp-default.log
 # --- 2 again with the Multi-Packet Rx Queue, and 2b
 barrier restart 7200
@@ -174,7 +229,7 @@ traffic noinline 6
 tp_stop /tmp/tp-noinline.log
 # --- 4. io forwarding, two queues
 barrier restart5 7500
-tp_start "" "--forward-mode=io --rxq=2 --txq=2 --txonly-multi-flow --eth-peer=0,$IOMAC"
+tp_start "" "--forward-mode=io --rxq=2 --txq=2 --rss-udp --txonly-multi-flow --eth-peer=0,$IOMAC"
 snap
 barrier go-io 7600
 # (no barrier while the frames circulate: they are on the management link, but keep it quiet)
@@ -205,13 +260,16 @@ if [ "$IDX" = 0 ]; then
   echo "sent: $counts (default, drop, flushed, mprq, plain, noinline)"
   io="$(sent /tmp/tp-io.log 2) $(stat /tmp/tp-io.log 2 RX-packets) $(stat /tmp/tp-io.log 2 RX-missed)"
   echo "io forwarding: sent, received, missed: $io"
-  _try "counts" sh -c "echo $counts $io | nc -w 2 10.0.0.2 7900"
+  grep -q "Flow rule #0 created" /tmp/tp-default.log || fail "flow create (egress vxlan_encap) failed"
+  encap=$(sent /tmp/tp-default.log 6)
+  echo "sent with vxlan_encap: $encap"
+  _try "counts" sh -c "echo $counts $io $encap | nc -w 2 10.0.0.2 7900"
 else
   counts=$(timeout 120 nc -l -p 7900) || fail "no counts from instance 0"
   set -- $counts
-  [ $# = 9 ] || fail "counts from instance 0: $counts"
+  [ $# = 10 ] || fail "counts from instance 0: $counts"
   s_default=$1 s_drop=$2 s_flushed=$3 s_mprq=$4 s_plain=$5 s_noinline=$6
-  io_sent=$7 io_got=$8 io_missed=$9
+  io_sent=$7 io_got=$8 io_missed=$9 s_encap=${10}
   for t in "default /tmp/tp-default.log 2 $s_default" "mprq /tmp/tp-mprq.log 2 $s_mprq" \
       "plain /tmp/tp-plain.log 2 $s_plain" "noinline /tmp/tp-noinline.log 2 $s_noinline"; do
     set -- $t
@@ -241,6 +299,24 @@ else
   SENT=$s_flushed
   counts /tmp/tp-default.log 4
   [ "$SENT" -gt 1000 ] && [ "$got" -gt 1000 ] || fail "after flow flush only $got of $SENT came"
+  echo "== header rewrites"
+  grep -E "Flow rule #[01] created|^COUNT:|hits:" /tmp/tp-default.log | tail -n 8
+  grep -q "Flow rule #0 created" /tmp/tp-default.log || fail "flow create (vxlan_decap) failed"
+  grep -q "Flow rule #1 created" /tmp/tp-default.log ||
+    fail "flow create (set_mac_dst, dec_ttl, set_tp_dst) failed"
+  hits=$(sed -n '/^COUNT:/,/bytes:/s/^ *hits: //p' /tmp/tp-default.log | tail -n 2 | tr '\n' ' ')
+  # (the decap rule also took what instance 0's testpmd sent with vxlan_encap)
+  [ "$s_encap" -gt 100 ] || fail "instance 0 sent only $s_encap frames with vxlan_encap"
+  [ "$hits" = "$((50 + s_encap)) 50 " ] ||
+    fail "the rewrite rules' counters: $hits (50 + $s_encap and 50 were sent)"
+  # each datagram arrived as its inner frame (14 + 20 + 8 + 100 bytes, to the inner MAC),
+  # and rewritten (to REWMAC)
+  dec=$(grep -ic "dst=$INNERMAC .*length=142 " /tmp/tp-default.log)
+  rew=$(grep -ic "dst=$REWMAC " /tmp/tp-default.log)
+  grep -m 2 -iE "dst=($INNERMAC|$REWMAC) " /tmp/tp-default.log
+  echo "decapsulated frames: $dec; rewritten frames: $rew"
+  [ "$dec" = 50 ] || fail "$dec of 50 VXLAN datagrams arrived decapsulated"
+  [ "$rew" = 50 ] || fail "$rew of 50 datagrams to port 6000 arrived rewritten"
   echo "== io forwarding, two queues"
   grep -A2 "Forward Stats for RX Port= 0/Queue=" /tmp/tp-io.log
   got1=$(stat /tmp/tp-io.log 2 RX-packets) missed1=$(stat /tmp/tp-io.log 2 RX-missed)
