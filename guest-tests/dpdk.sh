@@ -5,6 +5,8 @@
 #  0. UCX's ucx_info -d (UCX is in the image too) lists rc_mlx5 on mlx5_0 and logs no ERROR or
 #     WARN line and nothing about QUERY_LAG (its start-up DevX queries are answered); its
 #     doorbells get a write-combining (BlueFlame) UAR.
+#  0b. UCX's ucx_perftest runs tag_lat and tag_bw between the guests over rc_mlx5 (RoCE v2)
+#     and prints no ERROR or WARN line.
 #  1. Both instances probe the device: testpmd comes up, and the messages of the PMD, EAL and
 #     testpmd in its log (default log level) have no "fail" or "error" in them.
 #  2. Counts: instance 0 sends 64-byte UDP frames (txonly) to instance 1 (rxonly, promiscuous)
@@ -153,6 +155,25 @@ if [ "$IDX" = 0 ]; then
     fail "UCX could not get a write-combining (BlueFlame) UAR"
   grep "Transport: .*mlx5" /tmp/ucx.log
 fi
+# UCX's perftests between the two guests over rc_mlx5 (RoCE v2 on the port's IPv4 GID): tag
+# latency and bandwidth, no ERROR or WARN line
+ip addr add 192.168.77.$((IDX + 1))/24 dev $E
+wait_for 20 sh -c "grep -q 'RoCE v2' /sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types/* 2>/dev/null"
+for t in tag_lat tag_bw; do
+  barrier "ucx-$t" 7050
+  if [ "$IDX" = 1 ]; then
+    UCX_NET_DEVICES=mlx5_0:1 UCX_TLS=rc_mlx5,self timeout 120 ucx_perftest -p 13337 \
+      > /tmp/ucxp.log 2>&1 || { cat /tmp/ucxp.log; fail "ucx_perftest $t (server) failed"; }
+  else
+    sleep 3
+    UCX_NET_DEVICES=mlx5_0:1 UCX_TLS=rc_mlx5,self timeout 120 ucx_perftest 10.0.0.2 -p 13337 \
+      -t $t -n 2000 -s 64 > /tmp/ucxp.log 2>&1 ||
+      { cat /tmp/ucxp.log; fail "ucx_perftest $t failed"; }
+    tail -n 3 /tmp/ucxp.log
+  fi
+  grep -E "UCX +(ERROR|WARN)" /tmp/ucxp.log && fail "ucx_perftest $t printed errors or warnings"
+done
+ip addr del 192.168.77.$((IDX + 1))/24 dev $E
 
 # --- 1. probe, the PMD's defaults
 tp_start ""

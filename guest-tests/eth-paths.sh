@@ -36,11 +36,12 @@ flag() {
 # and the enhanced multi-packet send WQE for skbs and for XDP_TX
 [ "$(flag skb_tx_mpwqe)" = on ] || fail "skb_tx_mpwqe is not on by default"
 [ "$(flag xdp_tx_mpwqe)" = on ] || fail "xdp_tx_mpwqe is not on by default"
-# CQ moderation: mlx5e 6.12 starts with both CQE-based flags off; ethtool -C sets the
-# moderation (MODIFY_CQ with period, count and period mode)
+# CQ moderation: mlx5e 6.12 starts with both CQE-based flags off and DIM on; ethtool -C sets
+# the moderation (MODIFY_CQ with period, count and period mode)
 [ "$(flag rx_cqe_moder)" = off ] || fail "rx_cqe_moder is not off by default"
 [ "$(flag tx_cqe_moder)" = off ] || fail "tx_cqe_moder is not off by default"
-run ethtool -C $E rx-usecs 16 rx-frames 32 tx-usecs 16 tx-frames 32 || fail "ethtool -C failed"
+run ethtool -C $E adaptive-rx off adaptive-tx off rx-usecs 16 rx-frames 32 \
+  tx-usecs 16 tx-frames 32 || fail "ethtool -C failed"
 ethtool -c $E | grep -E "rx-usecs|rx-frames|CQE"
 
 # setflag FLAG VALUE: set a private flag (mlx5e re-creates the channels), check it took

@@ -64,10 +64,12 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_cq_resize, 1);            /* MODIFY_CQ op_mod 1 */
     MLX5_SET(cap, CAP_cq_moderation, 1);        /* MODIFY_CQ op_mod 0 */
     /*
-     * both period modes (kept, QUERY_CQ reports them; events are raised for
-     * every CQE whatever the mode), as a ConnectX-5: mlx5e's rx_cqe_moder and
-     * tx_cqe_moder flags, CQE-based on receive by default
+     * both period modes, switchable on a live CQ (kept, QUERY_CQ reports
+     * them; events are raised for every CQE whatever the mode): mlx5e's
+     * rx_cqe_moder and tx_cqe_moder flags, and in 6.12 ethtool -C and DIM
+     * need cq_period_mode_modify
      */
+    MLX5_SET(cap, CAP_cq_period_mode_modify, 1);
     MLX5_SET(cap, CAP_cq_period_start_from_cqe, 1);
     /*
      * CQE compression (mlx5_cqe_comp.c), the basic layout with hash, checksum

@@ -387,10 +387,7 @@ void mlx5_cmd_modify_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
          * completion events are raised for every CQE, i.e. never later than
          * moderation asks; the values are kept and reported by QUERY_CQ
          */
-        /*
-         * (mlx5e's ethtool -C names the period mode too, whatever
-         * cq_period_mode_modify says)
-         */
+        /* the period mode too (cq_period_mode_modify: mlx5e's DIM) */
         if (select & ~(MLX5_CQ_MODIFY_PERIOD | MLX5_CQ_MODIFY_COUNT |
                        MLX5_CQ_MODIFY_PERIOD_MODE) ||
             ((select & MLX5_CQ_MODIFY_PERIOD_MODE) &&

@@ -419,6 +419,7 @@ enum {
 #define CAP_cq_oi                           MLX5_FIELD(17, 31, 31)
 #define CAP_cq_resize                       MLX5_FIELD(17, 30, 30)
 #define CAP_cq_moderation                   MLX5_FIELD(17, 29, 29)
+#define CAP_cq_period_mode_modify           MLX5_FIELD(17, 28, 28)
 #define CAP_cq_period_start_from_cqe        MLX5_FIELD(17, 20, 20)
 /* page faults (ODP, mlx5_odp.c) */
 #define CAP_pg                              MLX5_FIELD(17, 24, 24)
