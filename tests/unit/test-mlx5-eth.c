@@ -975,6 +975,43 @@ static void test_modhdr(void)
     g_assert_cmpint(mlx5_ld16(got + 36), ==, 9999);
     g_assert_true(sums_ok(got, len));
     g_assert_cmpmem(got + 42, 30, f + 42, 30);
+    /* a rewrite of the MACs alone leaves the checksums as they were, right or not (pyverbs'
+     * test_root_tbl_modify_header_rule sends an IPv4 header checksum of 0) */
+    {
+        uint8_t mac_only[8], g2[256];
+        uint32_t id2;
+
+        modhdr_act(mac_only, 1, 0x02, 0, 16, 0x7777);       /* SMAC_15_0 */
+        g_assert_cmpint(modhdr_alloc(&t, 0, mac_only, 1, &id2), ==, 0);
+        g_assert_cmpint(teth_set_fte(&t, ft, fg, 1, 4001, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1,
+                                     tir_t, &t.tirn, 0, 0), ==, 0);
+        memset(in, 0, sizeof(in));
+        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+        MLX5_SET(in, FTE_IN_op_mod, 1);
+        MLX5_SET(in, FTE_IN_modify_enable_mask, 1);
+        MLX5_SET(in, FT_IN_table_id, ft);
+        MLX5_SET(in, FTE_IN_flow_index, 1);
+        MLX5_SET(in + FTE_CTX_OFF, FC_group_id, fg);
+        MLX5_SET(in + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_MOD_HDR |
+                 MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
+        MLX5_SET(in + FTE_CTX_OFF, FC_destination_list_size, 1);
+        MLX5_SET(in + FTE_CTX_OFF, FC_modify_header_id, id2);
+        MLX5_SET(in + FTE_CTX_OFF + FC_match_value_OFF, MS_ip_protocol, 17);
+        MLX5_SET(in + FTE_CTX_OFF + FC_match_value_OFF, MS_udp_sport, 4001);
+        MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_type, MLX5_FLOW_DEST_TYPE_TIR);
+        MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_id, t.tirn);
+        g_assert_cmpint(tdrv_exec(t.d, in, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==, 0);
+        mlx5_st16(f + 34, 4001);
+        mlx5_st16(f + 24, 0);                               /* a wrong IPv4 checksum */
+        teth_post_recv(&t, 2048, t.mem);
+        g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+        g_assert_true(teth_poll_cqe(&t, cqe));
+        fake_read(t.d->h, t.mem, g2, len);
+        g_assert_cmpint(mlx5_ld16(g2 + 10), ==, 0x7777);
+        g_assert_cmpmem(g2 + 12, len - 12, f + 12, len - 12);
+        udp_frame(f, my_mac, 30, false);
+    }
+
     /* the rewrite changed the match set: an update of the entry keeps its context */
     g_assert_cmpint(teth_set_fte(&t, ft, fg, 0, 4000, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1,
                                  tir_t, &t.tirn, 1, 1 << 2), ==, 0);
@@ -1054,7 +1091,8 @@ static int tx_fte(TEth *t, uint32_t ft, uint32_t fg, uint32_t index, uint16_t dp
  * NIC TX tables: a VXLAN packet reformat context in front of UDP to port 5000 (an ALLOW entry
  * of the root), port 5001 forwarded to a second table that drops it, other frames (a miss) go
  * out as they are. The encap header gets the IP and UDP lengths and the IPv4 checksum. TX
- * entries take no TIRs and no DECAP; RX entries no PACKET_REFORMAT; contexts in use stay.
+ * entries take no TIRs and no DECAP; an RX entry's PACKET_REFORMAT puts the header in front of
+ * what its TIR gets; contexts in use stay.
  */
 static void test_encap(void)
 {
@@ -1096,7 +1134,7 @@ static void test_encap(void)
     g_assert_cmpint(tx_fte(&t, ft, fg, 1, 5001, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 0, ft2), ==, 0);
     g_assert_cmpint(tx_fte(&t, ft2, fg2, 0, 5001, MLX5_FLOW_CONTEXT_ACTION_DROP, 0, -1), ==, 0);
     /* refused: a TIR from a TX table, DECAP on TX, an unknown context, a table of the other
-     * direction, PACKET_REFORMAT on RX */
+     * direction */
     g_assert_cmpint(tx_fte(&t, ft, fg, 2, 5002, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 0, 0), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
     g_assert_cmpint(tx_fte(&t, ft, fg, 2, 5002, MLX5_FLOW_CONTEXT_ACTION_DECAP |
@@ -1106,18 +1144,6 @@ static void test_encap(void)
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
     g_assert_cmpint(tx_fte(&t, ft, fg, 2, 5002, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 0, t.ft), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
-    bad = t.ft;
-    memset(in, 0, sizeof(in));
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
-    MLX5_SET(in, FT_IN_table_id, bad);
-    MLX5_SET(in, FTE_IN_flow_index, 1);
-    MLX5_SET(in + FTE_CTX_OFF, FC_group_id, t.fg);
-    MLX5_SET(in + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT |
-             MLX5_FLOW_CONTEXT_ACTION_ALLOW);
-    MLX5_SET(in + FTE_CTX_OFF, FC_packet_reformat_id, rid);
-    g_assert_cmpint(tdrv_exec(t.d, in, FTE_CTX_OFF + FC_dest_OFF, out, 16), ==,
-                    MLX5_CMD_STAT_BAD_PARAM_ERR);
-
     /* UDP to 5000: encapsulated */
     len = udp_frame(f, peer_mac, 100, false);
     fake_write(t.d->h, t.mem, f + 42, 100);
@@ -1145,6 +1171,37 @@ static void test_encap(void)
     g_assert_true(teth_poll_cqe(&t, cqe));
     g_assert_cmpuint(t.d->h->tx->len, ==, n0 + 2);
     g_assert_cmpint(tx_frame(&t, n0 + 1)->len, ==, len);
+
+    /* on receive too (nic_rx reformat): an RX entry puts the header in front of what the TIR
+     * gets */
+    bad = sport_root_table(&t, &fg2);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+    MLX5_SET(in, FT_IN_table_id, bad);
+    MLX5_SET(in + FTE_CTX_OFF, FC_group_id, fg2);
+    MLX5_SET(in + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT |
+             MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
+    MLX5_SET(in + FTE_CTX_OFF, FC_packet_reformat_id, rid);
+    MLX5_SET(in + FTE_CTX_OFF, FC_destination_list_size, 1);
+    MLX5_SET(in + FTE_CTX_OFF + FC_match_value_OFF, MS_ip_protocol, 17);
+    MLX5_SET(in + FTE_CTX_OFF + FC_match_value_OFF, MS_udp_sport, 4000);
+    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_type, MLX5_FLOW_DEST_TYPE_TIR);
+    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_id, t.tirn);
+    g_assert_cmpint(tdrv_exec(t.d, in, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==, 0);
+    len = udp_frame(f, my_mac, 100, false);
+    teth_post_recv(&t, 2048, t.mem);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
+    g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, len + 50);
+    {
+        uint8_t got[256];
+
+        fake_read(t.d->h, t.mem, got, len + 50);
+        g_assert_cmpint(mlx5_ld16(got + 16), ==, len + 50 - 14);
+        g_assert_true(ipv4_hdr_ok(got));
+        g_assert_cmpmem(got + 50, len, f, len);
+    }
 
     /* in use: the context stays */
     memset(in, 0, sizeof(in));

@@ -248,15 +248,21 @@ const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms);
 void mlx5_fg_free(Mlx5Core *c, void *obj);
 /*
  * Where steering sends a frame: a TIR, and what the entries on the way did to
- * the frame (in order: MLX5_STEER_OP_DECAP or a modify-header context).
+ * the frame (in order: MLX5_STEER_OP_DECAP, a modify-header context, or
+ * MLX5_STEER_OP_ENCAP | a packet reformat context).
  */
 #define MLX5_ETH_STEER_OPS      8
 #define MLX5_STEER_OP_DECAP     UINT32_MAX
+/* with a packet reformat context's id: its header in front */
+#define MLX5_STEER_OP_ENCAP     0x80000000u
 typedef struct Mlx5SteerHit {
     Mlx5Tir *tir;
     uint8_t nops;
     uint32_t ops[MLX5_ETH_STEER_OPS];
 } Mlx5SteerHit;
+/* the room a frame needs for what steering may do to it on receive */
+#define MLX5_ETH_RX_ROOM \
+    (MLX5_ETH_MAX_FRAME + 8 + MLX5_ETH_MAX_ENCAP_HDR)
 /*
  * Steer frame @f of @len bytes (at most MLX5_ETH_MAX_FRAME + 8; parsed in @h)
  * from the root: the TIRs it goes to, at most MLX5_ETH_MAX_DEST (0 = dropped).
@@ -316,7 +322,7 @@ void mlx5_reformat_put(Mlx5Core *c, uint32_t id);
 void mlx5_reformat_encap(Mlx5Core *c, uint32_t id, uint8_t *f, size_t *len);
 /*
  * Apply steering op @op (Mlx5SteerHit) to frame @f of *@len bytes, parsed in
- * @h: both are updated. @f has room for MLX5_ETH_MAX_FRAME + 8 bytes.
+ * @h: both are updated. @f has room for MLX5_ETH_RX_ROOM bytes.
  */
 void mlx5_eth_transform(Mlx5Core *c, uint32_t op, uint8_t *f, size_t *len,
                         IbEthHdr *h);

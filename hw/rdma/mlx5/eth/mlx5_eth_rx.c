@@ -277,7 +277,7 @@ static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
         }
         if (hits[i].nops) {
             /* what the entries on its way did to it (mlx5_reformat.c) */
-            copy = g_malloc(MLX5_ETH_MAX_FRAME + 8);
+            copy = g_malloc(MLX5_ETH_RX_ROOM);
             memcpy(copy, frame, len);
             for (k = 0; k < hits[i].nops; k++) {
                 mlx5_eth_transform(c, hits[i].ops[k], copy, &flen, &fh);

@@ -406,15 +406,16 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
     const uint8_t *fc = cmd->in + FTE_CTX_OFF;
     uint32_t ndest = MLX5_GET(fc, FC_destination_list_size);
     uint32_t ncnt = MLX5_GET(fc, FC_flow_counter_list_size);
-    /* DECAP on receive, PACKET_REFORMAT (encap) on send */
+    /* DECAP on receive only */
     uint16_t known = MLX5_FLOW_CONTEXT_ACTION_ALLOW |
                      MLX5_FLOW_CONTEXT_ACTION_DROP |
                      MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
                      MLX5_FLOW_CONTEXT_ACTION_COUNT |
                      MLX5_FLOW_CONTEXT_ACTION_MOD_HDR |
-                     (ft->type == MLX5_FLOW_TABLE_TYPE_NIC_TX
-                          ? MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT
-                          : MLX5_FLOW_CONTEXT_ACTION_DECAP);
+                     MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT |
+                     (ft->type == MLX5_FLOW_TABLE_TYPE_NIC_RX
+                          ? MLX5_FLOW_CONTEXT_ACTION_DECAP
+                          : 0);
     uint32_t i;
 
     fte->group_id = MLX5_GET(fc, FC_group_id);
@@ -691,8 +692,9 @@ const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms)
  * dropped. An entry forwarding to TIRs and a table (a "don't trap" rule) gives
  * the frame to those TIRs and goes on in that table; with several tables among
  * the destinations, the first is followed. An entry's DECAP, then its
- * MOD_HDR, apply to its own destinations and to what follows, and later tables
- * match on the frame as it is then.
+ * MOD_HDR, then its PACKET_REFORMAT (a header in front, once per frame) apply
+ * to its own destinations and to what follows, and later tables match on the
+ * frame as it is then.
  */
 unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
                          const IbEthHdr *h, Mlx5SteerHit *hits,
@@ -704,6 +706,7 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
     g_autofree uint8_t *w = NULL;       /* the frame as transformed so far */
     uint32_t ops[MLX5_ETH_STEER_OPS];
     unsigned hops, n = 0, nops = 0, i;
+    bool encapped = false;
     IbEthHdr wh = *h;
 
     *flow_tag = 0;
@@ -732,7 +735,7 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
         if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_DECAP) &&
             nops < MLX5_ETH_STEER_OPS) {
             if (!w) {
-                w = g_malloc(MLX5_ETH_MAX_FRAME + 8);
+                w = g_malloc(MLX5_ETH_RX_ROOM);
                 memcpy(w, f, len);
             }
             ops[nops++] = MLX5_STEER_OP_DECAP;
@@ -742,12 +745,24 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
         if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) &&
             nops < MLX5_ETH_STEER_OPS) {
             if (!w) {
-                w = g_malloc(MLX5_ETH_MAX_FRAME + 8);
+                w = g_malloc(MLX5_ETH_RX_ROOM);
                 memcpy(w, f, len);
             }
             ops[nops++] = fte->modhdr;
             mlx5_eth_transform(c, fte->modhdr, w, &len, &wh);
             mlx5_eth_match_set(e, w, len, &wh, ms);
+        }
+        /* one header in front at most: the buffers have room for one */
+        if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT) &&
+            !encapped && nops < MLX5_ETH_STEER_OPS) {
+            if (!w) {
+                w = g_malloc(MLX5_ETH_RX_ROOM);
+                memcpy(w, f, len);
+            }
+            ops[nops++] = MLX5_STEER_OP_ENCAP | fte->reformat;
+            mlx5_eth_transform(c, ops[nops - 1], w, &len, &wh);
+            mlx5_eth_match_set(e, w, len, &wh, ms);
+            encapped = true;
         }
         for (i = 0; i < fte->ndest; i++) {
             if (fte->dest[i].type != MLX5_FLOW_DEST_TYPE_TIR) {

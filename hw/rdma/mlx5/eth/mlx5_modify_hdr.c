@@ -11,10 +11,12 @@
  * another), on the fields below: MACs, ethertype, the first VLAN id,
  * IPv4/IPv6 addresses, DSCP, ECN, TTL/hop limit, TCP/UDP ports, TCP flags,
  * sequence and acknowledgment numbers. An action on a header the frame does
- * not have does nothing. Afterwards the IPv4 header checksum is computed again
- * and the TCP/UDP checksum follows the words that changed (RFC 1624; a UDP
- * checksum of 0 stays 0). Contexts are checked when allocated: an unknown type
- * or field, or a range beyond the field, is refused. A context belongs to the
+ * not have does nothing. Afterwards, if the rewrite changed the IPv4 header,
+ * its checksum is computed again, and if it changed what the TCP/UDP checksum
+ * covers, that follows the words that changed (RFC 1624; a UDP checksum of 0
+ * stays 0): a rewrite of the MACs alone leaves both as they were. Contexts are
+ * checked when allocated: an unknown type or field, or a range beyond the
+ * field, is refused. A context belongs to the
  * uid that allocated it and cannot be freed while flow entries use it.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -289,7 +291,10 @@ void mlx5_modhdr_apply(Mlx5Core *c, uint32_t id, uint8_t *f, size_t len,
     Mlx5ModHdr *mh = mlx5_table_get(&c->eth->modhdrs, id);
     bool l4 = h->l4 && !h->frag && (h->proto == 6 || h->proto == 17) &&
               h->l4 + (h->proto == 6 ? 20u : 8u) <= len;
-    uint16_t before = 0, ck;
+    unsigned ihl = h->ip_version == 4 ? (f[h->l3] & 0xf) * 4 : 0;
+    bool ip4 = ihl >= 20 && h->l3 + ihl <= len;
+    uint16_t before = 0, after, ck;
+    uint8_t ip[60];
     unsigned i, cko = h->proto == 6 ? 16 : 6;
 
     if (!mh) {
@@ -298,21 +303,23 @@ void mlx5_modhdr_apply(Mlx5Core *c, uint32_t id, uint8_t *f, size_t len,
     if (l4) {
         before = mlx5_mod_l4_sum(f, h);
     }
+    if (ip4) {
+        memcpy(ip, f + h->l3, ihl);
+    }
     for (i = 0; i < mh->n; i++) {
         mlx5_mod_apply(f, len, h, mh->actions[i]);
     }
-    if (h->ip_version == 4 && h->l3 + 20u <= len) {
-        unsigned ihl = (f[h->l3] & 0xf) * 4;
-        if (h->l3 + ihl <= len) {
-            mlx5_st16(f + h->l3 + 10, 0);
-            mlx5_st16(f + h->l3 + 10,
-                      ~ib_csum_fold(ib_csum_add(0, f + h->l3, ihl)));
-        }
+    /* checksums only where a rewrite changed what they cover */
+    if (ip4 && memcmp(ip, f + h->l3, ihl)) {
+        mlx5_st16(f + h->l3 + 10, 0);
+        mlx5_st16(f + h->l3 + 10,
+                  ~ib_csum_fold(ib_csum_add(0, f + h->l3, ihl)));
     }
     ck = l4 ? mlx5_ld16(f + h->l4 + cko) : 0;
-    if (l4 && !(h->proto == 17 && ck == 0)) {
+    after = l4 ? mlx5_mod_l4_sum(f, h) : 0;
+    if (l4 && after != before && !(h->proto == 17 && ck == 0)) {
         /* RFC 1624: HC' = ~(~HC + ~m + m') */
-        uint32_t s = (uint16_t)~ck + (uint16_t)~before + mlx5_mod_l4_sum(f, h);
+        uint32_t s = (uint16_t)~ck + (uint16_t)~before + after;
         ck = ~ib_csum_fold(s);
         mlx5_st16(f + h->l4 + cko, ck);
     }

@@ -5,8 +5,9 @@
  * Packet reformat contexts (ALLOC/DEALLOC_PACKET_REFORMAT_CONTEXT) of type
  * L2_TO_VXLAN or L2_TO_L2_TUNNEL hold a header of up to MLX5_ETH_MAX_ENCAP_HDR
  * bytes (Ethernet, IPv4 or IPv6, UDP, VXLAN: mlx5_ib's L2_TO_L2_TUNNEL
- * reformat, DPDK's vxlan_encap); a NIC TX entry's PACKET_REFORMAT puts it in
- * front of the frame (mlx5_flow_tx.c), and the device fills the IP length,
+ * reformat, DPDK's vxlan_encap); a flow entry's PACKET_REFORMAT puts it in
+ * front of the frame (NIC TX: mlx5_flow_tx.c; NIC RX: the receiving queue
+ * gets the frame with it), and the device fills the IP length,
  * the IPv4 header checksum and the UDP length, and clears the UDP checksum. A
  * context belongs to the uid that allocated it and cannot be freed while
  * entries use it.
@@ -160,6 +161,9 @@ void mlx5_eth_transform(Mlx5Core *c, uint32_t op, uint8_t *f, size_t *len,
 {
     if (op == MLX5_STEER_OP_DECAP) {
         mlx5_eth_decap(c->eth, f, len, h);
+    } else if (op & MLX5_STEER_OP_ENCAP) {
+        mlx5_reformat_encap(c, op & ~MLX5_STEER_OP_ENCAP, f, len);
+        ib_eth_parse(f, *len, h);
     } else {
         mlx5_modhdr_apply(c, op, f, *len, h);
     }

@@ -99,8 +99,12 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_flow_counter,
                  MLX5_ETH_LOG_FTE_COUNTERS);
         MLX5_SET(cap, FT_CAP_nic_rx_identified_miss_table_mode, 1);
-        /* DECAP of VXLAN frames (mlx5_reformat.c): DPDK's vxlan_decap */
+        /*
+         * DECAP of VXLAN frames (mlx5_reformat.c): DPDK's vxlan_decap; and
+         * encap on receive too (reformat), as on NIC TX
+         */
         MLX5_SET(cap, FT_CAP_nic_rx_decap, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_reformat, 1);
         /* header rewrites (mlx5_modify_hdr.c) */
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_modify_header_context,
                  MLX5_ETH_LOG_MAX_MODHDR);

@@ -143,6 +143,7 @@ enum {
 #define FT_CAP_nic_rx_flow_modify_en        MLX5_FIELD(16, 28, 28)
 #define FT_CAP_nic_rx_modify_root           MLX5_FIELD(16, 27, 27)
 #define FT_CAP_nic_rx_identified_miss_table_mode MLX5_FIELD(16, 26, 26)
+#define FT_CAP_nic_rx_reformat              MLX5_FIELD(16, 24, 24)
 #define FT_CAP_nic_rx_decap                 MLX5_FIELD(16, 23, 23)
 #define FT_CAP_nic_rx_flow_table_modify     MLX5_FIELD(16, 25, 25)
 #define FT_CAP_nic_rx_log_max_ft_size       MLX5_FIELD(17, 29, 24)
