@@ -156,17 +156,18 @@ if [ "$IDX" = 0 ]; then
   grep "Transport: .*mlx5" /tmp/ucx.log
 fi
 # UCX's perftests between the two guests over rc_mlx5 (RoCE v2 on the port's IPv4 GID): tag
-# latency and bandwidth, no ERROR or WARN line
+# latency and bandwidth (ud_mlx5 for the wire-up, as UCX wants an auxiliary transport), no ERROR
+# or WARN line
 ip addr add 192.168.77.$((IDX + 1))/24 dev $E
 wait_for 20 sh -c "grep -q 'RoCE v2' /sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types/* 2>/dev/null"
 for t in tag_lat tag_bw; do
   barrier "ucx-$t" 7050
   if [ "$IDX" = 1 ]; then
-    UCX_NET_DEVICES=mlx5_0:1 UCX_TLS=rc_mlx5,self timeout 120 ucx_perftest -p 13337 \
+    UCX_NET_DEVICES=mlx5_0:1 UCX_TLS=rc_mlx5,ud_mlx5,self timeout 120 ucx_perftest -p 13337 \
       > /tmp/ucxp.log 2>&1 || { cat /tmp/ucxp.log; fail "ucx_perftest $t (server) failed"; }
   else
     sleep 3
-    UCX_NET_DEVICES=mlx5_0:1 UCX_TLS=rc_mlx5,self timeout 120 ucx_perftest 10.0.0.2 -p 13337 \
+    UCX_NET_DEVICES=mlx5_0:1 UCX_TLS=rc_mlx5,ud_mlx5,self timeout 120 ucx_perftest 10.0.0.2 -p 13337 \
       -t $t -n 2000 -s 64 > /tmp/ucxp.log 2>&1 ||
       { cat /tmp/ucxp.log; fail "ucx_perftest $t failed"; }
     tail -n 3 /tmp/ucxp.log
