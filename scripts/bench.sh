@@ -64,7 +64,7 @@ pairs = [("tcp", ("mlx5e", "tcp"), ("virtio", "tcp")),
          ("testpmd_tx", ("pmd", "testpmd_tx"), ("virtio", "udp")),
          ("testpmd_rx", ("pmd", "testpmd_rx"), ("virtio", "udp"))]
 rows = []
-print(f"{'Ethernet':<12}{'size':>9}  {'mlx5e / PMD median (min-max)':>32}  {'virtio-net median (min-max)':>32}  {'ratio':>7}")
+print(f"{'Ethernet':<20}{'size':>9}  {'mlx5e / PMD median (min-max)':>32}  {'virtio-net median (min-max)':>32}  {'ratio':>7}")
 for name, ours_k, base_k in pairs:
     if ours_k not in runs or base_k not in runs:
         sys.exit(f"bench: no {name} figure in {serial}")
@@ -74,7 +74,7 @@ for name, ours_k, base_k in pairs:
     fmt = lambda s, u: f"{s['median']:.2f} ({s['min']:.2f}-{s['max']:.2f}) {u}"
     ratio = ours["median"] / base["median"] if base["median"] else 0
     label = name if base_k[1] == ours_k[1] else name + " (vs udp)"
-    print(f"{label:<12}{size:>9}  {fmt(ours, unit):>32}  {fmt(base, bunit):>32}  {ratio:>6.2f}x")
+    print(f"{label:<20}{size:>9}  {fmt(ours, unit):>32}  {fmt(base, bunit):>32}  {ratio:>6.2f}x")
     rows.append({"test": name, "size": size, "unit": unit, "device": ours,
                  "baseline": {"what": "virtio-net " + base_k[1], **base}, "ratio": ratio})
 json.dump({"date": time.strftime("%Y-%m-%d"), "commit": commit, "eth": rows},
