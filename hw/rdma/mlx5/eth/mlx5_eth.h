@@ -245,6 +245,13 @@ void mlx5_ft_free(Mlx5Core *c, void *obj);
 Mlx5FlowTable *mlx5_ft_get(Mlx5Core *c, uint32_t id);
 /* The entry of @ft a frame with match set @ms hits, or NULL. */
 const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms);
+/*
+ * One step of a walk: the entry of *@ft that a frame of @len bytes with match
+ * set @ms hits, its counters counted; or NULL, and *@ft becomes the table's
+ * miss table (NULL if it has none).
+ */
+const Mlx5Fte *mlx5_ft_hit(Mlx5Core *c, Mlx5FlowTable **ft, const uint8_t *ms,
+                           size_t len);
 void mlx5_fg_free(Mlx5Core *c, void *obj);
 /*
  * Where steering sends a frame: a TIR, and what the entries on the way did to

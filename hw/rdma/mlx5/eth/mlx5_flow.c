@@ -686,6 +686,26 @@ const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms)
     return NULL;
 }
 
+const Mlx5Fte *mlx5_ft_hit(Mlx5Core *c, Mlx5FlowTable **ft, const uint8_t *ms,
+                           size_t len)
+{
+    const Mlx5Fte *fte = mlx5_ft_lookup(*ft, ms);
+    unsigned i;
+
+    if (!fte) {
+        trace_mlx5_eth_steer((*ft)->id, UINT32_MAX, (*ft)->miss_action);
+        *ft = (*ft)->miss_action == MLX5_FT_MISS_ACTION_FWD
+                  ? mlx5_ft_get(c, (*ft)->miss_id)
+                  : NULL;
+        return NULL;
+    }
+    trace_mlx5_eth_steer((*ft)->id, fte->index, fte->action);
+    for (i = 0; i < fte->ncnt; i++) {
+        mlx5_fc_count(c, fte->cnt[i], len);
+    }
+    return fte;
+}
+
 /*
  * Steer frame @f from the root table. Fills @hits with the TIRs it reaches (a
  * copy to each; at most MLX5_ETH_MAX_DEST) and returns their number; 0 =
@@ -712,19 +732,11 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
     *flow_tag = 0;
     mlx5_eth_match_set(e, f, len, h, ms);
     for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
-        const Mlx5Fte *fte = mlx5_ft_lookup(ft, ms);
+        const Mlx5Fte *fte = mlx5_ft_hit(c, &ft, ms, len);
         Mlx5FlowTable *next = NULL;
 
         if (!fte) {
-            trace_mlx5_eth_steer(ft->id, UINT32_MAX, ft->miss_action);
-            ft = ft->miss_action == MLX5_FT_MISS_ACTION_FWD
-                     ? mlx5_ft_get(c, ft->miss_id)
-                     : NULL;
-            continue;
-        }
-        trace_mlx5_eth_steer(ft->id, fte->index, fte->action);
-        for (i = 0; i < fte->ncnt; i++) {
-            mlx5_fc_count(c, fte->cnt[i], len);
+            continue;           /* (ft is the miss table, or NULL) */
         }
         if (fte->action & MLX5_FLOW_CONTEXT_ACTION_DROP) {
             return n;

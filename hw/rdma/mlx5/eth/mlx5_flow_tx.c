@@ -55,20 +55,12 @@ bool mlx5_flow_steer_tx(Mlx5Core *c, uint32_t sqn, uint8_t **f, size_t *len,
     }
     mlx5_tx_match_set(e, sqn, *f, *len, ms);
     for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
-        const Mlx5Fte *fte = mlx5_ft_lookup(ft, ms);
+        const Mlx5Fte *fte = mlx5_ft_hit(c, &ft, ms, *len);
         Mlx5FlowTable *next = NULL;
         bool changed = false;
 
         if (!fte) {
-            trace_mlx5_eth_steer(ft->id, UINT32_MAX, ft->miss_action);
-            ft = ft->miss_action == MLX5_FT_MISS_ACTION_FWD
-                     ? mlx5_ft_get(c, ft->miss_id)
-                     : NULL;
-            continue;
-        }
-        trace_mlx5_eth_steer(ft->id, fte->index, fte->action);
-        for (i = 0; i < fte->ncnt; i++) {
-            mlx5_fc_count(c, fte->cnt[i], *len);
+            continue;           /* (ft is the miss table, or NULL) */
         }
         if (fte->action & MLX5_FLOW_CONTEXT_ACTION_DROP) {
             trace_mlx5_eth_tx_drop(sqn, *len);
