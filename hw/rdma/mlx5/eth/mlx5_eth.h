@@ -252,6 +252,14 @@ const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms);
  */
 const Mlx5Fte *mlx5_ft_hit(Mlx5Core *c, Mlx5FlowTable **ft, const uint8_t *ms,
                            size_t len);
+/*
+ * What @fte does to a frame, as steering ops (Mlx5SteerHit) in the order the
+ * device applies them: DECAP, MOD_HDR, then PACKET_REFORMAT unless *@encapped
+ * (a frame gets one header in front at most; set then). Returns how many, at
+ * most MLX5_FTE_OPS.
+ */
+#define MLX5_FTE_OPS            3
+unsigned mlx5_fte_ops(const Mlx5Fte *fte, bool *encapped, uint32_t *ops);
 void mlx5_fg_free(Mlx5Core *c, void *obj);
 /*
  * Where steering sends a frame: a TIR, and what the entries on the way did to

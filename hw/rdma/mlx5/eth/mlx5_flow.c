@@ -706,6 +706,25 @@ const Mlx5Fte *mlx5_ft_hit(Mlx5Core *c, Mlx5FlowTable **ft, const uint8_t *ms,
     return fte;
 }
 
+unsigned mlx5_fte_ops(const Mlx5Fte *fte, bool *encapped, uint32_t *ops)
+{
+    unsigned n = 0;
+
+    if (fte->action & MLX5_FLOW_CONTEXT_ACTION_DECAP) {
+        ops[n++] = MLX5_STEER_OP_DECAP;
+    }
+    if (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {
+        ops[n++] = fte->modhdr;
+    }
+    /* one header in front at most: the buffers have room for one */
+    if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT) &&
+        !*encapped) {
+        ops[n++] = MLX5_STEER_OP_ENCAP | fte->reformat;
+        *encapped = true;
+    }
+    return n;
+}
+
 /*
  * Steer frame @f from the root table. Fills @hits with the TIRs it reaches (a
  * copy to each; at most MLX5_ETH_MAX_DEST) and returns their number; 0 =
@@ -724,8 +743,8 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
     Mlx5FlowTable *ft = mlx5_ft_get(c, e->root_ft);
     uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE];
     g_autofree uint8_t *w = NULL;       /* the frame as transformed so far */
-    uint32_t ops[MLX5_ETH_STEER_OPS];
-    unsigned hops, n = 0, nops = 0, i;
+    uint32_t ops[MLX5_ETH_STEER_OPS], eops[MLX5_FTE_OPS];
+    unsigned hops, n = 0, nops = 0, i, k, ne;
     bool encapped = false;
     IbEthHdr wh = *h;
 
@@ -744,37 +763,17 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
         if (fte->flow_tag) {
             *flow_tag = fte->flow_tag;
         }
-        if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_DECAP) &&
-            nops < MLX5_ETH_STEER_OPS) {
+        ne = mlx5_fte_ops(fte, &encapped, eops);
+        for (k = 0; k < ne && nops < MLX5_ETH_STEER_OPS; k++) {
             if (!w) {
                 w = g_malloc(MLX5_ETH_RX_ROOM);
                 memcpy(w, f, len);
             }
-            ops[nops++] = MLX5_STEER_OP_DECAP;
-            mlx5_eth_transform(c, MLX5_STEER_OP_DECAP, w, &len, &wh);
-            mlx5_eth_match_set(e, w, len, &wh, ms);
+            ops[nops++] = eops[k];
+            mlx5_eth_transform(c, eops[k], w, &len, &wh);
         }
-        if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) &&
-            nops < MLX5_ETH_STEER_OPS) {
-            if (!w) {
-                w = g_malloc(MLX5_ETH_RX_ROOM);
-                memcpy(w, f, len);
-            }
-            ops[nops++] = fte->modhdr;
-            mlx5_eth_transform(c, fte->modhdr, w, &len, &wh);
+        if (k) {
             mlx5_eth_match_set(e, w, len, &wh, ms);
-        }
-        /* one header in front at most: the buffers have room for one */
-        if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT) &&
-            !encapped && nops < MLX5_ETH_STEER_OPS) {
-            if (!w) {
-                w = g_malloc(MLX5_ETH_RX_ROOM);
-                memcpy(w, f, len);
-            }
-            ops[nops++] = MLX5_STEER_OP_ENCAP | fte->reformat;
-            mlx5_eth_transform(c, ops[nops - 1], w, &len, &wh);
-            mlx5_eth_match_set(e, w, len, &wh, ms);
-            encapped = true;
         }
         for (i = 0; i < fte->ndest; i++) {
             if (fte->dest[i].type != MLX5_FLOW_DEST_TYPE_TIR) {

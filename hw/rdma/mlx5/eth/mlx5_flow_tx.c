@@ -47,17 +47,21 @@ bool mlx5_flow_steer_tx(Mlx5Core *c, uint32_t sqn, uint8_t **f, size_t *len,
     Mlx5Eth *e = c->eth;
     Mlx5FlowTable *ft = mlx5_ft_get(c, e->root_ft_tx);
     uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE];
-    unsigned hops, i;
+    uint32_t ops[MLX5_FTE_OPS];
+    unsigned hops, i, n;
     bool encapped = false;
+    IbEthHdr h;
 
     if (!ft) {
         return true;
+    }
+    if (!ib_eth_parse(*f, *len, &h)) {
+        memset(&h, 0, sizeof(h));
     }
     mlx5_tx_match_set(e, sqn, *f, *len, ms);
     for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
         const Mlx5Fte *fte = mlx5_ft_hit(c, &ft, ms, *len);
         Mlx5FlowTable *next = NULL;
-        bool changed = false;
 
         if (!fte) {
             continue;           /* (ft is the miss table, or NULL) */
@@ -66,23 +70,13 @@ bool mlx5_flow_steer_tx(Mlx5Core *c, uint32_t sqn, uint8_t **f, size_t *len,
             trace_mlx5_eth_tx_drop(sqn, *len);
             return false;
         }
-        if (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {
-            uint8_t *b = mlx5_tx_own(f, *len, owned);
-            IbEthHdr h;
-
-            if (ib_eth_parse(b, *len, &h)) {
-                mlx5_modhdr_apply(c, fte->modhdr, b, *len, &h);
-            }
-            changed = true;
+        /* (no DECAP in NIC TX entries) */
+        n = mlx5_fte_ops(fte, &encapped, ops);
+        for (i = 0; i < n; i++) {
+            mlx5_eth_transform(c, ops[i], mlx5_tx_own(f, *len, owned), len,
+                               &h);
         }
-        /* one tunnel header at most: the buffer has room for one */
-        if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT) &&
-            !encapped) {
-            mlx5_reformat_encap(c, fte->reformat, mlx5_tx_own(f, *len, owned),
-                                len);
-            encapped = changed = true;
-        }
-        if (changed) {
+        if (n) {
             mlx5_tx_match_set(e, sqn, *f, *len, ms);
         }
         if (fte->action & MLX5_FLOW_CONTEXT_ACTION_ALLOW) {
