@@ -16,7 +16,8 @@
  * Record: kind u8, then by kind % 3:
  *   0 a frame from the link: flags u8, len u16, frame[len] (at most MLX5_ETH_MAX_FRAME + 64).
  *     flags: 1 = to the node's MAC (2: and with the group bit set); 4 = fix the IPv4 total
- *     length and header checksum and the UDP length (an untagged IPv4 frame); 8 = the UDP source
+ *     length and header checksum and the UDP length or the TCP checksum (an untagged IPv4
+ *     frame); 8 = the UDP source
  *     port 4000 + (flags >> 4) % 4 (one of the root table's rules, or none).
  *   1 a send WQE on the SQ: flags u8, n u8, then 64 * (1 + n % 4) bytes.
  *     flags: 1 = the ctrl segment's WQE index and SQ number set to the queue's, and its DS
@@ -27,8 +28,11 @@
  *     op % 3: 0 = update (SET_FLOW_TABLE_ENTRY op_mod 1, modify_enable_mask a) root entry b % 3
  *     to the action and destinations (type byte: even a TIR, odd a table; id byte: which of
  *     TIR 1, TIR 2, the RSS TIR, or which table); 1 = MODIFY_TIR of TIR a % 2 with
- *     self_lb_block b; 2 = the root table becomes table a % 2 (0 = the root table as built).
- * After each record the device runs, the CQ is drained and the RQ is refilled to 8 WQEs.
+ *     self_lb_block b, and if b & 4 LRO: packet_merge_mask (b >> 3) & 7, the IP payload limit
+ *     action & 0xff (256-byte units), the timeout action >> 8 us; 2 = the root table becomes
+ *     table a % 2 (0 = the root table as built).
+ * After each record the device runs, 10 us pass (LRO sessions time out), the CQ is drained and
+ * the RQ is refilled to 8 WQEs.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -149,6 +153,11 @@ static void fz_settle_eth(FzEth *e)
     uint8_t cqe[64];
 
     mlx5_core_run(t->d->c, 256);
+    /* 10 us pass per record: LRO sessions time out */
+    t->d->h->now += 10000;
+    if (t->d->h->deadline <= t->d->h->now) {
+        mlx5_core_expire(t->d->c, t->d->h->now);
+    }
     while (teth_poll_cqe(t, cqe)) {
         uint8_t op = cqe[63] >> 4;
         unsigned n = 1, i;
@@ -189,6 +198,12 @@ static void fz_fix_ipv4(uint8_t *f, size_t len)
     mlx5_st16(ip + 10, ~ib_csum_fold(ib_csum_add(0, ip, 20)));
     if (ip[9] == 17) {
         mlx5_st16(ip + 24, len - 34);
+    } else if (ip[9] == 6 && len >= 14 + 20 + 20) {
+        /* a TCP segment with its checksum right (LRO takes no other) */
+        uint32_t s = ib_csum_add(0, ip + 12, 8) + 6 + len - 34;
+
+        mlx5_st16(ip + 36, 0);
+        mlx5_st16(ip + 36, ~ib_csum_fold(ib_csum_add(s, ip + 20, len - 34)));
     }
 }
 
@@ -271,6 +286,11 @@ static void fz_steer(FzEth *e, Fz *f)
         MLX5_SET(in, OBJ_IN_handle, e->tir[a % 2]);
         MLX5_SET(in, MODIFY_TIR_bitmask_self_lb_en, 1);
         MLX5_SET(in + OBJ_CTX_OFF, TIRC_self_lb_block, b & 3);
+        /* LRO: the mask (4 is not a valid bit), the payload limit and the timeout */
+        MLX5_SET(in, MODIFY_TIR_bitmask_packet_merge, (b >> 2) & 1);
+        MLX5_SET(in + OBJ_CTX_OFF, TIRC_packet_merge_mask, (b >> 3) & 7);
+        MLX5_SET(in + OBJ_CTX_OFF, TIRC_lro_max_ip_payload_size, action & 0xff);
+        MLX5_SET(in + OBJ_CTX_OFF, TIRC_lro_timeout_period_usecs, action >> 8);
         tdrv_exec(e->t.d, in, sizeof(in), out, sizeof(out));
         break;
     }

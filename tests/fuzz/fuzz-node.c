@@ -135,7 +135,8 @@ static FzNode *fz_node_make(bool sm, bool objects, bool eth)
     FzNode *n = g_new0(FzNode, 1);
     Mlx5CoreConfig cfg;
 
-    mlx5_test_trace_off = true;         /* as QEMU's disabled trace points: a branch */
+    /* as QEMU's disabled trace points: a branch (FUZZ_TRACE=1: printed, as MLX5_TEST_TRACE) */
+    mlx5_test_trace_off = !getenv("FUZZ_TRACE");
     mlx5_core_config_default(&cfg, fz_mac);
     cfg.sm = sm;
     cfg.eth = eth;

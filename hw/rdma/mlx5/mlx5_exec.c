@@ -52,7 +52,8 @@ void mlx5_exec_queue(Mlx5Core *c, Mlx5Qp *qp)
 
 void mlx5_exec_set_deadline(Mlx5Core *c)
 {
-    int64_t next = MIN(MIN(c->ib_deadline, c->poll_deadline), c->port_deadline);
+    int64_t next = MIN(MIN(c->ib_deadline, c->poll_deadline),
+                       MIN(c->port_deadline, c->lro_deadline));
 
     c->ops->set_deadline(c->opaque, next);
 }
@@ -929,6 +930,9 @@ bool mlx5_exec_run(Mlx5Core *c, unsigned budget)
 void mlx5_exec_expire(Mlx5Core *c, int64_t now)
 {
     mlx5_port_expire(c, now);
+    if (c->lro_deadline <= now) {
+        mlx5_lro_expire(c, now);
+    }
     if (c->ib_deadline <= now) {
         c->ib_deadline = INT64_MAX;
         ib_port_expire(&c->ib, now);

@@ -273,6 +273,7 @@ typedef struct Mlx5RecvCtx {
 #define MLX5_QP_ST_ETH_SQ   0xf0
 #define MLX5_QP_ST_ETH_RQ   0xf1
 
+typedef struct Mlx5Lro Mlx5Lro;
 typedef struct Mlx5Qp {
     IbQp ib;                    /* transport state (first member) */
     uint32_t qpn;
@@ -339,6 +340,7 @@ typedef struct Mlx5Qp {
     uint16_t mpw_wqe;           /* the WQE being filled (ring index) */
     uint32_t mpw_stride;        /* its strides used so far */
     bool mpw_next;              /* done with it: follow its next pointer */
+    struct Mlx5Lro *lro;        /* RQ: its LRO session (mlx5_lro.c) */
 } Mlx5Qp;
 
 /* PerfMgt counters (mlx5_pma.c): the port's totals at the last clear */
@@ -450,6 +452,7 @@ struct Mlx5Core {
     int64_t ib_deadline;        /* transport timers */
     int64_t poll_deadline;      /* RQ polling of QPs in error */
     int64_t port_deadline;      /* end of a LID/GUID clash */
+    int64_t lro_deadline;       /* the first LRO session's timeout */
 
     /*
      * device memory (mlx5_memic.c): cfg.memic_size bytes at BAR0

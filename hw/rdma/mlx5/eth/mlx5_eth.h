@@ -43,6 +43,9 @@
 #define MLX5_ETH_LOG_FTE_COUNTERS 2
 #define MLX5_ETH_FTE_COUNTERS   (1u << MLX5_ETH_LOG_FTE_COUNTERS)
 
+/* LRO sessions open at once (one per RQ) */
+#define MLX5_LRO_MAX_OPEN       64
+
 /* the VXLAN UDP port table (mlx5_vxlan.c) */
 #define MLX5_ETH_MAX_VXLAN_PORTS 4
 #define MLX5_VXLAN_IANA_PORT    4789
@@ -106,6 +109,10 @@ typedef struct Mlx5Tir {
     uint32_t hash_sel;          /* rx_hash_field_selector_outer */
     uint8_t key[40];
     uint32_t refcount;          /* flow entries forwarding to it */
+    /* LRO (mlx5_lro.c): packet_merge_mask, the IP payload's limit in bytes */
+    uint8_t lro_mask;
+    uint32_t lro_max_payload;
+    uint32_t lro_timeout_us;
 } Mlx5Tir;
 
 typedef struct Mlx5FlowTable Mlx5FlowTable;
@@ -186,6 +193,9 @@ typedef struct Mlx5Eth {
     Mlx5FlowCounter *fcs;
     Mlx5Table modhdrs;
     Mlx5Table reformats;
+    /* RQs with an open LRO session (mlx5_lro.c), oldest first */
+    uint32_t lro_rq[MLX5_LRO_MAX_OPEN];
+    unsigned n_lro;
     /* UDP ports of VXLAN tunnels (0: a free slot) */
     uint16_t vxlan_port[MLX5_ETH_MAX_VXLAN_PORTS];
     /* the link refused a frame: SQs wait for link_tx_ready */
@@ -363,6 +373,37 @@ void mlx5_eth_match_set(const Mlx5Eth *e, const uint8_t *f, size_t len,
 void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len);
 /* An error CQE for a receive on @rq (wqe_id and wqe_counter from @cqe). */
 void mlx5_eth_rx_err_cqe(Mlx5Core *c, Mlx5Qp *rq, uint8_t *cqe, IbWcStatus st);
+
+/*
+ * Put @f into @rq's next WQE or strides (by its type) and complete it with
+ * @cqe (the frame's fields filled in); false if it was dropped.
+ */
+bool mlx5_eth_rq_place(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f, size_t len,
+                       uint8_t *cqe);
+/* WQEs posted to @rq and not done (a striding RQ's current one too), or -1. */
+int mlx5_eth_rq_posted(Mlx5Core *c, Mlx5Qp *rq);
+/* The longest frame @rq's next WQE takes (0: none posted). */
+uint32_t mlx5_eth_rq_room(Mlx5Core *c, Mlx5Qp *rq);
+
+/* mlx5_lro.c: LRO sessions of RQs behind TIRs with packet_merge_mask */
+void mlx5_lro_caps(uint8_t *cap);
+/* A TIR context's LRO fields into @tir: a syndrome or 0. */
+uint32_t mlx5_lro_tir_load(Mlx5Tir *tir, const uint8_t *ctx);
+void mlx5_lro_tir_query(const Mlx5Tir *tir, uint8_t *ctx);
+/*
+ * Frame @f (@len bytes, parsed in @h, its CQE @cqe) for @rq through @tir:
+ * true if its session took it. Otherwise the session (if any) has been
+ * delivered first and the caller delivers @f.
+ */
+bool mlx5_lro_rx(Mlx5Core *c, Mlx5Qp *rq, const Mlx5Tir *tir,
+                 const uint8_t *f, size_t len, const IbEthHdr *h,
+                 const uint8_t *cqe);
+/* @rq left RDY: its session is dropped. */
+void mlx5_lro_drop(Mlx5Core *c, Mlx5Qp *rq);
+/* @rq is destroyed. */
+void mlx5_lro_free(Mlx5Core *c, Mlx5Qp *rq);
+/* The core's LRO deadline passed: deliver the sessions whose time is up. */
+void mlx5_lro_expire(Mlx5Core *c, int64_t now);
 
 /* mlx5_mpwqe.c: striding RQs (multi-packet receive WQEs) */
 /* The striding parts of an RQ's wq context; a syndrome or 0. */

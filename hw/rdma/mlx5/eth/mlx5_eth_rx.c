@@ -154,6 +154,65 @@ static void mlx5_eth_rx_cqe(Mlx5Qp *rq, uint8_t *cqe, const uint8_t *f,
 }
 
 /*
+ * The data segments of @rq's WQE @idx into @wqe (MLX5_MAX_RECV_SGE * 16 bytes):
+ * how many there are, and the bytes they hold in *@room. 0 if it cannot be
+ * read.
+ */
+static unsigned mlx5_eth_rq_wqe(Mlx5Core *c, Mlx5Qp *rq, uint16_t idx,
+                                uint8_t *wqe, uint64_t *room)
+{
+    unsigned nseg = MIN(rq->rq_stride / 16, MLX5_MAX_RECV_SGE), i;
+
+    *room = 0;
+    if (mlx5_buf_read(c, &rq->buf,
+                      (uint64_t)(idx & (rq->rq_cnt - 1)) * rq->rq_stride, wqe,
+                      nseg * 16)) {
+        return 0;
+    }
+    for (i = 0; i < nseg; i++) {
+        if (mlx5_ld32(wqe + 16 * i + 4) == MLX5_INVALID_LKEY) {
+            break;
+        }
+        *room += mlx5_ld32(wqe + 16 * i) & 0x7fffffff;
+    }
+    return i;
+}
+
+int mlx5_eth_rq_posted(Mlx5Core *c, Mlx5Qp *rq)
+{
+    uint8_t dbr[4];
+    uint16_t n;
+
+    if (mlx5_dma_read(c, rq->dbr_addr, dbr, 4)) {
+        return -1;
+    }
+    n = mlx5_ld32(dbr) - rq->rq_ci;
+    return n > rq->rq_cnt ? -1 : n;
+}
+
+static bool mlx5_eth_rq_striding(const Mlx5Qp *rq)
+{
+    return rq->wq_type == MLX5_WQ_TYPE_LL_STRIDING ||
+           rq->wq_type == MLX5_WQ_TYPE_CYCLIC_STRIDING;
+}
+
+uint32_t mlx5_eth_rq_room(Mlx5Core *c, Mlx5Qp *rq)
+{
+    uint8_t wqe[MLX5_MAX_RECV_SGE * 16];
+    uint64_t room;
+
+    if (mlx5_eth_rq_striding(rq)) {
+        return ((1u << rq->log_strides) << rq->log_stride_sz) -
+               (rq->two_byte_shift ? 2 : 0);
+    }
+    if (mlx5_eth_rq_posted(c, rq) <= 0) {
+        return 0;
+    }
+    mlx5_eth_rq_wqe(c, rq, rq->rq_ci, wqe, &room);
+    return MIN(room, UINT32_MAX);
+}
+
+/*
  * Put @f into @rq's next WQE and complete it with @cqe (the frame's fields
  * filled in). Returns false if the frame was dropped (no WQE, too long for the
  * buffer).
@@ -161,34 +220,23 @@ static void mlx5_eth_rx_cqe(Mlx5Qp *rq, uint8_t *cqe, const uint8_t *f,
 static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f,
                                 size_t len, uint8_t *cqe)
 {
-    uint8_t wqe[MLX5_MAX_RECV_SGE * 16], dbr[4];
-    unsigned nseg = MIN(rq->rq_stride / 16, MLX5_MAX_RECV_SGE), i;
+    uint8_t wqe[MLX5_MAX_RECV_SGE * 16];
+    unsigned nseg, i;
     uint64_t room = 0;
     size_t done = 0;
     uint16_t idx = rq->rq_ci;
     IbWcStatus st = IB_WC_SUCCESS;
+    int posted = mlx5_eth_rq_posted(c, rq);
 
-    if (mlx5_dma_read(c, rq->dbr_addr, dbr, 4)) {
+    if (posted < 0) {
         return false;
     }
-    if ((uint16_t)(mlx5_ld32(dbr) - idx) == 0 ||
-        (uint16_t)(mlx5_ld32(dbr) - idx) > rq->rq_cnt) {
+    if (!posted) {
         mlx5_eth_q_drop(c, rq->counter_set);
         trace_mlx5_eth_rx_drop(rq->qpn, len, "no receive WQE");
         return false;
     }
-    if (mlx5_buf_read(c, &rq->buf,
-                      (uint64_t)(idx & (rq->rq_cnt - 1)) * rq->rq_stride, wqe,
-                      nseg * 16)) {
-        return false;
-    }
-    for (i = 0; i < nseg; i++) {
-        if (mlx5_ld32(wqe + 16 * i + 4) == MLX5_INVALID_LKEY) {
-            break;
-        }
-        room += mlx5_ld32(wqe + 16 * i) & 0x7fffffff;
-    }
-    nseg = i;
+    nseg = mlx5_eth_rq_wqe(c, rq, idx, wqe, &room);
     if (room < len) {
         c->eth->cnt.rx_errors++;
         trace_mlx5_eth_rx_drop(rq->qpn, len, "longer than the receive buffer");
@@ -217,6 +265,13 @@ static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f,
                       mlx5_ld32(cqe + MLX5_CQE_rss_hash_result));
     mlx5_cqe_post_rx(c, rq->cqn_rcv, cqe, false);
     return true;
+}
+
+bool mlx5_eth_rq_place(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f, size_t len,
+                       uint8_t *cqe)
+{
+    return mlx5_eth_rq_striding(rq) ? mlx5_mpwqe_deliver(c, rq, f, len, cqe)
+                                    : mlx5_eth_rq_deliver(c, rq, f, len, cqe);
 }
 
 void mlx5_eth_rx_err_cqe(Mlx5Core *c, Mlx5Qp *rq, uint8_t *cqe, IbWcStatus st)
@@ -305,13 +360,11 @@ static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
         }
         mlx5_eth_rx_cqe(rq, cqe, f, flen, &fh, stripped, tci, hash,
                         hash_type, flow_tag);
-        if (rq->wq_type == MLX5_WQ_TYPE_LL_STRIDING ||
-            rq->wq_type == MLX5_WQ_TYPE_CYCLIC_STRIDING) {
-            mlx5_mpwqe_deliver(c, rq, f, flen, cqe);
-        } else {
-            mlx5_eth_rq_deliver(c, rq, f, flen, cqe);
-        }
         taken++;
+        /* an LRO session takes it, or it follows the session (mlx5_lro.c) */
+        if (!mlx5_lro_rx(c, rq, hits[i].tir, f, flen, &fh, cqe)) {
+            mlx5_eth_rq_place(c, rq, f, flen, cqe);
+        }
     }
     if (!taken && lb_td < 0) {
         e->cnt.rx_dropped++;

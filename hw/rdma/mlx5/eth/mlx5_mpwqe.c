@@ -68,19 +68,6 @@ void mlx5_mpwqe_reset(Mlx5Qp *rq)
     rq->mpw_next = false;
 }
 
-/* WQEs posted and not done (the current one included), or -1. */
-static int mlx5_mpwqe_avail(Mlx5Core *c, Mlx5Qp *rq)
-{
-    uint8_t dbr[4];
-    uint16_t n;
-
-    if (mlx5_dma_read(c, rq->dbr_addr, dbr, 4)) {
-        return -1;
-    }
-    n = mlx5_ld32(dbr) - rq->rq_ci;
-    return n > rq->rq_cnt ? -1 : n;
-}
-
 /* The current WQE's first 32 bytes (next and data segments). */
 static bool mlx5_mpwqe_read(Mlx5Core *c, Mlx5Qp *rq, uint8_t *wqe)
 {
@@ -122,7 +109,7 @@ bool mlx5_mpwqe_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f, size_t len,
     uint32_t nstrides = 1u << rq->log_strides, ssz = 1u << rq->log_stride_sz;
     uint32_t shift = rq->two_byte_shift ? 2 : 0;
     uint32_t need = (len + shift + ssz - 1) >> rq->log_stride_sz;
-    int avail = mlx5_mpwqe_avail(c, rq);
+    int avail = mlx5_eth_rq_posted(c, rq);
     uint8_t wqe[32];
     int r;
 

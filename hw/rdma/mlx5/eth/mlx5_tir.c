@@ -279,6 +279,11 @@ void mlx5_cmd_create_tir(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     tir = g_new0(Mlx5Tir, 1);
+    if (mlx5_lro_tir_load(tir, ctx)) {
+        g_free(tir);
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
+        return;
+    }
     tir->td = MLX5_GET(ctx, TIRC_transport_domain);
     tir->disp_type = MLX5_GET(ctx, TIRC_disp_type);
     tir->self_lb_block = MLX5_GET(ctx, TIRC_self_lb_block);
@@ -312,6 +317,10 @@ void mlx5_cmd_create_tir(Mlx5Core *c, Mlx5CmdCtx *cmd)
         trace_mlx5_eth_tir(tir->tirn, tir->disp_type,
                            tir->inline_rqn | tir->rqtn, tir->hash_fn,
                            tir->hash_sel);
+        if (tir->lro_mask) {
+            trace_mlx5_eth_tir_lro(tir->tirn, tir->lro_mask,
+                                   tir->lro_max_payload, tir->lro_timeout_us);
+        }
     }
 }
 
@@ -319,10 +328,13 @@ void mlx5_cmd_modify_tir(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5Tir *tir = mlx5_eth_obj(cmd, &c->eth->tirs);
     const uint8_t *ctx = cmd->in + OBJ_CTX_OFF;
+    Mlx5Tir next;
 
     if (!tir || !mlx5_cmd_in_ok(cmd, OBJ_CTX_OFF + TIRC_SIZE)) {
         return;
     }
+    /* every field is checked before any changes */
+    next = *tir;
     if (MLX5_GET(cmd->in, MODIFY_TIR_bitmask_hash)) {
         if (tir->disp_type != MLX5_TIRC_DISP_INDIRECT ||
             MLX5_GET(ctx, TIRC_rx_hash_fn) > MLX5_RX_HASH_FN_TOEPLITZ) {
@@ -330,11 +342,19 @@ void mlx5_cmd_modify_tir(Mlx5Core *c, Mlx5CmdCtx *cmd)
                           MLX5_SYND_BAD_HANDLE);
             return;
         }
-        mlx5_tir_load_hash(tir, ctx);
+        mlx5_tir_load_hash(&next, ctx);
+    }
+    if (MLX5_GET(cmd->in, MODIFY_TIR_bitmask_packet_merge) &&
+        mlx5_lro_tir_load(&next, ctx)) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
+        return;
     }
     if (MLX5_GET(cmd->in, MODIFY_TIR_bitmask_self_lb_en)) {
-        tir->self_lb_block = MLX5_GET(ctx, TIRC_self_lb_block);
+        next.self_lb_block = MLX5_GET(ctx, TIRC_self_lb_block);
     }
+    *tir = next;
+    trace_mlx5_eth_tir_lro(tir->tirn, tir->lro_mask, tir->lro_max_payload,
+                           tir->lro_timeout_us);
 }
 
 void mlx5_cmd_destroy_tir(Mlx5Core *c, Mlx5CmdCtx *cmd)
@@ -370,6 +390,7 @@ void mlx5_cmd_query_tir(Mlx5Core *c, Mlx5CmdCtx *cmd)
     MLX5_SET(ctx, TIRC_transport_domain, tir->td);
     MLX5_SET(ctx, TIRC_hash_outer, tir->hash_sel);
     memcpy(ctx + TIRC_toeplitz_key_OFF, tir->key, sizeof(tir->key));
+    mlx5_lro_tir_query(tir, ctx);
 }
 
 /* ---- RSS ----------------------------------------------------------------- */

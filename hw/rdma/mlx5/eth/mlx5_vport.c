@@ -83,6 +83,11 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
          */
         MLX5_SET(cap, ETH_CAP_tunnel_stateless_vxlan, 1);
         MLX5_SET(cap, ETH_CAP_max_vxlan_udp_ports, MLX5_ETH_MAX_VXLAN_PORTS);
+        /*
+         * LRO (mlx5_lro.c), not for tunnels (tunnel_lro_vxlan/gre 0): mlx5e
+         * offers NETIF_F_LRO (off by default), DPDK RTE_ETH_RX_OFFLOAD_TCP_LRO
+         */
+        mlx5_lro_caps(cap);
         break;
     case MLX5_CAP_FLOW_TABLE:
         MLX5_SET(cap, FT_CAP_nic_rx_ft_support, 1);

@@ -28,6 +28,9 @@ void mlx5_wq_free(Mlx5Core *c, Mlx5Qp *qp)
     if (tis && qp->st == MLX5_QP_ST_ETH_SQ) {
         mlx5_ref_put(&tis->refcount);
     }
+    if (c->eth) {
+        mlx5_lro_free(c, qp);
+    }
     mlx5_bf_forget(c, qp->qpn);
     mlx5_buf_free(&qp->buf);
     g_free(qp);
@@ -261,6 +264,9 @@ static bool mlx5_wq_transition(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Qp *qp,
         (cur == MLX5_WQ_STATE_RST && next == MLX5_WQ_STATE_ERR)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_STATE);
         return false;
+    }
+    if (next != MLX5_WQ_STATE_RDY && c->eth) {
+        mlx5_lro_drop(c, qp);
     }
     if (next == MLX5_WQ_STATE_RST) {
         qp->sq_ci = qp->rq_ci = 0;

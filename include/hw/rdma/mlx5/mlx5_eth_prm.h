@@ -126,6 +126,12 @@ enum {
 /* per_protocol_networking_offload_caps */
 #define ETH_CAP_csum_cap                    MLX5_FIELD(0, 31, 31)
 #define ETH_CAP_vlan_cap                    MLX5_FIELD(0, 30, 30)
+#define ETH_CAP_lro_cap                     MLX5_FIELD(0, 29, 29)
+#define ETH_CAP_lro_psh_flag                MLX5_FIELD(0, 28, 28)
+#define ETH_CAP_lro_time_stamp              MLX5_FIELD(0, 27, 27)
+#define ETH_CAP_lro_min_mss_size            MLX5_FIELD(2, 15, 0)
+/* lro_timer_supported_periods[4]: dwords 12..15, ascending */
+#define ETH_CAP_lro_timer_period_OFF        0x30
 #define ETH_CAP_self_lb_en_modifiable       MLX5_FIELD(0, 23, 23)
 #define ETH_CAP_max_lso_cap                 MLX5_FIELD(0, 20, 16)
 #define ETH_CAP_wqe_inline_mode             MLX5_FIELD(0, 13, 12)
@@ -194,6 +200,9 @@ enum {
 
 /* tirc */
 #define TIRC_disp_type                      MLX5_FIELD(1, 31, 28)
+#define TIRC_lro_timeout_period_usecs       MLX5_FIELD(4, 27, 12)
+#define TIRC_packet_merge_mask              MLX5_FIELD(4, 11, 8)
+#define TIRC_lro_max_ip_payload_size        MLX5_FIELD(4, 7, 0)
 #define TIRC_inline_rqn                     MLX5_FIELD(7, 23, 0)
 #define TIRC_rx_hash_symmetric              MLX5_FIELD(8, 31, 31)
 #define TIRC_indirect_table                 MLX5_FIELD(8, 23, 0)
@@ -206,6 +215,7 @@ enum {
 /* (of the command input) */
 #define MODIFY_TIR_bitmask_self_lb_en       MLX5_FIELD(5, 4, 4)
 #define MODIFY_TIR_bitmask_hash             MLX5_FIELD(5, 2, 2)
+#define MODIFY_TIR_bitmask_packet_merge     MLX5_FIELD(5, 0, 0)
 enum {
     MLX5_TIRC_DISP_DIRECT = 0,
     MLX5_TIRC_DISP_INDIRECT = 1,
@@ -484,5 +494,15 @@ enum {
 #define MLX5_CQE_hds_ip_ext                 0x1c
 #define MLX5_CQE_L3_OK                      (1u << 1)
 #define MLX5_CQE_L4_OK                      (1u << 2)
+/* an LRO CQE (lro_num_seg in srqn_uidx bits 31:24) */
+#define MLX5_CQE_lro_tcppsh                 0x04        /* bit 6: PSH */
+#define MLX5_CQE_lro_min_ttl                0x05
+#define MLX5_CQE_lro_tcp_win                0x06        /* be16 */
+#define MLX5_CQE_lro_ack_seq_num            0x08        /* be32 */
+#define MLX5_CQE_LRO_PSH                    0x40
+#define MLX5_CQE_L4_HDR_TCP_ACK_AND_DATA    4
+/* TIR packet_merge_mask */
+#define MLX5_TIRC_LRO_IPV4                  1
+#define MLX5_TIRC_LRO_IPV6                  2
 
 #endif
