@@ -67,7 +67,8 @@ tp_start() {
   if [ "$IDX" = 0 ]; then mode=txonly; else mode=rxonly; fi
   args=${2:-"--forward-mode=$mode --eth-peer=0,$PEERMAC"}
   # shellcheck disable=SC2086
-  timeout 400 dpdk-testpmd --lcores=0@0,1@0 -n 1 -a "$BDF${1:+,$1}" --no-huge -m 256 -- -i \
+  timeout 400 dpdk-testpmd --lcores=0@0,1@0 -n 1 -a "$BDF${1:+,$1}" --no-huge -m 256 \
+    --log-level=pmd.net.mlx5:info -- -i \
     $args --total-num-mbufs=8192 --txpkts=64 \
     < /tmp/cmd > /tmp/tp.log 2>&1 &
   tp=$!
@@ -269,6 +270,13 @@ snap
 barrier io-done 7610
 tp_stop /tmp/tp-io.log
 
+# the PMD's choices for these caps (its INFO lines): enhanced MPS, and flow counters read in
+# batches into memory (flow_counters_dump), not one at a time ("fall-back DV counter management")
+grep -E "MPS is|counter management|LRO" /tmp/tp-default.log
+grep -q "enhanced MPS is enabled" /tmp/tp-default.log || fail "the PMD did not log its MPS mode"
+if grep -q "fall-back DV counter management" /tmp/tp-default.log; then
+  fail "the PMD falls back to one-at-a-time counter queries"
+fi
 for log in /tmp/tp-default.log /tmp/tp-mprq.log /tmp/tp-plain.log /tmp/tp-noinline.log \
     /tmp/tp-io.log; do
   head -n 12 $log

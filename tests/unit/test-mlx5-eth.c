@@ -1648,11 +1648,26 @@ static int fc_query(TEth *t, uint32_t id, uint32_t num, bool clear, bool dump, u
     return st;
 }
 
+/* QUERY_FLOW_COUNTER of @num counters from @id with dump_to_memory through @key at @addr. */
+static int fc_dump(TEth *t, uint32_t id, uint32_t num, bool clear, uint32_t key, uint64_t addr)
+{
+    uint8_t in[0x20] = { 0 }, out[QUERY_FC_OUT_STATS_OFF];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_FLOW_COUNTER);
+    MLX5_SET(in, QUERY_FC_IN_flow_counter_id, id);
+    MLX5_SET(in, QUERY_FC_IN_num_of_counters, num);
+    MLX5_SET(in, QUERY_FC_IN_clear, clear);
+    MLX5_SET(in, QUERY_FC_IN_dump_to_memory, 1);
+    MLX5_SET(in, QUERY_FC_IN_mkey, key);
+    MLX5_SET64(in, QUERY_FC_IN_address_OFF, addr);
+    return tdrv_exec(t->d, in, sizeof(in), out, sizeof(out));
+}
+
 /*
  * Flow counters: the caps; single and bulk allocation (bulk sizes outside the bitmask, the
  * log size field: refused); a COUNT entry counts the frames it matches (72 bytes each), drop
- * or forward; a query (one, or an aligned range showing free ids as zeros; misaligned or
- * dump_to_memory refused) and its clear; a counter an entry counts into cannot be freed; an
+ * or forward; a query (one, or an aligned range showing free ids as zeros; misaligned
+ * refused), into memory through an mkey (a range only), and its clear; a counter an entry counts into cannot be freed; an
  * entry naming an unknown counter is refused; an update may move an entry to another counter.
  */
 static void test_flow_counters(void)
@@ -1671,6 +1686,7 @@ static void test_flow_counters(void)
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_max_flow_counter_15_0), ==, 4096);
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_flow_counter_bulk_alloc), ==, 7);
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_log_max_flow_counter_bulk), ==, 10);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_flow_counters_dump), ==, 1);
 
     g_assert_cmpint(fc_alloc(&t, 0, 0, &single), ==, 0);
     g_assert_cmpint(single, !=, 0);
@@ -1722,8 +1738,27 @@ static void test_flow_counters(void)
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
     g_assert_cmpint(fc_query(&t, bulk, 4096, false, false, 0, &pk, &by), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
+    /* dump_to_memory: a range only, through a valid mkey */
     g_assert_cmpint(fc_query(&t, single, 0, false, true, 0, &pk, &by), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
+    {
+        uint8_t mem[16 * 8];
+
+        memset(mem, 0xee, sizeof(mem));
+        fake_write(t.d->h, t.mem, mem, sizeof(mem));
+        g_assert_cmpint(fc_dump(&t, bulk, 8, false, t.key ^ 0x55, t.mem), ==,
+                        MLX5_CMD_STAT_BAD_PARAM_ERR);
+        g_assert_cmpint(fc_dump(&t, bulk, 8, true, t.key, t.mem), ==, 0);
+        fake_read(t.d->h, t.mem, mem, sizeof(mem));
+        /* counter bulk + 5 has the forwarded frame; the others of the range zeros */
+        for (unsigned k = 0; k < 8; k++) {
+            g_assert_cmpuint(mlx5_ld64(mem + 16 * k), ==, k == 5);
+            g_assert_cmpuint(mlx5_ld64(mem + 16 * k + 8), ==, k == 5 ? 72 : 0);
+        }
+        /* and it was cleared */
+        g_assert_cmpint(fc_query(&t, bulk + 4, 4, false, false, 1, &pk, &by), ==, 0);
+        g_assert_cmpuint(pk, ==, 0);
+    }
     g_assert_cmpint(fc_query(&t, bad, 0, false, false, 0, &pk, &by), ==,
                     MLX5_CMD_STAT_BAD_RES_ERR);
 

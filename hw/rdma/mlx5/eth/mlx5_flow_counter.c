@@ -13,6 +13,11 @@
  * context frees and reads its own only (a range shows others' as zeros); a
  * counter that flow entries still count into cannot be freed.
  *
+ * flow_counters_dump: a range query with dump_to_memory writes the counters
+ * (16 bytes each: packets, bytes) through an mkey of the querying context
+ * instead of the output, local write access, any PD: DPDK's counter pools
+ * query 512 at a time this way, asynchronously (DEVX_OBJ_ASYNC_QUERY).
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
@@ -26,7 +31,7 @@ enum {
     MLX5_SYND_FC_BUSY = 0x30000011,
     /* a range beyond the counters or the bulk maximum, or not aligned */
     MLX5_SYND_FC_RANGE = 0x30000012,
-    /* dump_to_memory (flow_counters_dump is not offered) */
+    /* dump_to_memory: not a range, or the mkey cannot take the counters */
     MLX5_SYND_FC_DUMP = 0x30000013,
 };
 
@@ -154,8 +159,10 @@ void mlx5_cmd_dealloc_flow_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
 void mlx5_cmd_query_flow_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5Eth *e = c->eth;
-    uint32_t id, num, n, i;
-    bool clear;
+    uint32_t id, num, n, i, key;
+    bool clear, dump;
+    g_autofree uint8_t *st = NULL;
+    uint8_t *stats;
 
     if (!mlx5_cmd_in_ok(cmd, 0x20)) {
         return;
@@ -163,15 +170,18 @@ void mlx5_cmd_query_flow_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
     id = MLX5_GET(cmd->in, QUERY_FC_IN_flow_counter_id);
     num = MLX5_GET(cmd->in, QUERY_FC_IN_num_of_counters);
     clear = MLX5_GET(cmd->in, QUERY_FC_IN_clear);
-    if (MLX5_GET(cmd->in, QUERY_FC_IN_dump_to_memory)) {
-        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FC_DUMP);
-        return;
-    }
+    dump = MLX5_GET(cmd->in, QUERY_FC_IN_dump_to_memory);
+    key = MLX5_GET(cmd->in, QUERY_FC_IN_mkey);
     n = MAX(num, 1);
     if (num && ((id | num) & 3 || num > MLX5_ETH_FC_MAX_BULK_QUERY ||
                 id >= MLX5_ETH_MAX_FLOW_COUNTERS ||
                 num > MLX5_ETH_MAX_FLOW_COUNTERS - id)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FC_RANGE);
+        return;
+    }
+    if (dump && (!num || (cmd->uid && mlx5_table_get(&c->mkeys, key >> 8) &&
+                          mlx5_table_owner(&c->mkeys, key >> 8) != cmd->uid))) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FC_DUMP);
         return;
     }
     if (!num) {
@@ -182,20 +192,33 @@ void mlx5_cmd_query_flow_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
             return;
         }
     }
-    if (!mlx5_cmd_out_ok(cmd, QUERY_FC_OUT_STATS_OFF + 16 * n)) {
+    if (dump) {
+        stats = st = g_malloc0(16 * n);
+    } else if (!mlx5_cmd_out_ok(cmd, QUERY_FC_OUT_STATS_OFF + 16 * n)) {
         return;
+    } else {
+        stats = cmd->out + QUERY_FC_OUT_STATS_OFF;
     }
     for (i = 0; i < n; i++) {
         Mlx5FlowCounter *fc = &e->fcs[id + i];
-        uint8_t *st = cmd->out + QUERY_FC_OUT_STATS_OFF + 16 * i;
 
         /* a free id, or another context's: zeros */
         if (!fc->base || (cmd->uid && fc->uid != cmd->uid)) {
             continue;
         }
-        mlx5_st64(st, fc->packets);
-        mlx5_st64(st + 8, fc->bytes);
-        if (clear) {
+        mlx5_st64(stats + 16 * i, fc->packets);
+        mlx5_st64(stats + 16 * i + 8, fc->bytes);
+    }
+    if (dump && mlx5_mkey_copy(c, key, UINT32_MAX, MLX5_MKEY_LW,
+                               MLX5_GET64(cmd->in, QUERY_FC_IN_address_OFF),
+                               st, 16 * n, true)) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FC_DUMP);
+        return;
+    }
+    for (i = 0; clear && i < n; i++) {
+        Mlx5FlowCounter *fc = &e->fcs[id + i];
+
+        if (fc->base && (!cmd->uid || fc->uid == cmd->uid)) {
             fc->packets = fc->bytes = 0;
         }
     }

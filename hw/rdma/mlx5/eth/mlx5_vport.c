@@ -45,6 +45,8 @@ static void mlx5_eth_caps_general(uint8_t *cap)
     MLX5_SET(cap, CAP_max_flow_counter_15_0, MLX5_ETH_MAX_FLOW_COUNTERS);
     MLX5_SET(cap, CAP_flow_counter_bulk_alloc, MLX5_ETH_FC_BULK_ALLOC);
     MLX5_SET(cap, CAP_log_max_flow_counter_bulk, MLX5_ETH_LOG_FC_BULK_QUERY);
+    /* ranges read into memory (DPDK's counter pools, not its fall-back) */
+    MLX5_SET(cap, CAP_flow_counters_dump, 1);
 }
 
 void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)

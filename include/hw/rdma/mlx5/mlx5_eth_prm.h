@@ -122,6 +122,7 @@ enum {
 #define CAP_flow_counter_bulk_alloc         MLX5_FIELD(24, 15, 8)
 #define CAP_log_max_flow_counter_bulk       MLX5_FIELD(26, 23, 16)
 #define CAP_max_flow_counter_15_0           MLX5_FIELD(26, 15, 0)
+#define CAP_flow_counters_dump              MLX5_FIELD(27, 30, 30)
 
 /* per_protocol_networking_offload_caps */
 #define ETH_CAP_csum_cap                    MLX5_FIELD(0, 31, 31)
@@ -357,6 +358,8 @@ enum {
 #define ALLOC_FC_IN_flow_counter_bulk       MLX5_FIELD(3, 7, 0)
 #define ALLOC_FC_OUT_flow_counter_id        MLX5_FIELD(2, 31, 0)
 #define DEALLOC_FC_IN_flow_counter_id       MLX5_FIELD(2, 31, 0)
+#define QUERY_FC_IN_mkey                    MLX5_FIELD(3, 31, 0)
+#define QUERY_FC_IN_address_OFF             0x10        /* 64 bits */
 #define QUERY_FC_IN_clear                   MLX5_FIELD(6, 31, 31)
 #define QUERY_FC_IN_dump_to_memory          MLX5_FIELD(6, 30, 30)
 #define QUERY_FC_IN_num_of_counters         MLX5_FIELD(6, 29, 0)
