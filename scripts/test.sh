@@ -45,8 +45,12 @@ fi
 "$meson" compile -C "$bdir" >build/logs/meson-compile.log 2>&1 ||
   { tail -n 40 build/logs/meson-compile.log >&2; die "unit test build failed"; }
 
+# (a log left by an earlier run must not become this run's summary when meson stops early,
+# e.g. on a test name that does not exist)
+rm -f "$bdir/meson-logs/testlog.json"
 "$meson" test -C "$bdir" --print-errorlogs "$@"
 status=$?
+[ -f "$bdir/meson-logs/testlog.json" ] || die "meson test ran no test (exit $status)"
 
 # Summary from meson's JSON log: one line per test, then the closing count.
 python3 - "$bdir/meson-logs/testlog.json" <<'PY'

@@ -119,6 +119,8 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_device_memory, cfg->memic_size != 0);
     /* page faults, ODP cap page (mlx5_odp.c) */
     MLX5_SET(cap, CAP_pg, cfg->odp);
+    /* the management registers of the firmware components (mlx5_fw.c) */
+    mlx5_fw_caps(cap);
 }
 
 static void mlx5_caps_atomic(uint8_t *cap)

@@ -159,6 +159,15 @@ Mlx5CmdHandler mlx5_cmd_mad_ifc, mlx5_cmd_query_hca_vport_context,
     mlx5_cmd_query_hca_vport_gid, mlx5_cmd_query_hca_vport_pkey;
 void mlx5_reg_pcap(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg, bool write);
 
+/* mlx5_fw.c: the firmware components' registers */
+void mlx5_fw_caps(uint8_t *cap);
+/*
+ * ACCESS_REG of a management register (@reg: @len bytes, the input copied
+ * in): true if it is one of mlx5_fw.c's (handled, or failed in @cmd).
+ */
+bool mlx5_fw_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
+                 uint32_t len, bool write);
+
 /* Helpers for handlers: input/output field access with the common offsets. */
 static inline uint32_t mlx5_cmd_handle_in(const Mlx5CmdCtx *cmd)
 {

@@ -319,6 +319,10 @@ void mlx5_cmd_access_reg(Mlx5Core *c, Mlx5CmdCtx *cmd)
         memcpy(reg, c->cfg.node_desc, strnlen(c->cfg.node_desc, 64));
         break;
     default:
+        if (mlx5_fw_reg(c, cmd, reg_id, reg, len - ACCESS_REG_DATA_OFF,
+                        write)) {
+            return;
+        }
         if (c->eth && mlx5_eth_reg(c, cmd, reg_id, reg,
                                    len - ACCESS_REG_DATA_OFF, write)) {
             return;

@@ -1,0 +1,79 @@
+/*
+ * mlx5 PRM layouts of the management (firmware) plane: the access registers
+ * of firmware components (MCAM, MCQS, MCQI). Offsets as MLX5_FIELD(dword, hi,
+ * lo) from the start of the register; names follow mlx5_ifc.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_RDMA_MLX5_FW_PRM_H
+#define HW_RDMA_MLX5_FW_PRM_H
+
+#include "hw/rdma/mlx5/mlx5_prm.h"
+
+/* cmd_hca_cap: the management capability registers */
+#define CAP_mcam_reg                        MLX5_FIELD(13, 22, 22)
+
+enum {
+    MLX5_REG_MCQS = 0x9060,
+    MLX5_REG_MCQI = 0x9061,
+    MLX5_REG_MCAM = 0x907f,
+};
+
+/*
+ * MCAM: which management registers and features there are. Group 0 of the
+ * access registers is 0x9000..0x907f, register 0x9000 + r at bit r of the
+ * 128-bit mask (big-endian).
+ */
+#define MCAM_feature_group                  MLX5_FIELD(0, 23, 16)
+#define MCAM_access_reg_group               MLX5_FIELD(0, 7, 0)
+#define MCAM_access_regs_OFF                0x08
+#define MCAM_features_OFF                   0x28
+#define MCAM_SIZE                           0x48
+
+/* MCQS: component status, by index */
+#define MCQS_last_index_flag                MLX5_FIELD(0, 31, 31)
+#define MCQS_component_index                MLX5_FIELD(0, 15, 0)
+#define MCQS_identifier                     MLX5_FIELD(1, 15, 0)
+#define MCQS_component_status               MLX5_FIELD(2, 8, 4)
+#define MCQS_component_update_state         MLX5_FIELD(2, 3, 0)
+#define MCQS_SIZE                           0x10
+enum {
+    MLX5_MCQS_IDENTIFIER_BOOT_IMG = 1,
+    MLX5_MCQS_STATUS_PRESENT = 1,
+    MLX5_MCQS_UPDATE_STATE_IDLE = 0,
+    MLX5_MCQS_UPDATE_STATE_ACTIVE_PENDING_RESET = 5,
+};
+
+/* MCQI: component information */
+#define MCQI_read_pending_component         MLX5_FIELD(0, 31, 31)
+#define MCQI_component_index                MLX5_FIELD(0, 15, 0)
+#define MCQI_info_type                      MLX5_FIELD(2, 4, 0)
+#define MCQI_info_size                      MLX5_FIELD(3, 31, 0)
+#define MCQI_offset                         MLX5_FIELD(4, 31, 0)
+#define MCQI_data_size                      MLX5_FIELD(5, 15, 0)
+#define MCQI_DATA_OFF                       0x18
+enum {
+    MLX5_MCQI_INFO_CAPABILITIES = 0,
+    MLX5_MCQI_INFO_VERSION = 1,
+    MLX5_MCQI_INFO_ACTIVATION_METHOD = 5,
+};
+/* mcqi_cap (from MCQI_DATA_OFF) */
+#define MCQI_CAP_supported_info_bitmask     MLX5_FIELD(0, 31, 0)
+#define MCQI_CAP_component_size             MLX5_FIELD(1, 31, 0)
+#define MCQI_CAP_max_component_size         MLX5_FIELD(2, 31, 0)
+#define MCQI_CAP_log_mcda_word_size         MLX5_FIELD(3, 31, 28)
+#define MCQI_CAP_mcda_max_write_size        MLX5_FIELD(3, 15, 0)
+#define MCQI_CAP_rd_en                      MLX5_FIELD(4, 31, 31)
+#define MCQI_CAP_match_psid                 MLX5_FIELD(4, 28, 28)
+#define MCQI_CAP_SIZE                       0x14
+/* mcqi_version */
+#define MCQI_VER_build_time_valid           MLX5_FIELD(0, 29, 29)
+#define MCQI_VER_version_string_length      MLX5_FIELD(0, 7, 0)
+#define MCQI_VER_version                    MLX5_FIELD(1, 31, 0)
+#define MCQI_VER_build_time_OFF             0x08
+#define MCQI_VER_version_string_OFF         0x20
+#define MCQI_VER_SIZE                       0x7c
+/* mcqi_activation_method */
+#define MCQI_ACT_pending_fw_reset           MLX5_FIELD(0, 28, 28)
+
+#endif

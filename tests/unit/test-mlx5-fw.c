@@ -1,0 +1,150 @@
+/*
+ * Unit tests of the firmware plane (hw/rdma/mlx5/mlx5_fw.c): the management registers of the
+ * firmware components, read as mlx5_core's `devlink dev info` does (MCAM, MCQS, MCQI), and
+ * what a malformed access gets.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "mlx5-test.h"
+#include "hw/rdma/mlx5/mlx5_fw_prm.h"
+
+#define REG_LEN 0xa0
+
+/*
+ * ACCESS_REG of @reg_id: @inlen bytes of register in, @outlen out (mlx5_core sends MCQI's
+ * header alone and reads the data behind it); returns the status, the register in @reg.
+ */
+static int reg_io(TDrv *d, uint16_t reg_id, bool write, uint8_t *reg, unsigned inlen,
+                  unsigned outlen)
+{
+    uint8_t in[0x10 + REG_LEN] = { 0 }, out[0x10 + REG_LEN] = { 0 };
+    int st;
+
+    g_assert_cmpuint(MAX(inlen, outlen), <=, REG_LEN);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ACCESS_REG);
+    MLX5_SET(in, CMD_IN_op_mod, write ? MLX5_ACCESS_REG_WRITE : MLX5_ACCESS_REG_READ);
+    MLX5_SET(in, ACCESS_REG_IN_register_id, reg_id);
+    memcpy(in + 0x10, reg, inlen);
+    st = tdrv_exec(d, in, 0x10 + inlen, out, 0x10 + outlen);
+    memcpy(reg, out + 0x10, outlen);
+    return st;
+}
+
+static int reg_access(TDrv *d, uint16_t reg_id, bool write, uint8_t *reg, unsigned len)
+{
+    return reg_io(d, reg_id, write, reg, len, len);
+}
+
+static TDrv *up(void)
+{
+    TDrv *d = tdrv_new();
+
+    tdrv_bringup(d);
+    return d;
+}
+
+/* Does MCAM's group-0 mask announce register @r? */
+static bool mcam_has(const uint8_t *mcam, uint16_t r)
+{
+    r -= 0x9000;
+    return mcam[MCAM_access_regs_OFF + 15 - r / 8] >> (r % 8) & 1;
+}
+
+static void test_devlink_info(void)
+{
+    TDrv *d = up();
+    uint8_t cap[HCA_CAP_OFF + HCA_CAP_SIZE], reg[REG_LEN] = { 0 };
+    uint32_t major, minor, sub;
+    char ver[32];
+
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, cap, sizeof(cap)), ==,
+                    0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_mcam_reg), ==, 1);
+
+    /* MCAM group 0 announces MCQS and MCQI; the other groups nothing */
+    g_assert_cmpint(reg_access(d, MLX5_REG_MCAM, false, reg, MCAM_SIZE), ==, 0);
+    g_assert_true(mcam_has(reg, MLX5_REG_MCQS));
+    g_assert_true(mcam_has(reg, MLX5_REG_MCQI));
+    g_assert_false(mcam_has(reg, 0x9062));                  /* MCC: no flash writes yet */
+    memset(reg, 0, sizeof(reg));
+    MLX5_SET(reg, MCAM_access_reg_group, 1);
+    g_assert_cmpint(reg_access(d, MLX5_REG_MCAM, false, reg, MCAM_SIZE), ==, 0);
+    for (unsigned i = 0; i < 16; i++) {
+        g_assert_cmpint(reg[MCAM_access_regs_OFF + i], ==, 0);
+    }
+
+    /* MCQS: component 0 is the boot image and the last; no update pending */
+    memset(reg, 0, sizeof(reg));
+    g_assert_cmpint(reg_access(d, MLX5_REG_MCQS, false, reg, MCQS_SIZE), ==, 0);
+    g_assert_cmpint(MLX5_GET(reg, MCQS_identifier), ==, MLX5_MCQS_IDENTIFIER_BOOT_IMG);
+    g_assert_cmpint(MLX5_GET(reg, MCQS_last_index_flag), ==, 1);
+    g_assert_cmpint(MLX5_GET(reg, MCQS_component_update_state), ==,
+                    MLX5_MCQS_UPDATE_STATE_IDLE);
+    MLX5_SET(reg, MCQS_component_index, 1);
+    g_assert_cmpint(reg_access(d, MLX5_REG_MCQS, false, reg, MCQS_SIZE), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    /* MCQI VERSION: the version of the initialization segment, and as a string */
+    memset(reg, 0, sizeof(reg));
+    MLX5_SET(reg, MCQI_info_type, MLX5_MCQI_INFO_VERSION);
+    MLX5_SET(reg, MCQI_data_size, MCQI_VER_SIZE);
+    g_assert_cmpint(reg_io(d, MLX5_REG_MCQI, false, reg, MCQI_DATA_OFF,
+                           MCQI_DATA_OFF + MCQI_VER_SIZE), ==, 0);
+    g_assert_cmpint(MLX5_GET(reg, MCQI_data_size), ==, MCQI_VER_SIZE);
+    /* the initialization segment's fw_rev: minor << 16 | major, then cmdif << 16 | subminor */
+    major = tdrv_mmio_rd32(d, 0) & 0xffff;
+    minor = tdrv_mmio_rd32(d, 0) >> 16;
+    sub = tdrv_mmio_rd32(d, 4) & 0xffff;
+    g_assert_cmpuint(major, ==, 16);
+    g_assert_cmphex(MLX5_GET(reg + MCQI_DATA_OFF, MCQI_VER_version), ==,
+                    major << 24 | minor << 16 | sub);
+    snprintf(ver, sizeof(ver), "%u.%u.%04u", major, minor, sub);
+    g_assert_cmpint(MLX5_GET(reg + MCQI_DATA_OFF, MCQI_VER_version_string_length), ==,
+                    strlen(ver));
+    g_assert_cmpmem(reg + MCQI_DATA_OFF + MCQI_VER_version_string_OFF, strlen(ver), ver,
+                    strlen(ver));
+    /* a shorter data_size gets that much, the register's info_size says the whole */
+    memset(reg, 0, sizeof(reg));
+    MLX5_SET(reg, MCQI_info_type, MLX5_MCQI_INFO_VERSION);
+    MLX5_SET(reg, MCQI_data_size, 8);
+    g_assert_cmpint(reg_io(d, MLX5_REG_MCQI, false, reg, MCQI_DATA_OFF, MCQI_DATA_OFF + 8), ==,
+                    0);
+    g_assert_cmpint(MLX5_GET(reg, MCQI_data_size), ==, 8);
+    g_assert_cmpint(MLX5_GET(reg, MCQI_info_size), ==, MCQI_VER_SIZE);
+    /* CAPABILITIES */
+    memset(reg, 0, sizeof(reg));
+    MLX5_SET(reg, MCQI_info_type, MLX5_MCQI_INFO_CAPABILITIES);
+    MLX5_SET(reg, MCQI_data_size, MCQI_CAP_SIZE);
+    g_assert_cmpint(reg_io(d, MLX5_REG_MCQI, false, reg, MCQI_DATA_OFF,
+                           MCQI_DATA_OFF + MCQI_CAP_SIZE), ==, 0);
+    g_assert_cmphex(MLX5_GET(reg + MCQI_DATA_OFF, MCQI_CAP_supported_info_bitmask) & 3, ==, 3);
+
+    /* no pending image to read; no component 1; an unknown info type; writes; short */
+    memset(reg, 0, sizeof(reg));
+    MLX5_SET(reg, MCQI_info_type, MLX5_MCQI_INFO_VERSION);
+    MLX5_SET(reg, MCQI_read_pending_component, 1);
+    g_assert_cmpint(reg_access(d, MLX5_REG_MCQI, false, reg, MCQI_DATA_OFF + 16), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    MLX5_SET(reg, MCQI_read_pending_component, 0);
+    MLX5_SET(reg, MCQI_component_index, 1);
+    g_assert_cmpint(reg_access(d, MLX5_REG_MCQI, false, reg, MCQI_DATA_OFF + 16), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    MLX5_SET(reg, MCQI_component_index, 0);
+    MLX5_SET(reg, MCQI_info_type, 7);
+    g_assert_cmpint(reg_access(d, MLX5_REG_MCQI, false, reg, MCQI_DATA_OFF + 16), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(reg_access(d, MLX5_REG_MCQS, true, reg, MCQS_SIZE), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(reg_access(d, MLX5_REG_MCAM, false, reg, 0x10), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    /* and the device is fine */
+    g_assert_cmpint(reg_access(d, MLX5_REG_MCQS, false, reg, MCQS_SIZE), ==, 0);
+    tdrv_free(d);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/mlx5/fw/devlink-info", test_devlink_info);
+    return g_test_run();
+}
