@@ -157,7 +157,7 @@ bool mlx5_fw_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
         mlx5_reg_mcqs(cmd, reg);
         break;
     default:
-        /* the data comes back beyond the register as sent (mlx5_reg_mcqi_query) */
+        /* the data comes back beyond the register sent (mlx5_reg_mcqi_query) */
         mlx5_reg_mcqi(c, cmd, reg, cmd->outlen - ACCESS_REG_DATA_OFF);
         break;
     }
