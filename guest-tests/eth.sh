@@ -1,7 +1,7 @@
 #!/bin/sh
 # Ethernet port (link-type=eth) between two guests: the stock mlx5_core brings up an mlx5e
 # interface (ethtool -i: mlx5_core) with carrier, and it passes IP like any NIC: ping, a TCP
-# transfer checked by md5 (TSO: LSO WQEs cut into segments by the device; checksum offload both
+# transfer checked by md5 (ethtool -m: the QSFP28 module; TSO: LSO WQEs cut into segments by the device; checksum offload both
 # ways), the same through two VXLAN devices (the device's tunnel offloads), the same after an MTU change to 9000 with jumbo pings, and the counters of ethtool -S
 # follow the traffic. ethtool -N rules (ntuple: drop, steer to a queue, delete; RSS hash fields)
 # take effect. Link down/up is seen by the peer (carrier of its own port stays, our
@@ -20,6 +20,17 @@ drv=$(ethtool -i $E) || fail "ethtool -i $E failed"
 echo "$E: $(echo "$drv" | head -2 | tr '\n' ' ')"
 expect "$drv" '^driver: mlx5_core$' "ethtool -i driver mlx5_core"
 expect "$drv" '^firmware-version: 16\.35\.2000' "ethtool -i firmware version"
+# the cable module (mlx5_module.c: PMLP, MCIA): ethtool -m decodes a QSFP28 100GBASE-SR4
+# transceiver's SFF-8636 pages (identification, monitors, page 3 thresholds)
+mod=$(ethtool -m $E 2>&1) || { echo "$mod"; fail "ethtool -m $E failed"; }
+echo "$mod" | grep -E "Identifier|Vendor (name|PN|OUI)|OM3|Module temperature +:|Module voltage|\(Channel 1\)|Laser bias current high alarm threshold"
+expect "$mod" 'Identifier +: 0x11 \(QSFP28\)' "ethtool -m: a QSFP28 module"
+expect "$mod" 'Vendor name +: Mellanox' "ethtool -m: vendor name"
+expect "$mod" 'Vendor PN +: MMA1B00-C100D' "ethtool -m: part number"
+expect "$mod" 'Length \(OM3\) +: 70m' "ethtool -m: OM3 length"
+expect "$mod" 'Module temperature +: 35\.50 degrees C' "ethtool -m: the module's temperature"
+expect "$mod" 'Module voltage +: 3\.3000 V' "ethtool -m: the supply voltage"
+expect "$mod" 'Laser bias current high alarm threshold +: 12\.000 mA' "ethtool -m: page 3 thresholds"
 [ -d /sys/class/infiniband/mlx5_0 ] || fail "mlx5_ib did not register mlx5_0 on the Ethernet port"
 ip link set $E up
 wait_for 30 grep -qx 1 /sys/class/net/$E/carrier || fail "$E has no carrier"

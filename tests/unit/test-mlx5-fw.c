@@ -1,7 +1,8 @@
 /*
  * Unit tests of the firmware plane (hw/rdma/mlx5/mlx5_fw.c): the management registers of the
- * firmware components, read as mlx5_core's `devlink dev info` does (MCAM, MCQS, MCQI), and
- * what a malformed access gets.
+ * firmware components, read as mlx5_core's `devlink dev info` does (MCAM, MCQS, MCQI), the
+ * cable module's (PMLP, MCIA; hw/rdma/mlx5/mlx5_module.c) as `ethtool -m` reads it, and what a
+ * malformed access gets.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -142,9 +143,88 @@ static void test_devlink_info(void)
     tdrv_free(d);
 }
 
+/* MCIA of @size bytes at @off of page @page (module @module, I2C @i2c): status, data in @out. */
+static int mcia(TDrv *d, uint8_t module, uint8_t i2c, uint8_t page, uint16_t off, uint16_t size,
+                uint8_t *out, int *status)
+{
+    uint8_t reg[MCIA_DATA_OFF + 128] = { 0 };
+    int st;
+
+    MLX5_SET(reg, MCIA_module, module);
+    MLX5_SET(reg, MCIA_i2c_device_address, i2c);
+    MLX5_SET(reg, MCIA_page_number, page);
+    MLX5_SET(reg, MCIA_device_address, off);
+    MLX5_SET(reg, MCIA_size, size);
+    st = reg_access(d, MLX5_REG_MCIA, false, reg, sizeof(reg));
+    *status = MLX5_GET(reg, MCIA_status);
+    memcpy(out, reg + MCIA_DATA_OFF, MIN(size, 128));
+    return st;
+}
+
+/* The module as mlx5e's ethtool -m reads it: PMLP, then MCIA windows of 48 bytes. */
+static void test_module(void)
+{
+    TDrv *d = up();
+    uint8_t reg[REG_LEN] = { 0 }, m[256] = { 0 }, sum;
+    int status;
+    unsigned off, i;
+
+    g_assert_cmpint(reg_access(d, MLX5_REG_MCAM, false, reg, MCAM_SIZE), ==, 0);
+    g_assert_true(mcam_has(reg, MLX5_REG_MCIA));
+    memset(reg, 0, sizeof(reg));
+    MLX5_SET(reg, PMLP_local_port, 1);
+    g_assert_cmpint(reg_access(d, MLX5_REG_PMLP, false, reg, PMLP_SIZE), ==, 0);
+    g_assert_cmpint(MLX5_GET(reg, PMLP_width), ==, 4);
+    g_assert_cmpint(MLX5_GET(reg + PMLP_lane_OFF, PMLP_lane_module), ==, 0);
+    g_assert_cmpint(MLX5_GET(reg + PMLP_lane_OFF + 12, PMLP_lane_tx_lane), ==, 3);
+
+    /* page 0 window in 48-byte reads */
+    for (off = 0; off < 256; off += 48) {
+        uint16_t n = MIN(48, 256 - off);
+        g_assert_cmpint(mcia(d, 0, MLX5_I2C_ADDR_LOW, 0, off, n, m + off, &status), ==, 0);
+        g_assert_cmpint(status, ==, MLX5_MCIA_STATUS_GOOD);
+    }
+    g_assert_cmpint(m[0], ==, 0x11);                     /* QSFP28 */
+    g_assert_cmpint(m[2] & 4, ==, 0);                    /* paged: page 3 is there */
+    g_assert_cmpint(m[128], ==, 0x11);
+    g_assert_cmpmem(m + 148, 8, "Mellanox", 8);
+    g_assert_cmpmem(m + 168, 13, "MMA1B00-C100D", 13);
+    g_assert_cmpmem(m + 165, 3, "\x00\x02\xc9", 3);
+    for (sum = 0, i = 128; i <= 190; i++) {
+        sum += m[i];
+    }
+    g_assert_cmpint(sum, ==, m[191]);                   /* CC_BASE */
+    for (sum = 0, i = 192; i <= 222; i++) {
+        sum += m[i];
+    }
+    g_assert_cmpint(sum, ==, m[223]);                   /* CC_EXT */
+    g_assert_cmpint(mlx5_ld16(m + 22), ==, 0x2380);     /* 35.5 C */
+    /* page 3: the thresholds (temperature high alarm 75 C) */
+    g_assert_cmpint(mcia(d, 0, MLX5_I2C_ADDR_LOW, 3, 128, 8, m, &status), ==, 0);
+    g_assert_cmpint(status, ==, MLX5_MCIA_STATUS_GOOD);
+    g_assert_cmphex(mlx5_ld16(m), ==, 0x4b00);
+
+    /* no page 1, no module 1, no I2C device 0x51, no read across the window */
+    g_assert_cmpint(mcia(d, 0, MLX5_I2C_ADDR_LOW, 1, 128, 8, m, &status), ==, 0);
+    g_assert_cmpint(status, ==, MLX5_MCIA_STATUS_I2C_ERROR);
+    g_assert_cmpint(mcia(d, 1, MLX5_I2C_ADDR_LOW, 0, 0, 8, m, &status), ==, 0);
+    g_assert_cmpint(status, ==, MLX5_MCIA_STATUS_NOT_CONNECTED);
+    g_assert_cmpint(mcia(d, 0, 0x51, 0, 0, 8, m, &status), ==, 0);
+    g_assert_cmpint(status, ==, MLX5_MCIA_STATUS_I2C_ERROR);
+    g_assert_cmpint(mcia(d, 0, MLX5_I2C_ADDR_LOW, 0, 250, 8, m, &status), ==, 0);
+    g_assert_cmpint(status, ==, MLX5_MCIA_STATUS_I2C_ERROR);
+    /* more than 12 dwords at once, or a write: refused */
+    g_assert_cmpint(mcia(d, 0, MLX5_I2C_ADDR_LOW, 0, 0, 49, m, &status), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(reg_access(d, MLX5_REG_PMLP, true, reg, PMLP_SIZE), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    tdrv_free(d);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/mlx5/fw/devlink-info", test_devlink_info);
+    g_test_add_func("/mlx5/fw/module", test_module);
     return g_test_run();
 }

@@ -167,6 +167,9 @@ void mlx5_fw_caps(uint8_t *cap);
  */
 bool mlx5_fw_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
                  uint32_t len, bool write);
+/* mlx5_module.c: the cable module's registers (PMLP, MCIA), as mlx5_fw_reg */
+bool mlx5_module_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id,
+                     uint8_t *reg, uint32_t len, bool write);
 
 /* Helpers for handlers: input/output field access with the common offsets. */
 static inline uint32_t mlx5_cmd_handle_in(const Mlx5CmdCtx *cmd)

@@ -40,7 +40,8 @@ static uint32_t mlx5_fw_version(const Mlx5Core *c)
 
 static void mlx5_reg_mcam(uint8_t *reg)
 {
-    static const uint16_t regs[] = { MLX5_REG_MCQS, MLX5_REG_MCQI };
+    static const uint16_t regs[] = { MLX5_REG_MCIA, MLX5_REG_MCQS,
+                                     MLX5_REG_MCQI };
     uint8_t fg = MLX5_GET(reg, MCAM_feature_group);
     uint8_t ag = MLX5_GET(reg, MCAM_access_reg_group);
     unsigned i;

@@ -1,6 +1,7 @@
 /*
  * mlx5 PRM layouts of the management (firmware) plane: the access registers
- * of firmware components (MCAM, MCQS, MCQI). Offsets as MLX5_FIELD(dword, hi,
+ * of firmware components (MCAM, MCQS, MCQI) and of the cable module (PMLP,
+ * MCIA). Offsets as MLX5_FIELD(dword, hi,
  * lo) from the start of the register; names follow mlx5_ifc.h.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -14,6 +15,8 @@
 #define CAP_mcam_reg                        MLX5_FIELD(13, 22, 22)
 
 enum {
+    MLX5_REG_PMLP = 0x5002,
+    MLX5_REG_MCIA = 0x9014,
     MLX5_REG_MCQS = 0x9060,
     MLX5_REG_MCQI = 0x9061,
     MLX5_REG_MCAM = 0x907f,
@@ -75,5 +78,32 @@ enum {
 #define MCQI_VER_SIZE                       0x7c
 /* mcqi_activation_method */
 #define MCQI_ACT_pending_fw_reset           MLX5_FIELD(0, 28, 28)
+
+/* PMLP: the port's lanes and the module they go to */
+#define PMLP_local_port                     MLX5_FIELD(0, 23, 16)
+#define PMLP_width                          MLX5_FIELD(0, 7, 0)
+#define PMLP_lane_OFF                       0x04        /* 4 bytes a lane */
+#define PMLP_lane_rx_lane                   MLX5_FIELD(0, 27, 24)
+#define PMLP_lane_tx_lane                   MLX5_FIELD(0, 19, 16)
+#define PMLP_lane_module                    MLX5_FIELD(0, 7, 0)
+#define PMLP_SIZE                           0x40
+
+/* MCIA: read the module's EEPROM (its I2C device, page, offset) */
+#define MCIA_l                              MLX5_FIELD(0, 31, 31)
+#define MCIA_module                         MLX5_FIELD(0, 23, 16)
+#define MCIA_status                         MLX5_FIELD(0, 7, 0)
+#define MCIA_i2c_device_address             MLX5_FIELD(1, 31, 24)
+#define MCIA_page_number                    MLX5_FIELD(1, 23, 16)
+#define MCIA_device_address                 MLX5_FIELD(1, 15, 0)
+#define MCIA_size                           MLX5_FIELD(2, 15, 0)
+#define MCIA_DATA_OFF                       0x10
+/* 12 dwords a read (mcam mcia_32dwords, which allows 32, is not offered) */
+#define MCIA_MAX_BYTES                      48
+enum {
+    MLX5_MCIA_STATUS_GOOD = 0,
+    MLX5_MCIA_STATUS_NOT_CONNECTED = 3,
+    MLX5_MCIA_STATUS_I2C_ERROR = 9,
+};
+#define MLX5_I2C_ADDR_LOW                   0x50
 
 #endif
