@@ -95,7 +95,7 @@ static void mlx5_module_page0(uint8_t *m)
     m[223] = cc(m, 192, 222);
 }
 
-/* Upper page 03h: thresholds, high alarm, low alarm, high warning, low warning. */
+/* Upper page 03h: thresholds (high/low alarm, high/low warning). */
 static void mlx5_module_page3(uint8_t *m)
 {
     static const struct {
