@@ -6,6 +6,20 @@
  */
 #include "mlx5-testeth.h"
 
+TDrv *teth_node(const uint8_t *mac)
+{
+    Mlx5CoreConfig cfg;
+    TDrv *d;
+
+    mlx5_core_config_default(&cfg, mac);
+    cfg.sm = false;
+    cfg.eth = true;
+    d = tdrv_new_cfg(&cfg);
+    tdrv_bringup(d);
+    mlx5_core_link_set_up(d->c, 1, true);
+    return d;
+}
+
 uint32_t teth_obj_create(TDrv *d, uint16_t op, uint8_t *in, uint32_t inlen)
 {
     uint8_t out[16];

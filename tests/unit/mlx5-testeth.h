@@ -21,6 +21,8 @@ typedef struct TEth {
 
 #define TETH_RQ_RING_OFF 1024           /* the RQ ring's offset into its page */
 
+/* An Ethernet node (link-type=eth, no SM) with MAC @mac, brought up, its link up. */
+TDrv *teth_node(const uint8_t *mac);
 /* Create an object: the command's handle out (asserted to succeed). */
 uint32_t teth_obj_create(TDrv *d, uint16_t op, uint8_t *in, uint32_t inlen);
 /* A cyclic WQ context (in a create input) over one page at @buf. */

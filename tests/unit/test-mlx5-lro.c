@@ -15,16 +15,7 @@ static const uint8_t peer_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
 
 static TDrv *eth_node(void)
 {
-    Mlx5CoreConfig cfg;
-    TDrv *d;
-
-    mlx5_core_config_default(&cfg, my_mac);
-    cfg.sm = false;
-    cfg.eth = true;
-    d = tdrv_new_cfg(&cfg);
-    tdrv_bringup(d);
-    mlx5_core_link_set_up(d->c, 1, true);
-    return d;
+    return teth_node(my_mac);
 }
 
 /* Payload byte @i of a segment at sequence number @seq. */

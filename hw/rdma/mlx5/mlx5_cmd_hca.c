@@ -320,9 +320,7 @@ void mlx5_cmd_access_reg(Mlx5Core *c, Mlx5CmdCtx *cmd)
         break;
     default:
         if (mlx5_fw_reg(c, cmd, reg_id, reg, len - ACCESS_REG_DATA_OFF,
-                        write) ||
-            mlx5_module_reg(c, cmd, reg_id, reg, len - ACCESS_REG_DATA_OFF,
-                            write)) {
+                        write)) {
             return;
         }
         if (c->eth && mlx5_eth_reg(c, cmd, reg_id, reg,

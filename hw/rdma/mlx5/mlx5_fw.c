@@ -10,6 +10,9 @@
  * index, MCQI type VERSION reads its version. No image is pending (update
  * state IDLE), so the stored version is the running one.
  *
+ * mlx5_fw_reg dispatches the read-only management registers, the cable
+ * module's (PMLP, MCIA: mlx5_module.c) too.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
@@ -132,6 +135,12 @@ bool mlx5_fw_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
     uint32_t need;
 
     switch (reg_id) {
+    case MLX5_REG_PMLP:
+        need = PMLP_SIZE;
+        break;
+    case MLX5_REG_MCIA:
+        need = MCIA_DATA_OFF + MCIA_MAX_BYTES;
+        break;
     case MLX5_REG_MCAM:
         need = MCAM_SIZE;
         break;
@@ -144,13 +153,19 @@ bool mlx5_fw_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
     default:
         return false;
     }
-    /* all three are read-only */
+    /* all read-only (the module's lanes are fixed, its EEPROM read here) */
     if (write || len < need) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                       MLX5_SYND_BAD_REGISTER);
         return true;
     }
     switch (reg_id) {
+    case MLX5_REG_PMLP:
+        mlx5_module_pmlp(reg);
+        break;
+    case MLX5_REG_MCIA:
+        mlx5_module_mcia(cmd, reg);
+        break;
     case MLX5_REG_MCAM:
         mlx5_reg_mcam(reg);
         break;

@@ -132,7 +132,7 @@ static bool mlx5_module_window(uint8_t page, uint8_t *m)
     return true;
 }
 
-static void mlx5_reg_pmlp(uint8_t *reg)
+void mlx5_module_pmlp(uint8_t *reg)
 {
     uint8_t port = MLX5_GET(reg, PMLP_local_port);
     unsigned lane;
@@ -149,7 +149,7 @@ static void mlx5_reg_pmlp(uint8_t *reg)
     }
 }
 
-static void mlx5_reg_mcia(Mlx5CmdCtx *cmd, uint8_t *reg)
+void mlx5_module_mcia(Mlx5CmdCtx *cmd, uint8_t *reg)
 {
     uint8_t module = MLX5_GET(reg, MCIA_module);
     uint8_t i2c = MLX5_GET(reg, MCIA_i2c_device_address);
@@ -174,33 +174,4 @@ static void mlx5_reg_mcia(Mlx5CmdCtx *cmd, uint8_t *reg)
     }
     MLX5_SET(reg, MCIA_status, status);
     trace_mlx5_module_read(module, i2c, page, off, size, status);
-}
-
-bool mlx5_module_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id,
-                     uint8_t *reg, uint32_t len, bool write)
-{
-    uint32_t need;
-
-    switch (reg_id) {
-    case MLX5_REG_PMLP:
-        need = PMLP_SIZE;
-        break;
-    case MLX5_REG_MCIA:
-        need = MCIA_DATA_OFF + MCIA_MAX_BYTES;
-        break;
-    default:
-        return false;
-    }
-    /* the lane mapping is fixed and the EEPROM is read only here */
-    if (write || len < need) {
-        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
-                      MLX5_SYND_BAD_REGISTER);
-        return true;
-    }
-    if (reg_id == MLX5_REG_PMLP) {
-        mlx5_reg_pmlp(reg);
-    } else {
-        mlx5_reg_mcia(cmd, reg);
-    }
-    return true;
 }
