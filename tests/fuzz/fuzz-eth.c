@@ -12,7 +12,9 @@
  * its self-loopback bits are set).
  *
  * Input: a setup byte (% 3: the channel's CQ does not compress CQEs, or compresses them with
- * hash or checksum mini CQEs; the drain below takes compressed sessions apart), then records.
+ * hash or checksum mini CQEs; the drain below takes compressed sessions apart; / 3 % 2: the RQ
+ * is cyclic, or striding (DPDK's MPRQ: WQEs of 256 strides of 64 bytes, refilled to 4 as the
+ * device finishes them), then records.
  * Record: kind u8, then by kind % 3:
  *   0 a frame from the link: flags u8, len u16, frame[len] (at most MLX5_ETH_MAX_FRAME + 64).
  *     flags: 1 = to the node's MAC (2: and with the group bit set); 4 = fix the IPv4 total
@@ -40,12 +42,16 @@
 #include "mlx5-testeth.h"
 
 #define FZ_ETH_RQ_WQES  8               /* receive WQEs kept posted (the ring has 16) */
+#define FZ_ETH_MPW_WQES 4               /* striding: WQEs kept posted, ... */
+#define FZ_ETH_MPW_LOG_STRIDES 8
+#define FZ_ETH_MPW_BYTES (64u << FZ_ETH_MPW_LOG_STRIDES)    /* ... of 16 KiB */
 
 typedef struct FzEth {
     FzNode *n;
     TEth t;
     uint32_t td2, tir[3], ft[2], fg0;   /* tir: direct (TD 1), direct (TD 2), RSS (TD 1) */
     unsigned rq_posted;                 /* receive WQEs posted and not completed */
+    bool striding;                      /* the RQ is a cyclic striding one */
 } FzEth;
 
 /* SET_FLOW_TABLE_ENTRY @op_mod of root entry @index: UDP source port 4000 + @index. */
@@ -178,6 +184,16 @@ static void fz_settle_eth(FzEth *e)
         }
     }
     g_ptr_array_set_size(t->d->h->tx, 0);       /* the link takes everything */
+    if (e->striding) {
+        Mlx5Qp *rq = mlx5_table_get(&t->d->c->qps, t->rqn);
+
+        /* the device's count of WQEs it is done with: keep 4 beyond it */
+        while (rq && (uint16_t)(t->rq_pi - rq->rq_ci) < FZ_ETH_MPW_WQES) {
+            teth_post_mpwqe(t, 0, FZ_ETH_MPW_BYTES,
+                            t->mem + FZ_ETH_MPW_BYTES * (t->rq_pi % FZ_ETH_MPW_WQES));
+        }
+        return;
+    }
     while (e->rq_posted < FZ_ETH_RQ_WQES) {
         teth_post_recv(t, 2048, t->mem + 2048 * (t->rq_pi % 16));
         e->rq_posted++;
@@ -306,10 +322,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FzEth e = { .n = fz_node_new_eth(false) };
     g_autofree uint8_t *frame = g_malloc(MLX5_ETH_MAX_FRAME + 64);
 
-    /* the first byte: the channel's CQ compresses (hash or checksum mini CQEs) or not */
+    /* the first byte: the channel's CQ compresses (hash or checksum mini CQEs) or not, and
+     * the RQ is cyclic or striding */
     static const int comp[3] = { -1, MLX5_MINI_CQE_HASH, MLX5_MINI_CQE_CSUM };
+    uint8_t setup = fz_u8(&f);
 
-    teth_setup_comp(&e.t, e.n->d, comp[fz_u8(&f) % 3]);
+    e.striding = setup / 3 % 2;
+    teth_setup_ex(&e.t, e.n->d, comp[setup % 3],
+                  e.striding ? MLX5_WQ_TYPE_CYCLIC_STRIDING : 0,
+                  FZ_ETH_MPW_LOG_STRIDES);
     fz_eth_objects(&e);
     fz_settle_eth(&e);
     for (unsigned r = 0; r < FZ_MAX_RECORDS && fz_more(&f) && !e.n->d->c->health_fatal; r++) {
