@@ -12,7 +12,8 @@
 # UAR doorbells, doorbell records), roce (frames from an Ethernet link: RoCE v2 over IPv4, IPv6
 # and 802.1Q to every QP type, roce_en and the GID table toggled under traffic, the NIC path),
 # eth (the Ethernet data path: frames through chained flow tables, RSS and several TIRs; SQ
-# WQEs with checksum/LSO and local loopback; flow entries and self-loopback bits changed).
+# WQEs with checksum/LSO and local loopback; flow entries and self-loopback bits changed),
+# vsc (the configuration-space gateway: its registers, spaces and ICMD commands).
 # No TARGET: all of them, one after another.
 #
 # 1. installs clang and its fuzzer/sanitizer runtimes (scripts/host-deps.sh fuzz);
@@ -41,7 +42,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-ALL="cmd cmd-eth wqe frame mad mmio roce eth"
+ALL="cmd cmd-eth wqe frame mad mmio roce eth vsc"
 time_s=600 jobs=1 merge= record=0 qemu=0 targets=() tests=()
 while (($#)); do
   case $1 in

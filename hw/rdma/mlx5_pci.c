@@ -67,8 +67,6 @@ struct Mlx5Hca {
     char *fuzz_record;
 
     uint8_t vsc;                /* vendor-specific capability offset */
-    uint32_t vsc_counter;
-    uint32_t vsc_semaphore;
 
     MemoryRegion bar0;
     NICState *nic;
@@ -372,17 +370,13 @@ static NetClientInfo mlx5_hca_net_info = {
 };
 
 /*
- * Vendor-specific capability (the "VSC" crspace gateway of ConnectX). The
- * driver uses it for crdump and the SW-reset semaphore. We implement the
- * gateway semaphore faithfully and report every address space as unsupported
- * (status 0), which the driver handles quietly.
+ * Vendor-specific capability (the "VSC" gateway of ConnectX): the header is
+ * QEMU's; the dwords behind it are the core's (mlx5_vsc.c: the gateway, its
+ * semaphore, the CR, ICMD and semaphore spaces mstflint's tools and the
+ * driver's SW-reset lock use).
  */
 #define MLX5_VSC_SIZE           0x18
-#define MLX5_VSC_CTRL           0x04
-#define MLX5_VSC_COUNTER        0x08
-#define MLX5_VSC_SEMAPHORE      0x0c
-#define MLX5_VSC_ADDR           0x10
-#define MLX5_VSC_DATA           0x14
+#define MLX5_VSC_REGS           0x04    /* CTRL .. DATA */
 
 static void mlx5_hca_vsc_init(Mlx5Hca *s, Error **errp)
 {
@@ -393,25 +387,23 @@ static void mlx5_hca_vsc_init(Mlx5Hca *s, Error **errp)
         return;
     }
     s->vsc = off;
-    d->config[off + 2] = MLX5_VSC_SIZE;
-    pci_set_long(d->wmask + off + MLX5_VSC_CTRL, 0x0000ffff);   /* space id */
-    pci_set_long(d->wmask + off + MLX5_VSC_ADDR, 0xffffffff);
-    pci_set_long(d->wmask + off + MLX5_VSC_DATA, 0xffffffff);
+    d->config[off + 2] = MLX5_VSC_SIZE;         /* type 0: functional */
+}
+
+/* Is [address, +len) a dword of the VSC's registers? */
+static bool mlx5_hca_vsc_reg(Mlx5Hca *s, uint32_t address, int len)
+{
+    return s->vsc && s->core && len == 4 && !(address & 3) &&
+           address >= s->vsc + MLX5_VSC_REGS &&
+           address < s->vsc + MLX5_VSC_SIZE;
 }
 
 static uint32_t mlx5_hca_read_config(PCIDevice *dev, uint32_t address, int len)
 {
     Mlx5Hca *s = MLX5_HCA(dev);
 
-    if (s->vsc && address == s->vsc + MLX5_VSC_COUNTER && len == 4) {
-        /* a fresh value on every read, never 0 (0 means "unlocked") */
-        if (++s->vsc_counter == 0) {
-            s->vsc_counter = 1;
-        }
-        return s->vsc_counter;
-    }
-    if (s->vsc && address == s->vsc + MLX5_VSC_SEMAPHORE && len == 4) {
-        return s->vsc_semaphore;
+    if (mlx5_hca_vsc_reg(s, address, len)) {
+        return mlx5_core_vsc_read(s->core, address - s->vsc);
     }
     return pci_default_read_config(dev, address, len);
 }
@@ -421,13 +413,12 @@ static void mlx5_hca_write_config(PCIDevice *dev, uint32_t address,
 {
     Mlx5Hca *s = MLX5_HCA(dev);
 
-    if (s->vsc && address == s->vsc + MLX5_VSC_SEMAPHORE && len == 4) {
-        /*
-         * taking the semaphore only works while it is free; writing 0 frees it
-         */
-        if (val == 0 || s->vsc_semaphore == 0) {
-            s->vsc_semaphore = val;
-        }
+    if (mlx5_hca_vsc_reg(s, address, len)) {
+        /* an ICMD command may run here: the core's guard, as for MMIO */
+        bool was = mlx5_hca_guard(s);
+
+        mlx5_core_vsc_write(s->core, address - s->vsc, val);
+        mlx5_hca_unguard(s, was);
         return;
     }
     pci_default_write_config(dev, address, val, len);
@@ -572,8 +563,8 @@ static void mlx5_hca_reset_hold(Object *obj, ResetType type)
     Mlx5Hca *s = MLX5_HCA(obj);
 
     trace_mlx5_pci_reset();
-    s->vsc_semaphore = 0;
     if (s->core) {
+        mlx5_core_vsc_reset(s->core);
         timer_del(s->timer);
         mlx5_core_reset(s->core, MLX5_RESET_SYSTEM);
     }

@@ -221,10 +221,122 @@ static void test_module(void)
     tdrv_free(d);
 }
 
+/* ---- the vendor-specific capability's gateway (mlx5_vsc.c) ------------------------------ */
+
+enum { CTRL = 4, COUNTER = 8, SEM = 0xc, ADDR = 0x10, DATA = 0x14 };
+
+static uint32_t gw_read(TDrv *d, uint16_t space, uint32_t addr)
+{
+    mlx5_core_vsc_write(d->c, CTRL, space);
+    mlx5_core_vsc_write(d->c, ADDR, addr);
+    g_assert_cmphex(mlx5_core_vsc_read(d->c, ADDR), ==, addr | 0x80000000u);
+    return mlx5_core_vsc_read(d->c, DATA);
+}
+
+static void gw_write(TDrv *d, uint16_t space, uint32_t addr, uint32_t val)
+{
+    mlx5_core_vsc_write(d->c, CTRL, space);
+    mlx5_core_vsc_write(d->c, DATA, val);
+    mlx5_core_vsc_write(d->c, ADDR, addr | 0x80000000u);
+    g_assert_cmphex(mlx5_core_vsc_read(d->c, ADDR), ==, addr);
+}
+
+/* An ICMD access-register command of register @id (@len bytes at @reg, GET or SET) as mstflint
+ * sends it; returns the ICMD status, the register TLV's status in *@st. */
+static int icmd_reg(TDrv *d, uint16_t id, bool set, uint8_t *reg, unsigned len, int *st)
+{
+    uint8_t mb[20 + 0x100] = { 0 };
+    unsigned i;
+    uint32_t ctrl;
+
+    g_assert_cmpuint(len % 4, ==, 0);
+    mlx5_st32(mb, 1u << 27 | 4u << 16);
+    mlx5_st32(mb + 4, (uint32_t)id << 16 | (set ? 2u : 1u) << 8 | 1);
+    mlx5_st32(mb + 16, 3u << 27 | ((len + 4) / 4) << 16);
+    memcpy(mb + 20, reg, len);
+    for (i = 0; i < 20 + len; i += 4) {
+        gw_write(d, 3, 0x100000 + i, mlx5_ld32(mb + i));
+    }
+    gw_write(d, 3, 0, (uint32_t)0x9001 << 16 | 1);
+    ctrl = gw_read(d, 3, 0);
+    g_assert_cmpint(ctrl & 1, ==, 0);                   /* done at once */
+    for (i = 0; i < 20 + len; i += 4) {
+        mlx5_st32(mb + i, gw_read(d, 3, 0x100000 + i));
+    }
+    memcpy(reg, mb + 20, len);
+    *st = (mlx5_ld32(mb) >> 8) & 0x7f;
+    return (ctrl >> 8) & 0xff;
+}
+
+static void test_vsc(void)
+{
+    TDrv *d = up();
+    uint8_t reg[MCAM_SIZE] = { 0 };
+    uint32_t t;
+    int st;
+
+    /* spaces: CR, ICMD (and ICMD_EXT), semaphores are there; the others (crdump's 7) not */
+    for (unsigned sp = 0; sp < 0x10; sp++) {
+        bool ok = sp == 1 || sp == 2 || sp == 3 || sp == 0xa;
+        mlx5_core_vsc_write(d->c, CTRL, 0xdead0000u | sp);
+        g_assert_cmphex(mlx5_core_vsc_read(d->c, CTRL), ==, (ok ? 1u << 29 : 0) | sp);
+    }
+    /* the gateway's lock: a ticket takes it while it is free */
+    t = mlx5_core_vsc_read(d->c, COUNTER);
+    g_assert_cmpuint(t, !=, 0);
+    g_assert_cmpuint(mlx5_core_vsc_read(d->c, COUNTER), !=, t);
+    mlx5_core_vsc_write(d->c, SEM, t);
+    mlx5_core_vsc_write(d->c, SEM, t + 1);
+    g_assert_cmpuint(mlx5_core_vsc_read(d->c, SEM), ==, t);
+    mlx5_core_vsc_write(d->c, SEM, 0);
+    g_assert_cmpuint(mlx5_core_vsc_read(d->c, SEM), ==, 0);
+
+    /* CR space: a ConnectX-5's hardware ID (not the PCI device ID), configuration done */
+    g_assert_cmphex(gw_read(d, 2, 0xf0014), ==, 0x20d);
+    g_assert_cmphex(gw_read(d, 2, 0xb5e04) >> 31, ==, 0);
+    gw_write(d, 2, 0xf0014, 0);
+    g_assert_cmphex(gw_read(d, 2, 0xf0014), ==, 0x20d);
+    /* a space that is not there: the flag flips, the data is 0 */
+    g_assert_cmphex(gw_read(d, 7, 0x1000), ==, 0);
+
+    /* semaphore space: mlx5_core's SW-reset lock at 0x20, taken only while free */
+    gw_write(d, 0xa, 0x20, 0x1234);
+    gw_write(d, 0xa, 0x20, 0x5678);
+    g_assert_cmphex(gw_read(d, 0xa, 0x20), ==, 0x1234);
+    gw_write(d, 0xa, 0x20, 0);
+    g_assert_cmphex(gw_read(d, 0xa, 0x20), ==, 0);
+
+    /* ICMD: the mailbox size; MCAM through access register; an unknown register; opcode */
+    g_assert_cmpuint(gw_read(d, 3, 0x1000), >=, 0x340);
+    g_assert_cmpint(icmd_reg(d, MLX5_REG_MCAM, false, reg, sizeof(reg), &st), ==, 0);
+    g_assert_cmpint(st, ==, 0);
+    g_assert_true(mcam_has(reg, MLX5_REG_MCQS));
+    memset(reg, 0, sizeof(reg));
+    g_assert_cmpint(icmd_reg(d, 0x1234, false, reg, 16, &st), ==, 0);
+    g_assert_cmpint(st, ==, 4);                         /* register not supported */
+    g_assert_cmpint(icmd_reg(d, 0x9030, false, reg, 8, &st), ==, 0);
+    g_assert_cmpint(st, ==, 4);                         /* so is an 8-byte one (MNVQC) */
+    g_assert_cmpint(icmd_reg(d, MLX5_REG_MCQS, true, reg, MCQS_SIZE, &st), ==, 0);
+    g_assert_cmpint(st, ==, 4);                         /* no SET of a read-only one */
+    memset(reg, 0, sizeof(reg));
+    MLX5_SET(reg, MCQS_component_index, 3);
+    g_assert_cmpint(icmd_reg(d, MLX5_REG_MCQS, false, reg, MCQS_SIZE, &st), ==, 0);
+    g_assert_cmpint(st, ==, 7);                         /* bad parameter: no component 3 */
+    gw_write(d, 1, 0, (uint32_t)0x1111 << 16 | 1);      /* through ICMD_EXT */
+    g_assert_cmphex(gw_read(d, 1, 0), ==, (uint32_t)0x1111 << 16 | 1 << 8);
+
+    /* a reset frees everything */
+    gw_write(d, 0xa, 0, 77);
+    mlx5_core_vsc_reset(d->c);
+    g_assert_cmphex(gw_read(d, 0xa, 0), ==, 0);
+    tdrv_free(d);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/mlx5/fw/devlink-info", test_devlink_info);
     g_test_add_func("/mlx5/fw/module", test_module);
+    g_test_add_func("/mlx5/fw/vsc", test_vsc);
     return g_test_run();
 }

@@ -348,6 +348,18 @@ typedef struct Mlx5PmaCounters {
     uint64_t tx_bytes, rx_bytes, tx_pkts, rx_pkts, tx_mcast, rx_mcast, rx_bad;
 } Mlx5PmaCounters;
 
+/* The vendor-specific capability's gateway (mlx5_vsc.c) */
+#define MLX5_VSC_SEMS       16          /* semaphore space: dwords 0..0x3c */
+#define MLX5_ICMD_MBOX      0x400       /* ICMD mailbox bytes */
+typedef struct Mlx5Vsc {
+    uint32_t counter, semaphore;
+    uint16_t space;
+    uint32_t addr, data;
+    uint32_t sem[MLX5_VSC_SEMS];
+    uint32_t icmd_ctrl;
+    uint8_t mbox[MLX5_ICMD_MBOX];
+} Mlx5Vsc;
+
 typedef struct Mlx5Port {
     bool link_up;
     uint8_t state;              /* IB_PORT_STATE_* */
@@ -442,6 +454,7 @@ struct Mlx5Core {
     /*   as the responder (receive CQ) or requester */
     bool sig_resp;
     Mlx5Port port;
+    Mlx5Vsc vsc;
     Mlx5Eth *eth;               /* Ethernet port state (cfg.eth), else NULL */
     IbPort ib;                  /* the port's transport */
     Mlx5Qp *smi_qp, *gsi_qp;    /* owners of wire QPN 0 and 1 */

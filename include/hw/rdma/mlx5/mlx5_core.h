@@ -140,6 +140,15 @@ bool mlx5_core_run(Mlx5Core *c, unsigned budget);
 /* Timers: the core's deadline (set through ops->set_deadline) has passed. */
 void mlx5_core_expire(Mlx5Core *c, int64_t now_ns);
 
+/*
+ * The Mellanox vendor-specific capability in configuration space (mlx5_vsc.c):
+ * a dword at @off bytes from the capability's start (CTRL 4 .. DATA 0x14).
+ */
+uint32_t mlx5_core_vsc_read(Mlx5Core *c, unsigned off);
+void mlx5_core_vsc_write(Mlx5Core *c, unsigned off, uint32_t val);
+/* A PCI reset: the gateway and its semaphores free, no space selected. */
+void mlx5_core_vsc_reset(Mlx5Core *c);
+
 /* Fabric link. */
 /*
  * Frames are not taken while the core is itself running (a frame delivered
