@@ -161,7 +161,7 @@ static uint32_t mlx5_vsc_space_read(Mlx5Core *c, uint32_t a)
         }
         if (a >= ICMD_MBOX_ADDR && a - ICMD_MBOX_ADDR < MLX5_ICMD_MBOX &&
             !(a & 3)) {
-            return mlx5_ld32(v->mbox + a - ICMD_MBOX_ADDR);
+            return mlx5_ld32(v->mbox + (a - ICMD_MBOX_ADDR));
         }
         return 0;
     case SPACE_SEMAPHORE:
@@ -186,7 +186,7 @@ static void mlx5_vsc_space_write(Mlx5Core *c, uint32_t a, uint32_t val)
             }
         } else if (a >= ICMD_MBOX_ADDR && a - ICMD_MBOX_ADDR < MLX5_ICMD_MBOX &&
                    !(a & 3)) {
-            mlx5_st32(v->mbox + a - ICMD_MBOX_ADDR, val);
+            mlx5_st32(v->mbox + (a - ICMD_MBOX_ADDR), val);
         }
         break;
     case SPACE_SEMAPHORE:
