@@ -169,8 +169,8 @@ void mlx5_fw_caps(uint8_t *cap);
 bool mlx5_fw_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
                  uint32_t len, bool write);
 /* mlx5_module.c: the cable module's registers (through mlx5_fw_reg) */
-void mlx5_module_pmlp(uint8_t *reg);
-void mlx5_module_mcia(Mlx5CmdCtx *cmd, uint8_t *reg);
+void mlx5_module_pmlp(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
+void mlx5_module_mcia(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
 
 /* Helpers for handlers: input/output field access with the common offsets. */
 static inline uint32_t mlx5_cmd_handle_in(const Mlx5CmdCtx *cmd)

@@ -41,43 +41,27 @@ static uint32_t mlx5_fw_version(const Mlx5Core *c)
            c->cfg.fw_subminor;
 }
 
-static void mlx5_reg_mcam(uint8_t *reg)
-{
-    static const uint16_t regs[] = { MLX5_REG_MCIA, MLX5_REG_MCQS,
-                                     MLX5_REG_MCQI };
-    uint8_t fg = MLX5_GET(reg, MCAM_feature_group);
-    uint8_t ag = MLX5_GET(reg, MCAM_access_reg_group);
-    unsigned i;
-
-    memset(reg + 4, 0, MCAM_SIZE - 4);
-    if (fg || ag) {
-        return;             /* the other groups: nothing announced */
-    }
-    for (i = 0; i < G_N_ELEMENTS(regs); i++) {
-        unsigned r = regs[i] - 0x9000;
-
-        reg[MCAM_access_regs_OFF + 15 - r / 8] |= 1u << (r % 8);
-    }
-}
-
-static bool mlx5_reg_mcqs(Mlx5CmdCtx *cmd, uint8_t *reg)
+static void mlx5_reg_mcqs(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
 {
     if (MLX5_GET(reg, MCQS_component_index)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                       MLX5_SYND_FW_COMPONENT);
-        return false;
+        return;
     }
     memset(reg, 0, MCQS_SIZE);
     MLX5_SET(reg, MCQS_last_index_flag, 1);
     MLX5_SET(reg, MCQS_identifier, MLX5_MCQS_IDENTIFIER_BOOT_IMG);
     MLX5_SET(reg, MCQS_component_status, MLX5_MCQS_STATUS_PRESENT);
     MLX5_SET(reg, MCQS_component_update_state, MLX5_MCQS_UPDATE_STATE_IDLE);
-    return true;
 }
 
-static bool mlx5_reg_mcqi(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg,
-                          uint32_t len)
+/*
+ * The data comes back beyond the register sent (mlx5_reg_mcqi_query sends the
+ * header alone): as much as the output takes.
+ */
+static void mlx5_reg_mcqi(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
 {
+    uint32_t len = cmd->outlen - ACCESS_REG_DATA_OFF;
     uint8_t info[MCQI_VER_SIZE] = { 0 };
     uint32_t size, want = MLX5_GET(reg, MCQI_data_size);
     uint8_t type = MLX5_GET(reg, MCQI_info_type);
@@ -86,12 +70,12 @@ static bool mlx5_reg_mcqi(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg,
     if (MLX5_GET(reg, MCQI_component_index)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                       MLX5_SYND_FW_COMPONENT);
-        return false;
+        return;
     }
     if (MLX5_GET(reg, MCQI_read_pending_component)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                       MLX5_SYND_FW_NOT_PENDING);
-        return false;
+        return;
     }
     switch (type) {
     case MLX5_MCQI_INFO_CAPABILITIES:
@@ -118,7 +102,7 @@ static bool mlx5_reg_mcqi(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg,
     default:
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                       MLX5_SYND_FW_INFO_TYPE);
-        return false;
+        return;
     }
     /* as much as was asked for and fits in the output */
     want = MIN(MIN(want, size), len > MCQI_DATA_OFF ? len - MCQI_DATA_OFF : 0);
@@ -126,56 +110,60 @@ static bool mlx5_reg_mcqi(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg,
     MLX5_SET(reg, MCQI_data_size, want);
     memcpy(reg + MCQI_DATA_OFF, info, want);
     trace_mlx5_fw_mcqi(type, want);
-    return true;
+}
+
+static void mlx5_reg_mcam(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
+
+/* The read-only management registers, the cable module's too. */
+static const struct {
+    uint16_t id;
+    uint16_t need;              /* bytes of register the access must have */
+    void (*fn)(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
+} mlx5_fw_regs[] = {
+    { MLX5_REG_PMLP, PMLP_SIZE, mlx5_module_pmlp },
+    { MLX5_REG_MCIA, MCIA_DATA_OFF + MCIA_MAX_BYTES, mlx5_module_mcia },
+    { MLX5_REG_MCQS, MCQS_SIZE, mlx5_reg_mcqs },
+    { MLX5_REG_MCQI, MCQI_DATA_OFF, mlx5_reg_mcqi },
+    { MLX5_REG_MCAM, MCAM_SIZE, mlx5_reg_mcam },
+};
+
+/* MCAM announces the registers of the table in its group 0 (0x9000..0x907f). */
+static void mlx5_reg_mcam(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
+{
+    uint8_t fg = MLX5_GET(reg, MCAM_feature_group);
+    uint8_t ag = MLX5_GET(reg, MCAM_access_reg_group);
+    unsigned i;
+
+    memset(reg + 4, 0, MCAM_SIZE - 4);
+    if (fg || ag) {
+        return;             /* the other groups: nothing announced */
+    }
+    for (i = 0; i < G_N_ELEMENTS(mlx5_fw_regs); i++) {
+        unsigned r = mlx5_fw_regs[i].id - 0x9000;
+
+        if (r < 0x80) {
+            reg[MCAM_access_regs_OFF + 15 - r / 8] |= 1u << (r % 8);
+        }
+    }
 }
 
 bool mlx5_fw_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
                  uint32_t len, bool write)
 {
-    uint32_t need;
+    unsigned i;
 
-    switch (reg_id) {
-    case MLX5_REG_PMLP:
-        need = PMLP_SIZE;
-        break;
-    case MLX5_REG_MCIA:
-        need = MCIA_DATA_OFF + MCIA_MAX_BYTES;
-        break;
-    case MLX5_REG_MCAM:
-        need = MCAM_SIZE;
-        break;
-    case MLX5_REG_MCQS:
-        need = MCQS_SIZE;
-        break;
-    case MLX5_REG_MCQI:
-        need = MCQI_DATA_OFF;
-        break;
-    default:
-        return false;
-    }
-    /* all read-only (the module's lanes are fixed, its EEPROM read here) */
-    if (write || len < need) {
-        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
-                      MLX5_SYND_BAD_REGISTER);
+    for (i = 0; i < G_N_ELEMENTS(mlx5_fw_regs); i++) {
+        if (mlx5_fw_regs[i].id != reg_id) {
+            continue;
+        }
+        /* all read-only (the module's lanes are fixed, its EEPROM read here) */
+        if (write || len < mlx5_fw_regs[i].need) {
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                          MLX5_SYND_BAD_REGISTER);
+        } else {
+            mlx5_fw_regs[i].fn(c, cmd, reg);
+        }
         return true;
     }
-    switch (reg_id) {
-    case MLX5_REG_PMLP:
-        mlx5_module_pmlp(reg);
-        break;
-    case MLX5_REG_MCIA:
-        mlx5_module_mcia(cmd, reg);
-        break;
-    case MLX5_REG_MCAM:
-        mlx5_reg_mcam(reg);
-        break;
-    case MLX5_REG_MCQS:
-        mlx5_reg_mcqs(cmd, reg);
-        break;
-    default:
-        /* the data comes back beyond the register sent (mlx5_reg_mcqi_query) */
-        mlx5_reg_mcqi(c, cmd, reg, cmd->outlen - ACCESS_REG_DATA_OFF);
-        break;
-    }
-    return true;
+    return false;
 }

@@ -132,7 +132,7 @@ static bool mlx5_module_window(uint8_t page, uint8_t *m)
     return true;
 }
 
-void mlx5_module_pmlp(uint8_t *reg)
+void mlx5_module_pmlp(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
 {
     uint8_t port = MLX5_GET(reg, PMLP_local_port);
     unsigned lane;
@@ -149,7 +149,7 @@ void mlx5_module_pmlp(uint8_t *reg)
     }
 }
 
-void mlx5_module_mcia(Mlx5CmdCtx *cmd, uint8_t *reg)
+void mlx5_module_mcia(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
 {
     uint8_t module = MLX5_GET(reg, MCIA_module);
     uint8_t i2c = MLX5_GET(reg, MCIA_i2c_device_address);

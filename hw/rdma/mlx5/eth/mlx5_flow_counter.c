@@ -49,6 +49,12 @@ static Mlx5FlowCounter *mlx5_fc_get(Mlx5Core *c, uint32_t id)
     return fc->base ? fc : NULL;
 }
 
+/* Is @fc allocated, and visible to @uid (its owner's, or the kernel's 0)? */
+static bool mlx5_fc_mine(const Mlx5FlowCounter *fc, uint16_t uid)
+{
+    return fc && fc->base && (!uid || fc->uid == uid);
+}
+
 bool mlx5_fc_ref(Mlx5Core *c, uint32_t id)
 {
     Mlx5FlowCounter *fc = mlx5_fc_get(c, id);
@@ -139,7 +145,7 @@ void mlx5_cmd_dealloc_flow_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
     id = MLX5_GET(cmd->in, DEALLOC_FC_IN_flow_counter_id);
     fc = mlx5_fc_get(c, id);
     /* by the id ALLOC returned: a bulk as a whole */
-    if (!fc || fc->base != id || (cmd->uid && fc->uid != cmd->uid)) {
+    if (!mlx5_fc_mine(fc, cmd->uid) || fc->base != id) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
     }
@@ -186,7 +192,7 @@ void mlx5_cmd_query_flow_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     if (!num) {
         Mlx5FlowCounter *fc = mlx5_fc_get(c, id);
-        if (!fc || (cmd->uid && fc->uid != cmd->uid)) {
+        if (!mlx5_fc_mine(fc, cmd->uid)) {
             mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR,
                           MLX5_SYND_BAD_HANDLE);
             return;
@@ -203,7 +209,7 @@ void mlx5_cmd_query_flow_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
         Mlx5FlowCounter *fc = &e->fcs[id + i];
 
         /* a free id, or another context's: zeros */
-        if (!fc->base || (cmd->uid && fc->uid != cmd->uid)) {
+        if (!mlx5_fc_mine(fc, cmd->uid)) {
             continue;
         }
         mlx5_st64(stats + 16 * i, fc->packets);
@@ -218,7 +224,7 @@ void mlx5_cmd_query_flow_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
     for (i = 0; clear && i < n; i++) {
         Mlx5FlowCounter *fc = &e->fcs[id + i];
 
-        if (fc->base && (!cmd->uid || fc->uid == cmd->uid)) {
+        if (mlx5_fc_mine(fc, cmd->uid)) {
             fc->packets = fc->bytes = 0;
         }
     }
