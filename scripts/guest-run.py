@@ -76,13 +76,20 @@ Environment (for every run, e.g. all the runs of a meson test suite; scripts/cov
                          headed by the test, the port type and the verdict
 
 Host actions: a guest line "@@MLX5T HOST ACTION ARGS" makes the runner act on the host (each
-is logged and its outcome written to LOGDIR/host-actions.txt):
+is logged and its outcome written to LOGDIR/host-actions.txt); the runner answers on the guest's
+second serial port (ttyS1) with "@@MLX5T ACK ok|fail MESSAGE", which lib/common.sh's host_do
+waits for:
   restart I              kill instance I's QEMU (SIGKILL: a peer dying mid-transfer) and boot it
                          again with the same command line plus mlx5t.restart=K (K = 1, 2, ...);
                          with 2 instances only I = 1 (instance 0 owns the sockets the other
                          reconnects to). The killed run's serial log is kept as
                          serial-I.killed-K.log; the verdict reads the last run's.
   link I on|off          set instance I's fabric link (QMP set_link on netdev fab0)
+  inject I REQUEST...    fault injection: QMP qom-set of instance I's mlx5-hca (id "hca")
+                         property "inject" to REQUEST (docs/user-guide.md); the answer
+                         lists what is armed afterwards (qom-get)
+  hmp I COMMAND...       an HMP command on instance I (human-monitor-command); fails if its
+                         output starts with "Error"
   rss I LABEL            record instance I's QEMU resident set size (VmRSS) under LABEL
   rss-check I A B KIB    FAIL the run if instance I's RSS grew by more than KIB from label A to B
                          (on an ASan build only reported: ASan's quarantine keeps up to 256 MiB
@@ -625,7 +632,7 @@ def main():
         f.write(test_cpio)
 
     guest_timeout = max(30, int(timeout - 60))
-    procs, cmds, serials, appends = [], [], [], []
+    procs, cmds, serials, appends, ctl_fds = [], [], [], [], []
     qemu_env = {**SANITIZER_ENV, **os.environ}
     fab_sock = Path(sock_dir.name) / "fabric.sock"
     mgmt_sock = Path(sock_dir.name) / "mgmt.sock"
@@ -671,7 +678,7 @@ def main():
                 cmd += ["-netdev", f"vde,id=fab0,sock={Path(sock_dir.name) / 'fabric.vde'}"]
         if fabric_kinds[i] == "hca":
             # behind a PCIe root port, as a real adapter in a slot (it then has a PCIe link)
-            dev = f"mlx5-hca,bus=rp0,netdev=fab0,mac={HCA_MAC.format(i + 1)}"
+            dev = f"mlx5-hca,id=hca,bus=rp0,netdev=fab0,mac={HCA_MAC.format(i + 1)}"
             for extra in (direc.get("device-args", ""), args.extra_device_args):
                 if extra:
                     dev += "," + extra.lstrip(",")
@@ -694,6 +701,14 @@ def main():
             cmd += [expand_instance(w, i, log_dir) for w in shlex.split(extra_args)]
         if not args.shell:
             cmd += ["-qmp", f"unix:{Path(sock_dir.name) / f'qmp-{i}.sock'},server=on,wait=off"]
+            # the guest's second serial port (ttyS1) carries the runner's answers to host
+            # actions: a pipe chardev on two FIFOs the runner holds open
+            ctl = Path(sock_dir.name) / f"ctl-{i}"
+            for end in (".in", ".out"):
+                os.mkfifo(f"{ctl}{end}")
+            ctl_fds.append((os.open(f"{ctl}.in", os.O_RDWR | os.O_NONBLOCK),
+                            os.open(f"{ctl}.out", os.O_RDWR | os.O_NONBLOCK)))
+            cmd += ["-chardev", f"pipe,id=hostctl,path={ctl}", "-serial", "chardev:hostctl"]
         cmds.append(cmd)
         appends.append(append)
         (log_dir / f"cmdline-{i}.txt").write_text(
@@ -739,6 +754,7 @@ def main():
             actions_log.flush()
             if not ok:
                 action_failures.append(f"host action {' '.join(words)}: {msg}")
+            answer(i, f"{MARK} ACK {'ok' if ok else 'fail'} {msg}")
         try:
             what, j = words[0], int(words[1])
             if not 0 <= j < n:
@@ -764,6 +780,22 @@ def main():
                 qmp(Path(sock_dir.name) / f"qmp-{j}.sock",
                     {"execute": "set_link", "arguments": {"name": "fab0", "up": up}})
                 done("done")
+            elif what == "inject":
+                # fault injection (docs/user-guide.md): qom-set of the device's "inject"
+                path = "/machine/peripheral/hca"
+                qmp(Path(sock_dir.name) / f"qmp-{j}.sock",
+                    {"execute": "qom-set", "arguments": {
+                        "path": path, "property": "inject", "value": " ".join(words[2:])}})
+                armed = qmp(Path(sock_dir.name) / f"qmp-{j}.sock",
+                            {"execute": "qom-get",
+                             "arguments": {"path": path, "property": "inject"}})["return"]
+                done(f"armed: {armed or 'nothing'}")
+            elif what == "hmp":
+                out = qmp(Path(sock_dir.name) / f"qmp-{j}.sock",
+                          {"execute": "human-monitor-command",
+                           "arguments": {"command-line": " ".join(words[2:])}})["return"]
+                out = " | ".join(out.strip().splitlines())
+                done(f"output: {out or '(none)'}", not out.startswith("Error"))
             elif what == "rss":
                 with open(f"/proc/{procs[j].pid}/status") as f:
                     kib = int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
@@ -780,6 +812,18 @@ def main():
                 raise ValueError("unknown action")
         except (IndexError, KeyError, ValueError, OSError, RuntimeError) as e:
             done(f"failed: {e!r}", False)
+
+    def answer(i, line):
+        """Write @line to instance @i's second serial port (the guest's ttyS1)."""
+        if i < len(ctl_fds):
+            try:
+                os.read(ctl_fds[i][1], 65536)       # drop what the guest wrote (nothing)
+            except (BlockingIOError, OSError):
+                pass
+            try:
+                os.write(ctl_fds[i][0], (line.replace("\n", " ") + "\n").encode())
+            except OSError:
+                pass
 
     def pump():
         for i in range(len(serials)):
@@ -852,6 +896,9 @@ def main():
     stop_switches()
     pump()
     actions_log.close()
+    for fds in ctl_fds:
+        for fd in fds:
+            os.close(fd)
     elapsed = time.monotonic() - t0
     sock_dir.cleanup()
 

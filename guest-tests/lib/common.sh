@@ -159,3 +159,19 @@ check_ib_device() {
   expect "$_stat" 'State:[[:space:]]*Active' "ibstat State: Active"
   echo "check_ib_device: $_dev OK (lid $_lid, node_guid $_guid)"
 }
+
+# host_do ACTION ARGS...: ask the runner to act on the host (scripts/guest-run.py, "host
+# actions": inject, hmp, link, ...) and wait for its answer on the second serial port (ttyS1);
+# fails the test unless the action worked. The answer's text is printed and left in HOST_ANSWER.
+host_do() {
+  exec 9<>/dev/ttyS1 || fail "no /dev/ttyS1 for the runner's answers"
+  stty raw -echo <&9 || fail "stty on /dev/ttyS1 failed"
+  sleep 0.2
+  printf '\n@@MLX5T HOST %s\n' "$*"
+  HOST_ANSWER=$(timeout 120 head -n 1 <&9)
+  exec 9<&-
+  case $HOST_ANSWER in
+    "@@MLX5T ACK ok "*) HOST_ANSWER=${HOST_ANSWER#@@MLX5T ACK ok }; echo "host $*: $HOST_ANSWER" ;;
+    *) fail "host action '$*': ${HOST_ANSWER:-no answer within 120 s}" ;;
+  esac
+}

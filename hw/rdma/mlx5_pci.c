@@ -53,6 +53,7 @@ struct Mlx5Hca {
     uint8_t sm_priority;
     uint32_t msix_vectors;
     uint32_t memic_size;
+    uint32_t cmd_timeout_ms;
     bool odp;
     char *link_type;            /* "ib" (default) or "eth" */
     uint8_t log_max_qp;
@@ -465,6 +466,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
     cfg.log_max_uctx = s->log_max_uctx;
     cfg.msix_vectors = s->msix_vectors;
     cfg.memic_size = s->memic_size;
+    cfg.cmd_timeout_ms = s->cmd_timeout_ms;
     cfg.odp = s->odp;
     if (s->link_type && !strcmp(s->link_type, "eth")) {
         cfg.eth = true;
@@ -586,6 +588,7 @@ static const Property mlx5_hca_props[] = {
     DEFINE_PROP_UINT8("sm-priority", Mlx5Hca, sm_priority, 0),
     DEFINE_PROP_UINT32("msix-vectors", Mlx5Hca, msix_vectors, 64),
     DEFINE_PROP_UINT32("memic-size", Mlx5Hca, memic_size, 256 * 1024),
+    DEFINE_PROP_UINT32("cmd-timeout-ms", Mlx5Hca, cmd_timeout_ms, 0),
     DEFINE_PROP_BOOL("odp", Mlx5Hca, odp, true),
     DEFINE_PROP_STRING("link-type", Mlx5Hca, link_type),
     DEFINE_PROP_UINT8("log-max-qp", Mlx5Hca, log_max_qp, 16),
@@ -623,6 +626,8 @@ static const struct {
     { "memic-size", "device memory (MEMIC) in bytes, a multiple of 4 KiB "
       "up to 1 MiB; 0 = none" },
     { "odp", "on-demand paging (page faults on MTT entries)" },
+    { "cmd-timeout-ms", "command timeout the device tells the driver, in "
+      "ms (0: none, the driver's 60 s)" },
     { "log-max-qp", "log2 of the QP table size (caps and limit)" },
     { "log-max-cq", "log2 of the CQ table size (caps and limit)" },
     { "log-max-mkey", "log2 of the memory key table size (caps and limit)" },
@@ -639,6 +644,32 @@ static const struct {
     { "fuzz-record", "directory to record guest inputs to, in the fuzz "
       "targets' formats (slows the device)" },
 };
+
+/*
+ * Fault injection at run time (docs/user-guide.md): qom-set on "inject" carries
+ * out one request; reading it lists what is armed.
+ */
+static char *mlx5_hca_get_inject(Object *obj, Error **errp)
+{
+    Mlx5Hca *s = MLX5_HCA(obj);
+
+    return s->core ? mlx5_core_inject_state(s->core) : g_strdup("");
+}
+
+static void mlx5_hca_set_inject(Object *obj, const char *value, Error **errp)
+{
+    Mlx5Hca *s = MLX5_HCA(obj);
+    g_autofree char *err = NULL;
+
+    if (!s->core) {
+        error_setg(errp, "mlx5-hca: inject needs a realized device");
+        return;
+    }
+    err = mlx5_core_inject(s->core, value);
+    if (err) {
+        error_setg(errp, "mlx5-hca inject: %s", err);
+    }
+}
 
 static void mlx5_hca_class_init(ObjectClass *oc, void *data)
 {
@@ -659,6 +690,11 @@ static void mlx5_hca_class_init(ObjectClass *oc, void *data)
     dc->vmsd = &mlx5_hca_vmstate;
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
     device_class_set_props(dc, mlx5_hca_props);
+    object_class_property_add_str(oc, "inject", mlx5_hca_get_inject,
+                                  mlx5_hca_set_inject);
+    object_class_property_set_description(oc, "inject",
+        "fault injection request, set at run time with qom-set "
+        "(docs/user-guide.md); reads back what is armed");
     for (size_t i = 0; i < ARRAY_SIZE(mlx5_hca_prop_desc); i++) {
         object_class_property_set_description(oc, mlx5_hca_prop_desc[i].name,
                                               mlx5_hca_prop_desc[i].desc);

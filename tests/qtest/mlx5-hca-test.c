@@ -9,6 +9,7 @@
 
 #include "qemu/osdep.h"
 #include "libqtest.h"
+#include "qobject/qdict.h"
 #include "qemu/bswap.h"
 #include "qemu/module.h"
 #include "hw/rdma/mlx5/mlx5_prm.h"
@@ -86,11 +87,60 @@ static void test_mlx5_hca_cmd_bad(void *obj, void *data, QGuestAllocator *alloc)
     g_assert_cmphex(big[0], ==, MLX5_CMD_STAT_OK);
 }
 
+/* qom-set of "inject": the reply, or its error's description (g_free it) */
+static char *inject(QTestState *qts, const char *request)
+{
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'qom-set', 'arguments': {"
+                           " 'path': '/machine/peripheral/hca0',"
+                           " 'property': 'inject', 'value': %s } }", request);
+    char *err = NULL;
+
+    if (qdict_haskey(rsp, "error")) {
+        err = g_strdup(qdict_get_str(qdict_get_qdict(rsp, "error"), "desc"));
+    }
+    qobject_unref(rsp);
+    return err;
+}
+
+/*
+ * Fault injection through QMP (docs/user-guide.md): errors for bad requests,
+ * a failing command.
+ */
+static void test_mlx5_hca_inject(void *obj, void *data, QGuestAllocator *alloc)
+{
+    QMlx5Hca *d = &((QMlx5HcaPCI *)obj)->hca;
+    QTestState *qts = d->pdev->bus->qts;
+    uint8_t out[16];
+    QDict *rsp;
+    char *err;
+
+    err = inject(qts, "cmd-fail opcode=0x104 colour=blue");
+    g_assert_nonnull(strstr(err, "unknown argument 'colour=blue'"));
+    g_free(err);
+    err = inject(qts, "explode");
+    g_assert_nonnull(strstr(err, "unknown request"));
+    g_free(err);
+    err = inject(qts, "cmd-fail opcode=0x104 status=0x5 syndrome=0x77");
+    g_assert_null(err);
+    rsp = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': {"
+                    " 'path': '/machine/peripheral/hca0', 'property': 'inject' } }");
+    g_assert_cmpstr(qdict_get_str(rsp, "return"), ==,
+                    "cmd-fail opcode=0x104 status=0x5 syndrome=0x77 count=1");
+    qobject_unref(rsp);
+    /* ENABLE_HCA (0x104) fails once with that status and syndrome, then runs */
+    g_assert_cmpint(cmd_simple(d, MLX5_CMD_OP_ENABLE_HCA, 0, out, 16), ==, 0);
+    g_assert_cmphex(out[0], ==, 0x5);
+    g_assert_cmphex(ldl_be_p(out + 4), ==, 0x77);
+    g_assert_cmpint(cmd_simple(d, MLX5_CMD_OP_ENABLE_HCA, 0, out, 16), ==, 0);
+    g_assert_cmphex(out[0], ==, MLX5_CMD_STAT_OK);
+}
+
 static void mlx5_hca_register_tests(void)
 {
     qos_add_test("iseg", "mlx5-hca", test_mlx5_hca_iseg, NULL);
     qos_add_test("cmd", "mlx5-hca", test_mlx5_hca_cmd, NULL);
     qos_add_test("cmd-bad", "mlx5-hca", test_mlx5_hca_cmd_bad, NULL);
+    qos_add_test("inject", "mlx5-hca", test_mlx5_hca_inject, NULL);
 }
 
 libqos_init(mlx5_hca_register_tests);

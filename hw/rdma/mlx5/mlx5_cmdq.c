@@ -340,7 +340,7 @@ static void mlx5_cmd_exec_slot(Mlx5Core *c, unsigned idx)
     g_autofree uint8_t *in = NULL;
     g_autofree uint8_t *out = NULL;
     uint8_t deliv = MLX5_CMD_DELIVERY_OK;
-    bool eq_before, eq_after;
+    bool eq_before, eq_after, no_completion;
     uint32_t vector;
 
     if (mlx5_dma_read(c, slot_pa, lay, sizeof(lay))) {
@@ -383,7 +383,12 @@ static void mlx5_cmd_exec_slot(Mlx5Core *c, unsigned idx)
         cmd.opcode = MLX5_GET(in, CMD_IN_opcode);
         cmd.op_mod = MLX5_GET(in, CMD_IN_op_mod);
         cmd.uid = MLX5_GET(in, CMD_IN_uid);
-        deliv = mlx5_cmd_dispatch(c, &cmd);
+        if (mlx5_inject_cmd_check(c, &cmd, idx, &no_completion)) {
+            deliv = mlx5_cmd_dispatch(c, &cmd);
+        } else if (no_completion) {
+            /* injected: the slot stays the device's, nothing is written */
+            return;
+        }
         c->cmd_count++;
         MLX5_SET(out, CMD_OUT_status, cmd.status);
         MLX5_SET(out, CMD_OUT_syndrome, cmd.status ? cmd.syndrome : 0);

@@ -29,18 +29,17 @@ int mlx5_dma_write(Mlx5Core *c, uint64_t pa, const void *buf, size_t len)
 }
 
 /*
- * Device-fatal error: latch a health syndrome (rfr + synd, as firmware asserts
- * do). The driver's health poll sees it, enters the error state and recovers by
- * resetting the function.
+ * Device-fatal error found by the device itself (a DMA fault on the command
+ * queue, an EQ overrun): a fatal health syndrome, as firmware asserts do.
+ * The driver's health poll sees it, enters the error state and recovers with
+ * a firmware reset (mlx5_inject.c).
  */
 void mlx5_health_fatal(Mlx5Core *c, uint8_t synd)
 {
     if (!c->health_fatal) {
         trace_mlx5_err_health(synd);
     }
-    c->health_fatal = true;
-    c->health_synd = synd ? synd : 1;
-    c->db_pending = 0;
+    mlx5_health_raise(c, synd ? synd : 1, 0, true);
 }
 
 void mlx5_core_config_default(Mlx5CoreConfig *cfg, const uint8_t mac[6])
@@ -142,6 +141,9 @@ const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg)
     if (cfg->max_uar == 0 ||
         cfg->max_uar > MLX5_MEMIC_BAR_OFF / 4096 - MLX5_FIRST_UAR) {
         return "too many UARs for BAR0";
+    }
+    if (cfg->cmd_timeout_ms > MLX5_CMD_TIMEOUT_MAX) {
+        return "cmd-timeout-ms must be at most 1048575";
     }
     if (cfg->memic_size > MLX5_MEMIC_MAX || cfg->memic_size % 4096) {
         return "memic-size must be a multiple of 4 KiB, at most 1 MiB";
@@ -250,6 +252,11 @@ void mlx5_core_reset(Mlx5Core *c, Mlx5ResetKind kind)
         c->nic_interface = MLX5_NIC_IFC_FULL;
         c->health_fatal = false;
         c->health_synd = 0;
+        c->health_ext_synd = 0;
+        c->health_rfr_sev = 0;
+        /* held-back commands are gone with the command interface */
+        c->cmd_late = c->cmd_late_run = 0;
+        c->cmd_late_deadline = INT64_MAX;
     }
 }
 
@@ -279,7 +286,8 @@ static uint32_t mlx5_iseg_read32(Mlx5Core *c, uint64_t off)
     case MLX5_ISEG_CMD_DBELL:
         return 0;
     case MLX5_ISEG_INITIALIZING:
-        return 0;
+        /* initialized; a firmware reset may be asked for (mlx5_inject.c) */
+        return 1u << MLX5_ISEG_FW_RESET_SUPPORTED;
     case MLX5_ISEG_HEALTH_FW_VER:
         return ((uint32_t)c->cfg.fw_major << 24) |
                ((uint32_t)c->cfg.fw_minor << 16) | c->cfg.fw_subminor;
@@ -287,12 +295,14 @@ static uint32_t mlx5_iseg_read32(Mlx5Core *c, uint64_t off)
         return c->cfg.pci_device_id;
     case MLX5_ISEG_HEALTH_RFR_SEVERITY:
         /* rfr_severity byte 0x238 (bit7 RFR), irisc_index 0x23c, synd 0x23d */
-        return c->health_fatal ? 0x80000000u : 0;
+        return (uint32_t)c->health_rfr_sev << 24;
     case MLX5_ISEG_HEALTH_RFR_SEVERITY + 4:
-        return (uint32_t)c->health_synd << 16;
+        return (uint32_t)c->health_synd << 16 | c->health_ext_synd;
     case MLX5_ISEG_CMD_EXEC_TO:
+        /* milliseconds (multiplier 0); offered with the init timeout */
+        return c->cfg.cmd_timeout_ms;
     case MLX5_ISEG_CMD_Q_INIT_TO:
-        return 0;
+        return c->cfg.cmd_timeout_ms ? MLX5_FW_INIT_TIMEOUT_MS : 0;
     case MLX5_ISEG_INTERNAL_TIMER_H:
         now = c->ops->now_ns(c->opaque);
         return now >> 32;
@@ -314,6 +324,15 @@ static void mlx5_iseg_write32(Mlx5Core *c, uint64_t off, uint32_t val)
         break;
     case MLX5_ISEG_CMDQ_ADDR_L_SZ:
         c->cmdq_addr_l = val & 0xfffff000u;
+        /*
+         * the NIC interface field: the driver's mode (full, or disabled after
+         * a fast teardown), or its request for a firmware reset
+         */
+        if (((val >> 8) & 7) == MLX5_NIC_IFC_SW_RESET) {
+            mlx5_fw_sw_reset(c);
+        } else {
+            c->nic_interface = (val >> 8) & 7;
+        }
         break;
     case MLX5_ISEG_CMD_DBELL:
         trace_mlx5_cmd_doorbell(val);

@@ -55,6 +55,8 @@ void mlx5_exec_set_deadline(Mlx5Core *c)
     int64_t next = MIN(MIN(c->ib_deadline, c->poll_deadline),
                        MIN(c->port_deadline, c->lro_deadline));
 
+    next = MIN(next, c->cmd_late_deadline);
+
     c->ops->set_deadline(c->opaque, next);
 }
 
@@ -932,6 +934,9 @@ void mlx5_exec_expire(Mlx5Core *c, int64_t now)
     mlx5_port_expire(c, now);
     if (c->lro_deadline <= now) {
         mlx5_lro_expire(c, now);
+    }
+    if (c->cmd_late_deadline <= now) {
+        mlx5_inject_expire(c, now);
     }
     if (c->ib_deadline <= now) {
         c->ib_deadline = INT64_MAX;

@@ -112,6 +112,28 @@ static void mlx5_reg_mcqi(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
     trace_mlx5_fw_mcqi(type, want);
 }
 
+/*
+ * DTOR, read by mlx5_core when the init segment offers timeouts
+ * (cfg.cmd_timeout_ms): the default timeouts of pcie_toggle .. reset_unload,
+ * in ms, the values mlx5_core 6.12 would use on its own (lib/tout.c).
+ */
+static void mlx5_reg_dtor(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
+{
+    static const uint32_t ms[] = {
+        [DTOR_pcie_toggle_to_DW] = 2000,
+        /* health_poll, then full_crdump .. reclaim_vfs_pages */
+        [DTOR_health_poll_to_DW] = 2000,
+        60000, 60000, 2000, 5000, 3000, 5000, 5000, 120000,
+        [DTOR_reset_unload_to_DW] = 300000,
+    };
+    unsigned i;
+
+    memset(reg, 0, DTOR_SIZE);
+    for (i = 0; i < G_N_ELEMENTS(ms); i++) {
+        mlx5_st32(reg + 4 * i, ms[i]);
+    }
+}
+
 static void mlx5_reg_mcam(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
 
 /* The read-only management registers, the cable module's too. */
@@ -125,6 +147,7 @@ static const struct {
     { MLX5_REG_MCQS, MCQS_SIZE, mlx5_reg_mcqs },
     { MLX5_REG_MCQI, MCQI_DATA_OFF, mlx5_reg_mcqi },
     { MLX5_REG_MCAM, MCAM_SIZE, mlx5_reg_mcam },
+    { MLX5_REG_DTOR, DTOR_SIZE, mlx5_reg_dtor },
 };
 
 /* MCAM announces the registers of the table in its group 0 (0x9000..0x907f). */

@@ -360,6 +360,20 @@ typedef struct Mlx5Vsc {
     uint8_t mbox[MLX5_ICMD_MBOX];
 } Mlx5Vsc;
 
+/*
+ * Fault injection (mlx5_inject.c): commands armed to fail or never complete.
+ * A slot is free while remaining is 0.
+ */
+#define MLX5_INJECT_CMDS    8
+typedef struct Mlx5InjectCmd {
+    uint16_t opcode;
+    int32_t op_mod;             /* -1: any */
+    uint8_t status;             /* 0: the command never completes */
+    uint32_t syndrome;
+    uint32_t remaining;         /* executions still to hit */
+    uint32_t late_ms;           /* no completion: it runs this much later */
+} Mlx5InjectCmd;
+
 typedef struct Mlx5Port {
     bool link_up;
     uint8_t state;              /* IB_PORT_STATE_* */
@@ -433,9 +447,20 @@ struct Mlx5Core {
     uint32_t cq_db_hi_latch;    /* first half of a split 64-bit CQ doorbell */
     /* inside run/expire/rx: no nested frame processing */
     unsigned busy;
+    /*
+     * the health buffer: a syndrome (with the RFR bit when fatal, which stops
+     * the device until a firmware or system reset)
+     */
     bool health_fatal;
     uint8_t health_synd;
+    uint8_t health_rfr_sev;     /* rfr (bit 7), severity valid (3), level */
+    uint16_t health_ext_synd;
     int64_t start_ns;
+    Mlx5InjectCmd inject_cmd[MLX5_INJECT_CMDS];
+    /* command slots held back by an injection, to run at cmd_late_at[slot] */
+    uint32_t cmd_late, cmd_late_run;
+    int64_t cmd_late_at[32];
+    int64_t cmd_late_deadline;
 
     /* HCA function state */
     bool hca_enabled;
@@ -572,6 +597,19 @@ void mlx5_record_mmio(Mlx5Core *c, uint64_t off, uint64_t val, unsigned size);
 int mlx5_dma_read(Mlx5Core *c, uint64_t pa, void *buf, size_t len);
 int mlx5_dma_write(Mlx5Core *c, uint64_t pa, const void *buf, size_t len);
 void mlx5_health_fatal(Mlx5Core *c, uint8_t synd);
+/* mlx5_inject.c */
+void mlx5_health_raise(Mlx5Core *c, uint8_t synd, uint16_t ext_synd,
+                       bool fatal);
+/*
+ * Before a command runs: false if an injection takes it (@cmd's status and
+ * syndrome are set; or, *@no_completion, it must never complete).
+ */
+bool mlx5_inject_cmd_check(Mlx5Core *c, Mlx5CmdCtx *cmd, unsigned slot,
+                           bool *no_completion);
+/* held-back commands whose time has come run */
+void mlx5_inject_expire(Mlx5Core *c, int64_t now);
+/* the driver asked for a firmware reset (NIC interface SW_RESET) */
+void mlx5_fw_sw_reset(Mlx5Core *c);
 void mlx5_function_reset(Mlx5Core *c);
 
 /* mlx5_table (in mlx5_res.c) */

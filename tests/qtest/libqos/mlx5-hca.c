@@ -167,7 +167,8 @@ static void mlx5_hca_register_nodes(void)
         .vendor_id = PCI_VENDOR_ID_MELLANOX,
         .device_id = MLX5_PCI_DEVICE_ID_CX5,
     };
-    QOSGraphEdgeOptions opts = { };
+    /* an id: the tests reach the device's properties by it (qom-set) */
+    QOSGraphEdgeOptions opts = { .extra_device_opts = "id=hca0" };
 
     add_qpci_address(&opts, &addr);
     qos_node_create_driver("mlx5-hca", mlx5_hca_pci_create);

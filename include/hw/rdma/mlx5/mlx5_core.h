@@ -110,7 +110,14 @@ typedef struct Mlx5CoreConfig {
     IbFaultConfig fault;
     char     node_desc[65];
     char     board_id[17];      /* PSID */
+    /*
+     * the command timeout the init segment tells the driver (ms, at most
+     * MLX5_CMD_TIMEOUT_MAX); 0: none, the driver's own (60 s)
+     */
+    uint32_t cmd_timeout_ms;
 } Mlx5CoreConfig;
+
+#define MLX5_CMD_TIMEOUT_MAX    0xfffff
 
 typedef enum Mlx5ResetKind {
     MLX5_RESET_SYSTEM,          /* power-on / system reset / FLR */
@@ -148,6 +155,16 @@ uint32_t mlx5_core_vsc_read(Mlx5Core *c, unsigned off);
 void mlx5_core_vsc_write(Mlx5Core *c, unsigned off, uint32_t val);
 /* A PCI reset: the gateway and its semaphores free, no space selected. */
 void mlx5_core_vsc_reset(Mlx5Core *c);
+
+/*
+ * Fault injection (mlx5_inject.c; the requests are listed in
+ * docs/user-guide.md): carry out one request such as "cmd-fail opcode=0x102
+ * status=0x4". NULL when done, else what is wrong with it (g_free it); a bad
+ * request changes nothing.
+ */
+char *mlx5_core_inject(Mlx5Core *c, const char *request);
+/* What is armed, as the requests that would arm it ("" if nothing; g_free). */
+char *mlx5_core_inject_state(Mlx5Core *c);
 
 /* Fabric link. */
 /*

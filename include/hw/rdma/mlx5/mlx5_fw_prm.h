@@ -20,7 +20,17 @@ enum {
     MLX5_REG_MCQS = 0x9060,
     MLX5_REG_MCQI = 0x9061,
     MLX5_REG_MCAM = 0x907f,
+    MLX5_REG_DTOR = 0xc00e,
 };
+
+/*
+ * DTOR: the firmware's default timeouts, one dword each: multiplier [31:29]
+ * (0 ms, 1 s, 2 min, 3 h) and value [19:0]; 0 leaves the driver's own
+ */
+#define DTOR_pcie_toggle_to_DW              1
+#define DTOR_health_poll_to_DW              5
+#define DTOR_reset_unload_to_DW             14
+#define DTOR_SIZE                           0x40
 
 /*
  * MCAM: which management registers and features there are. Group 0 of the

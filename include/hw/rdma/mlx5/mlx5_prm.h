@@ -100,6 +100,10 @@ static inline void mlx5_field_set(void *base, Mlx5Field f, uint32_t val)
 #define MLX5_ISEG_CMDQ_ADDR_L_SZ        0x0014
 #define MLX5_ISEG_CMD_DBELL             0x0018
 #define MLX5_ISEG_INITIALIZING          0x01fc
+/* "initializing" bit 30: the driver may ask for a firmware reset */
+#define MLX5_ISEG_FW_RESET_SUPPORTED    30
+/* the init timeout offered beside a command timeout (the driver's default) */
+#define MLX5_FW_INIT_TIMEOUT_MS         2000
 #define MLX5_ISEG_HEALTH                0x0200
 #define MLX5_ISEG_HEALTH_FW_VER         0x0230
 #define MLX5_ISEG_HEALTH_HW_ID          0x0234
