@@ -7,7 +7,8 @@
 #     and Ethernet (ping) traffic: mlx5_core's health poll sees it, the fw_fatal reporter
 #     recovers (the driver's firmware reset, the device reloads), `devlink health` counts one
 #     error and one recovery, the port comes back and new RDMA and Ethernet traffic passes.
-#  2. A non-fatal syndrome (HMP): the fw reporter counts an error, nothing stops.
+#  2. A non-fatal syndrome (HMP): the fw reporter counts an error, nothing stops. The port's
+#     link goes down (mlx5e loses its carrier, the RoCE port leaves ACTIVE) and comes back.
 #  3. At interface up: CREATE_RQ fails with a chosen status and syndrome (ip link set up fails
 #     with EIO, dmesg shows both), then it times out (the device tells the driver a 3 s command
 #     timeout, cmd-timeout-ms; the command completes 10 s later, which frees the driver's slot);
@@ -138,6 +139,17 @@ devlink health diagnose "pci/$BDF" reporter fw | grep -q "Syndrome: 16" ||
 [ "$(reporter fw_fatal)" = "error 1 recover 1" ] || fail "a non-fatal syndrome reached fw_fatal"
 host_do inject 0 health synd=0
 ping -c 2 "$FAB_PEER" >/dev/null || fail "no ping reply with a non-fatal syndrome up"
+
+echo "=== 2b. the port's link down and up"
+host_do inject 0 port link=down
+wait_for 30 grep -qx 0 "/sys/class/net/$RIF/carrier" || fail "$RIF kept its carrier with the link down"
+wait_for 30 sh -c "! grep -q ACTIVE /sys/class/infiniband/mlx5_0/ports/1/state" ||
+  fail "mlx5_0 port 1 stayed ACTIVE with the link down"
+echo "link down: $RIF carrier $(cat "/sys/class/net/$RIF/carrier"), mlx5_0 port $(cat /sys/class/infiniband/mlx5_0/ports/1/state)"
+host_do inject 0 port link=up
+wait_for 30 grep -qx 1 "/sys/class/net/$RIF/carrier" || fail "$RIF has no carrier with the link up"
+wait_ib_active mlx5_0 1 60
+wait_for 60 ping -c 1 -W 1 "$FAB_PEER" || fail "no ping reply after the link came back"
 
 echo "=== 3. failures at interface up"
 run ip link set "$RIF" down

@@ -42,7 +42,8 @@ static void test_requests(void)
         "cmd-fail opcode=0x100 complete-after-ms=1",
         "cmd-timeout opcode=0x100 complete-after-ms=3600001",
         "health", "health synd=0x100", "health synd=1 fatal=maybe", "health synd=0 fatal=on",
-        "health synd=1 ext-synd=0x10000",
+        "health synd=1 ext-synd=0x10000", "port", "port link=sideways",
+        "port link=down link=up",
     };
     TDrv *d = up();
     g_autofree char *state = NULL;
@@ -96,7 +97,7 @@ static void test_random_requests(void)
         "op-mod=0", "op-mod=0xffff", "status=0x3", "status=0", "syndrome=0xffffffff",
         "syndrome=0x100000000", "count=2", "count=0", "complete-after-ms=1", "synd=0x10",
         "synd=0", "ext-synd=1", "fatal=off", "=", "opcode==1", "opcode=0x", "x", "\t", "",
-        "opcode=99999999999999999999999",
+        "opcode=99999999999999999999999", "port", "link=down", "link=up",
     };
     GRand *r = g_rand_new_with_seed(28);
     TDrv *d = up();
@@ -125,6 +126,28 @@ static void test_random_requests(void)
         }
     }
     g_rand_free(r);
+    tdrv_free(d);
+}
+
+/* port link=down: the port leaves ACTIVE whatever the cable does, until link=up */
+static void test_port(void)
+{
+    TDrv *d = up();
+    g_autofree char *state = NULL;
+
+    g_assert_true(d->c->port.link_up);
+    inject_ok(d, "port link=down");
+    g_assert_false(d->c->port.link_up);
+    state = mlx5_core_inject_state(d->c);
+    g_assert_cmpstr(state, ==, "port link=down");
+    mlx5_core_link_set_up(d->c, 1, true);           /* the backend's link event */
+    g_assert_false(d->c->port.link_up);
+    inject_ok(d, " port   link=up ");
+    g_assert_true(d->c->port.link_up);
+    mlx5_core_link_set_up(d->c, 1, false);          /* the backend's link still counts */
+    g_assert_false(d->c->port.link_up);
+    inject_ok(d, "port link=up");
+    g_assert_false(d->c->port.link_up);
     tdrv_free(d);
 }
 
@@ -312,6 +335,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/inject/requests", test_requests);
     g_test_add_func("/mlx5/inject/random-requests", test_random_requests);
     g_test_add_func("/mlx5/inject/cmd-fail", test_cmd_fail);
+    g_test_add_func("/mlx5/inject/port", test_port);
     g_test_add_func("/mlx5/inject/cmd-timeout", test_cmd_timeout);
     g_test_add_func("/mlx5/inject/health", test_health);
     return g_test_run();

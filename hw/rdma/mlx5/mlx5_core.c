@@ -507,6 +507,7 @@ void mlx5_core_link_tx_ready(Mlx5Core *c, unsigned port)
 void mlx5_core_link_set_up(Mlx5Core *c, unsigned port, bool up)
 {
     if (port == 1) {
-        mlx5_port_set_link(c, up);
+        c->link_cable = up;
+        mlx5_port_set_link(c, up && !c->inject_link_down);
     }
 }

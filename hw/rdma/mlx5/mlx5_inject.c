@@ -26,6 +26,10 @@
  *       the device stops (no command, doorbell or frame is taken) until the
  *       driver's firmware reset or a PCI reset (mlx5_core's fw_fatal reporter
  *       recovers)
+ *   port link=down|up
+ *       the port's link goes down (as if the cable were pulled: the port
+ *       leaves ACTIVE, mlx5e loses its carrier) until link=up, whatever the
+ *       network backend's link does meanwhile
  *   clear
  *       disarm every command injection
  *
@@ -194,13 +198,15 @@ static char *mlx5_inject_arm_cmd(Mlx5Core *c, bool timeout, char **words)
 {
     enum { OPCODE, OP_MOD, COUNT, STATUS, SYNDROME, LATE };
     Mlx5InjectArgs args[] = {
-        [OPCODE] = { "opcode", 0xffff },
-        [OP_MOD] = { "op-mod", 0xffff },
-        [COUNT] = { "count", MLX5_INJECT_COUNT_MAX, 1 },
-        [STATUS] = { timeout ? "" : "status", 0xff, MLX5_CMD_STAT_INT_ERR },
-        [SYNDROME] = { timeout ? "" : "syndrome", UINT32_MAX },
-        [LATE] = { timeout ? "complete-after-ms" : "", MLX5_INJECT_LATE_MAX },
-        { NULL },
+        [OPCODE] = { .name = "opcode", .max = 0xffff },
+        [OP_MOD] = { .name = "op-mod", .max = 0xffff },
+        [COUNT] = { .name = "count", .max = MLX5_INJECT_COUNT_MAX, .val = 1 },
+        [STATUS] = { .name = timeout ? "" : "status", .max = 0xff,
+                     .val = MLX5_CMD_STAT_INT_ERR },
+        [SYNDROME] = { .name = timeout ? "" : "syndrome", .max = UINT32_MAX },
+        [LATE] = { .name = timeout ? "complete-after-ms" : "",
+                   .max = MLX5_INJECT_LATE_MAX },
+        { .name = NULL },
     };
     char *err = mlx5_inject_parse(words, args);
     Mlx5InjectCmd *slot = NULL;
@@ -241,10 +247,10 @@ static char *mlx5_inject_health(Mlx5Core *c, char **words)
 {
     enum { SYND, EXT, FATAL };
     Mlx5InjectArgs args[] = {
-        [SYND] = { "synd", 0xff },
-        [EXT] = { "ext-synd", 0xffff },
-        [FATAL] = { "fatal", 1 },
-        { NULL },
+        [SYND] = { .name = "synd", .max = 0xff },
+        [EXT] = { .name = "ext-synd", .max = 0xffff },
+        [FATAL] = { .name = "fatal", .max = 1 },
+        { .name = NULL },
     };
     char *err = mlx5_inject_parse(words, args);
 
@@ -265,6 +271,24 @@ static char *mlx5_inject_health(Mlx5Core *c, char **words)
     return NULL;
 }
 
+static char *mlx5_inject_port(Mlx5Core *c, char **words)
+{
+    const char *arg = NULL;
+
+    for (; *words; words++) {
+        if (**words && arg) {
+            return g_strdup("port takes one argument");
+        }
+        arg = **words ? *words : arg;
+    }
+    if (!arg || (strcmp(arg, "link=down") && strcmp(arg, "link=up"))) {
+        return g_strdup("port takes link=down or link=up");
+    }
+    c->inject_link_down = !strcmp(arg, "link=down");
+    mlx5_port_set_link(c, c->link_cable && !c->inject_link_down);
+    return NULL;
+}
+
 char *mlx5_core_inject(Mlx5Core *c, const char *request)
 {
     g_auto(GStrv) words = g_strsplit_set(request ? request : "", " \t\n", -1);
@@ -280,12 +304,14 @@ char *mlx5_core_inject(Mlx5Core *c, const char *request)
         err = mlx5_inject_arm_cmd(c, !strcmp(*w, "cmd-timeout"), w + 1);
     } else if (!strcmp(*w, "health")) {
         err = mlx5_inject_health(c, w + 1);
+    } else if (!strcmp(*w, "port")) {
+        err = mlx5_inject_port(c, w + 1);
     } else if (!strcmp(*w, "clear")) {
         memset(c->inject_cmd, 0, sizeof(c->inject_cmd));
         err = NULL;
     } else {
         err = g_strdup_printf("unknown request '%s' (cmd-fail, cmd-timeout, "
-                              "health, clear)", *w);
+                              "health, port, clear)", *w);
     }
     trace_mlx5_inject(request ? request : "", err ? err : "done");
     return err;
@@ -314,6 +340,9 @@ char *mlx5_core_inject_state(Mlx5Core *c)
             g_string_append_printf(s, " complete-after-ms=%u", in->late_ms);
         }
         g_string_append_printf(s, " count=%u", in->remaining);
+    }
+    if (c->inject_link_down) {
+        g_string_append_printf(s, "%sport link=down", s->len ? "; " : "");
     }
     if (c->health_synd) {
         g_string_append_printf(s, "%shealth synd=0x%x ext-synd=0x%x fatal=%s",

@@ -457,6 +457,8 @@ struct Mlx5Core {
     uint16_t health_ext_synd;
     int64_t start_ns;
     Mlx5InjectCmd inject_cmd[MLX5_INJECT_CMDS];
+    /* the link: the backend's state, and an injected link-down over it */
+    bool link_cable, inject_link_down;
     /* command slots held back by an injection, to run at cmd_late_at[slot] */
     uint32_t cmd_late, cmd_late_run;
     int64_t cmd_late_at[32];
