@@ -9,6 +9,7 @@
 #     error and one recovery, the port comes back and new RDMA and Ethernet traffic passes.
 #  2. A non-fatal syndrome (HMP): the fw reporter counts an error, nothing stops. The port's
 #     link goes down (mlx5e loses its carrier, the RoCE port leaves ACTIVE) and comes back.
+#     A WQE of mlx5e's send queue completes in error: the tx reporter recovers the SQ.
 #  3. At interface up: CREATE_RQ fails with a chosen status and syndrome (ip link set up fails
 #     with EIO, dmesg shows both), then it times out (the device tells the driver a 3 s command
 #     timeout, cmd-timeout-ms; the command completes 10 s later, which frees the driver's slot);
@@ -27,6 +28,7 @@
 # mlx5t-allow: wait_func:.*(INIT_HCA\(0x102\)|CREATE_RQ\(0x908\)) timeout\. Will cause a leak of a command resource
 # mlx5t-allow: wait_func_handle_exec_timeout:.*CREATE_RQ\(0x908\) No done completion
 # mlx5t-allow: Command completion arrived after timeout
+# mlx5t-allow: Error cqe on cqn 0x[0-9a-f]+, ci 0x[0-9a-f]+, qn 0x[0-9a-f]+, opcode 0xd, syndrome 0x1, vendor syndrome 0x0
 # mlx5t-allow: mlx5e_open_locked:.*mlx5e_open_channels failed
 # mlx5t-allow: poll_health:.*Fatal error 5 detected
 # mlx5t-allow: print_health_info:
@@ -43,9 +45,10 @@
 . /test/lib/pingpong.sh
 . /test/lib/roce.sh
 
-# reporter NAME: "error E recover R" of instance 0's devlink health reporter NAME
+# reporter NAME [HANDLE]: "error E recover R" of devlink health reporter NAME of HANDLE (the
+# device, pci/$BDF, unless given)
 reporter() {
-  devlink health show "pci/$BDF" reporter "$1" | sed -n 's/.* error \([0-9]*\) recover \([0-9]*\).*/error \1 recover \2/p'
+  devlink health show "${2:-pci/$BDF}" reporter "$1" | sed -n 's/.* error \([0-9]*\) recover \([0-9]*\).*/error \1 recover \2/p'
 }
 
 # dmesg_has EREGEX WHAT: fail unless the kernel log has a line matching EREGEX
@@ -150,6 +153,21 @@ host_do inject 0 port link=up
 wait_for 30 grep -qx 1 "/sys/class/net/$RIF/carrier" || fail "$RIF has no carrier with the link up"
 wait_ib_active mlx5_0 1 60
 wait_for 60 ping -c 1 -W 1 "$FAB_PEER" || fail "no ping reply after the link came back"
+
+echo "=== 2c. an error CQE on mlx5e's send queue: the tx reporter recovers the SQ"
+# (mlx5e's reporters are its devlink port's, on the auxiliary device's devlink instance)
+TXH=$(devlink health show | awk '/^[^ ]/ {h = $1} $1 == "reporter" && $2 == "tx" {sub(":$", "", h); print h; exit}')
+[ -n "$TXH" ] || { devlink health show; fail "no tx reporter in devlink health show"; }
+devlink health diagnose "$TXH" reporter tx > /tmp/txdiag || fail "devlink health diagnose $TXH tx failed"
+sqn=$(sed -n 's/.*txq ix: 0 .*sqn: \([0-9]*\).*/\1/p' /tmp/txdiag | head -n 1)
+[ -n "$sqn" ] || { cat /tmp/txdiag; fail "no sqn of txq 0 in the tx reporter's diagnosis"; }
+host_do inject 0 wqe-error qpn=$sqn syndrome=0x1
+ping -c 3 -W 1 "$FAB_PEER" >/dev/null 2>&1
+wait_for 60 sh -c "devlink health show $TXH reporter tx | grep -q 'error 1 recover 1'" ||
+  fail "tx reporter after an error CQE on SQ $sqn: $(reporter tx "$TXH")"
+echo "tx reporter ($TXH): $(reporter tx "$TXH")"
+dmesg_has "Error cqe on cqn .*qn 0x$(printf %x "$sqn"), opcode 0xd, syndrome 0x1" "the error CQE"
+wait_for 60 ping -c 1 -W 1 "$FAB_PEER" || fail "no ping reply after the SQ's recovery"
 
 echo "=== 3. failures at interface up"
 run ip link set "$RIF" down

@@ -632,6 +632,29 @@ static void test_tx(void)
     g_assert_true(teth_poll_cqe(&t, cqe));
     g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
     g_assert_cmpint(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR);
+
+    /* fault injection (mlx5_inject.c): the next WQE of this SQ fails as asked, nothing sent */
+    g_assert_cmpint(teth_modify_wq(&t, MLX5_CMD_OP_MODIFY_SQ, t.sqn, 3, 0), ==, 0);
+    g_assert_cmpint(teth_modify_wq(&t, MLX5_CMD_OP_MODIFY_SQ, t.sqn, 0, 1), ==, 0);
+    t.sq_pi = 0;
+    {
+        g_autofree char *req = g_strdup_printf("wqe-error qpn=0x%x syndrome=0x1", t.sqn);
+
+        g_assert_null(mlx5_core_inject(t.d->c, req));
+    }
+    teth_post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 66, 0, 0, -1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmpint(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR);
+    g_assert_cmpuint(t.d->h->tx->len, ==, 7);
+    /* and after mlx5e's recovery the SQ sends again */
+    g_assert_cmpint(teth_modify_wq(&t, MLX5_CMD_OP_MODIFY_SQ, t.sqn, 3, 0), ==, 0);
+    g_assert_cmpint(teth_modify_wq(&t, MLX5_CMD_OP_MODIFY_SQ, t.sqn, 0, 1), ==, 0);
+    t.sq_pi = 0;
+    teth_post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 66, 0, 0, -1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_cmpuint(t.d->h->tx->len, ==, 8);
     eth_free(&t);
 }
 

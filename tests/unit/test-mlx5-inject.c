@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "mlx5-test.h"
+#include "mlx5-testqp.h"
 #include "mlx5_internal.h"
 #include "hw/rdma/mlx5/mlx5_fw_prm.h"
 
@@ -149,6 +150,41 @@ static void test_port(void)
     inject_ok(d, "port link=up");
     g_assert_false(d->c->port.link_up);
     tdrv_free(d);
+}
+
+/*
+ * wqe-error: the next WQE of the chosen QP completes with the syndrome without running, the QP
+ * goes to error and the next WQE flushes; another QP is not touched
+ */
+static void test_wqe_error(void)
+{
+    TDrv *a = new_node(1), *b = new_node(2);
+    TQp qa, qb;
+    uint8_t segs[16], cqe[64];
+    g_autofree char *req = NULL;
+    char *err;
+
+    tqp_rc_pair(&qa, a, &qb, b);
+    err = mlx5_core_inject(a->c, "wqe-error qpn=1 syndrome=0x3");   /* not a requester one */
+    g_assert_nonnull(err);
+    g_free(err);
+    req = g_strdup_printf("wqe-error qpn=0x%x syndrome=0x4", qa.qpn);
+    g_assert_null(mlx5_core_inject(a->c, req));
+    tqp_post_recv(&qb, 4096, qb.mem);
+    data_seg(segs, 100, qa.key, qa.mem);
+    tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    run_pair(a, b, 1000);
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmphex(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmphex(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+    g_assert_false(tqp_poll(&qb, cqe));                 /* nothing was sent */
+    g_assert_cmpuint(trace_count("mlx5_inject_wqe_hit"), ==, 1);
+    tdrv_free(a);
+    tdrv_free(b);
 }
 
 static void test_cmd_fail(void)
@@ -336,6 +372,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/inject/random-requests", test_random_requests);
     g_test_add_func("/mlx5/inject/cmd-fail", test_cmd_fail);
     g_test_add_func("/mlx5/inject/port", test_port);
+    g_test_add_func("/mlx5/inject/wqe-error", test_wqe_error);
     g_test_add_func("/mlx5/inject/cmd-timeout", test_cmd_timeout);
     g_test_add_func("/mlx5/inject/health", test_health);
     return g_test_run();

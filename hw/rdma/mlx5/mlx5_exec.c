@@ -434,6 +434,13 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
             qp->sq_ci = idx + nbb;
             continue;
         }
+        if (mlx5_inject_wqe_hit(c, qp->qpn, &st)) {
+            /* fault injection: as a WQE found malformed */
+            mlx5_sq_complete_local(c, qp, idx, wqe[3], true, st);
+            qp->sq_ci = idx + nbb;
+            mlx5_qp_enter_error(c, qp);
+            continue;
+        }
         if (wqe[3] == MLX5_OPCODE_NOP || wqe[3] == MLX5_OPCODE_UMR ||
             wqe[3] == MLX5_OPCODE_SET_PSV) {
             /*

@@ -26,12 +26,19 @@
  *       the device stops (no command, doorbell or frame is taken) until the
  *       driver's firmware reset or a PCI reset (mlx5_core's fw_fatal reporter
  *       recovers)
+ *   wqe-error qpn=N [syndrome=N]
+ *       the next WQE of send queue N (a QP's, or an Ethernet SQ's) completes
+ *       with an error CQE of that syndrome (default 0x2, local QP operation
+ *       error; the requester syndromes the device produces: 0x1 0x2 0x4 0x6
+ *       0x10..0x16) without running, and the queue goes to the error state, as
+ *       a WQE the device finds malformed; the rest flush (mlx5e's TX reporter
+ *       recovers its SQ)
  *   port link=down|up
  *       the port's link goes down (as if the cable were pulled: the port
  *       leaves ACTIVE, mlx5e loses its carrier) until link=up, whatever the
  *       network backend's link does meanwhile
  *   clear
- *       disarm every command injection
+ *       disarm every command and WQE injection
  *
  * Numbers are decimal or 0x-hexadecimal. Every request is traced.
  *
@@ -271,6 +278,75 @@ static char *mlx5_inject_health(Mlx5Core *c, char **words)
     return NULL;
 }
 
+/* the requester error syndromes a WQE can complete with, and their status */
+static const struct {
+    uint8_t synd;
+    IbWcStatus st;
+} mlx5_inject_wqe_synds[] = {
+    { MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, IB_WC_LOC_LEN_ERR },
+    { MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, IB_WC_LOC_QP_OP_ERR },
+    { MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, IB_WC_LOC_PROT_ERR },
+    { MLX5_CQE_SYNDROME_MW_BIND_ERR, IB_WC_MW_BIND_ERR },
+    { MLX5_CQE_SYNDROME_BAD_RESP_ERR, IB_WC_BAD_RESP_ERR },
+    { MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR, IB_WC_LOC_ACCESS_ERR },
+    { MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, IB_WC_REM_INV_REQ_ERR },
+    { MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, IB_WC_REM_ACCESS_ERR },
+    { MLX5_CQE_SYNDROME_REMOTE_OP_ERR, IB_WC_REM_OP_ERR },
+    { MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, IB_WC_RETRY_EXC_ERR },
+    { MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR, IB_WC_RNR_RETRY_EXC_ERR },
+};
+
+bool mlx5_inject_wqe_hit(Mlx5Core *c, uint32_t qpn, IbWcStatus *st)
+{
+    unsigned i;
+
+    if (!c->inject_wqe_armed || c->inject_wqe_qpn != qpn) {
+        return false;
+    }
+    c->inject_wqe_armed = false;
+    for (i = 0; i < G_N_ELEMENTS(mlx5_inject_wqe_synds); i++) {
+        if (mlx5_inject_wqe_synds[i].synd == c->inject_wqe_synd) {
+            *st = mlx5_inject_wqe_synds[i].st;
+        }
+    }
+    trace_mlx5_inject_wqe_hit(qpn, c->inject_wqe_synd);
+    return true;
+}
+
+static char *mlx5_inject_wqe(Mlx5Core *c, char **words)
+{
+    enum { QPN, SYND };
+    Mlx5InjectArgs args[] = {
+        [QPN] = { .name = "qpn", .max = 0xffffff },
+        [SYND] = { .name = "syndrome", .max = 0xff,
+                   .val = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR },
+        { .name = NULL },
+    };
+    char *err = mlx5_inject_parse(words, args);
+    unsigned i;
+
+    if (err) {
+        return err;
+    }
+    if (!args[QPN].given) {
+        return g_strdup("qpn= is required");
+    }
+    for (i = 0; i < G_N_ELEMENTS(mlx5_inject_wqe_synds); i++) {
+        if (mlx5_inject_wqe_synds[i].synd == args[SYND].val) {
+            break;
+        }
+    }
+    if (i == G_N_ELEMENTS(mlx5_inject_wqe_synds)) {
+        return g_strdup_printf("syndrome=0x%" PRIx64 " is not a requester "
+                               "error syndrome (0x1 0x2 0x4 0x6 0x10..0x16)",
+                               args[SYND].val);
+    }
+    c->inject_wqe_armed = true;
+    c->inject_wqe_qpn = args[QPN].val;
+    c->inject_wqe_synd = args[SYND].val;
+    return NULL;
+}
+
 static char *mlx5_inject_port(Mlx5Core *c, char **words)
 {
     const char *arg = NULL;
@@ -304,14 +380,17 @@ char *mlx5_core_inject(Mlx5Core *c, const char *request)
         err = mlx5_inject_arm_cmd(c, !strcmp(*w, "cmd-timeout"), w + 1);
     } else if (!strcmp(*w, "health")) {
         err = mlx5_inject_health(c, w + 1);
+    } else if (!strcmp(*w, "wqe-error")) {
+        err = mlx5_inject_wqe(c, w + 1);
     } else if (!strcmp(*w, "port")) {
         err = mlx5_inject_port(c, w + 1);
     } else if (!strcmp(*w, "clear")) {
         memset(c->inject_cmd, 0, sizeof(c->inject_cmd));
+        c->inject_wqe_armed = false;
         err = NULL;
     } else {
         err = g_strdup_printf("unknown request '%s' (cmd-fail, cmd-timeout, "
-                              "health, port, clear)", *w);
+                              "health, wqe-error, port, clear)", *w);
     }
     trace_mlx5_inject(request ? request : "", err ? err : "done");
     return err;
@@ -340,6 +419,11 @@ char *mlx5_core_inject_state(Mlx5Core *c)
             g_string_append_printf(s, " complete-after-ms=%u", in->late_ms);
         }
         g_string_append_printf(s, " count=%u", in->remaining);
+    }
+    if (c->inject_wqe_armed) {
+        g_string_append_printf(s, "%swqe-error qpn=0x%x syndrome=0x%x",
+                               s->len ? "; " : "", c->inject_wqe_qpn,
+                               c->inject_wqe_synd);
     }
     if (c->inject_link_down) {
         g_string_append_printf(s, "%sport link=down", s->len ? "; " : "");

@@ -457,6 +457,10 @@ struct Mlx5Core {
     uint16_t health_ext_synd;
     int64_t start_ns;
     Mlx5InjectCmd inject_cmd[MLX5_INJECT_CMDS];
+    /* the next WQE of send queue inject_wqe_qpn completes with an error */
+    bool inject_wqe_armed;
+    uint32_t inject_wqe_qpn;
+    uint8_t inject_wqe_synd;
     /* the link: the backend's state, and an injected link-down over it */
     bool link_cable, inject_link_down;
     /* command slots held back by an injection, to run at cmd_late_at[slot] */
@@ -608,6 +612,11 @@ void mlx5_health_raise(Mlx5Core *c, uint8_t synd, uint16_t ext_synd,
  */
 bool mlx5_inject_cmd_check(Mlx5Core *c, Mlx5CmdCtx *cmd, unsigned slot,
                            bool *no_completion);
+/*
+ * A send queue's next WQE: true if an injection takes it (it completes with
+ * *@st, the queue goes to error)
+ */
+bool mlx5_inject_wqe_hit(Mlx5Core *c, uint32_t qpn, IbWcStatus *st);
 /* held-back commands whose time has come run */
 void mlx5_inject_expire(Mlx5Core *c, int64_t now);
 /* the driver asked for a firmware reset (NIC interface SW_RESET) */
