@@ -354,3 +354,12 @@ TDrv *new_node(uint8_t last)
     return d;
 }
 
+
+void tqp_expect_req_err(TQp *q, uint8_t synd)
+{
+    uint8_t cqe[64];
+
+    g_assert_true(tqp_poll(q, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmphex(cqe[MLX5_CQE_syndrome], ==, synd);
+}

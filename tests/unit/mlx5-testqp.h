@@ -56,6 +56,8 @@ void raddr_seg(uint8_t *seg, uint64_t raddr, uint32_t rkey);
 void tqp_post_recv(TQp *q, uint32_t len, uint64_t addr);
 void tqp_post_recv_key(TQp *q, uint32_t len, uint32_t lkey, uint64_t addr);
 bool tqp_poll(TQp *q, uint8_t *cqe);
+/* The next CQE of @q is a requester error with syndrome @synd. */
+void tqp_expect_req_err(TQp *q, uint8_t synd);
 void run_pair(TDrv *a, TDrv *b, unsigned rounds);
 TDrv *new_node(uint8_t last);
 
