@@ -759,6 +759,7 @@ def main():
             what, j = words[0], int(words[1])
             if not 0 <= j < n:
                 raise ValueError(f"no instance {j}")
+            qmp_sock = Path(sock_dir.name) / f"qmp-{j}.sock"
             if what == "restart":
                 if n == 2 and j == 0:
                     raise ValueError("instance 0 owns the sockets: only instance 1 restarts")
@@ -777,23 +778,19 @@ def main():
                 done(f"killed and started again (pid {procs[j].pid})")
             elif what == "link":
                 up = {"on": True, "off": False}[words[2]]
-                qmp(Path(sock_dir.name) / f"qmp-{j}.sock",
-                    {"execute": "set_link", "arguments": {"name": "fab0", "up": up}})
+                qmp(qmp_sock, {"execute": "set_link", "arguments": {"name": "fab0", "up": up}})
                 done("done")
             elif what == "inject":
                 # fault injection (docs/user-guide.md): qom-set of the device's "inject"
                 path = "/machine/peripheral/hca"
-                qmp(Path(sock_dir.name) / f"qmp-{j}.sock",
-                    {"execute": "qom-set", "arguments": {
-                        "path": path, "property": "inject", "value": " ".join(words[2:])}})
-                armed = qmp(Path(sock_dir.name) / f"qmp-{j}.sock",
-                            {"execute": "qom-get",
-                             "arguments": {"path": path, "property": "inject"}})["return"]
+                qmp(qmp_sock, {"execute": "qom-set", "arguments": {
+                    "path": path, "property": "inject", "value": " ".join(words[2:])}})
+                armed = qmp(qmp_sock, {"execute": "qom-get", "arguments": {
+                    "path": path, "property": "inject"}})["return"]
                 done(f"armed: {armed or 'nothing'}")
             elif what == "hmp":
-                out = qmp(Path(sock_dir.name) / f"qmp-{j}.sock",
-                          {"execute": "human-monitor-command",
-                           "arguments": {"command-line": " ".join(words[2:])}})["return"]
+                out = qmp(qmp_sock, {"execute": "human-monitor-command",
+                                     "arguments": {"command-line": " ".join(words[2:])}})["return"]
                 out = " | ".join(out.strip().splitlines())
                 done(f"output: {out or '(none)'}", not out.startswith("Error"))
             elif what == "rss":

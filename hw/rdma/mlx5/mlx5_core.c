@@ -328,10 +328,9 @@ static void mlx5_iseg_write32(Mlx5Core *c, uint64_t off, uint32_t val)
          * the NIC interface field: the driver's mode (full, or disabled after
          * a fast teardown), or its request for a firmware reset
          */
-        if (((val >> 8) & 7) == MLX5_NIC_IFC_SW_RESET) {
+        c->nic_interface = (val >> 8) & 7;
+        if (c->nic_interface == MLX5_NIC_IFC_SW_RESET) {
             mlx5_fw_sw_reset(c);
-        } else {
-            c->nic_interface = (val >> 8) & 7;
         }
         break;
     case MLX5_ISEG_CMD_DBELL:

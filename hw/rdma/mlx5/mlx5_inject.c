@@ -278,38 +278,14 @@ static char *mlx5_inject_health(Mlx5Core *c, char **words)
     return NULL;
 }
 
-/* the requester error syndromes a WQE can complete with, and their status */
-static const struct {
-    uint8_t synd;
-    IbWcStatus st;
-} mlx5_inject_wqe_synds[] = {
-    { MLX5_CQE_SYNDROME_LOCAL_LENGTH_ERR, IB_WC_LOC_LEN_ERR },
-    { MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR, IB_WC_LOC_QP_OP_ERR },
-    { MLX5_CQE_SYNDROME_LOCAL_PROT_ERR, IB_WC_LOC_PROT_ERR },
-    { MLX5_CQE_SYNDROME_MW_BIND_ERR, IB_WC_MW_BIND_ERR },
-    { MLX5_CQE_SYNDROME_BAD_RESP_ERR, IB_WC_BAD_RESP_ERR },
-    { MLX5_CQE_SYNDROME_LOCAL_ACCESS_ERR, IB_WC_LOC_ACCESS_ERR },
-    { MLX5_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR, IB_WC_REM_INV_REQ_ERR },
-    { MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR, IB_WC_REM_ACCESS_ERR },
-    { MLX5_CQE_SYNDROME_REMOTE_OP_ERR, IB_WC_REM_OP_ERR },
-    { MLX5_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR, IB_WC_RETRY_EXC_ERR },
-    { MLX5_CQE_SYNDROME_RNR_RETRY_EXC_ERR, IB_WC_RNR_RETRY_EXC_ERR },
-};
-
 bool mlx5_inject_wqe_hit(Mlx5Core *c, uint32_t qpn, IbWcStatus *st)
 {
-    unsigned i;
-
     if (!c->inject_wqe_armed || c->inject_wqe_qpn != qpn) {
         return false;
     }
     c->inject_wqe_armed = false;
-    for (i = 0; i < G_N_ELEMENTS(mlx5_inject_wqe_synds); i++) {
-        if (mlx5_inject_wqe_synds[i].synd == c->inject_wqe_synd) {
-            *st = mlx5_inject_wqe_synds[i].st;
-        }
-    }
-    trace_mlx5_inject_wqe_hit(qpn, c->inject_wqe_synd);
+    *st = c->inject_wqe_st;
+    trace_mlx5_inject_wqe_hit(qpn, mlx5_syndrome(*st));
     return true;
 }
 
@@ -323,7 +299,7 @@ static char *mlx5_inject_wqe(Mlx5Core *c, char **words)
         { .name = NULL },
     };
     char *err = mlx5_inject_parse(words, args);
-    unsigned i;
+    IbWcStatus st;
 
     if (err) {
         return err;
@@ -331,19 +307,23 @@ static char *mlx5_inject_wqe(Mlx5Core *c, char **words)
     if (!args[QPN].given) {
         return g_strdup("qpn= is required");
     }
-    for (i = 0; i < G_N_ELEMENTS(mlx5_inject_wqe_synds); i++) {
-        if (mlx5_inject_wqe_synds[i].synd == args[SYND].val) {
+    /*
+     * the requester error status the device completes with that syndrome
+     * (mlx5_syndrome's map; a flush is no error of the WQE's own)
+     */
+    for (st = IB_WC_LOC_LEN_ERR; st <= IB_WC_MW_BIND_ERR; st++) {
+        if (st != IB_WC_WR_FLUSH_ERR && mlx5_syndrome(st) == args[SYND].val) {
             break;
         }
     }
-    if (i == G_N_ELEMENTS(mlx5_inject_wqe_synds)) {
+    if (st > IB_WC_MW_BIND_ERR) {
         return g_strdup_printf("syndrome=0x%" PRIx64 " is not a requester "
                                "error syndrome (0x1 0x2 0x4 0x6 0x10..0x16)",
                                args[SYND].val);
     }
     c->inject_wqe_armed = true;
     c->inject_wqe_qpn = args[QPN].val;
-    c->inject_wqe_synd = args[SYND].val;
+    c->inject_wqe_st = st;
     return NULL;
 }
 
@@ -423,7 +403,7 @@ char *mlx5_core_inject_state(Mlx5Core *c)
     if (c->inject_wqe_armed) {
         g_string_append_printf(s, "%swqe-error qpn=0x%x syndrome=0x%x",
                                s->len ? "; " : "", c->inject_wqe_qpn,
-                               c->inject_wqe_synd);
+                               mlx5_syndrome(c->inject_wqe_st));
     }
     if (c->inject_link_down) {
         g_string_append_printf(s, "%sport link=down", s->len ? "; " : "");

@@ -460,7 +460,7 @@ struct Mlx5Core {
     /* the next WQE of send queue inject_wqe_qpn completes with an error */
     bool inject_wqe_armed;
     uint32_t inject_wqe_qpn;
-    uint8_t inject_wqe_synd;
+    IbWcStatus inject_wqe_st;
     /* the link: the backend's state, and an injected link-down over it */
     bool link_cable, inject_link_down;
     /* command slots held back by an injection, to run at cmd_late_at[slot] */
