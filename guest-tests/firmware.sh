@@ -4,16 +4,41 @@
 # image pending) and the PSID, consistent with ibv_devinfo's fw_ver and board_id, and the
 # driver logs no "fw query isn't supported" warning. mstflint's tools (Debian's mstflint, in the
 # image scripts/firmware.sh runs) reach the device through the vendor-specific capability in
-# configuration space: mstmcra reads the ConnectX-5 hardware ID (0x20d) from the CR space, and
-# `mstflint query` and `mstconfig query` end without a crash (they used to crash on a gateway
-# without spaces). What they print beyond that needs registers still to come (MGIR, MNVQC,
-# MNVDA, ...: docs/mstflint-notes.md), so only their exit is checked here.
+# configuration space: mstmcra reads the ConnectX-5 hardware ID (0x20d) from the CR space,
+# `mstflint query` prints the running version, the model (MQIS) and the PSID (MGIR), and
+# `mstconfig query` ends without a crash.
+# `devlink dev flash` (mlx5_core's mlxfw through MCC and MCDA) with the images
+# scripts/firmware.sh made (scripts/mlx5-fw-image.py, in /test/files): a package for another
+# PSID, an image with a spoilt payload and one with a bad header are refused with the driver's
+# errors and nothing is written; a good one (16.36.1000) is written and shows as stored while
+# the old version runs; a fatal health syndrome then makes mlx5_core reset the firmware, and the
+# new version runs (devlink, ibv_devinfo, mstflint). With fwtest.expect=VERSION on the kernel
+# command line (the second boot scripts/firmware.sh makes on the same flash file) the test
+# checks only that the device started with that version.
 # mlx5t-instances: 1
-# mlx5t-timeout: 300
+# mlx5t-timeout: 400
+# mlx5t-allow: mlxfw: Firmware flash failed: (Could not find device PSID in MFA2 file|component hash mismatch|bad format), err
+# mlx5t-allow: poll_health:.*Fatal error 5 detected
+# mlx5t-allow: print_health_info:
+# mlx5t-allow: mlx5_error_sw_reset:.*(start|end)$
+# mlx5t-allow: reset_fw_if_needed:.*Issuing FW Reset
+# mlx5t-allow: mlx5_health_try_recover:.*(handling bad device here|starting health recovery flow)
+# mlx5t-allow: mlx5_handle_bad_state:.*Expected to see disabled NIC but it is full driver
+# mlx5t-allow: mlx5_fw_reporter_err_work:
+# mlx5t-allow: devlink_health_report:.*fw_fatal
+# mlx5t-allow: mlx5_health_report:
 . /test/lib/common.sh
 load_mlx5
 wait_ib_active mlx5_0 1 90
 BDF=$(basename "$(readlink /sys/class/infiniband/mlx5_0/device)")
+expect=$(sed -n 's/.*fwtest.expect=\([^ ]*\).*/\1/p' /proc/cmdline)
+if [ -n "$expect" ]; then
+  devlink dev info "pci/$BDF"
+  fwv=$(ibv_devinfo -d mlx5_0 | sed -n 's/^[[:space:]]*fw_ver:[[:space:]]*//p')
+  [ "$fwv" = "$expect" ] || fail "the device started with $fwv, not the flashed $expect"
+  echo "firmware: the flash's $expect runs at start: OK"
+  exit 0
+fi
 devlink dev info "pci/$BDF" > /tmp/info 2>&1 || { cat /tmp/info; fail "devlink dev info failed"; }
 cat /tmp/info
 ibv_devinfo -d mlx5_0 > /tmp/devinfo || fail "ibv_devinfo failed"
@@ -47,4 +72,43 @@ for t in "mstflint -d $BDF query" "mstconfig -d $BDF query"; do
   echo "$t: exit $rc"
   [ $rc -lt 124 ] || fail "$t ended by a signal or timed out (exit $rc)"
 done
+
+mstflint -d "$BDF" query > /tmp/q.out 2>&1 || { cat /tmp/q.out; fail "mstflint query failed"; }
+grep -Eq "^FW Version: +$fwv\$" /tmp/q.out || fail "mstflint query does not show FW Version $fwv"
+grep -Eq "^PSID: +$board\$" /tmp/q.out || fail "mstflint query does not show PSID $board"
+
+# ---- devlink dev flash: bad images are refused, nothing written
+mkdir -p /lib/firmware
+cp /test/files/*.mfa2 /lib/firmware/
+flash_fails() {     # IMAGE MESSAGE
+  devlink dev flash "pci/$BDF" file "$1" > /tmp/flash.out 2>&1 && {
+    cat /tmp/flash.out; fail "devlink dev flash of $1 succeeded"; }
+  grep -q "$2" /tmp/flash.out || { cat /tmp/flash.out; fail "flash of $1: no '$2'"; }
+  echo "flash $1: $(grep -o "Firmware flash failed.*" /tmp/flash.out | head -n 1)"
+  devlink dev info "pci/$BDF" > /tmp/info
+  [ "$(ver stored)" = "$fwv" ] || fail "after the bad image $1 the stored version is $(ver stored)"
+}
+flash_fails fw-other-psid.mfa2 "Could not find device PSID in MFA2 file"
+flash_fails fw-digest.mfa2 "component hash mismatch"
+flash_fails fw-format.mfa2 "bad format"
+devlink dev flash "pci/$BDF" file fw-16.36.1000.mfa2 > /tmp/flash.out 2>&1 ||
+  { cat /tmp/flash.out; fail "devlink dev flash of fw-16.36.1000.mfa2 failed"; }
+tr '\r' '\n' < /tmp/flash.out | grep -v "^$" | tail -n 4
+devlink dev info "pci/$BDF" > /tmp/info
+echo "after the flash: running $(ver running), stored $(ver stored)"
+[ "$(ver running)" = "$fwv" ] && [ "$(ver stored)" = 16.36.1000 ] ||
+  fail "after the flash: running $(ver running), stored $(ver stored)"
+
+# ---- a firmware reset runs the new image
+host_do inject 0 health synd=0x8 fatal=on
+wait_for 240 sh -c "devlink health show pci/$BDF reporter fw_fatal | grep -q 'error 1 recover 1'" ||
+  { dmesg | tail -n 30; fail "no fw_fatal recovery"; }
+wait_ib_active mlx5_0 1 120
+devlink dev info "pci/$BDF" > /tmp/info
+new=$(sed -n 's/^[[:space:]]*fw_ver:[[:space:]]*//p' "$(ibv_devinfo -d mlx5_0 > /tmp/devinfo; echo /tmp/devinfo)")
+echo "after the firmware reset: running $(ver running), stored $(ver stored), ibv_devinfo $new"
+[ "$(ver running)" = 16.36.1000 ] && [ "$(ver stored)" = 16.36.1000 ] && [ "$new" = 16.36.1000 ] ||
+  fail "the new image does not run after the firmware reset"
+mstflint -d "$BDF" query > /tmp/q.out 2>&1
+grep -Eq "^FW Version: +16.36.1000\$" /tmp/q.out || { cat /tmp/q.out; fail "mstflint: not 16.36.1000"; }
 echo "firmware: OK"

@@ -6,12 +6,32 @@
 #
 #   scripts/firmware.sh [guest-run.py options]
 #
-# Logs: build/firmware/serial-0.log. MLX5T_QEMU: the QEMU to use (meson sets it).
+# It boots twice on one flash file (the `flash` property): the first boot flashes an image
+# scripts/mlx5-fw-image.py made, the second checks that the device starts with it.
+# Logs: build/firmware/serial-0.log, build/firmware/second-boot/. MLX5T_QEMU: the QEMU to use
+# (meson sets it).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 qemu=${MLX5T_QEMU:-$(scripts/build-qemu.sh | tail -n1)}
 scripts/dpdk.sh --build-image >&2
-exec python3 scripts/guest-run.py --test guest-tests/firmware.sh --qemu "$qemu" \
-  --kernel build/guest-dpdk/vmlinuz --initrd build/guest-dpdk/base.cpio \
-  --log-dir "${FIRMWARE_LOGS:-build/firmware}" --extra-qemu-args "-m 2G" "$@"
+logs=${FIRMWARE_LOGS:-build/firmware}
+img=$logs/images
+rm -rf "$img" && mkdir -p "$img"
+# the images devlink dev flash gets (guest-tests/firmware.sh): a good one and three bad ones
+mk() { python3 scripts/mlx5-fw-image.py --date 2024-05-01T12:30 --payload-size 65536 "$@"; }
+mk --version 16.36.1000 -o "$img/fw-16.36.1000.mfa2"
+mk --version 16.36.1002 --mfa2-psid MT_0000000999 -o "$img/fw-other-psid.mfa2"
+mk --version 16.36.1002 --break digest -o "$img/fw-digest.mfa2"
+mk --version 16.36.1002 --break format -o "$img/fw-format.mfa2"
+# the flash lives in a file: the second boot starts with what the first one wrote
+flash=$(realpath -m "$logs/flash.bin")
+rm -f "$flash"
+run() {
+  python3 scripts/guest-run.py --test guest-tests/firmware.sh --qemu "$qemu" \
+    --kernel build/guest-dpdk/vmlinuz --initrd build/guest-dpdk/base.cpio \
+    --extra-qemu-args "-m 2G" --extra-device-args "flash=$flash" "$@"
+}
+run --log-dir "$logs" $(printf -- '--add-file %s ' "$img"/*.mfa2) "$@"
+[ -s "$flash" ] || { echo "firmware: the flash file $flash was not written" >&2; exit 1; }
+run --log-dir "$logs/second-boot" --append fwtest.expect=16.36.1000 "$@"

@@ -7,6 +7,7 @@ Usage:
                        [--kernel build/guest/vmlinuz --initrd build/guest/base.cpio]
                        [--log-dir build/guest-logs/NAME] [--extra-device-args PROPS]
                        [--extra-qemu-args ARGS] [--append ARGS] [--allow REGEX]...
+                       [--add-file PATH]...
                        [--no-hca] [--fabric-nic I=KIND,...] [--shell] [--ssh [PORT]]
                        [--verbose] [--print-output]
 
@@ -555,6 +556,8 @@ def parse_args():
                          "'all' (replaces `# mlx5t-fabric-nic:`)")
     ap.add_argument("--shell", action="store_true",
                     help="interactive: 1 instance, serial on this terminal, mlx5t.shell=1")
+    ap.add_argument("--add-file", action="append", default=[], metavar="PATH",
+                    help="a host file the guest gets as /test/files/<its name>")
     ap.add_argument("--ssh", nargs="?", type=int, const=0, default=None, metavar="PORT",
                     help="QEMU user networking on instance 0 with hostfwd 127.0.0.1:PORT -> "
                          "guest port 22 and dropbear in the guest (PORT 0 or none: a free one)")
@@ -618,6 +621,8 @@ def main():
     sock_dir = tempfile.TemporaryDirectory(prefix="mlx5t-")   # short paths for unix sockets
     initrd = (log_dir if args.keep_initrd else Path(sock_dir.name)) / "initrd.cpio"
     extra, ssh = [], None
+    for path in args.add_file:
+        extra.append((f"test/files/{Path(path).name}", Path(path).read_bytes(), 0o100644))
     if args.ssh is not None:
         key = ssh_keypair(log_dir)
         ssh_port = args.ssh or free_port()

@@ -66,6 +66,7 @@ struct Mlx5Hca {
     uint64_t fault_seed;
     /* directory of the seed recorder (mlx5_record.c), or NULL */
     char *fuzz_record;
+    char *flash;                /* the flash's file (docs/firmware-image.md) */
 
     uint8_t vsc;                /* vendor-specific capability offset */
 
@@ -271,6 +272,66 @@ static void mlx5_hca_record(void *opaque, unsigned kind, const void *rec,
     }
 }
 
+/*
+ * The flash's file: a 64-byte header ("MLX5QFLS", format version 1, the
+ * image's length) and the firmware image an update wrote (mlx5_flash.c).
+ */
+#define MLX5_FLASH_MAGIC        "MLX5QFLS"
+#define MLX5_FLASH_HDR          64
+
+static void mlx5_hca_flash_write(void *opaque, const void *img, size_t len)
+{
+    Mlx5Hca *s = opaque;
+    g_autofree uint8_t *buf = g_malloc0(MLX5_FLASH_HDR + len);
+    g_autoptr(GError) err = NULL;
+
+    if (!s->flash) {
+        return;                 /* no file: the flash lives as long as QEMU */
+    }
+    memcpy(buf, MLX5_FLASH_MAGIC, 8);
+    stl_be_p(buf + 8, 1);
+    stl_be_p(buf + 12, len);
+    memcpy(buf + MLX5_FLASH_HDR, img, len);
+    if (!g_file_set_contents(s->flash, (const char *)buf,
+                             MLX5_FLASH_HDR + len, &err)) {
+        warn_report("mlx5-hca: flash %s: %s", s->flash, err->message);
+    }
+}
+
+/* The flash's file at start: missing or empty is a blank flash. */
+static bool mlx5_hca_flash_load(Mlx5Hca *s, Error **errp)
+{
+    g_autofree char *buf = NULL;
+    g_autoptr(GError) err = NULL;
+    const char *bad;
+    gsize len = 0;
+
+    if (!s->flash || !g_file_test(s->flash, G_FILE_TEST_EXISTS)) {
+        return true;
+    }
+    if (!g_file_get_contents(s->flash, &buf, &len, &err)) {
+        error_setg(errp, "mlx5-hca: flash %s: %s", s->flash, err->message);
+        return false;
+    }
+    if (!len) {
+        return true;
+    }
+    if (len < MLX5_FLASH_HDR || memcmp(buf, MLX5_FLASH_MAGIC, 8) ||
+        ldl_be_p(buf + 8) != 1 ||
+        ldl_be_p(buf + 12) != len - MLX5_FLASH_HDR) {
+        error_setg(errp, "mlx5-hca: flash %s: not an mlx5-hca flash file",
+                   s->flash);
+        return false;
+    }
+    bad = mlx5_core_flash_load(s->core, buf + MLX5_FLASH_HDR,
+                               len - MLX5_FLASH_HDR);
+    if (bad) {
+        error_setg(errp, "mlx5-hca: flash %s: %s", s->flash, bad);
+        return false;
+    }
+    return true;
+}
+
 static const Mlx5CoreOps mlx5_hca_core_ops = {
     .dma_read = mlx5_hca_dma_read,
     .dma_write = mlx5_hca_dma_write,
@@ -280,6 +341,7 @@ static const Mlx5CoreOps mlx5_hca_core_ops = {
     .now_ns = mlx5_hca_now_ns,
     .set_deadline = mlx5_hca_set_deadline,
     .report = mlx5_hca_report,
+    .flash_write = mlx5_hca_flash_write,
 };
 
 static void mlx5_hca_bh(void *opaque)
@@ -531,6 +593,16 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
         s->core_ops.record = mlx5_hca_record;
     }
     s->core = mlx5_core_new(&cfg, &s->core_ops, s);
+    if (!mlx5_hca_flash_load(s, errp)) {
+        mlx5_core_free(s->core);
+        s->core = NULL;
+        timer_free(s->timer);
+        timer_free(s->tx_stall);
+        qemu_bh_delete(s->bh);
+        msix_unuse_all_vectors(pci_dev);
+        msix_uninit_exclusive_bar(pci_dev);
+        return;
+    }
     s->nic = qemu_new_nic(&mlx5_hca_net_info, &s->conf,
                           object_get_typename(OBJECT(s)), dev->id,
                           &dev->mem_reentrancy_guard, s);
@@ -604,6 +676,7 @@ static const Property mlx5_hca_props[] = {
     DEFINE_PROP_UINT32("fault-delay", Mlx5Hca, fault_delay, 0),
     DEFINE_PROP_UINT64("fault-seed", Mlx5Hca, fault_seed, 0),
     DEFINE_PROP_STRING("fuzz-record", Mlx5Hca, fuzz_record),
+    DEFINE_PROP_STRING("flash", Mlx5Hca, flash),
 };
 
 /* what -device mlx5-hca,help says of each property (docs/user-guide.md) */

@@ -168,6 +168,9 @@ void mlx5_fw_caps(uint8_t *cap);
  */
 bool mlx5_fw_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
                  uint32_t len, bool write);
+/* mlx5_flash.c: the firmware update's registers (through mlx5_fw_reg) */
+void mlx5_reg_mcc(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
+void mlx5_reg_mcda(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
 /* mlx5_module.c: the cable module's registers (through mlx5_fw_reg) */
 void mlx5_module_pmlp(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
 void mlx5_module_mcia(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);

@@ -160,6 +160,7 @@ Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops,
     c->ops = ops;
     c->opaque = opaque;
     c->start_ns = ops->now_ns(opaque);
+    c->fw_date = (Mlx5FwDate){ .year = 2022, .month = 12, .day = 20 };
     mlx5_table_init(&c->eqs, "eq", 1u << cfg->log_max_eq, 0);
     mlx5_table_init(&c->cqs, "cq", 1u << cfg->log_max_cq, 1);
     mlx5_table_init(&c->pds, "pd", 1u << cfg->log_max_pd, 1);
@@ -211,6 +212,7 @@ void mlx5_core_free(Mlx5Core *c)
         mlx5_eth_free(c);
     }
     mlx5_memic_free(c);
+    mlx5_flash_free(c);
     ib_port_cleanup(&c->ib);
     g_free(c->work);
     g_array_free(c->comp_pending, true);
@@ -257,6 +259,8 @@ void mlx5_core_reset(Mlx5Core *c, Mlx5ResetKind kind)
         /* held-back commands are gone with the command interface */
         c->cmd_late = c->cmd_late_run = 0;
         c->cmd_late_deadline = INT64_MAX;
+        c->start_ns = c->ops->now_ns(c->opaque);
+        mlx5_flash_reset(c);
     }
 }
 

@@ -20,8 +20,10 @@
 #include "hw/rdma/mlx5/mlx5_fw_prm.h"
 #include "trace.h"
 
-/* the component's largest image: what MCQI reports (no flash writes yet) */
-#define MLX5_FW_MAX_COMPONENT   (32u << 20)
+/* what MQIS names the model */
+#define MLX5_MODEL_NAME         "QEMU-MLX5-HCA"
+#define MLX5_MODEL_DESCRIPTION  "QEMU emulated ConnectX-5 VPI adapter; " \
+                                "single-port QSFP28; EDR IB and 100GbE"
 
 enum {
     MLX5_SYND_FW_COMPONENT = 0x40000001,    /* no such component */
@@ -32,13 +34,6 @@ enum {
 void mlx5_fw_caps(uint8_t *cap)
 {
     MLX5_SET(cap, CAP_mcam_reg, 1);
-}
-
-/* The 32-bit version of the boot image: major.minor.subminor. */
-static uint32_t mlx5_fw_version(const Mlx5Core *c)
-{
-    return (uint32_t)c->cfg.fw_major << 24 | (uint32_t)c->cfg.fw_minor << 16 |
-           c->cfg.fw_subminor;
 }
 
 static void mlx5_reg_mcqs(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
@@ -52,7 +47,9 @@ static void mlx5_reg_mcqs(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
     MLX5_SET(reg, MCQS_last_index_flag, 1);
     MLX5_SET(reg, MCQS_identifier, MLX5_MCQS_IDENTIFIER_BOOT_IMG);
     MLX5_SET(reg, MCQS_component_status, MLX5_MCQS_STATUS_PRESENT);
-    MLX5_SET(reg, MCQS_component_update_state, MLX5_MCQS_UPDATE_STATE_IDLE);
+    MLX5_SET(reg, MCQS_component_update_state,
+             c->flash.pending ? MLX5_MCQS_UPDATE_STATE_ACTIVE_PENDING_RESET :
+                                MLX5_MCQS_UPDATE_STATE_IDLE);
 }
 
 /*
@@ -65,6 +62,10 @@ static void mlx5_reg_mcqi(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
     uint8_t info[MCQI_VER_SIZE] = { 0 };
     uint32_t size, want = MLX5_GET(reg, MCQI_data_size);
     uint8_t type = MLX5_GET(reg, MCQI_info_type);
+    Mlx5FwImage img = {
+        .major = c->cfg.fw_major, .minor = c->cfg.fw_minor,
+        .subminor = c->cfg.fw_subminor, .date = c->fw_date,
+    };
     char ver[32];
 
     if (MLX5_GET(reg, MCQI_component_index)) {
@@ -72,7 +73,8 @@ static void mlx5_reg_mcqi(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
                       MLX5_SYND_FW_COMPONENT);
         return;
     }
-    if (MLX5_GET(reg, MCQI_read_pending_component)) {
+    if (MLX5_GET(reg, MCQI_read_pending_component) &&
+        !mlx5_flash_pending(c, &img)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                       MLX5_SYND_FW_NOT_PENDING);
         return;
@@ -84,14 +86,19 @@ static void mlx5_reg_mcqi(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
                  1u << MLX5_MCQI_INFO_CAPABILITIES |
                      1u << MLX5_MCQI_INFO_VERSION |
                      1u << MLX5_MCQI_INFO_ACTIVATION_METHOD);
-        MLX5_SET(info, MCQI_CAP_max_component_size, MLX5_FW_MAX_COMPONENT);
+        MLX5_SET(info, MCQI_CAP_component_size, c->flash.image_len);
+        MLX5_SET(info, MCQI_CAP_max_component_size, MLX5_FLASH_MAX);
+        /* blocks of whole dwords, up to MLX5_MCDA_MAX_WRITE bytes */
+        MLX5_SET(info, MCQI_CAP_log_mcda_word_size, 2);
+        MLX5_SET(info, MCQI_CAP_mcda_max_write_size, MLX5_MCDA_MAX_WRITE);
         MLX5_SET(info, MCQI_CAP_match_psid, 1);
         break;
     case MLX5_MCQI_INFO_VERSION:
         size = MCQI_VER_SIZE;
-        snprintf(ver, sizeof(ver), "%u.%u.%04u", c->cfg.fw_major,
-                 c->cfg.fw_minor, c->cfg.fw_subminor);
-        MLX5_SET(info, MCQI_VER_version, mlx5_fw_version(c));
+        snprintf(ver, sizeof(ver), "%u.%u.%04u", img.major, img.minor,
+                 img.subminor);
+        MLX5_SET(info, MCQI_VER_version, (uint32_t)img.major << 24 |
+                 (uint32_t)img.minor << 16 | img.subminor);
         MLX5_SET(info, MCQI_VER_version_string_length, strlen(ver));
         memcpy(info + MCQI_VER_version_string_OFF, ver, strlen(ver));
         break;
@@ -134,20 +141,94 @@ static void mlx5_reg_dtor(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
     }
 }
 
+/*
+ * MGIR: the hardware (PCI device ID, ConnectX-5's hardware ID, one port, the
+ * base MAC, seconds since the last firmware reset) and the running firmware
+ * (its version, build date and PSID), as mstflint's query prints them.
+ */
+static void mlx5_reg_mgir(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
+{
+    int64_t up = (c->ops->now_ns(c->opaque) - c->start_ns) / 1000000000;
+    const uint8_t *mac = c->cfg.mac;
+
+    memset(reg, 0, MGIR_SIZE);
+    MLX5_SET(reg, MGIR_hw_device_id, c->cfg.pci_device_id);
+    MLX5_SET(reg, MGIR_hw_device_hw_revision, c->cfg.pci_revision);
+    MLX5_SET(reg, MGIR_hw_num_ports, 1);
+    MLX5_SET(reg, MGIR_hw_hw_dev_id, MLX5_HW_ID_CX5);
+    MLX5_SET(reg, MGIR_hw_base_mac_47_32, mac[0] << 8 | mac[1]);
+    MLX5_SET(reg, MGIR_hw_base_mac_31_0, (uint32_t)mac[2] << 24 |
+             mac[3] << 16 | mac[4] << 8 | mac[5]);
+    MLX5_SET(reg, MGIR_hw_uptime, (uint32_t)MIN(MAX(up, 0), UINT32_MAX));
+    /* the 8-bit fields take what fits; the extended ones the whole */
+    MLX5_SET(reg, MGIR_fw_major, c->cfg.fw_major & 0xff);
+    MLX5_SET(reg, MGIR_fw_minor, c->cfg.fw_minor & 0xff);
+    MLX5_SET(reg, MGIR_fw_sub_minor, c->cfg.fw_subminor & 0xff);
+    MLX5_SET(reg, MGIR_fw_extended_major, c->cfg.fw_major);
+    MLX5_SET(reg, MGIR_fw_extended_minor, c->cfg.fw_minor);
+    MLX5_SET(reg, MGIR_fw_extended_sub_minor, c->cfg.fw_subminor);
+    MLX5_SET(reg, MGIR_fw_year, c->fw_date.year);
+    MLX5_SET(reg, MGIR_fw_month, c->fw_date.month);
+    MLX5_SET(reg, MGIR_fw_day, c->fw_date.day);
+    MLX5_SET(reg, MGIR_fw_hour, c->fw_date.hour << 8 | c->fw_date.minute);
+    memcpy(reg + MGIR_fw_psid_OFF, c->cfg.board_id,
+           strnlen(c->cfg.board_id, 16));
+}
+
+/* MQIS: the model's name and description; no VSDs, no expansion ROM. */
+static void mlx5_reg_mqis(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
+{
+    uint32_t off = MLX5_GET(reg, MQIS_read_offset);
+    uint32_t want = MLX5_GET(reg, MQIS_read_length);
+    uint32_t room = cmd->outlen - ACCESS_REG_DATA_OFF - MQIS_DATA_OFF;
+    const char *s;
+    uint32_t len, n;
+
+    switch (MLX5_GET(reg, MQIS_info_type)) {
+    case MLX5_MQIS_MODEL_NAME:
+        s = MLX5_MODEL_NAME;
+        break;
+    case MLX5_MQIS_MODEL_DESCRIPTION:
+        s = MLX5_MODEL_DESCRIPTION;
+        break;
+    case MLX5_MQIS_IMAGE_VSD:
+    case MLX5_MQIS_DEVICE_VSD:
+    case MLX5_MQIS_ROM_INFO:
+        s = "";
+        break;
+    default:
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                      MLX5_SYND_FW_INFO_TYPE);
+        return;
+    }
+    len = strlen(s);
+    n = off < len ? MIN(MIN(want, len - off), room) : 0;
+    memset(reg + 4, 0, MQIS_SIZE - 4);
+    MLX5_SET(reg, MQIS_info_length, len);
+    MLX5_SET(reg, MQIS_read_offset, off);
+    MLX5_SET(reg, MQIS_read_length, n);
+    memcpy(reg + MQIS_DATA_OFF, s + off, n);
+}
+
 static void mlx5_reg_mcam(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
 
-/* The read-only management registers, the cable module's too. */
+/* The management registers, the cable module's too. */
 static const struct {
     uint16_t id;
     uint16_t need;              /* bytes of register the access must have */
+    bool rw;                    /* written too (else read only) */
     void (*fn)(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
 } mlx5_fw_regs[] = {
-    { MLX5_REG_PMLP, PMLP_SIZE, mlx5_module_pmlp },
-    { MLX5_REG_MCIA, MCIA_DATA_OFF + MCIA_MAX_BYTES, mlx5_module_mcia },
-    { MLX5_REG_MCQS, MCQS_SIZE, mlx5_reg_mcqs },
-    { MLX5_REG_MCQI, MCQI_DATA_OFF, mlx5_reg_mcqi },
-    { MLX5_REG_MCAM, MCAM_SIZE, mlx5_reg_mcam },
-    { MLX5_REG_DTOR, DTOR_SIZE, mlx5_reg_dtor },
+    { MLX5_REG_PMLP, PMLP_SIZE, false, mlx5_module_pmlp },
+    { MLX5_REG_MCIA, MCIA_DATA_OFF + MCIA_MAX_BYTES, false, mlx5_module_mcia },
+    { MLX5_REG_MGIR, MGIR_SIZE, false, mlx5_reg_mgir },
+    { MLX5_REG_MCQS, MCQS_SIZE, false, mlx5_reg_mcqs },
+    { MLX5_REG_MCQI, MCQI_DATA_OFF, false, mlx5_reg_mcqi },
+    { MLX5_REG_MCC, MCC_SIZE, true, mlx5_reg_mcc },
+    { MLX5_REG_MCDA, MCDA_DATA_OFF, true, mlx5_reg_mcda },
+    { MLX5_REG_MQIS, MQIS_DATA_OFF, false, mlx5_reg_mqis },
+    { MLX5_REG_MCAM, MCAM_SIZE, false, mlx5_reg_mcam },
+    { MLX5_REG_DTOR, DTOR_SIZE, false, mlx5_reg_dtor },
 };
 
 /* MCAM announces the registers of the table in its group 0 (0x9000..0x907f). */
@@ -179,8 +260,7 @@ bool mlx5_fw_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
         if (mlx5_fw_regs[i].id != reg_id) {
             continue;
         }
-        /* all read-only (the module's lanes are fixed, its EEPROM read here) */
-        if (write || len < mlx5_fw_regs[i].need) {
+        if ((write && !mlx5_fw_regs[i].rw) || len < mlx5_fw_regs[i].need) {
             mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                           MLX5_SYND_BAD_REGISTER);
         } else {

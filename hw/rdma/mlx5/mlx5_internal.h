@@ -430,6 +430,38 @@ typedef struct Mlx5Bf {
     unsigned ncopies;               /* copies in use */
 } Mlx5Bf;
 
+/* when a firmware image was built (MGIR, MCQI's version) */
+typedef struct Mlx5FwDate {
+    uint16_t year;
+    uint8_t month, day, hour, minute;
+} Mlx5FwDate;
+
+/* a firmware image: its version and build date */
+typedef struct Mlx5FwImage {
+    uint16_t major, minor, subminor;
+    Mlx5FwDate date;
+} Mlx5FwImage;
+
+/* the largest image (MCQI max_component_size) and MCDA block */
+#define MLX5_FLASH_MAX          (8u << 20)
+#define MLX5_MCDA_MAX_WRITE     0x400
+
+/* the flash and its update state machine (mlx5_flash.c) */
+typedef struct Mlx5Flash {
+    uint8_t *image;             /* what the flash holds (NULL: built in) */
+    uint32_t image_len;
+    bool pending;               /* the image is not running yet */
+    Mlx5FwImage pending_info;
+    /* the update: MCC state, error code, handle; the download */
+    uint8_t state, error;
+    uint32_t handle;
+    int64_t last_cmd_ns;
+    uint8_t *dl;
+    uint32_t dl_size, dl_written;
+    bool verified;
+    Mlx5FwImage dl_info;
+} Mlx5Flash;
+
 typedef struct Mlx5CmdCtx Mlx5CmdCtx;
 typedef struct Mlx5Eth Mlx5Eth;
 typedef void Mlx5CmdHandler(Mlx5Core *c, Mlx5CmdCtx *cmd);
@@ -455,7 +487,9 @@ struct Mlx5Core {
     uint8_t health_synd;
     uint8_t health_rfr_sev;     /* rfr (bit 7), severity valid (3), level */
     uint16_t health_ext_synd;
-    int64_t start_ns;
+    int64_t start_ns;           /* the last firmware reset (MGIR uptime) */
+    Mlx5FwDate fw_date;         /* the running firmware's build date */
+    Mlx5Flash flash;
     Mlx5InjectCmd inject_cmd[MLX5_INJECT_CMDS];
     /* the next WQE of send queue inject_wqe_qpn completes with an error */
     bool inject_wqe_armed;
@@ -621,6 +655,14 @@ bool mlx5_inject_wqe_hit(Mlx5Core *c, uint32_t qpn, IbWcStatus *st);
 void mlx5_inject_expire(Mlx5Core *c, int64_t now);
 /* the driver asked for a firmware reset (NIC interface SW_RESET) */
 void mlx5_fw_sw_reset(Mlx5Core *c);
+
+/* mlx5_flash.c */
+uint8_t mlx5_flash_check(const uint8_t *img, size_t len, const char *psid,
+                         Mlx5FwImage *info);
+void mlx5_flash_boot(Mlx5Core *c);
+void mlx5_flash_reset(Mlx5Core *c);
+void mlx5_flash_free(Mlx5Core *c);
+bool mlx5_flash_pending(Mlx5Core *c, Mlx5FwImage *info);
 void mlx5_function_reset(Mlx5Core *c);
 
 /* mlx5_table (in mlx5_res.c) */

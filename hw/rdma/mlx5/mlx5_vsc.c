@@ -33,6 +33,7 @@
  */
 #include "qemu/osdep.h"
 #include "mlx5_cmd.h"
+#include "hw/rdma/mlx5/mlx5_fw_prm.h"
 #include "trace.h"
 
 #define VSC_CTRL                0x04
@@ -49,7 +50,6 @@
 #define SPACE_SEMAPHORE         0xa
 
 #define CR_HW_ID                0xf0014
-#define MLX5_HW_ID_CX5          0x20d
 
 #define ICMD_CTRL               0x0
 #define ICMD_MBOX_SIZE_ADDR     0x1000

@@ -50,6 +50,11 @@ typedef struct Mlx5CoreOps {
      * corpora). @kind: Mlx5RecordKind.
      */
     void (*record)(void *opaque, unsigned kind, const void *rec, size_t len);
+    /*
+     * Optional: the flash's new content (a firmware image written by an
+     * update), to keep beyond the process (the `flash` property's file)
+     */
+    void (*flash_write)(void *opaque, const void *img, size_t len);
 } Mlx5CoreOps;
 
 /* What Mlx5CoreOps.record hands over; the names are the fuzz targets'. */
@@ -146,6 +151,11 @@ void mlx5_core_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val,
 bool mlx5_core_run(Mlx5Core *c, unsigned budget);
 /* Timers: the core's deadline (set through ops->set_deadline) has passed. */
 void mlx5_core_expire(Mlx5Core *c, int64_t now_ns);
+/*
+ * The flash's content at start (what flash_write wrote before; empty: the
+ * built-in firmware): NULL if it runs, else what is wrong with it.
+ */
+const char *mlx5_core_flash_load(Mlx5Core *c, const void *img, size_t len);
 
 /*
  * The Mellanox vendor-specific capability in configuration space (mlx5_vsc.c):

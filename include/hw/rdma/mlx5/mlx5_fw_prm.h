@@ -11,14 +11,21 @@
 
 #include "hw/rdma/mlx5/mlx5_prm.h"
 
+/* the hardware ID of a ConnectX-5 (MGIR, the CR space at 0xf0014) */
+#define MLX5_HW_ID_CX5                      0x20d
+
 /* cmd_hca_cap: the management capability registers */
 #define CAP_mcam_reg                        MLX5_FIELD(13, 22, 22)
 
 enum {
     MLX5_REG_PMLP = 0x5002,
     MLX5_REG_MCIA = 0x9014,
+    MLX5_REG_MGIR = 0x9020,
     MLX5_REG_MCQS = 0x9060,
     MLX5_REG_MCQI = 0x9061,
+    MLX5_REG_MCC = 0x9062,
+    MLX5_REG_MCDA = 0x9063,
+    MLX5_REG_MQIS = 0x9064,
     MLX5_REG_MCAM = 0x907f,
     MLX5_REG_DTOR = 0xc00e,
 };
@@ -54,7 +61,7 @@ enum {
     MLX5_MCQS_IDENTIFIER_BOOT_IMG = 1,
     MLX5_MCQS_STATUS_PRESENT = 1,
     MLX5_MCQS_UPDATE_STATE_IDLE = 0,
-    MLX5_MCQS_UPDATE_STATE_ACTIVE_PENDING_RESET = 5,
+    MLX5_MCQS_UPDATE_STATE_ACTIVE_PENDING_RESET = 4,
 };
 
 /* MCQI: component information */
@@ -88,6 +95,91 @@ enum {
 #define MCQI_VER_SIZE                       0x7c
 /* mcqi_activation_method */
 #define MCQI_ACT_pending_fw_reset           MLX5_FIELD(0, 28, 28)
+
+/* MGIR: general information (hardware, firmware) */
+#define MGIR_hw_device_hw_revision          MLX5_FIELD(0, 31, 16)
+#define MGIR_hw_device_id                   MLX5_FIELD(0, 15, 0)
+#define MGIR_hw_num_ports                   MLX5_FIELD(1, 23, 16)
+#define MGIR_hw_hw_dev_id                   MLX5_FIELD(2, 15, 0)
+#define MGIR_hw_base_mac_47_32              MLX5_FIELD(4, 15, 0)
+#define MGIR_hw_base_mac_31_0               MLX5_FIELD(5, 31, 0)
+#define MGIR_hw_uptime                      MLX5_FIELD(7, 31, 0)
+#define MGIR_fw_major                       MLX5_FIELD(8, 23, 16)
+#define MGIR_fw_minor                       MLX5_FIELD(8, 15, 8)
+#define MGIR_fw_sub_minor                   MLX5_FIELD(8, 7, 0)
+#define MGIR_fw_build_id                    MLX5_FIELD(9, 31, 0)
+#define MGIR_fw_month                       MLX5_FIELD(10, 31, 24)
+#define MGIR_fw_day                         MLX5_FIELD(10, 23, 16)
+#define MGIR_fw_year                        MLX5_FIELD(10, 15, 0)
+#define MGIR_fw_hour                        MLX5_FIELD(11, 15, 0)
+#define MGIR_fw_psid_OFF                    0x30
+#define MGIR_fw_extended_major              MLX5_FIELD(17, 31, 0)
+#define MGIR_fw_extended_minor              MLX5_FIELD(18, 31, 0)
+#define MGIR_fw_extended_sub_minor          MLX5_FIELD(19, 31, 0)
+#define MGIR_SIZE                           0xa0
+
+/*
+ * MQIS: the device's strings (name, description, VSDs), read 8 bytes or
+ * more at a time from read_offset
+ */
+#define MQIS_info_type                      MLX5_FIELD(0, 7, 0)
+#define MQIS_info_length                    MLX5_FIELD(1, 15, 0)
+#define MQIS_read_offset                    MLX5_FIELD(2, 31, 16)
+#define MQIS_read_length                    MLX5_FIELD(2, 15, 0)
+#define MQIS_DATA_OFF                       0x10
+#define MQIS_SIZE                           0x18
+enum {
+    MLX5_MQIS_MODEL_NAME = 1,
+    MLX5_MQIS_MODEL_DESCRIPTION = 2,
+    MLX5_MQIS_IMAGE_VSD = 3,
+    MLX5_MQIS_DEVICE_VSD = 4,
+    MLX5_MQIS_ROM_INFO = 5,
+};
+
+/*
+ * MCC: the component update's control (an update handle, the state of its
+ * state machine and the error of the last step)
+ */
+#define MCC_time_elapsed_since_last_cmd     MLX5_FIELD(0, 27, 16)
+#define MCC_instruction                     MLX5_FIELD(0, 7, 0)
+#define MCC_component_index                 MLX5_FIELD(1, 15, 0)
+#define MCC_update_handle                   MLX5_FIELD(2, 23, 0)
+#define MCC_control_progress                MLX5_FIELD(3, 22, 16)
+#define MCC_error_code                      MLX5_FIELD(3, 15, 8)
+#define MCC_control_state                   MLX5_FIELD(3, 3, 0)
+#define MCC_component_size                  MLX5_FIELD(4, 31, 0)
+#define MCC_SIZE                            0x20
+enum {
+    MLX5_MCC_QUERY = 0,
+    MLX5_MCC_LOCK_UPDATE_HANDLE = 1,
+    MLX5_MCC_RELEASE_UPDATE_HANDLE = 2,
+    MLX5_MCC_UPDATE_COMPONENT = 3,
+    MLX5_MCC_VERIFY_COMPONENT = 4,
+    MLX5_MCC_ACTIVATE = 6,
+    MLX5_MCC_CANCEL = 8,
+};
+enum {
+    MLX5_FSM_IDLE = 0,
+    MLX5_FSM_LOCKED = 1,
+    MLX5_FSM_INITIALIZE = 2,
+    MLX5_FSM_DOWNLOAD = 3,
+    MLX5_FSM_VERIFY = 4,
+    MLX5_FSM_APPLY = 5,
+    MLX5_FSM_ACTIVATE = 6,
+};
+enum {
+    MLX5_FSM_OK = 0,
+    MLX5_FSM_ERROR = 1,
+    MLX5_FSM_REJECTED_DIGEST_ERR = 2,
+    MLX5_FSM_REJECTED_NOT_APPLICABLE = 3,
+    MLX5_FSM_REJECTED_BAD_FORMAT = 8,
+};
+
+/* MCDA: a block of the component, dwords byte-swapped as mlx5_core sends */
+#define MCDA_update_handle                  MLX5_FIELD(0, 23, 0)
+#define MCDA_offset                         MLX5_FIELD(1, 31, 0)
+#define MCDA_size                           MLX5_FIELD(2, 15, 0)
+#define MCDA_DATA_OFF                       0x10
 
 /* PMLP: the port's lanes and the module they go to */
 #define PMLP_local_port                     MLX5_FIELD(0, 23, 16)
