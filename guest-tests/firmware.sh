@@ -12,9 +12,11 @@
 # PSID, an image with a spoilt payload and one with a bad header are refused with the driver's
 # errors and nothing is written; a good one (16.36.1000) is written and shows as stored while
 # the old version runs; a fatal health syndrome then makes mlx5_core reset the firmware, and the
-# new version runs (devlink, ibv_devinfo, mstflint). With fwtest.expect=VERSION on the kernel
-# command line (the second boot scripts/firmware.sh makes on the same flash file) the test
-# checks only that the device started with that version.
+# new version runs (devlink, ibv_devinfo, mstflint). `mstconfig` lists the non-volatile
+# configuration and stores LINK_TYPE_P1=ETH for the next start. With fwtest.expect=VERSION and
+# fwtest.link=Ethernet|InfiniBand on the kernel command line (the later boots
+# scripts/firmware.sh makes on the same flash file) the test checks that the device started with
+# that version and port type, and stores the other port type.
 # mlx5t-instances: 1
 # mlx5t-timeout: 400
 # mlx5t-allow: mlxfw: Firmware flash failed: (Could not find device PSID in MFA2 file|component hash mismatch|bad format), err
@@ -29,16 +31,30 @@
 # mlx5t-allow: mlx5_health_report:
 . /test/lib/common.sh
 load_mlx5
-wait_ib_active mlx5_0 1 90
+wait_for 90 test -e /sys/class/infiniband/mlx5_0/ports/1/link_layer || fail "no mlx5_0"
 BDF=$(basename "$(readlink /sys/class/infiniband/mlx5_0/device)")
-expect=$(sed -n 's/.*fwtest.expect=\([^ ]*\).*/\1/p' /proc/cmdline)
+LL=$(cat /sys/class/infiniband/mlx5_0/ports/1/link_layer)
+arg() { sed -n "s/.*fwtest.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
+expect=$(arg expect)
 if [ -n "$expect" ]; then
+  # a later boot on the same flash file: the version flashed and the port type stored run
   devlink dev info "pci/$BDF"
   fwv=$(ibv_devinfo -d mlx5_0 | sed -n 's/^[[:space:]]*fw_ver:[[:space:]]*//p')
   [ "$fwv" = "$expect" ] || fail "the device started with $fwv, not the flashed $expect"
-  echo "firmware: the flash's $expect runs at start: OK"
+  echo "link layer: $LL"
+  [ "$LL" = "$(arg link)" ] || fail "the port is $LL, not the stored $(arg link)"
+  mstconfig -e -d "$BDF" query LINK_TYPE_P1 | tee /tmp/mc.out
+  case $LL in
+    Ethernet) cur='ETH(2)' new=IB ;;
+    *) cur='IB(1)' new=ETH ;;
+  esac
+  grep -Eq "LINK_TYPE_P1 +IB\(1\) +${cur%(*}\(${cur#*(} +${cur%(*}\(" /tmp/mc.out ||
+    fail "mstconfig does not show LINK_TYPE_P1 current and next $cur"
+  mstconfig -y -d "$BDF" set LINK_TYPE_P1=$new > /tmp/mc.out 2>&1 || { cat /tmp/mc.out; fail "set"; }
+  echo "firmware: the flash's $expect runs at start, the port is $LL; LINK_TYPE_P1=$new stored: OK"
   exit 0
 fi
+wait_ib_active mlx5_0 1 90
 devlink dev info "pci/$BDF" > /tmp/info 2>&1 || { cat /tmp/info; fail "devlink dev info failed"; }
 cat /tmp/info
 ibv_devinfo -d mlx5_0 > /tmp/devinfo || fail "ibv_devinfo failed"
@@ -76,6 +92,18 @@ done
 mstflint -d "$BDF" query > /tmp/q.out 2>&1 || { cat /tmp/q.out; fail "mstflint query failed"; }
 grep -Eq "^FW Version: +$fwv\$" /tmp/q.out || fail "mstflint query does not show FW Version $fwv"
 grep -Eq "^PSID: +$board\$" /tmp/q.out || fail "mstflint query does not show PSID $board"
+grep -Eq "^Base GUID: +$(cat /sys/class/infiniband/mlx5_0/node_guid | tr -d :) +1\$" /tmp/q.out ||
+  { cat /tmp/q.out; fail "mstflint query does not show the node GUID as the base GUID"; }
+
+# ---- mstconfig: the non-volatile configuration; the port type for the next start
+mstconfig -d "$BDF" query > /tmp/mc.out 2>&1 || { cat /tmp/mc.out; fail "mstconfig query failed"; }
+grep -E "LINK_TYPE_P1|SRIOV_EN|NUM_OF_VFS" /tmp/mc.out
+grep -Eq "LINK_TYPE_P1 +IB\(1\)" /tmp/mc.out || fail "mstconfig: LINK_TYPE_P1 is not IB(1)"
+mstconfig -y -d "$BDF" set LINK_TYPE_P1=ETH > /tmp/mc.out 2>&1 || { cat /tmp/mc.out; fail "set"; }
+grep -q "Applying... Done" /tmp/mc.out || { cat /tmp/mc.out; fail "mstconfig set: not applied"; }
+mstconfig -e -d "$BDF" query LINK_TYPE_P1 | tee /tmp/mc.out
+grep -Eq "LINK_TYPE_P1 +IB\(1\) +IB\(1\) +ETH\(2\)" /tmp/mc.out ||
+  fail "mstconfig: LINK_TYPE_P1 is not default IB, current IB, next ETH"
 
 # ---- devlink dev flash: bad images are refused, nothing written
 mkdir -p /lib/firmware

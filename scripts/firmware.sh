@@ -6,9 +6,11 @@
 #
 #   scripts/firmware.sh [guest-run.py options]
 #
-# It boots twice on one flash file (the `flash` property): the first boot flashes an image
-# scripts/mlx5-fw-image.py made, the second checks that the device starts with it.
-# Logs: build/firmware/serial-0.log, build/firmware/second-boot/. MLX5T_QEMU: the QEMU to use
+# It boots three times on one flash file (the `flash` property): the first boot flashes an
+# image scripts/mlx5-fw-image.py made and stores LINK_TYPE_P1=ETH with mstconfig, the second
+# checks that the device starts with that image and an Ethernet port and stores IB, the third
+# that the port is InfiniBand again.
+# Logs: build/firmware/serial-0.log, build/firmware/second-boot/, build/firmware/third-boot/. MLX5T_QEMU: the QEMU to use
 # (meson sets it).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,4 +36,6 @@ run() {
 }
 run --log-dir "$logs" $(printf -- '--add-file %s ' "$img"/*.mfa2) "$@"
 [ -s "$flash" ] || { echo "firmware: the flash file $flash was not written" >&2; exit 1; }
-run --log-dir "$logs/second-boot" --append fwtest.expect=16.36.1000 "$@"
+# the port type mstconfig stored: Ethernet on the second boot, InfiniBand again on the third
+run --log-dir "$logs/second-boot" --append "fwtest.expect=16.36.1000 fwtest.link=Ethernet" "$@"
+run --log-dir "$logs/third-boot" --append "fwtest.expect=16.36.1000 fwtest.link=InfiniBand" "$@"

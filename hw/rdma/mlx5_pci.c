@@ -67,6 +67,7 @@ struct Mlx5Hca {
     /* directory of the seed recorder (mlx5_record.c), or NULL */
     char *fuzz_record;
     char *flash;                /* the flash's file (docs/firmware-image.md) */
+    uint32_t flash_img_len, flash_nv_len;
 
     uint8_t vsc;                /* vendor-specific capability offset */
 
@@ -273,16 +274,18 @@ static void mlx5_hca_record(void *opaque, unsigned kind, const void *rec,
 }
 
 /*
- * The flash's file: a 64-byte header ("MLX5QFLS", format version 1, the
- * image's length) and the firmware image an update wrote (mlx5_flash.c).
+ * The flash's file (docs/firmware-image.md): a 64-byte header ("MLX5QFLS",
+ * format version 1, the image's length, the configuration's length), the
+ * firmware image an update wrote, the non-volatile configuration.
  */
 #define MLX5_FLASH_MAGIC        "MLX5QFLS"
 #define MLX5_FLASH_HDR          64
 
-static void mlx5_hca_flash_write(void *opaque, const void *img, size_t len)
+static void mlx5_hca_flash_write(void *opaque, const void *img, size_t len,
+                                 const void *nv, size_t nv_len)
 {
     Mlx5Hca *s = opaque;
-    g_autofree uint8_t *buf = g_malloc0(MLX5_FLASH_HDR + len);
+    g_autofree uint8_t *buf = g_malloc0(MLX5_FLASH_HDR + len + nv_len);
     g_autoptr(GError) err = NULL;
 
     if (!s->flash) {
@@ -291,44 +294,49 @@ static void mlx5_hca_flash_write(void *opaque, const void *img, size_t len)
     memcpy(buf, MLX5_FLASH_MAGIC, 8);
     stl_be_p(buf + 8, 1);
     stl_be_p(buf + 12, len);
-    memcpy(buf + MLX5_FLASH_HDR, img, len);
+    stl_be_p(buf + 16, nv_len);
+    if (len) {
+        memcpy(buf + MLX5_FLASH_HDR, img, len);
+    }
+    if (nv_len) {
+        memcpy(buf + MLX5_FLASH_HDR + len, nv, nv_len);
+    }
     if (!g_file_set_contents(s->flash, (const char *)buf,
-                             MLX5_FLASH_HDR + len, &err)) {
+                             MLX5_FLASH_HDR + len + nv_len, &err)) {
         warn_report("mlx5-hca: flash %s: %s", s->flash, err->message);
     }
 }
 
-/* The flash's file at start: missing or empty is a blank flash. */
-static bool mlx5_hca_flash_load(Mlx5Hca *s, Error **errp)
+/*
+ * Read the flash's file (missing or empty: a blank flash) into @buf: the
+ * image at MLX5_FLASH_HDR, the configuration behind it.
+ */
+static bool mlx5_hca_flash_read(Mlx5Hca *s, char **buf, Error **errp)
 {
-    g_autofree char *buf = NULL;
     g_autoptr(GError) err = NULL;
-    const char *bad;
     gsize len = 0;
 
+    s->flash_img_len = s->flash_nv_len = 0;
     if (!s->flash || !g_file_test(s->flash, G_FILE_TEST_EXISTS)) {
         return true;
     }
-    if (!g_file_get_contents(s->flash, &buf, &len, &err)) {
+    if (!g_file_get_contents(s->flash, buf, &len, &err)) {
         error_setg(errp, "mlx5-hca: flash %s: %s", s->flash, err->message);
         return false;
     }
     if (!len) {
         return true;
     }
-    if (len < MLX5_FLASH_HDR || memcmp(buf, MLX5_FLASH_MAGIC, 8) ||
-        ldl_be_p(buf + 8) != 1 ||
-        ldl_be_p(buf + 12) != len - MLX5_FLASH_HDR) {
+    if (len < MLX5_FLASH_HDR || memcmp(*buf, MLX5_FLASH_MAGIC, 8) ||
+        ldl_be_p(*buf + 8) != 1 ||
+        ldl_be_p(*buf + 12) > len - MLX5_FLASH_HDR ||
+        ldl_be_p(*buf + 16) != len - MLX5_FLASH_HDR - ldl_be_p(*buf + 12)) {
         error_setg(errp, "mlx5-hca: flash %s: not an mlx5-hca flash file",
                    s->flash);
         return false;
     }
-    bad = mlx5_core_flash_load(s->core, buf + MLX5_FLASH_HDR,
-                               len - MLX5_FLASH_HDR);
-    if (bad) {
-        error_setg(errp, "mlx5-hca: flash %s: %s", s->flash, bad);
-        return false;
-    }
+    s->flash_img_len = ldl_be_p(*buf + 12);
+    s->flash_nv_len = ldl_be_p(*buf + 16);
     return true;
 }
 
@@ -493,6 +501,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
     Mlx5Hca *s = MLX5_HCA(pci_dev);
     DeviceState *dev = DEVICE(pci_dev);
     Mlx5CoreConfig cfg;
+    g_autofree char *fbuf = NULL;
     const char *bad;
     unsigned i;
 
@@ -531,12 +540,23 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
     cfg.cmd_timeout_ms = s->cmd_timeout_ms;
     cfg.odp = s->odp;
     if (s->link_type && !strcmp(s->link_type, "eth")) {
-        cfg.eth = true;
-        /* a ConnectX-5 with an Ethernet port is an Ethernet controller */
-        pci_config_set_class(pci_dev->config, PCI_CLASS_NETWORK_ETHERNET);
+        cfg.eth = cfg.eth_default = true;
     } else if (s->link_type && strcmp(s->link_type, "ib")) {
         error_setg(errp, "mlx5-hca: link-type must be ib or eth");
         return;
+    }
+    /* the flash's configuration (mstconfig's LINK_TYPE_P1) over the default */
+    if (!mlx5_hca_flash_read(s, &fbuf, errp)) {
+        return;
+    }
+    switch (fbuf ? mlx5_nv_link_type(fbuf + MLX5_FLASH_HDR + s->flash_img_len,
+                                     s->flash_nv_len) : 0) {
+    case 1:
+        cfg.eth = false;
+        break;
+    case 2:
+        cfg.eth = true;
+        break;
     }
     if (s->node_desc) {
         pstrcpy(cfg.node_desc, sizeof(cfg.node_desc), s->node_desc);
@@ -550,6 +570,10 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
     pci_config_set_vendor_id(pci_dev->config, PCI_VENDOR_ID_MELLANOX);
     pci_config_set_device_id(pci_dev->config, MLX5_PCI_DEVICE_ID_CX5);
     pci_config_set_class(pci_dev->config, MLX5_PCI_CLASS_IB);
+    if (cfg.eth) {
+        /* a ConnectX-5 with an Ethernet port is an Ethernet controller */
+        pci_config_set_class(pci_dev->config, PCI_CLASS_NETWORK_ETHERNET);
+    }
     pci_dev->config[PCI_INTERRUPT_PIN] = 1;
 
     if (pcie_endpoint_cap_init(pci_dev, 0x80) < 0) {
@@ -593,7 +617,12 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
         s->core_ops.record = mlx5_hca_record;
     }
     s->core = mlx5_core_new(&cfg, &s->core_ops, s);
-    if (!mlx5_hca_flash_load(s, errp)) {
+    bad = fbuf ? mlx5_core_flash_load(s->core, fbuf + MLX5_FLASH_HDR,
+                                      s->flash_img_len, fbuf + MLX5_FLASH_HDR +
+                                      s->flash_img_len, s->flash_nv_len)
+               : NULL;
+    if (bad) {
+        error_setg(errp, "mlx5-hca: flash %s: %s", s->flash, bad);
         mlx5_core_free(s->core);
         s->core = NULL;
         timer_free(s->timer);
@@ -714,6 +743,8 @@ static const struct {
       "for their ICRC (testing)" },
     { "fault-delay", "microseconds every received frame is delayed" },
     { "fault-seed", "seed of the fault injection's generator" },
+    { "flash", "file holding the flash: the firmware image and the "
+      "non-volatile configuration (default: none, the process's)" },
     { "fuzz-record", "directory to record guest inputs to, in the fuzz "
       "targets' formats (slows the device)" },
 };

@@ -6,6 +6,7 @@
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
+#include <zlib.h>
 #include "mlx5-test.h"
 #include "hw/rdma/mlx5/mlx5_fw_prm.h"
 
@@ -66,7 +67,11 @@ static void test_devlink_info(void)
     g_assert_cmpint(reg_access(d, MLX5_REG_MCAM, false, reg, MCAM_SIZE), ==, 0);
     g_assert_true(mcam_has(reg, MLX5_REG_MCQS));
     g_assert_true(mcam_has(reg, MLX5_REG_MCQI));
-    g_assert_false(mcam_has(reg, 0x9062));                  /* MCC: no flash writes yet */
+    g_assert_true(mcam_has(reg, MLX5_REG_MCC));
+    g_assert_true(mcam_has(reg, MLX5_REG_MCDA));
+    g_assert_true(mcam_has(reg, MLX5_REG_MGIR));
+    g_assert_true(mcam_has(reg, MLX5_REG_MQIS));
+    g_assert_false(mcam_has(reg, 0x9028));                  /* MFRL: no fw_activate yet */
     memset(reg, 0, sizeof(reg));
     MLX5_SET(reg, MCAM_access_reg_group, 1);
     g_assert_cmpint(reg_access(d, MLX5_REG_MCAM, false, reg, MCAM_SIZE), ==, 0);
@@ -221,6 +226,422 @@ static void test_module(void)
     tdrv_free(d);
 }
 
+
+/* ---- the firmware update (mlx5_flash.c), as mlx5_core's mlxfw drives it ------------------ */
+
+#define IMG_PAYLOAD 4096
+#define IMG_LEN     (0x40 + IMG_PAYLOAD)
+
+/* An image in the device's format (docs/firmware-image.md). */
+static void make_image(uint8_t *img, const char *psid, uint16_t major, uint16_t minor,
+                       uint16_t sub)
+{
+    unsigned i;
+
+    memset(img, 0, IMG_LEN);
+    memcpy(img, "MLX5QFW1", 8);
+    mlx5_st32(img + 8, 0x40);
+    mlx5_st32(img + 12, IMG_PAYLOAD);
+    strncpy((char *)img + 0x10, psid, 16);
+    mlx5_st16(img + 0x20, major);
+    mlx5_st16(img + 0x22, minor);
+    mlx5_st16(img + 0x24, sub);
+    mlx5_st16(img + 0x28, 2024);
+    img[0x2a] = 5;
+    img[0x2b] = 1;
+    for (i = 0; i < IMG_PAYLOAD; i++) {
+        img[0x40 + i] = i * 7;
+    }
+    mlx5_st32(img + 0x30, crc32(0, img + 0x40, IMG_PAYLOAD));
+    mlx5_st32(img + 0x34, crc32(0, img, 0x34));
+}
+
+/* MCC: a write runs @ins; returns the command status (state and error code in *@state, *@err). */
+static int mcc(TDrv *d, bool write, uint8_t ins, uint32_t index, uint32_t size,
+               uint8_t *state, uint8_t *err)
+{
+    uint8_t reg[REG_LEN] = { 0 };
+    int st;
+
+    MLX5_SET(reg, MCC_instruction, ins);
+    MLX5_SET(reg, MCC_component_index, index);
+    MLX5_SET(reg, MCC_component_size, size);
+    st = reg_access(d, MLX5_REG_MCC, write, reg, MCC_SIZE);
+    *state = MLX5_GET(reg, MCC_control_state);
+    *err = MLX5_GET(reg, MCC_error_code);
+    return st;
+}
+
+/* MCDA of @size bytes of @data at @off, each dword byte-swapped as mlx5_reg_mcda_set does. */
+static int mcda(TDrv *d, uint32_t off, uint32_t size, const uint8_t *data)
+{
+    uint8_t in[0x10 + 0x10 + 0x800] = { 0 }, out[0x10 + 0x10] = { 0 };
+    uint32_t i;
+
+    g_assert_cmpuint(size, <=, 0x800);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ACCESS_REG);
+    MLX5_SET(in, CMD_IN_op_mod, MLX5_ACCESS_REG_WRITE);
+    MLX5_SET(in, ACCESS_REG_IN_register_id, MLX5_REG_MCDA);
+    MLX5_SET(in + 0x10, MCDA_offset, off);
+    MLX5_SET(in + 0x10, MCDA_size, size);
+    for (i = 0; i + 4 <= size; i += 4) {
+        mlx5_st32(in + 0x20 + i, data[i] | data[i + 1] << 8 | data[i + 2] << 16 |
+                  (uint32_t)data[i + 3] << 24);
+    }
+    return tdrv_exec(d, in, 0x20 + size, out, sizeof(out));
+}
+
+/* mlxfw_firmware_flash's steps; the FSM's error code after the verify (0: written). */
+static uint8_t flash(TDrv *d, const uint8_t *img, uint32_t len)
+{
+    uint8_t state, err;
+    uint32_t off;
+
+    g_assert_cmpint(mcc(d, false, 0, 0, 0, &state, &err), ==, 0);
+    g_assert_cmpint(state, ==, MLX5_FSM_IDLE);
+    g_assert_cmpint(mcc(d, true, MLX5_MCC_LOCK_UPDATE_HANDLE, 0, 0, &state, &err), ==, 0);
+    g_assert_cmpint(mcc(d, false, 0, 0, 0, &state, &err), ==, 0);
+    g_assert_cmpint(state, ==, MLX5_FSM_LOCKED);
+    g_assert_cmpint(mcc(d, true, MLX5_MCC_UPDATE_COMPONENT, 0, len, &state, &err), ==, 0);
+    g_assert_cmpint(mcc(d, false, 0, 0, 0, &state, &err), ==, 0);
+    g_assert_cmpint(state, ==, MLX5_FSM_DOWNLOAD);
+    for (off = 0; off < len; off += 0x400) {
+        g_assert_cmpint(mcda(d, off, MIN(0x400, len - off), img + off), ==, 0);
+    }
+    g_assert_cmpint(mcc(d, true, MLX5_MCC_VERIFY_COMPONENT, 0, 0, &state, &err), ==, 0);
+    g_assert_cmpint(mcc(d, false, 0, 0, 0, &state, &err), ==, 0);
+    g_assert_cmpint(state, ==, MLX5_FSM_LOCKED);
+    if (err) {
+        /* mlxfw cancels and releases; ACTIVATE would be refused */
+        g_assert_cmpint(mcc(d, true, MLX5_MCC_ACTIVATE, 0, 0, &state, &err), ==,
+                        MLX5_CMD_STAT_BAD_PARAM_ERR);
+        g_assert_cmpint(mcc(d, true, MLX5_MCC_CANCEL, 0, 0, &state, &err), ==, 0);
+        g_assert_cmpint(mcc(d, true, MLX5_MCC_RELEASE_UPDATE_HANDLE, 0, 0, &state, &err), ==,
+                        0);
+        return 0xff;
+    }
+    g_assert_cmpint(mcc(d, true, MLX5_MCC_ACTIVATE, 0, 0, &state, &err), ==, 0);
+    g_assert_cmpint(mcc(d, false, 0, 0, 0, &state, &err), ==, 0);
+    g_assert_cmpint(state, ==, MLX5_FSM_LOCKED);
+    g_assert_cmpint(err, ==, 0);
+    g_assert_cmpint(mcc(d, true, MLX5_MCC_RELEASE_UPDATE_HANDLE, 0, 0, &state, &err), ==, 0);
+    g_assert_cmpint(mcc(d, false, 0, 0, 0, &state, &err), ==, 0);
+    g_assert_cmpint(state, ==, MLX5_FSM_IDLE);
+    return 0;
+}
+
+/* The version MCQI reports (running, or the pending image's); -1 if refused. */
+static int64_t mcqi_version(TDrv *d, bool pending)
+{
+    uint8_t reg[REG_LEN] = { 0 };
+
+    MLX5_SET(reg, MCQI_info_type, MLX5_MCQI_INFO_VERSION);
+    MLX5_SET(reg, MCQI_read_pending_component, pending);
+    MLX5_SET(reg, MCQI_data_size, MCQI_VER_SIZE);
+    if (reg_io(d, MLX5_REG_MCQI, false, reg, MCQI_DATA_OFF, MCQI_DATA_OFF + MCQI_VER_SIZE)) {
+        return -1;
+    }
+    return MLX5_GET(reg + MCQI_DATA_OFF, MCQI_VER_version);
+}
+
+static uint8_t mcqs_state(TDrv *d)
+{
+    uint8_t reg[REG_LEN] = { 0 };
+
+    g_assert_cmpint(reg_access(d, MLX5_REG_MCQS, false, reg, MCQS_SIZE), ==, 0);
+    return MLX5_GET(reg, MCQS_component_update_state);
+}
+
+static GByteArray *flash_written, *nv_written;
+
+static void capture_flash(void *opaque, const void *img, size_t len, const void *nv,
+                          size_t nv_len)
+{
+    g_byte_array_set_size(flash_written, 0);
+    g_byte_array_append(flash_written, img, len);
+    g_byte_array_set_size(nv_written, 0);
+    g_byte_array_append(nv_written, nv, nv_len);
+}
+
+static void test_flash(void)
+{
+    static uint8_t img[IMG_LEN], bad[IMG_LEN];
+    Mlx5CoreOps ops = fake_host_ops;
+    uint8_t mac[6] = { 2, 0x4d, 0x58, 0x35, 0, 1 }, reg[REG_LEN] = { 0 }, state, err;
+    Mlx5CoreConfig cfg;
+    const char *why;
+    TDrv *d;
+
+    flash_written = g_byte_array_new();
+    nv_written = g_byte_array_new();
+    ops.flash_write = capture_flash;
+    mlx5_core_config_default(&cfg, mac);
+    d = tdrv_new_ops(&cfg, &ops);
+    tdrv_bringup(d);
+    trace_counts_reset();
+
+    /* what mlxfw reads first: dword blocks of up to 1 KiB, images up to 8 MiB */
+    MLX5_SET(reg, MCQI_info_type, MLX5_MCQI_INFO_CAPABILITIES);
+    MLX5_SET(reg, MCQI_data_size, MCQI_CAP_SIZE);
+    g_assert_cmpint(reg_io(d, MLX5_REG_MCQI, false, reg, MCQI_DATA_OFF,
+                           MCQI_DATA_OFF + MCQI_CAP_SIZE), ==, 0);
+    g_assert_cmpint(MLX5_GET(reg + MCQI_DATA_OFF, MCQI_CAP_log_mcda_word_size), ==, 2);
+    g_assert_cmpint(MLX5_GET(reg + MCQI_DATA_OFF, MCQI_CAP_mcda_max_write_size), ==, 0x400);
+    g_assert_cmpint(MLX5_GET(reg + MCQI_DATA_OFF, MCQI_CAP_max_component_size), ==, 8 << 20);
+
+    /* bad images: the verify's error code, nothing written, nothing pending */
+    make_image(img, "MT_0000000999", 16, 36, 1000);
+    flash(d, img, IMG_LEN);
+    make_image(bad, cfg.board_id, 16, 36, 1000);
+    bad[IMG_LEN - 1] ^= 1;                                  /* the payload's CRC */
+    flash(d, bad, IMG_LEN);
+    make_image(bad, cfg.board_id, 16, 36, 1000);
+    bad[0] = 'X';                                           /* the magic */
+    flash(d, bad, IMG_LEN);
+    flash(d, bad, 0x40);                                    /* the header alone */
+    g_assert_cmpuint(trace_count("mlx5_flash_verify"), ==, 4);
+    g_assert_cmpuint(trace_count("mlx5_flash_activate"), ==, 0);
+    g_assert_cmpuint(flash_written->len, ==, 0);
+    g_assert_cmpint(mcqi_version(d, true), ==, -1);
+    g_assert_cmpint(mcqs_state(d), ==, MLX5_MCQS_UPDATE_STATE_IDLE);
+
+    /* each error code as mlxfw reports it */
+    make_image(img, "MT_0000000999", 16, 36, 1000);
+    g_assert_cmpint(mcc(d, true, MLX5_MCC_LOCK_UPDATE_HANDLE, 0, 0, &state, &err), ==, 0);
+    g_assert_cmpint(mcc(d, true, MLX5_MCC_UPDATE_COMPONENT, 0, IMG_LEN, &state, &err), ==, 0);
+    for (uint32_t off = 0; off < IMG_LEN; off += 0x400) {
+        g_assert_cmpint(mcda(d, off, MIN(0x400, IMG_LEN - off), img + off), ==, 0);
+    }
+    g_assert_cmpint(mcc(d, true, MLX5_MCC_VERIFY_COMPONENT, 0, 0, &state, &err), ==, 0);
+    g_assert_cmpint(err, ==, MLX5_FSM_REJECTED_NOT_APPLICABLE);
+    /* out of order or out of bounds: refused, the state unchanged */
+    g_assert_cmpint(mcc(d, true, MLX5_MCC_LOCK_UPDATE_HANDLE, 0, 0, &state, &err), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(mcda(d, 0, 4, img), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);  /* not downloading */
+    g_assert_cmpint(mcc(d, true, MLX5_MCC_UPDATE_COMPONENT, 0, (8 << 20) + 4, &state, &err),
+                    ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(mcc(d, true, MLX5_MCC_UPDATE_COMPONENT, 1, IMG_LEN, &state, &err), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(mcc(d, true, MLX5_MCC_UPDATE_COMPONENT, 0, IMG_LEN, &state, &err), ==, 0);
+    g_assert_cmpint(mcda(d, IMG_LEN - 4, 8, img), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(mcda(d, 2, 4, img), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(mcda(d, 0, 0x404, img), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(mcc(d, true, 0x77, 0, 0, &state, &err), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    /* verified before the whole image came: a bad format */
+    g_assert_cmpint(mcc(d, true, MLX5_MCC_VERIFY_COMPONENT, 0, 0, &state, &err), ==, 0);
+    g_assert_cmpint(err, ==, MLX5_FSM_REJECTED_BAD_FORMAT);
+    g_assert_cmpint(mcc(d, true, MLX5_MCC_RELEASE_UPDATE_HANDLE, 0, 0, &state, &err), ==, 0);
+    g_assert_cmpint(mcda(d, 0, 4, img), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);  /* no handle */
+
+    /* a good image: written, pending; the old version runs until a firmware reset */
+    make_image(img, cfg.board_id, 16, 36, 1000);
+    g_assert_cmpint(flash(d, img, IMG_LEN), ==, 0);
+    g_assert_cmpuint(flash_written->len, ==, IMG_LEN);
+    g_assert_cmpmem(flash_written->data, IMG_LEN, img, IMG_LEN);
+    g_assert_cmphex(mcqi_version(d, false), ==, 16u << 24 | 35 << 16 | 2000);
+    g_assert_cmphex(mcqi_version(d, true), ==, 16u << 24 | 36 << 16 | 1000);
+    g_assert_cmpint(mcqs_state(d), ==, MLX5_MCQS_UPDATE_STATE_ACTIVE_PENDING_RESET);
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, 7u << 8);  /* mlx5_core's SW reset */
+    g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_FW_REV), ==, 36u << 16 | 16);
+    g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_CMDIF_REV_FW_SUB) & 0xffff, ==, 1000);
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_H, d->cmdq_pa >> 32);
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, (uint32_t)d->cmdq_pa);
+    d->slot = 0;
+    d->events = false;
+    tdrv_bringup(d);
+    g_assert_cmphex(mcqi_version(d, false), ==, 16u << 24 | 36 << 16 | 1000);
+    g_assert_cmpint(mcqi_version(d, true), ==, -1);
+    g_assert_cmpint(mcqs_state(d), ==, MLX5_MCQS_UPDATE_STATE_IDLE);
+    memset(reg, 0, sizeof(reg));
+    g_assert_cmpint(reg_access(d, MLX5_REG_MGIR, false, reg, MGIR_SIZE), ==, 0);
+    g_assert_cmpint(MLX5_GET(reg, MGIR_fw_extended_minor), ==, 36);
+    g_assert_cmpint(MLX5_GET(reg, MGIR_fw_year), ==, 2024);
+    tdrv_free(d);
+
+    /* the next start from what was written; a bad flash is refused with a reason */
+    d = tdrv_new_cfg(&cfg);
+    g_assert_null(mlx5_core_flash_load(d->c, flash_written->data, flash_written->len,
+                                       nv_written->data, nv_written->len));
+    g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_FW_REV), ==, 36u << 16 | 16);
+    g_assert_null(mlx5_core_flash_load(d->c, NULL, 0, NULL, 0));
+    make_image(img, "MT_0000000999", 16, 37, 1);
+    why = mlx5_core_flash_load(d->c, img, IMG_LEN, NULL, 0);
+    g_assert_nonnull(why);
+    g_assert_nonnull(strstr(why, "PSID"));
+    make_image(img, cfg.board_id, 16, 37, 1);
+    g_assert_nonnull(mlx5_core_flash_load(d->c, img, IMG_LEN - 4, NULL, 0));
+    g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_FW_REV), ==, 36u << 16 | 16);
+    tdrv_free(d);
+    g_byte_array_free(flash_written, true);
+    g_byte_array_free(nv_written, true);
+}
+
+
+/* ---- the non-volatile configuration (mlx5_nvconf.c), as mstconfig reads and writes it ---- */
+
+/* MNVDA GET of TLV @type (current, next or default); returns the status, the value in @v. */
+static int nv_get(TDrv *d, uint32_t type, uint32_t flags, uint8_t *v, unsigned *len)
+{
+    uint8_t reg[REG_LEN] = { 0 };
+    int st;
+
+    mlx5_st32(reg, flags | 0x100);
+    mlx5_st32(reg + 4, type);
+    st = reg_access(d, MLX5_REG_MNVDA, false, reg, MNVDA_DATA_OFF + 0x40);
+    *len = mlx5_ld32(reg) & MNVDA_LENGTH_MASK;
+    memcpy(v, reg + MNVDA_DATA_OFF, MIN(*len, 0x40));
+    return st;
+}
+
+static int nv_set(TDrv *d, uint32_t type, const uint8_t *v, unsigned len)
+{
+    uint8_t reg[REG_LEN] = { 0 };
+
+    mlx5_st32(reg, len);
+    mlx5_st32(reg + 4, type);
+    memcpy(reg + MNVDA_DATA_OFF, v, len);
+    return reg_access(d, MLX5_REG_MNVDA, true, reg, MNVDA_DATA_OFF + MAX(len, 4u));
+}
+
+static void test_nvconf(void)
+{
+    Mlx5CoreOps ops = fake_host_ops;
+    uint8_t mac[6] = { 2, 0x4d, 0x58, 0x35, 0, 1 }, reg[REG_LEN] = { 0 }, v[0x40];
+    Mlx5CoreConfig cfg;
+    unsigned len;
+    TDrv *d;
+
+    flash_written = g_byte_array_new();
+    nv_written = g_byte_array_new();
+    ops.flash_write = capture_flash;
+    mlx5_core_config_default(&cfg, mac);
+    d = tdrv_new_ops(&cfg, &ops);
+    tdrv_bringup(d);
+
+    /* MNVQC: type 0 answers (nothing), LINK_TYPE_P1 is read-write, the base MAC read-only */
+    g_assert_cmpint(reg_access(d, MLX5_REG_MNVQC, false, reg, 16), ==, 0);
+    g_assert_cmpint(mlx5_ld32(reg + 4) & 3, ==, 0);
+    mlx5_st32(reg, 0x01010012);
+    g_assert_cmpint(reg_access(d, MLX5_REG_MNVQC, false, reg, 16), ==, 0);
+    g_assert_cmpint(mlx5_ld32(reg + 4) & 3, ==, 3);
+    mlx5_st32(reg, 0x00000002);
+    g_assert_cmpint(reg_access(d, MLX5_REG_MNVQC, false, reg, 16), ==, 0);
+    g_assert_cmpint(mlx5_ld32(reg + 4) & 3, ==, 1);
+
+    /* the base MAC and GUID: the device's */
+    g_assert_cmpint(nv_get(d, 0x2, 0, v, &len), ==, 0);
+    g_assert_cmpint(len, ==, 16);
+    g_assert_cmphex(mlx5_ld32(v), ==, 0x024d);
+    g_assert_cmphex(mlx5_ld32(v + 4), ==, 0x58350001);
+    g_assert_cmphex(mlx5_ld64(v + 8), ==, cfg.node_guid);
+    g_assert_cmpint(nv_set(d, 0x2, v, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    /* LINK_TYPE_P1: InfiniBand; Ethernet stored as next, current stays until a start */
+    g_assert_cmpint(nv_get(d, 0x01010012, MNVDA_READ_CURRENT, v, &len), ==, 0);
+    g_assert_cmpint(len, ==, 4);
+    g_assert_cmphex(mlx5_ld32(v) >> 2 & 3, ==, 1);
+    mlx5_st32(v, 2 << 2);
+    g_assert_cmpint(nv_set(d, 0x01010012, v, 4), ==, 0);
+    g_assert_cmpint(nv_get(d, 0x01010012, 0, v, &len), ==, 0);
+    g_assert_cmphex(mlx5_ld32(v) >> 2 & 3, ==, 2);
+    g_assert_cmpint(nv_get(d, 0x01010012, MNVDA_READ_CURRENT, v, &len), ==, 0);
+    g_assert_cmphex(mlx5_ld32(v) >> 2 & 3, ==, 1);
+    g_assert_cmpint(nv_get(d, 0x01010012, MNVDA_DEFAULT, v, &len), ==, 0);
+    g_assert_cmphex(mlx5_ld32(v) >> 2 & 3, ==, 1);
+    g_assert_cmpint(mlx5_nv_link_type(nv_written->data, nv_written->len), ==, 2);
+    mlx5_st32(v, 3 << 2);                                   /* no such link type */
+    g_assert_cmpint(nv_set(d, 0x01010012, v, 4), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    /* SR-IOV: up to the capability's 8 VFs; current after a firmware reset */
+    g_assert_cmpint(nv_get(d, 0x81, 0, v, &len), ==, 0);
+    g_assert_cmpint(mlx5_ld32(v + 4) & 0xffff, ==, 8);
+    memset(v, 0, 12);
+    mlx5_st32(v + 4, 1u << 31 | 9);
+    g_assert_cmpint(nv_set(d, 0x80, v, 12), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    mlx5_st32(v + 4, 1u << 31 | 4);
+    g_assert_cmpint(nv_set(d, 0x80, v, 12), ==, 0);
+    g_assert_cmpint(nv_set(d, 0x80, v, 8), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);   /* length */
+    g_assert_cmpint(nv_get(d, 0x80, MNVDA_READ_CURRENT, v, &len), ==, 0);
+    g_assert_cmphex(mlx5_ld32(v + 4), ==, 0);
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, 7u << 8);  /* mlx5_core's SW reset */
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_H, d->cmdq_pa >> 32);
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, (uint32_t)d->cmdq_pa);
+    d->slot = 0;
+    d->events = false;
+    tdrv_bringup(d);
+    g_assert_cmpint(nv_get(d, 0x80, MNVDA_READ_CURRENT, v, &len), ==, 0);
+    g_assert_cmphex(mlx5_ld32(v + 4), ==, 1u << 31 | 4);
+    /* the link type waits for the next start */
+    g_assert_cmpint(nv_get(d, 0x01010012, MNVDA_READ_CURRENT, v, &len), ==, 0);
+    g_assert_cmphex(mlx5_ld32(v) >> 2 & 3, ==, 1);
+    /* no such TLV */
+    g_assert_cmpint(nv_get(d, 0x01010099, 0, v, &len), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    /* the next start from what was stored: all of it current */
+    tdrv_free(d);
+    d = tdrv_new_cfg(&cfg);
+    g_assert_null(mlx5_core_flash_load(d->c, NULL, 0, nv_written->data, nv_written->len));
+    tdrv_bringup(d);
+    g_assert_cmpint(nv_get(d, 0x01010012, MNVDA_READ_CURRENT, v, &len), ==, 0);
+    g_assert_cmphex(mlx5_ld32(v) >> 2 & 3, ==, 2);
+    g_assert_cmpint(nv_get(d, 0x80, MNVDA_READ_CURRENT, v, &len), ==, 0);
+    g_assert_cmphex(mlx5_ld32(v + 4) & 0xffff, ==, 4);
+    /* MNVIA: every TLV's next value back to its default */
+    memset(reg, 0, sizeof(reg));
+    g_assert_cmpint(reg_access(d, MLX5_REG_MNVIA, true, reg, 16), ==, 0);
+    g_assert_cmpint(nv_get(d, 0x01010012, 0, v, &len), ==, 0);
+    g_assert_cmphex(mlx5_ld32(v) >> 2 & 3, ==, 1);
+    tdrv_free(d);
+
+    /* a stored configuration the device does not take */
+    d = tdrv_new_cfg(&cfg);
+    memset(v, 0, sizeof(v));
+    mlx5_st32(v, 0x00000002);
+    mlx5_st32(v + 4, 16);
+    g_assert_nonnull(mlx5_core_flash_load(d->c, NULL, 0, v, 24));
+    g_assert_nonnull(mlx5_core_flash_load(d->c, NULL, 0, v, 5));
+    g_assert_cmpint(mlx5_nv_link_type(v, 5), ==, 0);
+    tdrv_free(d);
+    g_byte_array_free(flash_written, true);
+    g_byte_array_free(nv_written, true);
+}
+
+/* MGIR and MQIS, as mstflint's query reads them */
+static void test_mgir_mqis(void)
+{
+    TDrv *d = up();
+    uint8_t reg[REG_LEN] = { 0 };
+    char name[64] = { 0 };
+    unsigned off, len;
+
+    g_assert_cmpint(reg_access(d, MLX5_REG_MGIR, false, reg, MGIR_SIZE), ==, 0);
+    g_assert_cmphex(MLX5_GET(reg, MGIR_hw_device_id), ==, 0x1017);
+    g_assert_cmphex(MLX5_GET(reg, MGIR_hw_hw_dev_id), ==, 0x20d);
+    g_assert_cmpint(MLX5_GET(reg, MGIR_hw_num_ports), ==, 1);
+    g_assert_cmpint(MLX5_GET(reg, MGIR_fw_major), ==, 16);
+    g_assert_cmpint(MLX5_GET(reg, MGIR_fw_extended_sub_minor), ==, 2000);
+    g_assert_cmpmem(reg + MGIR_fw_psid_OFF, 13, "MT_0000000008", 13);
+    /* the model's name, 8 bytes at a time as mstflint reads it */
+    for (off = 0; off < sizeof(name) - 8; off += 8) {
+        memset(reg, 0, sizeof(reg));
+        MLX5_SET(reg, MQIS_info_type, MLX5_MQIS_MODEL_NAME);
+        MLX5_SET(reg, MQIS_read_offset, off);
+        MLX5_SET(reg, MQIS_read_length, 8);
+        g_assert_cmpint(reg_access(d, MLX5_REG_MQIS, false, reg, MQIS_SIZE), ==, 0);
+        len = MLX5_GET(reg, MQIS_read_length);
+        memcpy(name + off, reg + MQIS_DATA_OFF, len);
+        if (off + len >= MLX5_GET(reg, MQIS_info_length)) {
+            break;
+        }
+    }
+    g_assert_cmpstr(name, ==, "QEMU-MLX5-HCA");
+    memset(reg, 0, sizeof(reg));
+    MLX5_SET(reg, MQIS_info_type, 9);
+    g_assert_cmpint(reg_access(d, MLX5_REG_MQIS, false, reg, MQIS_SIZE), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    tdrv_free(d);
+}
+
 /* ---- the vendor-specific capability's gateway (mlx5_vsc.c) ------------------------------ */
 
 enum { CTRL = 4, COUNTER = 8, SEM = 0xc, ADDR = 0x10, DATA = 0x14 };
@@ -314,8 +735,10 @@ static void test_vsc(void)
     memset(reg, 0, sizeof(reg));
     g_assert_cmpint(icmd_reg(d, 0x1234, false, reg, 16, &st), ==, 0);
     g_assert_cmpint(st, ==, 4);                         /* register not supported */
+    mlx5_st32(reg, 0x01010012);
     g_assert_cmpint(icmd_reg(d, 0x9030, false, reg, 8, &st), ==, 0);
-    g_assert_cmpint(st, ==, 4);                         /* so is an 8-byte one (MNVQC) */
+    g_assert_cmpint(st, ==, 0);                         /* an 8-byte one (MNVQC) */
+    g_assert_cmpint(mlx5_ld32(reg + 4) & 3, ==, 3);     /* LINK_TYPE_P1: read, write */
     g_assert_cmpint(icmd_reg(d, MLX5_REG_MCQS, true, reg, MCQS_SIZE, &st), ==, 0);
     g_assert_cmpint(st, ==, 4);                         /* no SET of a read-only one */
     memset(reg, 0, sizeof(reg));
@@ -338,5 +761,8 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/fw/devlink-info", test_devlink_info);
     g_test_add_func("/mlx5/fw/module", test_module);
     g_test_add_func("/mlx5/fw/vsc", test_vsc);
+    g_test_add_func("/mlx5/fw/flash", test_flash);
+    g_test_add_func("/mlx5/fw/mgir-mqis", test_mgir_mqis);
+    g_test_add_func("/mlx5/fw/nvconf", test_nvconf);
     return g_test_run();
 }

@@ -72,6 +72,8 @@ enum {
     MLX5_SYND_INLEN = 0x10000008,
     MLX5_SYND_OUTLEN = 0x10000009,
     MLX5_SYND_BAD_REGISTER = 0x1000000a,
+    /* a non-volatile configuration TLV the device has none of (MNVDA) */
+    MLX5_SYND_NV_TYPE = 0x40000020,
     MLX5_SYND_PAGES = 0x1000000b,
     MLX5_SYND_ALREADY_INITIALIZED = 0x1000000c,
     MLX5_SYND_NO_HANDLE = 0x20000001,       /* table full */
@@ -171,6 +173,12 @@ bool mlx5_fw_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
 /* mlx5_flash.c: the firmware update's registers (through mlx5_fw_reg) */
 void mlx5_reg_mcc(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
 void mlx5_reg_mcda(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
+/* mlx5_nvconf.c: the non-volatile configuration's (through mlx5_fw_reg) */
+void mlx5_reg_mnvqc(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
+void mlx5_reg_mnvda(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
+void mlx5_reg_mnvdi(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
+void mlx5_reg_mnvia(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
+void mlx5_reg_mnvgc(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
 /* mlx5_module.c: the cable module's registers (through mlx5_fw_reg) */
 void mlx5_module_pmlp(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
 void mlx5_module_mcia(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);

@@ -161,6 +161,7 @@ Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops,
     c->opaque = opaque;
     c->start_ns = ops->now_ns(opaque);
     c->fw_date = (Mlx5FwDate){ .year = 2022, .month = 12, .day = 20 };
+    mlx5_nv_reset(c);
     mlx5_table_init(&c->eqs, "eq", 1u << cfg->log_max_eq, 0);
     mlx5_table_init(&c->cqs, "cq", 1u << cfg->log_max_cq, 1);
     mlx5_table_init(&c->pds, "pd", 1u << cfg->log_max_pd, 1);

@@ -86,13 +86,19 @@ static void mlx5_flash_run(Mlx5Core *c, const Mlx5FwImage *info)
     c->fw_date = info->date;
 }
 
-const char *mlx5_core_flash_load(Mlx5Core *c, const void *img, size_t len)
+const char *mlx5_core_flash_load(Mlx5Core *c, const void *img, size_t len,
+                                 const void *nv, size_t nv_len)
 {
     Mlx5Flash *f = &c->flash;
     Mlx5FwImage info;
+    const char *bad;
 
+    bad = mlx5_nv_load(c, nv, nv_len);
+    if (bad) {
+        return bad;
+    }
     if (!len) {
-        return NULL;            /* an empty flash: the built-in image runs */
+        return NULL;            /* no image written: the built-in one runs */
     }
     if (len > MLX5_FLASH_MAX) {
         return "the image is larger than the flash";
@@ -115,11 +121,24 @@ const char *mlx5_core_flash_load(Mlx5Core *c, const void *img, size_t len)
     return NULL;
 }
 
-/* A firmware reset: the pending image (if any) runs. */
+/* The flash's content to the host's file: the image and the configuration. */
+void mlx5_flash_store(Mlx5Core *c)
+{
+    uint8_t nv[MLX5_NV_SAVE_MAX];
+    size_t n = mlx5_nv_save(c, nv);
+
+    if (c->ops->flash_write) {
+        c->ops->flash_write(c->opaque, c->flash.image, c->flash.image_len, nv,
+                            n);
+    }
+}
+
+/* A firmware reset: the pending image (if any) and configuration run. */
 void mlx5_flash_boot(Mlx5Core *c)
 {
     Mlx5Flash *f = &c->flash;
 
+    mlx5_nv_boot(c);
     if (f->pending) {
         f->pending = false;
         mlx5_flash_run(c, &f->pending_info);
@@ -181,9 +200,7 @@ static void mlx5_flash_activate(Mlx5Core *c)
     f->verified = false;
     f->pending = true;
     f->pending_info = f->dl_info;
-    if (c->ops->flash_write) {
-        c->ops->flash_write(c->opaque, f->image, f->image_len);
-    }
+    mlx5_flash_store(c);
     trace_mlx5_flash_activate(f->pending_info.major, f->pending_info.minor,
                               f->pending_info.subminor);
 }

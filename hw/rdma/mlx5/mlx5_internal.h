@@ -462,6 +462,22 @@ typedef struct Mlx5Flash {
     Mlx5FwImage dl_info;
 } Mlx5Flash;
 
+/* the non-volatile configuration's TLVs (mlx5_nvconf.c) */
+enum {
+    MLX5_NV_BASE_MAC_GUID,
+    MLX5_NV_BASE_MAC_GUID_CAP,
+    MLX5_NV_PCI_CONF,
+    MLX5_NV_PCI_CAP,
+    MLX5_NV_LINK_TYPE_P1,
+    MLX5_NV_TLVS
+};
+#define MLX5_NV_MAX             20      /* bytes of the largest TLV */
+#define MLX5_NV_VERSION         0
+typedef struct Mlx5Nv {
+    uint8_t cur[MLX5_NV_TLVS][MLX5_NV_MAX];     /* what runs */
+    uint8_t next[MLX5_NV_TLVS][MLX5_NV_MAX];    /* what is stored */
+} Mlx5Nv;
+
 typedef struct Mlx5CmdCtx Mlx5CmdCtx;
 typedef struct Mlx5Eth Mlx5Eth;
 typedef void Mlx5CmdHandler(Mlx5Core *c, Mlx5CmdCtx *cmd);
@@ -490,6 +506,7 @@ struct Mlx5Core {
     int64_t start_ns;           /* the last firmware reset (MGIR uptime) */
     Mlx5FwDate fw_date;         /* the running firmware's build date */
     Mlx5Flash flash;
+    Mlx5Nv nv;
     Mlx5InjectCmd inject_cmd[MLX5_INJECT_CMDS];
     /* the next WQE of send queue inject_wqe_qpn completes with an error */
     bool inject_wqe_armed;
@@ -663,6 +680,16 @@ void mlx5_flash_boot(Mlx5Core *c);
 void mlx5_flash_reset(Mlx5Core *c);
 void mlx5_flash_free(Mlx5Core *c);
 bool mlx5_flash_pending(Mlx5Core *c, Mlx5FwImage *info);
+/* the flash's content (image and configuration) to the host's file */
+void mlx5_flash_store(Mlx5Core *c);
+
+/* mlx5_nvconf.c */
+void mlx5_nv_reset(Mlx5Core *c);
+void mlx5_nv_boot(Mlx5Core *c);
+/* the next values as the flash keeps them (at most MLX5_NV_SAVE_MAX bytes) */
+#define MLX5_NV_SAVE_MAX        (MLX5_NV_TLVS * (8 + MLX5_NV_MAX))
+size_t mlx5_nv_save(Mlx5Core *c, uint8_t *buf);
+const char *mlx5_nv_load(Mlx5Core *c, const uint8_t *buf, size_t len);
 void mlx5_function_reset(Mlx5Core *c);
 
 /* mlx5_table (in mlx5_res.c) */

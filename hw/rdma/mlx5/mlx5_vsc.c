@@ -70,6 +70,7 @@ enum {
     REG_STATUS_OK = 0,
     REG_STATUS_NOT_SUPPORTED = 4,
     REG_STATUS_BAD_PARAM = 7,
+    REG_STATUS_NOT_AVAILABLE = 8,
 };
 #define TLV_METHOD_GET          1
 #define TLV_METHOD_SET          2
@@ -111,6 +112,9 @@ static uint8_t mlx5_vsc_access_reg(Mlx5Core *c, uint8_t *mb)
         memcpy(mb + TLV_REG_OFF, out + ACCESS_REG_DATA_OFF, len);
     } else if (cmd.syndrome == MLX5_SYND_BAD_REGISTER) {
         st = REG_STATUS_NOT_SUPPORTED;
+    } else if (cmd.syndrome == MLX5_SYND_NV_TYPE) {
+        /* a configuration TLV not there: mstconfig reads it as all zero */
+        st = REG_STATUS_NOT_AVAILABLE;
     } else {
         st = REG_STATUS_BAD_PARAM;
     }

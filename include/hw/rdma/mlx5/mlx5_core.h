@@ -51,10 +51,12 @@ typedef struct Mlx5CoreOps {
      */
     void (*record)(void *opaque, unsigned kind, const void *rec, size_t len);
     /*
-     * Optional: the flash's new content (a firmware image written by an
-     * update), to keep beyond the process (the `flash` property's file)
+     * Optional: the flash's new content (the firmware image, empty for the
+     * built-in one, and the non-volatile configuration), to keep beyond the
+     * process (the `flash` property's file)
      */
-    void (*flash_write)(void *opaque, const void *img, size_t len);
+    void (*flash_write)(void *opaque, const void *img, size_t img_len,
+                        const void *nv, size_t nv_len);
 } Mlx5CoreOps;
 
 /* What Mlx5CoreOps.record hands over; the names are the fuzz targets'. */
@@ -109,6 +111,8 @@ typedef struct Mlx5CoreConfig {
     bool     odp;
     /* the port is Ethernet (mlx5e, RoCE), not InfiniBand */
     bool     eth;
+    /* the port type the configuration's default names (LINK_TYPE_P1) */
+    bool     eth_default;
     uint8_t  mac[6];            /* Ethernet port: the permanent MAC address */
     uint16_t msix_vectors;
     /* fault injection on frames from the link (ib_fault.c) */
@@ -152,10 +156,17 @@ bool mlx5_core_run(Mlx5Core *c, unsigned budget);
 /* Timers: the core's deadline (set through ops->set_deadline) has passed. */
 void mlx5_core_expire(Mlx5Core *c, int64_t now_ns);
 /*
- * The flash's content at start (what flash_write wrote before; empty: the
- * built-in firmware): NULL if it runs, else what is wrong with it.
+ * The flash's content at start (what flash_write wrote before; an empty
+ * image: the built-in firmware): NULL if it runs, else what is wrong with it.
  */
-const char *mlx5_core_flash_load(Mlx5Core *c, const void *img, size_t len);
+const char *mlx5_core_flash_load(Mlx5Core *c, const void *img, size_t len,
+                                 const void *nv, size_t nv_len);
+/*
+ * The port type a flash's configuration names (LINK_TYPE_P1): 1 InfiniBand,
+ * 2 Ethernet, 0 none (the device's default). For the shell, which chooses
+ * the port type (Mlx5CoreConfig.eth) before the core exists.
+ */
+int mlx5_nv_link_type(const void *nv, size_t len);
 
 /*
  * The Mellanox vendor-specific capability in configuration space (mlx5_vsc.c):

@@ -21,6 +21,11 @@ enum {
     MLX5_REG_PMLP = 0x5002,
     MLX5_REG_MCIA = 0x9014,
     MLX5_REG_MGIR = 0x9020,
+    MLX5_REG_MNVDA = 0x9024,
+    MLX5_REG_MNVDI = 0x9025,
+    MLX5_REG_MNVQC = 0x9030,
+    MLX5_REG_MNVIA = 0x9033,
+    MLX5_REG_MNVGC = 0x9034,
     MLX5_REG_MCQS = 0x9060,
     MLX5_REG_MCQI = 0x9061,
     MLX5_REG_MCC = 0x9062,
@@ -180,6 +185,23 @@ enum {
 #define MCDA_offset                         MLX5_FIELD(1, 31, 0)
 #define MCDA_size                           MLX5_FIELD(2, 15, 0)
 #define MCDA_DATA_OFF                       0x10
+
+/*
+ * The non-volatile configuration: MNVQC (dword 0 a TLV type; dword 1
+ * [0] readable, [1] writable, [7:4] version), MNVDA (a 12-byte header, then
+ * the TLV's value), MNVDI (the header: reset one TLV), MNVIA (reset all)
+ */
+#define MNVQC_SIZE                          0x08
+#define MNVDA_LENGTH_MASK                   0x1ffu
+#define MNVDA_READ_CURRENT                  (1u << 22)
+#define MNVDA_DEFAULT                       (1u << 23)
+#define MNVDA_RD_EN                         (1u << 24)
+#define MNVDA_OVER_EN                       (1u << 25)
+#define MNVDA_DATA_OFF                      0x0c
+#define MNVDI_SIZE                          0x0c
+#define MNVIA_SIZE                          0x08
+/* MNVGC: dword 0 [0] factory (default) values readable, [1] current ones */
+#define MNVGC_SIZE                          0x10
 
 /* PMLP: the port's lanes and the module they go to */
 #define PMLP_local_port                     MLX5_FIELD(0, 23, 16)
