@@ -3,7 +3,8 @@
 # interface (ethtool -i: mlx5_core) with carrier, and it passes IP like any NIC: ping, a TCP
 # transfer checked by md5 (ethtool -m: the QSFP28 module; TSO: LSO WQEs cut into segments by the device; checksum offload both
 # ways), the same through two VXLAN devices (the device's tunnel offloads), the same after an MTU change to 9000 with jumbo pings, and the counters of ethtool -S
-# follow the traffic. ethtool -N rules (ntuple: drop, steer to a queue, delete; RSS hash fields)
+# follow the traffic (the *_phy counters of the port's PPCNT groups too; --show-fec/--set-fec and
+# ethtool -a: the port's FEC and pause). ethtool -N rules (ntuple: drop, steer to a queue, delete; RSS hash fields)
 # take effect. Link down/up is seen by the peer (carrier of its own port stays, our
 # frames stop), and traffic resumes.
 # mlx5t-instances: 2
@@ -40,6 +41,39 @@ ethtool $E | grep -E 'Speed|Link detected'
 wait_for 60 ping -c 1 -W 1 $PEER || fail "no ping reply over $E"
 run ping -c 3 -s 1400 $PEER | tail -2
 tcp_transfer 5001 192.168.77.1
+
+# the physical layer (mlx5_phy.c): PPCNT's IEEE 802.3 group counts the port's frames (the TCP
+# data included); PPLM's FEC (a 10G lane: none or BASE-R, auto = none); PFCC's pause (on)
+st=$(ethtool -S $E)
+echo "$st" | grep -E "(packets|bytes)_phy:|link_down_events_phy"
+phy() { echo "$st" | sed -n "s/^ *$1: //p"; }
+tcp=$(wc -c < /tmp/tcp.src)
+if [ "$IDX" = 0 ]; then dir=rx; else dir=tx; fi
+[ "$(phy ${dir}_bytes_phy)" -ge "$tcp" ] ||
+  fail "${dir}_bytes_phy $(phy ${dir}_bytes_phy) is less than the $tcp bytes of TCP data"
+[ "$(phy tx_packets_phy)" -gt 0 ] && [ "$(phy rx_packets_phy)" -gt 0 ] || fail "no *_packets_phy"
+fec=$(ethtool --show-fec $E) || fail "ethtool --show-fec $E failed"
+echo "$fec"
+expect "$fec" 'Active FEC encoding: Off' "--show-fec: no FEC active on the 10G lane"
+expect "$fec" 'Configured FEC encodings: Auto' "--show-fec: auto configured"
+pause=$(ethtool -a $E) || fail "ethtool -a $E failed"
+expect "$pause" '^RX:[[:space:]]+on' "ethtool -a: RX pause on"
+expect "$pause" '^TX:[[:space:]]+on' "ethtool -a: TX pause on"
+if [ "$IDX" = 0 ]; then
+  down0=$(phy link_down_events_phy)
+  run ethtool --set-fec $E encoding baser
+  fec=$(ethtool --show-fec $E)
+  expect "$fec" 'Configured FEC encodings: BaseR' "--set-fec baser: configured"
+  expect "$fec" 'Active FEC encoding: BaseR' "--set-fec baser: active"
+  run ethtool --set-fec $E encoding off
+  expect "$(ethtool --show-fec $E)" 'Active FEC encoding: Off' "--set-fec off"
+  # (mlx5e toggles the port for a new FEC: the link went down and up)
+  wait_for 30 grep -qx 1 /sys/class/net/$E/carrier || fail "$E has no carrier after --set-fec"
+  wait_for 60 ping -c 1 -W 1 $PEER || fail "no ping reply over $E after --set-fec"
+  down1=$(ethtool -S $E | sed -n 's/^ *link_down_events_phy: //p')
+  echo "link_down_events_phy: $down0 -> $down1"
+  [ "$down1" -gt "$down0" ] || fail "link_down_events_phy did not count the port's toggles"
+fi
 
 # VXLAN over the port (mlx5e's VXLAN offload): the device's port table holds 4789, and mlx5e
 # adds 8472 for a second device (ADD_VXLAN_UDP_DPORT) and removes it with it. Instance 1's

@@ -1928,6 +1928,102 @@ static void test_roce(void)
     eth_free(&t);
 }
 
+
+/* ACCESS_REG of an Ethernet port register, @len bytes in and out; the status. */
+static int port_reg(TDrv *d, uint16_t id, bool write, uint8_t *reg, unsigned len)
+{
+    uint8_t in[0x10 + 0x100] = { 0 }, out[0x10 + 0x100] = { 0 };
+    int st;
+
+    g_assert_cmpuint(len, <=, 0x100);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ACCESS_REG);
+    MLX5_SET(in, CMD_IN_op_mod, write ? MLX5_ACCESS_REG_WRITE : MLX5_ACCESS_REG_READ);
+    MLX5_SET(in, ACCESS_REG_IN_register_id, id);
+    memcpy(in + 0x10, reg, len);
+    st = tdrv_exec(d, in, 0x10 + len, out, 0x10 + len);
+    memcpy(reg, out + 0x10, len);
+    return st;
+}
+
+/* The physical layer (mlx5_phy.c): PCAM, PPLM (FEC), PFCC (pause), PPCNT's groups. */
+static void test_phy(void)
+{
+    uint8_t reg[0x100], f[256], cqe[64];
+    unsigned r;
+    size_t len;
+    TEth t;
+
+    eth_setup(&t);
+    /* PCAM announces PPLM, PFCC and PPCNT */
+    memset(reg, 0, sizeof(reg));
+    g_assert_cmpint(port_reg(t.d, MLX5_REG_PCAM, false, reg, 0x50), ==, 0);
+    for (r = 0; r < 3; r++) {
+        unsigned b = (uint16_t[]){ MLX5_REG_PPLM, MLX5_REG_PFCC, MLX5_REG_PPCNT }[r] - 0x5000;
+
+        g_assert_true(reg[8 + 15 - b / 8] >> (b % 8) & 1);
+    }
+
+    /* PPLM: a 10G lane runs no FEC (auto); BASE-R when asked; RS refused at 10G */
+    memset(reg, 0, sizeof(reg));
+    MLX5_SET(reg, PPLM_local_port, 1);
+    g_assert_cmpint(port_reg(t.d, MLX5_REG_PPLM, false, reg, PPLM_SIZE), ==, 0);
+    g_assert_cmphex(MLX5_GET(reg, PPLM_fec_mode_active), ==, 1);
+    g_assert_cmphex(mlx5_ld32(reg + PPLM_fec_override_cap_OFF) & 0xf, ==, 3);
+    g_assert_cmphex(mlx5_ld32(reg + PPLM_fec_override_cap_OFF) >> 12 & 0xf, ==, 5);
+    mlx5_st32(reg + PPLM_fec_override_admin_OFF, 2);
+    g_assert_cmpint(port_reg(t.d, MLX5_REG_PPLM, true, reg, PPLM_SIZE), ==, 0);
+    g_assert_cmphex(MLX5_GET(reg, PPLM_fec_mode_active), ==, 2);
+    mlx5_st32(reg + PPLM_fec_override_admin_OFF, 4);        /* RS on the 10G lane */
+    g_assert_cmpint(port_reg(t.d, MLX5_REG_PPLM, true, reg, PPLM_SIZE), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    mlx5_st32(reg + PPLM_fec_override_admin_OFF, 3);        /* two at once */
+    g_assert_cmpint(port_reg(t.d, MLX5_REG_PPLM, true, reg, PPLM_SIZE), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    memset(reg, 0, sizeof(reg));
+    MLX5_SET(reg, PPLM_local_port, 1);
+    g_assert_cmpint(port_reg(t.d, MLX5_REG_PPLM, false, reg, PPLM_SIZE), ==, 0);
+    g_assert_cmphex(MLX5_GET(reg, PPLM_fec_mode_active), ==, 2);    /* unchanged */
+    MLX5_SET(reg, PPLM_local_port, 2);
+    g_assert_cmpint(port_reg(t.d, MLX5_REG_PPLM, false, reg, PPLM_SIZE), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    /* PFCC: pause on; a write of pause off, PFC on priority 3 (masked to it) */
+    memset(reg, 0, sizeof(reg));
+    g_assert_cmpint(port_reg(t.d, MLX5_REG_PFCC, false, reg, PFCC_SIZE), ==, 0);
+    g_assert_cmpint(MLX5_GET(reg, PFCC_pptx), ==, 1);
+    g_assert_cmpint(MLX5_GET(reg, PFCC_pprx), ==, 1);
+    memset(reg, 0, sizeof(reg));
+    MLX5_SET(reg, PFCC_prio_mask_tx, 0x08);
+    MLX5_SET(reg, PFCC_pfctx, 0xff);
+    g_assert_cmpint(port_reg(t.d, MLX5_REG_PFCC, true, reg, PFCC_SIZE), ==, 0);
+    g_assert_cmpint(MLX5_GET(reg, PFCC_pptx), ==, 0);
+    g_assert_cmphex(MLX5_GET(reg, PFCC_pfctx), ==, 0x08);
+    g_assert_cmphex(MLX5_GET(reg, PFCC_pfcrx), ==, 0);
+
+    /* PPCNT: the 802.3 group counts a received frame; the physical layer the link drops */
+    len = udp_frame(f, my_mac, 100, false);
+    teth_post_recv(&t, 2048, t.mem);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    memset(reg, 0, sizeof(reg));
+    MLX5_SET(reg, PPCNT_grp, MLX5_PPCNT_IEEE_802_3);
+    g_assert_cmpint(port_reg(t.d, MLX5_REG_PPCNT, false, reg, 0x100), ==, 0);
+    g_assert_cmpuint(mlx5_ld64(reg + PPCNT_DATA_OFF + 0x08), ==, 1);
+    g_assert_cmpuint(mlx5_ld64(reg + PPCNT_DATA_OFF + 0x28), ==, len);
+    mlx5_core_link_set_up(t.d->c, 1, false);
+    mlx5_core_link_set_up(t.d->c, 1, true);
+    memset(reg, 0, sizeof(reg));
+    MLX5_SET(reg, PPCNT_grp, MLX5_PPCNT_PHYSICAL_LAYER);
+    g_assert_cmpint(port_reg(t.d, MLX5_REG_PPCNT, false, reg, 0x100), ==, 0);
+    g_assert_cmpuint(mlx5_ld32(reg + PPCNT_DATA_OFF + PPCNT_PHY_link_down_events_OFF), ==, 1);
+    /* a short access: what fits */
+    memset(reg, 0, sizeof(reg));
+    MLX5_SET(reg, PPCNT_grp, MLX5_PPCNT_IEEE_802_3);
+    g_assert_cmpint(port_reg(t.d, MLX5_REG_PPCNT, false, reg, 0x10), ==, 0);
+    g_assert_cmpuint(mlx5_ld64(reg + PPCNT_DATA_OFF), ==, 0);        /* nothing sent */
+    eth_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1946,5 +2042,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/eth/flow-counters", test_flow_counters);
     g_test_add_func("/mlx5/eth/toeplitz", test_toeplitz);
     g_test_add_func("/mlx5/eth/roce", test_roce);
+    g_test_add_func("/mlx5/eth/phy", test_phy);
     return g_test_run();
 }

@@ -18,6 +18,7 @@
 #include "qemu/osdep.h"
 #include "mlx5_cmd.h"
 #include "hw/rdma/mlx5/mlx5_fw_prm.h"
+#include "hw/rdma/mlx5/mlx5_eth_prm.h"
 #include "trace.h"
 
 /* what MQIS names the model */
@@ -34,6 +35,7 @@ enum {
 void mlx5_fw_caps(uint8_t *cap)
 {
     MLX5_SET(cap, CAP_mcam_reg, 1);
+    MLX5_SET(cap, CAP_pcam_reg, 1);
 }
 
 static void mlx5_reg_mcqs(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
@@ -212,6 +214,30 @@ static void mlx5_reg_mqis(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
 
 static void mlx5_reg_mcam(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
 
+/*
+ * PCAM: the port registers there are (group 0: 0x5000..0x507f); on an
+ * Ethernet port the link's (PMTU, PTYS, PAOS), pause (PFCC), counters
+ * (PPCNT) and FEC (PPLM), besides the module's lanes (PMLP); no feature bits
+ */
+static void mlx5_reg_pcam(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
+{
+    static const uint16_t eth[] = { 0x5003, 0x5004, 0x5006, MLX5_REG_PFCC,
+                                    MLX5_REG_PPCNT, MLX5_REG_PPLM };
+    unsigned i, r;
+
+    memset(reg + 4, 0, PCAM_SIZE - 4);
+    if (MLX5_GET(reg, MCAM_feature_group) ||
+        MLX5_GET(reg, MCAM_access_reg_group)) {
+        return;
+    }
+    r = MLX5_REG_PMLP - 0x5000;
+    reg[MCAM_access_regs_OFF + 15 - r / 8] |= 1u << (r % 8);
+    for (i = 0; c->eth && i < G_N_ELEMENTS(eth); i++) {
+        r = eth[i] - 0x5000;
+        reg[MCAM_access_regs_OFF + 15 - r / 8] |= 1u << (r % 8);
+    }
+}
+
 /* The management registers, the cable module's too. */
 static const struct {
     uint16_t id;
@@ -233,6 +259,7 @@ static const struct {
     { MLX5_REG_MCDA, MCDA_DATA_OFF, true, mlx5_reg_mcda },
     { MLX5_REG_MQIS, MQIS_DATA_OFF, false, mlx5_reg_mqis },
     { MLX5_REG_MCAM, MCAM_SIZE, false, mlx5_reg_mcam },
+    { MLX5_REG_PCAM, PCAM_SIZE, false, mlx5_reg_pcam },
     { MLX5_REG_DTOR, DTOR_SIZE, false, mlx5_reg_dtor },
 };
 

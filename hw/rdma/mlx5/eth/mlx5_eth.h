@@ -168,6 +168,16 @@ typedef struct Mlx5EthCounters {
     uint64_t tx_errors;
 } Mlx5EthCounters;
 
+/* the link modes of PPLM's legacy FEC fields */
+enum {
+    MLX5_PHY_FEC_10G_40G,
+    MLX5_PHY_FEC_25G,
+    MLX5_PHY_FEC_50G,
+    MLX5_PHY_FEC_100G,
+    MLX5_PHY_FEC_56G,
+    MLX5_PHY_FEC_MODES
+};
+
 typedef struct Mlx5Eth {
     Mlx5Table tises, tirs, rqts, fts, fgs;
     uint32_t root_ft;           /* NIC RX root table, 0 = none */
@@ -184,6 +194,11 @@ typedef struct Mlx5Eth {
     uint16_t admin_mtu;         /* PMTU */
     /* PAOS admin up and the link up: the vport state */
     bool oper_up;
+    /* the physical layer (mlx5_phy.c): FEC admin per link mode, pause */
+    uint8_t fec_admin[MLX5_PHY_FEC_MODES];
+    bool pause_tx, pause_rx;
+    uint8_t pfc_tx, pfc_rx;     /* priorities with PFC */
+    uint32_t link_down_events;
     /* Q counters: out_of_buffer per counter set */
     bool q_used[MLX5_ETH_MAX_Q_COUNTERS];
     uint16_t q_owner[MLX5_ETH_MAX_Q_COUNTERS];  /* the uid that allocated it */
@@ -220,6 +235,10 @@ void mlx5_eth_reset(Mlx5Core *c);
 void mlx5_eth_free(Mlx5Core *c);
 void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap);
 void mlx5_eth_set_link(Mlx5Core *c, bool up);
+/* mlx5_phy.c: the physical layer's registers (PPLM, PFCC, PPCNT) */
+void mlx5_phy_reset(Mlx5Eth *e);
+bool mlx5_phy_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
+                  uint32_t len, bool write);
 bool mlx5_eth_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
                   uint32_t len, bool write);
 void mlx5_eth_q_drop(Mlx5Core *c, uint8_t counter);

@@ -213,6 +213,7 @@ void mlx5_eth_reset(Mlx5Core *c)
     e->admin_status = MLX5_PORT_STATUS_UP;
     e->admin_mtu = 1500 + 22;
     e->oper_up = c->port.link_up;
+    mlx5_phy_reset(e);
     memset(e->q_used, 0, sizeof(e->q_used));
     memset(e->q_oob, 0, sizeof(e->q_oob));
     memset(&e->cnt, 0, sizeof(e->cnt));
@@ -261,6 +262,9 @@ static void mlx5_eth_update_oper(Mlx5Core *c)
     }
     e->oper_up = up;
     c->ib.link_up = up;
+    if (!up) {
+        e->link_down_events++;
+    }
     trace_mlx5_eth_link(up);
     mlx5_port_event(c, up ? MLX5_PORT_CHANGE_SUBTYPE_ACTIVE
                           : MLX5_PORT_CHANGE_SUBTYPE_DOWN);
@@ -331,19 +335,8 @@ bool mlx5_eth_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
                   e->oper_up ? MLX5_ETH_10GBASE_CR : 0);
         MLX5_SET(reg, PTYS_connector_type, MLX5_PORT_CONNECTOR_DA);
         return true;
-    case MLX5_REG_PPCNT:
-    case MLX5_REG_PFCC:
-        /*
-         * counter groups and pause settings: none kept (the vport counters
-         * carry traffic)
-         */
-        if (!write) {
-            memset(reg + (reg_id == MLX5_REG_PPCNT ? PPCNT_DATA_OFF : 4), 0,
-                   len - (reg_id == MLX5_REG_PPCNT ? PPCNT_DATA_OFF : 4));
-        }
-        return true;
     default:
-        return false;
+        return mlx5_phy_reg(c, cmd, reg_id, reg, len, write);
     }
 }
 

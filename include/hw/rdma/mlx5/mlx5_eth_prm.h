@@ -454,7 +454,37 @@ enum {
 enum {
     MLX5_REG_PFCC = 0x5007,
     MLX5_REG_PPCNT = 0x5008,
+    MLX5_REG_PPLM = 0x5023,
+    MLX5_REG_PCAM = 0x507f,
 };
+/*
+ * PPLM: the port's FEC. The legacy link modes' 4-bit fields (10G/40G,
+ * 25G, 50G, 100G, 56G from bit 0) of the cap and admin dwords; the active
+ * mode's bit in fec_mode_active
+ */
+#define PPLM_local_port                     MLX5_FIELD(0, 23, 16)
+#define PPLM_fec_mode_active                MLX5_FIELD(3, 23, 0)
+#define PPLM_fec_override_cap_OFF           0x10
+#define PPLM_fec_override_admin_OFF         0x14
+#define PPLM_SIZE                           0x50
+/* PFCC: global pause and priority flow control */
+#define PFCC_prio_mask_tx                   MLX5_FIELD(1, 23, 16)
+#define PFCC_prio_mask_rx                   MLX5_FIELD(1, 7, 0)
+#define PFCC_pptx                           MLX5_FIELD(2, 31, 31)
+#define PFCC_pptx_mask_n                    MLX5_FIELD(2, 29, 29)
+#define PFCC_pfctx                          MLX5_FIELD(2, 23, 16)
+#define PFCC_pprx                           MLX5_FIELD(3, 31, 31)
+#define PFCC_pprx_mask_n                    MLX5_FIELD(3, 29, 29)
+#define PFCC_pfcrx                          MLX5_FIELD(3, 23, 16)
+#define PFCC_SIZE                           0x20
+/* PPCNT's counter groups (0xf8 bytes of counters) */
+enum {
+    MLX5_PPCNT_IEEE_802_3 = 0x00,
+    MLX5_PPCNT_RFC_2863 = 0x01,
+    MLX5_PPCNT_PHYSICAL_LAYER = 0x12,
+};
+#define PPCNT_GROUP_SIZE                    0xf8
+#define PPCNT_PHY_link_down_events_OFF      0xc0
 #define PMTU_max_mtu                        MLX5_FIELD(1, 31, 16)
 #define PMTU_admin_mtu                      MLX5_FIELD(2, 31, 16)
 #define PMTU_oper_mtu                       MLX5_FIELD(3, 31, 16)

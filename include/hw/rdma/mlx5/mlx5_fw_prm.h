@@ -16,6 +16,7 @@
 
 /* cmd_hca_cap: the management capability registers */
 #define CAP_mcam_reg                        MLX5_FIELD(13, 22, 22)
+#define CAP_pcam_reg                        MLX5_FIELD(13, 21, 21)
 
 enum {
     MLX5_REG_PMLP = 0x5002,
@@ -54,6 +55,8 @@ enum {
 #define MCAM_access_regs_OFF                0x08
 #define MCAM_features_OFF                   0x28
 #define MCAM_SIZE                           0x48
+/* PCAM (0x507f): the same layout for the port registers (0x5000..0x507f) */
+#define PCAM_SIZE                           0x50
 
 /* MCQS: component status, by index */
 #define MCQS_last_index_flag                MLX5_FIELD(0, 31, 31)
