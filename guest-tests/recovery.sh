@@ -9,6 +9,8 @@
 #     error and one recovery, the port comes back and new RDMA and Ethernet traffic passes.
 #  2. A non-fatal syndrome (HMP): the fw reporter counts an error, nothing stops. The port's
 #     link goes down (mlx5e loses its carrier, the RoCE port leaves ACTIVE) and comes back.
+#     The cable module is pulled out (carrier lost, ethtool -m fails, mlx5_core logs the port
+#     module event and ethtool -S counts module_unplug) and put back.
 #     A WQE of mlx5e's send queue completes in error: the tx reporter recovers the SQ.
 #  3. At interface up: CREATE_RQ fails with a chosen status and syndrome (ip link set up fails
 #     with EIO, dmesg shows both), then it times out (the device tells the driver a 3 s command
@@ -153,6 +155,22 @@ host_do inject 0 port link=up
 wait_for 30 grep -qx 1 "/sys/class/net/$RIF/carrier" || fail "$RIF has no carrier with the link up"
 wait_ib_active mlx5_0 1 60
 wait_for 60 ping -c 1 -W 1 "$FAB_PEER" || fail "no ping reply after the link came back"
+
+echo "=== 2b'. the cable module pulled out and put back"
+unplug0=$(ethtool -S "$RIF" | sed -n 's/^ *module_unplug: //p')
+host_do inject 0 port module=out
+wait_for 30 grep -qx 0 "/sys/class/net/$RIF/carrier" || fail "$RIF kept its carrier without a module"
+if ethtool -m "$RIF" > /tmp/mod.out 2>&1; then cat /tmp/mod.out; fail "ethtool -m read a pulled module"; fi
+dmesg_has "Port module event: module 0, Cable unplugged" "the module's unplug event"
+unplug1=$(ethtool -S "$RIF" | sed -n 's/^ *module_unplug: //p')
+echo "module out: carrier $(cat "/sys/class/net/$RIF/carrier"), module_unplug $unplug0 -> $unplug1"
+[ "$unplug1" = $((unplug0 + 1)) ] || fail "ethtool -S module_unplug did not count the unplug"
+host_do inject 0 port module=in
+dmesg_has "Port module event: module 0, Cable plugged" "the module's plug event"
+wait_for 30 grep -qx 1 "/sys/class/net/$RIF/carrier" || fail "$RIF has no carrier with the module in"
+ethtool -m "$RIF" | grep -q "Identifier.*QSFP28" || fail "ethtool -m after the module came back"
+wait_ib_active mlx5_0 1 60
+wait_for 60 ping -c 1 -W 1 "$FAB_PEER" || fail "no ping reply after the module came back"
 
 echo "=== 2c. an error CQE on mlx5e's send queue: the tx reporter recovers the SQ"
 # (mlx5e's reporters are its devlink port's, on the auxiliary device's devlink instance)

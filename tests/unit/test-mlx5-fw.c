@@ -223,6 +223,13 @@ static void test_module(void)
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
     g_assert_cmpint(reg_access(d, MLX5_REG_PMLP, true, reg, PMLP_SIZE), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
+    /* the module pulled out (fault injection): not connected until it is back */
+    g_assert_null(mlx5_core_inject(d->c, "port module=out"));
+    g_assert_cmpint(mcia(d, 0, MLX5_I2C_ADDR_LOW, 0, 0, 8, m, &status), ==, 0);
+    g_assert_cmpint(status, ==, MLX5_MCIA_STATUS_NOT_CONNECTED);
+    g_assert_null(mlx5_core_inject(d->c, "port module=in"));
+    g_assert_cmpint(mcia(d, 0, MLX5_I2C_ADDR_LOW, 0, 0, 8, m, &status), ==, 0);
+    g_assert_cmpint(status, ==, MLX5_MCIA_STATUS_GOOD);
     tdrv_free(d);
 }
 

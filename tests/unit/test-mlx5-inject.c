@@ -98,7 +98,7 @@ static void test_random_requests(void)
         "op-mod=0", "op-mod=0xffff", "status=0x3", "status=0", "syndrome=0xffffffff",
         "syndrome=0x100000000", "count=2", "count=0", "complete-after-ms=1", "synd=0x10",
         "synd=0", "ext-synd=1", "fatal=off", "=", "opcode==1", "opcode=0x", "x", "\t", "",
-        "opcode=99999999999999999999999", "port", "link=down", "link=up",
+        "opcode=99999999999999999999999", "port", "link=down", "link=up", "module=out", "module=in",
     };
     GRand *r = g_rand_new_with_seed(28);
     TDrv *d = up();
@@ -130,11 +130,14 @@ static void test_random_requests(void)
     tdrv_free(d);
 }
 
-/* port link=down: the port leaves ACTIVE whatever the cable does, until link=up */
+/*
+ * port link=down: the port leaves ACTIVE whatever the cable does, until link=up; module=out
+ * takes the link down too, with the port module event
+ */
 static void test_port(void)
 {
     TDrv *d = up();
-    g_autofree char *state = NULL;
+    char *state = NULL, *err;
 
     g_assert_true(d->c->port.link_up);
     inject_ok(d, "port link=down");
@@ -149,6 +152,27 @@ static void test_port(void)
     g_assert_false(d->c->port.link_up);
     inject_ok(d, "port link=up");
     g_assert_false(d->c->port.link_up);
+    mlx5_core_link_set_up(d->c, 1, true);
+
+    /* the module pulled out: the link down, the event; back in: both back */
+    trace_counts_reset();
+    inject_ok(d, "port module=out");
+    g_assert_false(d->c->port.link_up);
+    g_assert_cmpuint(trace_count("mlx5_module_event"), ==, 1);
+    g_free(state);
+    state = mlx5_core_inject_state(d->c);
+    g_assert_cmpstr(state, ==, "port module=out");
+    inject_ok(d, "port module=out");                /* no second event */
+    g_assert_cmpuint(trace_count("mlx5_module_event"), ==, 1);
+    mlx5_core_link_set_up(d->c, 1, true);
+    g_assert_false(d->c->port.link_up);
+    inject_ok(d, "port module=in");
+    g_assert_true(d->c->port.link_up);
+    g_assert_cmpuint(trace_count("mlx5_module_event"), ==, 2);
+    err = mlx5_core_inject(d->c, "port module=sideways");
+    g_assert_nonnull(err);
+    g_free(err);
+    g_free(state);
     tdrv_free(d);
 }
 

@@ -512,6 +512,6 @@ void mlx5_core_link_set_up(Mlx5Core *c, unsigned port, bool up)
 {
     if (port == 1) {
         c->link_cable = up;
-        mlx5_port_set_link(c, up && !c->inject_link_down);
+        mlx5_port_set_link(c, mlx5_link_wanted(c));
     }
 }

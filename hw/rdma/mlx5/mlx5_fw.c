@@ -36,6 +36,8 @@ void mlx5_fw_caps(uint8_t *cap)
 {
     MLX5_SET(cap, CAP_mcam_reg, 1);
     MLX5_SET(cap, CAP_pcam_reg, 1);
+    /* the cable module's plug events (mlx5_module_event) */
+    MLX5_SET(cap, CAP_port_module_event, 1);
 }
 
 static void mlx5_reg_mcqs(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)

@@ -33,7 +33,7 @@
  *       0x10..0x16) without running, and the queue goes to the error state, as
  *       a WQE the device finds malformed; the rest flush (mlx5e's TX reporter
  *       recovers its SQ)
- *   port link=down|up
+ *   port link=down|up|module=out|in
  *       the port's link goes down (as if the cable were pulled: the port
  *       leaves ACTIVE, mlx5e loses its carrier) until link=up, whatever the
  *       network backend's link does meanwhile
@@ -338,11 +338,21 @@ static char *mlx5_inject_port(Mlx5Core *c, char **words)
         }
         arg = **words ? *words : arg;
     }
-    if (!arg || (strcmp(arg, "link=down") && strcmp(arg, "link=up"))) {
-        return g_strdup("port takes link=down or link=up");
+    if (arg && (!strcmp(arg, "link=down") || !strcmp(arg, "link=up"))) {
+        c->inject_link_down = !strcmp(arg, "link=down");
+    } else if (arg && (!strcmp(arg, "module=out") ||
+                       !strcmp(arg, "module=in"))) {
+        bool out = !strcmp(arg, "module=out");
+
+        if (out != c->inject_module_out) {
+            c->inject_module_out = out;
+            mlx5_module_event(c, out);
+        }
+    } else {
+        return g_strdup("port takes link=down, link=up, module=out or "
+                        "module=in");
     }
-    c->inject_link_down = !strcmp(arg, "link=down");
-    mlx5_port_set_link(c, c->link_cable && !c->inject_link_down);
+    mlx5_port_set_link(c, mlx5_link_wanted(c));
     return NULL;
 }
 
@@ -408,6 +418,9 @@ char *mlx5_core_inject_state(Mlx5Core *c)
     }
     if (c->inject_link_down) {
         g_string_append_printf(s, "%sport link=down", s->len ? "; " : "");
+    }
+    if (c->inject_module_out) {
+        g_string_append_printf(s, "%sport module=out", s->len ? "; " : "");
     }
     if (c->health_synd) {
         g_string_append_printf(s, "%shealth synd=0x%x ext-synd=0x%x fatal=%s",

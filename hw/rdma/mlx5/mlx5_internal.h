@@ -514,6 +514,7 @@ struct Mlx5Core {
     IbWcStatus inject_wqe_st;
     /* the link: the backend's state, and an injected link-down over it */
     bool link_cable, inject_link_down;
+    bool inject_module_out;     /* the cable module is pulled out */
     /* command slots held back by an injection, to run at cmd_late_at[slot] */
     uint32_t cmd_late, cmd_late_run;
     int64_t cmd_late_at[32];
@@ -672,6 +673,14 @@ bool mlx5_inject_wqe_hit(Mlx5Core *c, uint32_t qpn, IbWcStatus *st);
 void mlx5_inject_expire(Mlx5Core *c, int64_t now);
 /* the driver asked for a firmware reset (NIC interface SW_RESET) */
 void mlx5_fw_sw_reset(Mlx5Core *c);
+
+/* the link is up: the backend's, not injected down, the module in */
+static inline bool mlx5_link_wanted(Mlx5Core *c)
+{
+    return c->link_cable && !c->inject_link_down && !c->inject_module_out;
+}
+/* mlx5_module.c: the module was pulled out or put in (PORT_MODULE_EVENT) */
+void mlx5_module_event(Mlx5Core *c, bool out);
 
 /* mlx5_flash.c */
 uint8_t mlx5_flash_check(const uint8_t *img, size_t len, const char *psid,

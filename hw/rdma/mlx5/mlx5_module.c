@@ -164,7 +164,7 @@ void mlx5_module_mcia(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
         return;
     }
     memset(reg + MCIA_DATA_OFF, 0, MCIA_MAX_BYTES);
-    if (module != 0) {
+    if (module != 0 || c->inject_module_out) {
         status = MLX5_MCIA_STATUS_NOT_CONNECTED;
     } else if (i2c != MLX5_I2C_ADDR_LOW || off + size > 256 ||
                !mlx5_module_window(page, m)) {
@@ -174,4 +174,23 @@ void mlx5_module_mcia(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
     }
     MLX5_SET(reg, MCIA_status, status);
     trace_mlx5_module_read(module, i2c, page, off, size, status);
+}
+
+/*
+ * The module was pulled out (@out) or put in: the port module event (module
+ * 0, status UNPLUGGED or PLUGGED_ENABLED) that mlx5_core counts and logs
+ * ("Port module event: module 0, Cable unplugged").
+ */
+void mlx5_module_event(Mlx5Core *c, bool out)
+{
+    uint8_t data[28] = { 0 };
+
+    trace_mlx5_module_event(out);
+    if (!c->hca_initialized) {
+        return;
+    }
+    data[1] = 0;                            /* module */
+    data[3] = out ? MLX5_MODULE_STATUS_UNPLUGGED : MLX5_MODULE_STATUS_PLUGGED;
+    mlx5_eq_post_async(c, MLX5_EVENT_TYPE_PORT_MODULE_EVENT, 0, data,
+                       sizeof(data));
 }

@@ -232,5 +232,10 @@ enum {
     MLX5_MCIA_STATUS_I2C_ERROR = 9,
 };
 #define MLX5_I2C_ADDR_LOW                   0x50
+/* PORT_MODULE_EVENT's module status */
+enum {
+    MLX5_MODULE_STATUS_PLUGGED = 1,
+    MLX5_MODULE_STATUS_UNPLUGGED = 2,
+};
 
 #endif

@@ -406,6 +406,7 @@ enum {
 /* device_mem_cap page (MEMIC) */
 #define CAP_device_memory                   MLX5_FIELD(13, 23, 23)
 #define CAP_local_ca_ack_delay              MLX5_FIELD(13, 20, 16)
+#define CAP_port_module_event               MLX5_FIELD(13, 15, 15)
 #define CAP_port_type                       MLX5_FIELD(13, 9, 8)
 #define CAP_num_ports                       MLX5_FIELD(13, 7, 0)
 #define CAP_log_max_msg                     MLX5_FIELD(14, 28, 24)
@@ -611,6 +612,7 @@ enum {
     MLX5_EVENT_TYPE_WQ_ACCESS_ERROR = 0x11,
     MLX5_EVENT_TYPE_SRQ_CATAS_ERROR = 0x12,
     MLX5_EVENT_TYPE_DCT_DRAINED = 0x1c,
+    MLX5_EVENT_TYPE_PORT_MODULE_EVENT = 0x16,
 };
 
 enum {
