@@ -370,21 +370,31 @@ static void capture_flash(void *opaque, const void *img, size_t len, const void 
     g_byte_array_append(nv_written, nv, nv_len);
 }
 
-static void test_flash(void)
+/* A device whose flash writes land in flash_written and nv_written, brought up. */
+static TDrv *flash_node(Mlx5CoreConfig *cfg)
 {
-    static uint8_t img[IMG_LEN], bad[IMG_LEN];
-    Mlx5CoreOps ops = fake_host_ops;
-    uint8_t mac[6] = { 2, 0x4d, 0x58, 0x35, 0, 1 }, reg[REG_LEN] = { 0 }, state, err;
-    Mlx5CoreConfig cfg;
-    const char *why;
+    static Mlx5CoreOps ops;
+    uint8_t mac[6] = { 2, 0x4d, 0x58, 0x35, 0, 1 };
     TDrv *d;
 
     flash_written = g_byte_array_new();
     nv_written = g_byte_array_new();
+    ops = fake_host_ops;
     ops.flash_write = capture_flash;
-    mlx5_core_config_default(&cfg, mac);
-    d = tdrv_new_ops(&cfg, &ops);
+    mlx5_core_config_default(cfg, mac);
+    d = tdrv_new_ops(cfg, &ops);
     tdrv_bringup(d);
+    return d;
+}
+
+static void test_flash(void)
+{
+    static uint8_t img[IMG_LEN], bad[IMG_LEN];
+    uint8_t reg[REG_LEN] = { 0 }, state, err;
+    Mlx5CoreConfig cfg;
+    const char *why;
+    TDrv *d = flash_node(&cfg);
+
     trace_counts_reset();
 
     /* what mlxfw reads first: dword blocks of up to 1 KiB, images up to 8 MiB */
@@ -512,18 +522,10 @@ static int nv_set(TDrv *d, uint32_t type, const uint8_t *v, unsigned len)
 
 static void test_nvconf(void)
 {
-    Mlx5CoreOps ops = fake_host_ops;
-    uint8_t mac[6] = { 2, 0x4d, 0x58, 0x35, 0, 1 }, reg[REG_LEN] = { 0 }, v[0x40];
+    uint8_t reg[REG_LEN] = { 0 }, v[0x40];
     Mlx5CoreConfig cfg;
     unsigned len;
-    TDrv *d;
-
-    flash_written = g_byte_array_new();
-    nv_written = g_byte_array_new();
-    ops.flash_write = capture_flash;
-    mlx5_core_config_default(&cfg, mac);
-    d = tdrv_new_ops(&cfg, &ops);
-    tdrv_bringup(d);
+    TDrv *d = flash_node(&cfg);
 
     /* MNVQC: type 0 answers (nothing), LINK_TYPE_P1 is read-write, the base MAC read-only */
     g_assert_cmpint(reg_access(d, MLX5_REG_MNVQC, false, reg, 16), ==, 0);

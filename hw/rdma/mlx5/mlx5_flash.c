@@ -147,17 +147,24 @@ void mlx5_flash_boot(Mlx5Core *c)
     }
 }
 
+/* The download (if any) is dropped; no error stands. */
+static void mlx5_flash_drop(Mlx5Flash *f)
+{
+    g_free(f->dl);
+    f->dl = NULL;
+    f->dl_size = f->dl_written = 0;
+    f->verified = false;
+    f->error = MLX5_FSM_OK;
+}
+
 /* The update state machine's reset: the handle and any download are gone. */
 void mlx5_flash_reset(Mlx5Core *c)
 {
     Mlx5Flash *f = &c->flash;
 
-    g_free(f->dl);
-    f->dl = NULL;
-    f->dl_size = 0;
+    mlx5_flash_drop(f);
     f->handle = 0;
     f->state = MLX5_FSM_IDLE;
-    f->error = MLX5_FSM_OK;
 }
 
 void mlx5_flash_free(Mlx5Core *c)
@@ -248,12 +255,9 @@ void mlx5_reg_mcc(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
             } else if (size < FW_IMG_HDR || size > MLX5_FLASH_MAX) {
                 synd = MLX5_SYND_FSM_SIZE;
             } else {
-                g_free(f->dl);
+                mlx5_flash_drop(f);
                 f->dl = g_malloc0(size);
                 f->dl_size = size;
-                f->dl_written = 0;
-                f->verified = false;
-                f->error = MLX5_FSM_OK;
                 f->state = MLX5_FSM_DOWNLOAD;
             }
             break;
@@ -272,11 +276,7 @@ void mlx5_reg_mcc(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
             }
             break;
         case MLX5_MCC_CANCEL:
-            g_free(f->dl);
-            f->dl = NULL;
-            f->dl_size = 0;
-            f->verified = false;
-            f->error = MLX5_FSM_OK;
+            mlx5_flash_drop(f);
             f->state = MLX5_FSM_LOCKED;
             break;
         default:
