@@ -67,7 +67,6 @@ struct Mlx5Hca {
     /* directory of the seed recorder (mlx5_record.c), or NULL */
     char *fuzz_record;
     char *flash;                /* the flash's file (docs/firmware-image.md) */
-    uint32_t flash_img_len, flash_nv_len;
 
     uint8_t vsc;                /* vendor-specific capability offset */
 
@@ -309,14 +308,16 @@ static void mlx5_hca_flash_write(void *opaque, const void *img, size_t len,
 
 /*
  * Read the flash's file (missing or empty: a blank flash) into @buf: the
- * image at MLX5_FLASH_HDR, the configuration behind it.
+ * image (@img_len bytes) at MLX5_FLASH_HDR, the configuration (@nv_len)
+ * behind it.
  */
-static bool mlx5_hca_flash_read(Mlx5Hca *s, char **buf, Error **errp)
+static bool mlx5_hca_flash_read(Mlx5Hca *s, char **buf, uint32_t *img_len,
+                                uint32_t *nv_len, Error **errp)
 {
     g_autoptr(GError) err = NULL;
     gsize len = 0;
 
-    s->flash_img_len = s->flash_nv_len = 0;
+    *img_len = *nv_len = 0;
     if (!s->flash || !g_file_test(s->flash, G_FILE_TEST_EXISTS)) {
         return true;
     }
@@ -335,8 +336,8 @@ static bool mlx5_hca_flash_read(Mlx5Hca *s, char **buf, Error **errp)
                    s->flash);
         return false;
     }
-    s->flash_img_len = ldl_be_p(*buf + 12);
-    s->flash_nv_len = ldl_be_p(*buf + 16);
+    *img_len = ldl_be_p(*buf + 12);
+    *nv_len = ldl_be_p(*buf + 16);
     return true;
 }
 
@@ -502,6 +503,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
     DeviceState *dev = DEVICE(pci_dev);
     Mlx5CoreConfig cfg;
     g_autofree char *fbuf = NULL;
+    uint32_t img_len, nv_len;
     const char *bad;
     unsigned i;
 
@@ -546,11 +548,11 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
         return;
     }
     /* the flash's configuration (mstconfig's LINK_TYPE_P1) over the default */
-    if (!mlx5_hca_flash_read(s, &fbuf, errp)) {
+    if (!mlx5_hca_flash_read(s, &fbuf, &img_len, &nv_len, errp)) {
         return;
     }
-    switch (fbuf ? mlx5_nv_link_type(fbuf + MLX5_FLASH_HDR + s->flash_img_len,
-                                     s->flash_nv_len) : 0) {
+    switch (fbuf ? mlx5_nv_link_type(fbuf + MLX5_FLASH_HDR + img_len, nv_len)
+                 : 0) {
     case 1:
         cfg.eth = false;
         break;
@@ -617,9 +619,8 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
         s->core_ops.record = mlx5_hca_record;
     }
     s->core = mlx5_core_new(&cfg, &s->core_ops, s);
-    bad = fbuf ? mlx5_core_flash_load(s->core, fbuf + MLX5_FLASH_HDR,
-                                      s->flash_img_len, fbuf + MLX5_FLASH_HDR +
-                                      s->flash_img_len, s->flash_nv_len)
+    bad = fbuf ? mlx5_core_flash_load(s->core, fbuf + MLX5_FLASH_HDR, img_len,
+                                      fbuf + MLX5_FLASH_HDR + img_len, nv_len)
                : NULL;
     if (bad) {
         error_setg(errp, "mlx5-hca: flash %s: %s", s->flash, bad);

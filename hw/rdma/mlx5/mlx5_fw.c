@@ -217,6 +217,29 @@ static void mlx5_reg_mqis(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
 static void mlx5_reg_mcam(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
 
 /*
+ * MCAM and PCAM: clear what comes back; true if the access asks for group 0
+ * of the registers and the features (the others announce nothing).
+ */
+static bool mlx5_cam_group0(uint8_t *reg, unsigned size)
+{
+    bool g0 = !MLX5_GET(reg, MCAM_feature_group) &&
+              !MLX5_GET(reg, MCAM_access_reg_group);
+
+    memset(reg + 4, 0, size - 4);
+    return g0;
+}
+
+/* Announce register @id of the group from @base (bit id - base of 128). */
+static void mlx5_cam_announce(uint8_t *reg, uint16_t base, uint16_t id)
+{
+    unsigned r = (uint16_t)(id - base);
+
+    if (r < 0x80) {
+        reg[MCAM_access_regs_OFF + 15 - r / 8] |= 1u << (r % 8);
+    }
+}
+
+/*
  * PCAM: the port registers there are (group 0: 0x5000..0x507f); on an
  * Ethernet port the link's (PMTU, PTYS, PAOS), pause (PFCC), counters
  * (PPCNT) and FEC (PPLM), besides the module's lanes (PMLP); no feature bits
@@ -225,18 +248,14 @@ static void mlx5_reg_pcam(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
 {
     static const uint16_t eth[] = { 0x5003, 0x5004, 0x5006, MLX5_REG_PFCC,
                                     MLX5_REG_PPCNT, MLX5_REG_PPLM };
-    unsigned i, r;
+    unsigned i;
 
-    memset(reg + 4, 0, PCAM_SIZE - 4);
-    if (MLX5_GET(reg, MCAM_feature_group) ||
-        MLX5_GET(reg, MCAM_access_reg_group)) {
+    if (!mlx5_cam_group0(reg, PCAM_SIZE)) {
         return;
     }
-    r = MLX5_REG_PMLP - 0x5000;
-    reg[MCAM_access_regs_OFF + 15 - r / 8] |= 1u << (r % 8);
+    mlx5_cam_announce(reg, 0x5000, MLX5_REG_PMLP);
     for (i = 0; c->eth && i < G_N_ELEMENTS(eth); i++) {
-        r = eth[i] - 0x5000;
-        reg[MCAM_access_regs_OFF + 15 - r / 8] |= 1u << (r % 8);
+        mlx5_cam_announce(reg, 0x5000, eth[i]);
     }
 }
 
@@ -268,20 +287,13 @@ static const struct {
 /* MCAM announces the registers of the table in its group 0 (0x9000..0x907f). */
 static void mlx5_reg_mcam(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
 {
-    uint8_t fg = MLX5_GET(reg, MCAM_feature_group);
-    uint8_t ag = MLX5_GET(reg, MCAM_access_reg_group);
     unsigned i;
 
-    memset(reg + 4, 0, MCAM_SIZE - 4);
-    if (fg || ag) {
-        return;             /* the other groups: nothing announced */
+    if (!mlx5_cam_group0(reg, MCAM_SIZE)) {
+        return;
     }
     for (i = 0; i < G_N_ELEMENTS(mlx5_fw_regs); i++) {
-        unsigned r = mlx5_fw_regs[i].id - 0x9000;
-
-        if (r < 0x80) {
-            reg[MCAM_access_regs_OFF + 15 - r / 8] |= 1u << (r % 8);
-        }
+        mlx5_cam_announce(reg, 0x9000, mlx5_fw_regs[i].id);
     }
 }
 

@@ -108,17 +108,36 @@ void mlx5_nv_boot(Mlx5Core *c)
     memcpy(c->nv.cur[MLX5_NV_LINK_TYPE_P1], lt, MLX5_NV_MAX);
 }
 
+/*
+ * The entry at *@n of a stored configuration: its type and length, its value
+ * returned, *@n moved past it; NULL at the end, or at an entry that does not
+ * fit (*@n < @len then).
+ */
+static const uint8_t *mlx5_nv_entry(const uint8_t *b, size_t len, size_t *n,
+                                    uint32_t *type, uint32_t *size)
+{
+    const uint8_t *v;
+
+    if (len - *n < 8 || mlx5_ld32(b + *n + 4) > len - *n - 8) {
+        return NULL;
+    }
+    *type = mlx5_ld32(b + *n);
+    *size = mlx5_ld32(b + *n + 4);
+    v = b + *n + 8;
+    *n += 8 + *size;
+    return v;
+}
+
 int mlx5_nv_link_type(const void *nv, size_t len)
 {
-    const uint8_t *b = nv;
+    const uint8_t *v;
+    uint32_t type, size;
     size_t n = 0;
 
-    while (len - n >= 8 && mlx5_ld32(b + n + 4) <= len - n - 8) {
-        if (mlx5_ld32(b + n) == mlx5_nv_tlvs[MLX5_NV_LINK_TYPE_P1].type &&
-            mlx5_ld32(b + n + 4) == 4) {
-            return mlx5_ld32(b + n + 8) >> 2 & 3;
+    while ((v = mlx5_nv_entry(nv, len, &n, &type, &size))) {
+        if (type == mlx5_nv_tlvs[MLX5_NV_LINK_TYPE_P1].type && size == 4) {
+            return mlx5_ld32(v) >> 2 & 3;
         }
-        n += 8 + mlx5_ld32(b + n + 4);
     }
     return 0;
 }
@@ -158,24 +177,21 @@ size_t mlx5_nv_save(Mlx5Core *c, uint8_t *buf)
 
 const char *mlx5_nv_load(Mlx5Core *c, const uint8_t *buf, size_t len)
 {
+    const uint8_t *v;
+    uint32_t type, size;
     size_t n = 0;
 
-    while (n < len) {
-        uint32_t type, size;
-        int i;
+    while ((v = mlx5_nv_entry(buf, len, &n, &type, &size))) {
+        int i = mlx5_nv_find(type);
 
-        if (len - n < 8) {
-            return "a truncated configuration entry";
-        }
-        type = mlx5_ld32(buf + n);
-        size = mlx5_ld32(buf + n + 4);
-        i = mlx5_nv_find(type);
         if (i < 0 || !mlx5_nv_tlvs[i].wr || size != mlx5_nv_tlvs[i].size ||
-            size > len - n - 8 || !mlx5_nv_value_ok(i, buf + n + 8)) {
+            !mlx5_nv_value_ok(i, v)) {
             return "a configuration entry the device does not take";
         }
-        memcpy(c->nv.next[i], buf + n + 8, size);
-        n += 8 + size;
+        memcpy(c->nv.next[i], v, size);
+    }
+    if (n < len) {
+        return "a truncated configuration entry";
     }
     /* the device starts: all of it runs (the shell chose the port's type) */
     memcpy(c->nv.cur, c->nv.next, sizeof(c->nv.cur));
