@@ -11,8 +11,10 @@
 # scripts/firmware.sh made (scripts/mlx5-fw-image.py, in /test/files): a package for another
 # PSID, an image with a spoilt payload and one with a bad header are refused with the driver's
 # errors and nothing is written; a good one (16.36.1000) is written and shows as stored while
-# the old version runs; a fatal health syndrome then makes mlx5_core reset the firmware, and the
-# new version runs (devlink, ibv_devinfo, mstflint). `mstconfig` lists the non-volatile
+# the old version runs; `devlink dev reload action fw_activate` (the sync reset through MFRL,
+# its events, the fast teardown and the link toggle) runs it. A second image (16.37.1000) is then run by a fatal health
+# syndrome's firmware reset (mlx5_core's recovery). After each the new version runs (devlink,
+# ibv_devinfo, mstflint) and the port comes back. `mstconfig` lists the non-volatile
 # configuration and stores LINK_TYPE_P1=ETH for the next start. With fwtest.expect=VERSION and
 # fwtest.link=Ethernet|InfiniBand on the kernel command line (the later boots
 # scripts/firmware.sh makes on the same flash file) the test checks that the device started with
@@ -29,6 +31,7 @@
 # mlx5t-allow: mlx5_fw_reporter_err_work:
 # mlx5t-allow: devlink_health_report:.*fw_fatal
 # mlx5t-allow: mlx5_health_report:
+# mlx5t-allow: mlx5_wait_for_pages:.*Skipping wait for vf pages stage
 . /test/lib/common.sh
 load_mlx5
 wait_for 90 test -e /sys/class/infiniband/mlx5_0/ports/1/link_layer || fail "no mlx5_0"
@@ -51,6 +54,16 @@ if [ -n "$expect" ]; then
   grep -Eq "LINK_TYPE_P1 +IB\(1\) +${cur%(*}\(${cur#*(} +${cur%(*}\(" /tmp/mc.out ||
     fail "mstconfig does not show LINK_TYPE_P1 current and next $cur"
   mstconfig -y -d "$BDF" set LINK_TYPE_P1=$new > /tmp/mc.out 2>&1 || { cat /tmp/mc.out; fail "set"; }
+  # fw_activate on this port type too: the same image runs again, the port type stays
+  devlink dev reload "pci/$BDF" action fw_activate > /tmp/r.out 2>&1 ||
+    { cat /tmp/r.out; dmesg | tail -n 20; fail "devlink dev reload action fw_activate failed"; }
+  grep -A1 reload_actions_performed /tmp/r.out | grep -q "driver_reinit fw_activate" ||
+    { cat /tmp/r.out; fail "fw_activate: not 'driver_reinit fw_activate' performed"; }
+  wait_for 90 test -e /sys/class/infiniband/mlx5_0/ports/1/link_layer || fail "no mlx5_0 after"
+  [ "$(cat /sys/class/infiniband/mlx5_0/ports/1/link_layer)" = "$LL" ] ||
+    fail "the port type changed at fw_activate"
+  [ "$LL" != Ethernet ] || wait_for 60 sh -c "ls /sys/class/infiniband/mlx5_0/device/net | grep -q ."
+  echo "fw_activate on $LL: OK"
   echo "firmware: the flash's $expect runs at start, the port is $LL; LINK_TYPE_P1=$new stored: OK"
   exit 0
 fi
@@ -127,16 +140,32 @@ echo "after the flash: running $(ver running), stored $(ver stored)"
 [ "$(ver running)" = "$fwv" ] && [ "$(ver stored)" = 16.36.1000 ] ||
   fail "after the flash: running $(ver running), stored $(ver stored)"
 
-# ---- a firmware reset runs the new image
+# ---- fw_activate: the sync firmware reset runs the new image
+devlink dev reload "pci/$BDF" action fw_activate > /tmp/r.out 2>&1 ||
+  { cat /tmp/r.out; dmesg | tail -n 20; fail "devlink dev reload action fw_activate failed"; }
+cat /tmp/r.out
+grep -A1 reload_actions_performed /tmp/r.out | grep -q "driver_reinit fw_activate" ||
+  fail "fw_activate: not 'driver_reinit fw_activate' performed"
+dmesg | grep -q "Sync Reset now" || fail "fw_activate: no sync reset in the kernel log"
+wait_ib_active mlx5_0 1 120
+check_version() {   # VERSION WHAT
+  devlink dev info "pci/$BDF" > /tmp/info
+  ibv_devinfo -d mlx5_0 > /tmp/devinfo
+  new=$(sed -n 's/^[[:space:]]*fw_ver:[[:space:]]*//p' /tmp/devinfo)
+  echo "after $2: running $(ver running), stored $(ver stored), ibv_devinfo $new"
+  [ "$(ver running)" = "$1" ] && [ "$(ver stored)" = "$1" ] && [ "$new" = "$1" ] ||
+    fail "the new image $1 does not run after $2"
+  mstflint -d "$BDF" query > /tmp/q.out 2>&1
+  grep -Eq "^FW Version: +$1\$" /tmp/q.out || { cat /tmp/q.out; fail "mstflint: not $1"; }
+}
+check_version 16.36.1000 fw_activate
+
+# ---- a firmware reset in the driver's recovery runs the next one
+devlink dev flash "pci/$BDF" file fw-16.37.1000.mfa2 > /tmp/flash.out 2>&1 ||
+  { cat /tmp/flash.out; fail "devlink dev flash of fw-16.37.1000.mfa2 failed"; }
 host_do inject 0 health synd=0x8 fatal=on
 wait_for 240 sh -c "devlink health show pci/$BDF reporter fw_fatal | grep -q 'error 1 recover 1'" ||
   { dmesg | tail -n 30; fail "no fw_fatal recovery"; }
 wait_ib_active mlx5_0 1 120
-devlink dev info "pci/$BDF" > /tmp/info
-new=$(sed -n 's/^[[:space:]]*fw_ver:[[:space:]]*//p' "$(ibv_devinfo -d mlx5_0 > /tmp/devinfo; echo /tmp/devinfo)")
-echo "after the firmware reset: running $(ver running), stored $(ver stored), ibv_devinfo $new"
-[ "$(ver running)" = 16.36.1000 ] && [ "$(ver stored)" = 16.36.1000 ] && [ "$new" = 16.36.1000 ] ||
-  fail "the new image does not run after the firmware reset"
-mstflint -d "$BDF" query > /tmp/q.out 2>&1
-grep -Eq "^FW Version: +16.36.1000\$" /tmp/q.out || { cat /tmp/q.out; fail "mstflint: not 16.36.1000"; }
+check_version 16.37.1000 "the firmware reset"
 echo "firmware: OK"

@@ -687,7 +687,12 @@ def main():
             for extra in (direc.get("device-args", ""), args.extra_device_args):
                 if extra:
                     dev += "," + extra.lstrip(",")
-            cmd += ["-device", "pcie-root-port,id=rp0,chassis=1,slot=1", "-device", dev]
+            # as in a server's slot: no hot-plug, and the port reports its link active (the
+            # ACPI hot-plug of q35 leaves Data Link Layer Link Active clear), which
+            # fw_activate's link toggle waits for (docs/user-guide.md)
+            cmd += ["-global", "ICH9-LPC.acpi-pci-hotplug-with-bridge-support=off",
+                    "-device", "pcie-root-port,id=rp0,chassis=1,slot=1,hotplug=off",
+                    "-device", dev]
         elif fabric_kinds[i] == "virtio":
             # a plain NIC on the same fabric backend (the guest finds it by this MAC)
             cmd += ["-device", f"virtio-net-pci,romfile=,netdev=fab0,"

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "mlx5-test.h"
+#include "hw/rdma/mlx5/mlx5_fw_prm.h"
 #include "mlx5_internal.h"             /* (tdrv_lid: the core's configured LID) */
 
 #define MBOX_ALIGN 1024
@@ -336,6 +337,11 @@ void tdrv_bringup(TDrv *d)
                                                                 CAP_log_max_qp)));
     MLX5_SET(in + HCA_CAP_OFF, CAP_cmdif_checksum, 0);
     MLX5_SET(in + HCA_CAP_OFF, CAP_log_uar_page_sz, 0);
+    /* handle_hca_cap: the sync reset's events and hot-reset method when the max has them */
+    MLX5_SET(in + HCA_CAP_OFF, CAP_pci_sync_for_fw_update_event,
+             MLX5_GET(out + HCA_CAP_OFF, CAP_pci_sync_for_fw_update_event));
+    MLX5_SET(in + HCA_CAP_OFF, CAP_pcie_reset_using_hotreset_method,
+             MLX5_GET(out + HCA_CAP_OFF, CAP_pcie_reset_using_hotreset_method));
     g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, 16), ==, 0);
     /* atomic caps */
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, 7, 0, 0, out, sizeof(out)), ==, 0);

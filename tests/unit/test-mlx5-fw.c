@@ -71,7 +71,7 @@ static void test_devlink_info(void)
     g_assert_true(mcam_has(reg, MLX5_REG_MCDA));
     g_assert_true(mcam_has(reg, MLX5_REG_MGIR));
     g_assert_true(mcam_has(reg, MLX5_REG_MQIS));
-    g_assert_false(mcam_has(reg, 0x9028));                  /* MFRL: no fw_activate yet */
+    g_assert_false(mcam_has(reg, 0x9029));                  /* not a register here */
     memset(reg, 0, sizeof(reg));
     MLX5_SET(reg, MCAM_access_reg_group, 1);
     g_assert_cmpint(reg_access(d, MLX5_REG_MCAM, false, reg, MCAM_SIZE), ==, 0);
@@ -494,6 +494,131 @@ static void test_flash(void)
 }
 
 
+/* ---- the firmware reset (mlx5_fw_reset.c): MFRL and the sync reset of fw_activate ---- */
+
+/* MFRL: write dword 1 = @dw1 (or read if @dw1 < 0); returns the status, the register in @reg. */
+static int mfrl(TDrv *d, int64_t dw1, uint8_t *reg)
+{
+    memset(reg, 0, MFRL_SIZE);
+    if (dw1 >= 0) {
+        mlx5_st32(reg + 4, dw1);
+    }
+    return reg_access(d, MLX5_REG_MFRL, dw1 >= 0, reg, MFRL_SIZE);
+}
+
+/* The next EQE of the general-event EQ: its sync_rst_state (-1: none). */
+static int sync_event(TDrv *d, uint64_t pa, unsigned *ci)
+{
+    uint8_t eqe[MLX5_EQE_SIZE];
+
+    tdrv_eqe(d, pa, *ci % 16, eqe);
+    if ((eqe[MLX5_EQE_owner] & 1) != (*ci / 16) % 2) {
+        return -1;
+    }
+    g_assert_cmpuint(eqe[MLX5_EQE_type], ==, MLX5_EVENT_TYPE_GENERAL_EVENT);
+    g_assert_cmpuint(eqe[MLX5_EQE_sub_type], ==, MLX5_GENERAL_SUBTYPE_PCI_SYNC_FOR_FW_UPDATE);
+    ++*ci;
+    return eqe[MLX5_EQE_data + 3] & 0xf;
+}
+
+static void test_reset(void)
+{
+    static uint8_t img[IMG_LEN];
+    uint8_t reg[REG_LEN] = { 0 }, out[QUERY_HCA_CAP_OUT_SIZE];
+    const uint32_t start = 0x20000008, ack = 0x08000008, nack = 0x10000008;
+    Mlx5CoreConfig cfg;
+    TDrv *d = flash_node(&cfg);
+    uint64_t pa;
+    unsigned ci = 0;
+
+    /* what mlx5_core checks: MCAM's MFRL and reset_state, the caps, the driver's set ones */
+    g_assert_cmpint(reg_access(d, MLX5_REG_MCAM, false, reg, MCAM_SIZE), ==, 0);
+    g_assert_true(mcam_has(reg, MLX5_REG_MFRL));
+    g_assert_true(reg[MCAM_features_OFF + 13] & 0x20);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, out, sizeof(out)), ==, 0);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_fast_teardown), ==, 1);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_general_notification_event), ==, 1);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_pci_sync_for_fw_update_event), ==, 1);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_pcie_reset_using_hotreset_method), ==, 0);
+
+    /* the levels (3 and 6), the full-chip type, the link-toggle method, no reset running */
+    g_assert_cmpint(mfrl(d, -1, reg), ==, 0);
+    g_assert_cmphex(mlx5_ld32(reg + 4), ==, 0x01 << 8 | 0x48);
+
+    /* no driver subscribed to the general event: a start is refused */
+    g_assert_cmpint(mfrl(d, start, reg), ==, MLX5_CMD_STAT_BAD_SYS_STATE_ERR);
+    tdrv_create_eq(d, 1ull << MLX5_EVENT_TYPE_GENERAL_EVENT, 4, 0, &pa);
+    /* live patch, two levels at once, the port kept alive, an answer with no request */
+    g_assert_cmpint(mfrl(d, 0x01, reg), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(mfrl(d, 0x48, reg), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(mfrl(d, 0x21000008, reg), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(mfrl(d, ack, reg), ==, MLX5_CMD_STAT_BAD_SYS_STATE_ERR);
+    g_assert_cmpint(mfrl(d, 0x20000040, reg), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(sync_event(d, pa, &ci), ==, -1);
+
+    /* a NACK: the negotiation ends, ABORT; reset_state NACK until the next start */
+    g_assert_cmpint(mfrl(d, start, reg), ==, 0);
+    g_assert_cmpint(sync_event(d, pa, &ci), ==, MLX5_SYNC_RST_STATE_REQUEST);
+    g_assert_cmpint(mfrl(d, start, reg), ==, MLX5_CMD_STAT_BAD_SYS_STATE_ERR);
+    g_assert_cmpint(mfrl(d, -1, reg), ==, 0);
+    g_assert_cmpint(MLX5_GET(reg, MFRL_reset_state), ==, MLX5_MFRL_STATE_IN_NEGOTIATION);
+    g_assert_cmpint(mfrl(d, nack, reg), ==, 0);
+    g_assert_cmpint(sync_event(d, pa, &ci), ==, MLX5_SYNC_RST_STATE_ABORT);
+    g_assert_cmpint(MLX5_GET(reg, MFRL_reset_state), ==, MLX5_MFRL_STATE_NACK);
+    /* a plain PCI reset: the pending image stays pending */
+    make_image(img, cfg.board_id, 16, 36, 1000);
+    g_assert_cmpint(flash(d, img, IMG_LEN), ==, 0);
+    mlx5_core_reset(d->c, MLX5_RESET_SYSTEM);
+    g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_FW_REV), ==, 35u << 16 | 16);
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_H, d->cmdq_pa >> 32);
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, (uint32_t)d->cmdq_pa);
+    d->slot = 0;
+    d->events = false;
+    tdrv_bringup(d);
+    g_assert_cmpint(mcqs_state(d), ==, MLX5_MCQS_UPDATE_STATE_ACTIVE_PENDING_RESET);
+    g_assert_cmpint(mfrl(d, -1, reg), ==, 0);
+    g_assert_cmpint(MLX5_GET(reg, MFRL_reset_state), ==, MLX5_MFRL_STATE_IDLE);
+
+    /* fw_activate: start, REQUEST, ACK, NOW; the fast teardown's end resets, the image runs */
+    ci = 0;
+    tdrv_create_eq(d, 1ull << MLX5_EVENT_TYPE_GENERAL_EVENT, 4, 0, &pa);
+    g_assert_cmpint(mfrl(d, start, reg), ==, 0);
+    g_assert_cmpint(sync_event(d, pa, &ci), ==, MLX5_SYNC_RST_STATE_REQUEST);
+    g_assert_cmpint(mfrl(d, ack, reg), ==, 0);
+    g_assert_cmpint(MLX5_GET(reg, MFRL_reset_state), ==, MLX5_MFRL_STATE_RESET_IN_PROGRESS);
+    g_assert_cmpint(sync_event(d, pa, &ci), ==, MLX5_SYNC_RST_STATE_NOW);
+    g_assert_cmpint(mfrl(d, ack, reg), ==, MLX5_CMD_STAT_BAD_SYS_STATE_ERR);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_TEARDOWN_HCA, 0, 1, 0, out, 16), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);                       /* force: no */
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_TEARDOWN_HCA, 0, 2, 0, out, 16), ==, 0);
+    g_assert_cmpint(MLX5_GET(out, TEARDOWN_HCA_OUT_state), ==, 0);
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, (uint32_t)d->cmdq_pa | 1u << 8);
+    g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ) >> 8 & 7, ==, 1);
+    g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_FW_REV), ==, 36u << 16 | 16);
+    g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_CMDIF_REV_FW_SUB) & 0xffff, ==, 1000);
+    g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_INITIALIZING) >> 12 & 0xf, ==, 0);
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_H, d->cmdq_pa >> 32);
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, (uint32_t)d->cmdq_pa);
+    d->slot = 0;
+    d->events = false;
+    tdrv_bringup(d);
+    g_assert_cmpint(mfrl(d, -1, reg), ==, 0);
+    g_assert_cmpint(MLX5_GET(reg, MFRL_reset_state), ==, MLX5_MFRL_STATE_IDLE);
+    g_assert_cmpint(mcqs_state(d), ==, MLX5_MCQS_UPDATE_STATE_IDLE);
+    g_assert_cmphex(mcqi_version(d, false), ==, 16u << 24 | 36 << 16 | 1000);
+
+    /* the tool's own reset: a level armed, the next PCI reset is the firmware's */
+    make_image(img, cfg.board_id, 16, 37, 1);
+    g_assert_cmpint(flash(d, img, IMG_LEN), ==, 0);
+    g_assert_cmpint(mfrl(d, 0x08, reg), ==, 0);
+    mlx5_core_reset(d->c, MLX5_RESET_SYSTEM);
+    g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_FW_REV), ==, 37u << 16 | 16);
+    tdrv_free(d);
+    g_byte_array_free(flash_written, true);
+    g_byte_array_free(nv_written, true);
+}
+
+
 /* ---- the non-volatile configuration (mlx5_nvconf.c), as mstconfig reads and writes it ---- */
 
 /* MNVDA GET of TLV @type (current, next or default); returns the status, the value in @v. */
@@ -771,6 +896,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/fw/module", test_module);
     g_test_add_func("/mlx5/fw/vsc", test_vsc);
     g_test_add_func("/mlx5/fw/flash", test_flash);
+    g_test_add_func("/mlx5/fw/reset", test_reset);
     g_test_add_func("/mlx5/fw/mgir-mqis", test_mgir_mqis);
     g_test_add_func("/mlx5/fw/nvconf", test_nvconf);
     return g_test_run();

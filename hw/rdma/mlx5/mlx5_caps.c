@@ -138,6 +138,7 @@ void mlx5_caps_build(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap,
     switch (type) {
     case MLX5_CAP_GENERAL:
         mlx5_caps_general(cfg, cap);
+        mlx5_fw_reset_caps(cap, cur);
         if (cfg->eth) {
             mlx5_eth_caps(cfg, type, cap);
         }

@@ -7,6 +7,7 @@
  */
 #include "qemu/osdep.h"
 #include "eth/mlx5_eth.h"
+#include "hw/rdma/mlx5/mlx5_fw_prm.h"
 #include "trace.h"
 
 /* ISSI 0 (SRQs via CREATE_SRQ) and 1 (RMPs, XRC SRQs) */
@@ -172,6 +173,9 @@ static void mlx5_set_cap_general(Mlx5Core *c, Mlx5CmdCtx *cmd,
     MLX5_SET(cur, CAP_dct, MLX5_GET(in, CAP_dct));
     MLX5_SET(cur, CAP_cmdif_checksum, MLX5_GET(in, CAP_cmdif_checksum));
     MLX5_SET(cur, CAP_cache_line_128byte, MLX5_GET(in, CAP_cache_line_128byte));
+    /* the sync firmware reset's events (mlx5_fw_reset.c) */
+    MLX5_SET(cur, CAP_pci_sync_for_fw_update_event,
+             MLX5_GET(in, CAP_pci_sync_for_fw_update_event));
 }
 
 void mlx5_cmd_set_hca_cap(Mlx5Core *c, Mlx5CmdCtx *cmd)
@@ -226,19 +230,27 @@ void mlx5_cmd_init_hca(Mlx5Core *c, Mlx5CmdCtx *cmd)
 
 void mlx5_cmd_teardown_hca(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
+    uint32_t profile;
+
     if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
     /*
-     * only GRACEFUL_CLOSE (0): neither force_teardown nor fast_teardown is
-     * advertised
+     * GRACEFUL_CLOSE, or PREPARE_FAST_TEARDOWN (fast_teardown): the driver then
+     * writes NIC interface DISABLED, which tears the function down
+     * (mlx5_core.c); its EQs stay until then, for this command's completion.
+     * No force_teardown.
      */
-    if (MLX5_GET(cmd->in, TEARDOWN_HCA_IN_profile) != 0) {
+    profile = MLX5_GET(cmd->in, TEARDOWN_HCA_IN_profile);
+    if (profile != MLX5_TEARDOWN_GRACEFUL_CLOSE &&
+        profile != MLX5_TEARDOWN_PREPARE_FAST) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
         return;
     }
-    mlx5_res_reset(c);
-    c->hca_initialized = false;
+    if (profile == MLX5_TEARDOWN_GRACEFUL_CLOSE) {
+        mlx5_res_reset(c);
+        c->hca_initialized = false;
+    }
     MLX5_SET(cmd->out, TEARDOWN_HCA_OUT_state, 0);
 }
 
@@ -290,15 +302,26 @@ void mlx5_cmd_access_reg(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     write = cmd->op_mod == MLX5_ACCESS_REG_WRITE;
     reg_id = MLX5_GET(cmd->in, ACCESS_REG_IN_register_id);
-    /* the register travels in and comes back out with the same length */
+    /*
+     * the register travels in and comes back out with the same length: at
+     * least two dwords (MFRL's size), the management registers check their own
+     * length, the others have four dwords at least
+     */
     len = MIN(cmd->inlen, cmd->outlen);
-    if (len < ACCESS_REG_DATA_OFF + 16) {
+    if (len < ACCESS_REG_DATA_OFF + 8) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_INP_LEN_ERR, MLX5_SYND_INLEN);
         return;
     }
     reg = cmd->out + ACCESS_REG_DATA_OFF;
     memcpy(reg, cmd->in + ACCESS_REG_DATA_OFF, len - ACCESS_REG_DATA_OFF);
     trace_mlx5_cmd_access_reg(reg_id, write);
+    if (mlx5_fw_reg(c, cmd, reg_id, reg, len - ACCESS_REG_DATA_OFF, write)) {
+        return;
+    }
+    if (len < ACCESS_REG_DATA_OFF + 16) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_INP_LEN_ERR, MLX5_SYND_INLEN);
+        return;
+    }
 
     switch (reg_id) {
     case MLX5_REG_HOST_ENDIANNESS:
@@ -319,10 +342,6 @@ void mlx5_cmd_access_reg(Mlx5Core *c, Mlx5CmdCtx *cmd)
         memcpy(reg, c->cfg.node_desc, strnlen(c->cfg.node_desc, 64));
         break;
     default:
-        if (mlx5_fw_reg(c, cmd, reg_id, reg, len - ACCESS_REG_DATA_OFF,
-                        write)) {
-            return;
-        }
         if (c->eth && mlx5_eth_reg(c, cmd, reg_id, reg,
                                    len - ACCESS_REG_DATA_OFF, write)) {
             return;

@@ -262,6 +262,7 @@ void mlx5_core_reset(Mlx5Core *c, Mlx5ResetKind kind)
         c->cmd_late_deadline = INT64_MAX;
         c->start_ns = c->ops->now_ns(c->opaque);
         mlx5_flash_reset(c);
+        mlx5_fw_reset_pci(c);
     }
 }
 
@@ -333,6 +334,16 @@ static void mlx5_iseg_write32(Mlx5Core *c, uint64_t off, uint32_t val)
          * the NIC interface field: the driver's mode (full, or disabled after
          * a fast teardown), or its request for a firmware reset
          */
+        if (((val >> 8) & 7) == MLX5_NIC_IFC_DISABLED &&
+            c->nic_interface == MLX5_NIC_IFC_FULL) {
+            /* the fast teardown: the objects and the HCA are gone at once */
+            trace_mlx5_fast_teardown();
+            if (mlx5_fw_reset_teardown(c)) {
+                break;
+            }
+            mlx5_res_reset(c);
+            c->hca_initialized = false;
+        }
         c->nic_interface = (val >> 8) & 7;
         if (c->nic_interface == MLX5_NIC_IFC_SW_RESET) {
             mlx5_fw_sw_reset(c);

@@ -271,6 +271,7 @@ static const struct {
     { MLX5_REG_MGIR, MGIR_SIZE, false, mlx5_reg_mgir },
     { MLX5_REG_MNVDA, MNVDA_DATA_OFF, true, mlx5_reg_mnvda },
     { MLX5_REG_MNVDI, MNVDI_SIZE, true, mlx5_reg_mnvdi },
+    { MLX5_REG_MFRL, MFRL_SIZE, true, mlx5_reg_mfrl },
     { MLX5_REG_MNVQC, MNVQC_SIZE, false, mlx5_reg_mnvqc },
     { MLX5_REG_MNVIA, MNVIA_SIZE, true, mlx5_reg_mnvia },
     { MLX5_REG_MNVGC, MNVGC_SIZE, false, mlx5_reg_mnvgc },
@@ -284,7 +285,10 @@ static const struct {
     { MLX5_REG_DTOR, DTOR_SIZE, false, mlx5_reg_dtor },
 };
 
-/* MCAM announces the registers of the table in its group 0 (0x9000..0x907f). */
+/*
+ * MCAM announces the registers of the table in its group 0 (0x9000..0x907f),
+ * and MFRL's reset_state among the features.
+ */
 static void mlx5_reg_mcam(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
 {
     unsigned i;
@@ -292,6 +296,7 @@ static void mlx5_reg_mcam(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
     if (!mlx5_cam_group0(reg, MCAM_SIZE)) {
         return;
     }
+    reg[MCAM_feature_reset_state_BYTE] |= 1u << MCAM_feature_reset_state_BIT;
     for (i = 0; i < G_N_ELEMENTS(mlx5_fw_regs); i++) {
         mlx5_cam_announce(reg, 0x9000, mlx5_fw_regs[i].id);
     }

@@ -507,6 +507,12 @@ struct Mlx5Core {
     Mlx5FwDate fw_date;         /* the running firmware's build date */
     Mlx5Flash flash;
     Mlx5Nv nv;
+    /*
+     * the firmware reset (mlx5_fw_reset.c): MFRL's sync-reset state, and a
+     * reset armed for the next PCI reset
+     */
+    uint8_t mfrl_state;
+    bool fw_reset_armed;
     Mlx5InjectCmd inject_cmd[MLX5_INJECT_CMDS];
     /* the next WQE of send queue inject_wqe_qpn completes with an error */
     bool inject_wqe_armed;
@@ -681,6 +687,16 @@ static inline bool mlx5_link_wanted(Mlx5Core *c)
 }
 /* mlx5_module.c: the module was pulled out or put in (PORT_MODULE_EVENT) */
 void mlx5_module_event(Mlx5Core *c, bool out);
+
+/* mlx5_fw_reset.c */
+void mlx5_fw_reset_caps(uint8_t *cap, bool cur);
+/* a PCI (or system) reset: an armed firmware reset happens now */
+void mlx5_fw_reset_pci(Mlx5Core *c);
+/*
+ * NIC interface DISABLED written (the fast teardown): true if that was the
+ * sync reset's, and the device has reset
+ */
+bool mlx5_fw_reset_teardown(Mlx5Core *c);
 
 /* mlx5_flash.c */
 uint8_t mlx5_flash_check(const uint8_t *img, size_t len, const char *psid,

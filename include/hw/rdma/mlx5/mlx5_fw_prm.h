@@ -18,12 +18,74 @@
 #define CAP_mcam_reg                        MLX5_FIELD(13, 22, 22)
 #define CAP_pcam_reg                        MLX5_FIELD(13, 21, 21)
 
+/*
+ * cmd_hca_cap: the synchronized firmware reset (mlx5_core's fw_reset.c): the
+ * fast teardown, the general events, and the driver's "I take the sync events"
+ * and "reset me with a hot reset", set by SET_HCA_CAP when the max has them
+ */
+#define CAP_fast_teardown                   MLX5_FIELD(7, 4, 4)
+#define CAP_general_notification_event      MLX5_FIELD(14, 13, 13)
+#define CAP_pci_sync_for_fw_update_event    MLX5_FIELD(15, 14, 14)
+#define CAP_pcie_reset_using_hotreset_method MLX5_FIELD(25, 10, 10)
+
+/* TEARDOWN_HCA profiles */
+enum {
+    MLX5_TEARDOWN_GRACEFUL_CLOSE = 0,
+    MLX5_TEARDOWN_FORCE_CLOSE = 1,
+    MLX5_TEARDOWN_PREPARE_FAST = 2,
+};
+
+/* the general event (0x22) and its sub-types */
+#define MLX5_EVENT_TYPE_GENERAL_EVENT       0x22
+#define MLX5_GENERAL_SUBTYPE_PCI_SYNC_FOR_FW_UPDATE 0x08
+/* its data: sync_rst_state in byte 3 (EQE byte 0x23) */
+enum {
+    MLX5_SYNC_RST_STATE_REQUEST = 0,
+    MLX5_SYNC_RST_STATE_NOW = 1,
+    MLX5_SYNC_RST_STATE_ABORT = 2,
+    MLX5_SYNC_RST_STATE_UNLOAD = 3,
+};
+
+/*
+ * MFRL (0x9028), the firmware reset level register: the levels and types the
+ * device offers, the reset armed (a level written), the sync reset's start and
+ * the driver's answer, and the state of the negotiation
+ */
+#define MFRL_pci_sync_for_fw_update_start   MLX5_FIELD(1, 29, 29)
+#define MFRL_pci_sync_for_fw_update_resp    MLX5_FIELD(1, 28, 27)
+#define MFRL_rst_type_sel                   MLX5_FIELD(1, 26, 24)
+#define MFRL_pci_reset_req_method           MLX5_FIELD(1, 23, 21)
+#define MFRL_reset_state                    MLX5_FIELD(1, 19, 16)
+#define MFRL_reset_type                     MLX5_FIELD(1, 15, 8)
+#define MFRL_reset_level                    MLX5_FIELD(1, 7, 0)
+#define MFRL_SIZE                           0x08
+enum {
+    MLX5_MFRL_LEVEL0 = 0x01,            /* live patch */
+    MLX5_MFRL_LEVEL3 = 0x08,            /* at the next PCI reset */
+    MLX5_MFRL_LEVEL6 = 0x40,            /* at the next reboot */
+    MLX5_MFRL_TYPE_FULL_CHIP = 0x01,
+    MLX5_MFRL_TYPE_NET_PORT_ALIVE = 0x02,
+    MLX5_MFRL_RESP_ACK = 1,
+    MLX5_MFRL_RESP_NACK = 2,
+    MLX5_MFRL_METHOD_LINK_TOGGLE = 0,
+    MLX5_MFRL_METHOD_HOT_RESET = 1,
+    MLX5_MFRL_STATE_IDLE = 0,
+    MLX5_MFRL_STATE_IN_NEGOTIATION = 1,
+    MLX5_MFRL_STATE_RESET_IN_PROGRESS = 2,
+    MLX5_MFRL_STATE_NEG_TIMEOUT = 3,
+    MLX5_MFRL_STATE_NACK = 4,
+};
+/* MCAM's feature mask: MFRL's reset_state is there (bit 0x6a) */
+#define MCAM_feature_reset_state_BYTE       (MCAM_features_OFF + 0x6a / 8)
+#define MCAM_feature_reset_state_BIT        (7 - 0x6a % 8)
+
 enum {
     MLX5_REG_PMLP = 0x5002,
     MLX5_REG_MCIA = 0x9014,
     MLX5_REG_MGIR = 0x9020,
     MLX5_REG_MNVDA = 0x9024,
     MLX5_REG_MNVDI = 0x9025,
+    MLX5_REG_MFRL = 0x9028,
     MLX5_REG_MNVQC = 0x9030,
     MLX5_REG_MNVIA = 0x9033,
     MLX5_REG_MNVGC = 0x9034,
