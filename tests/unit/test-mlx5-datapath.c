@@ -9,6 +9,7 @@
 #include "mlx5_internal.h"
 
 #include "mlx5-testqp.h"
+#include "hw/rdma/mlx5/mlx5_eth_prm.h"
 
 static void test_rc_send(void)
 {
@@ -669,6 +670,114 @@ static void test_apm(void)
     tdrv_free(b);
 }
 
+/* ---- queue counters (mlx5_q_counter.c): the transport's events where the QP's set counts ---- */
+
+static uint32_t alloc_q_counter(TDrv *d)
+{
+    uint8_t out[16];
+
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_ALLOC_Q_COUNTER, 0, 0, 0, out, 16), ==, 0);
+    return MLX5_GET(out, ALLOC_Q_COUNTER_OUT_counter_set_id);
+}
+
+/* QUERY_Q_COUNTER of @set (cleared after if @clear): the 32-bit counter at @off */
+static uint32_t q_counter(TDrv *d, uint32_t set, unsigned off, bool clear)
+{
+    uint8_t in[0x20] = { 0 }, out[Q_COUNTER_OUT_SIZE];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_Q_COUNTER);
+    MLX5_SET(in, Q_COUNTER_IN_counter_set_id, set);
+    MLX5_SET(in, Q_COUNTER_IN_clear, clear);
+    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
+    return mlx5_ld32(out + off);
+}
+
+/* bind @q to counter set @set (RTS2RTS with the optional counter_set_id, as rdma statistic) */
+static void bind_q_counter(TQp *q, uint32_t set)
+{
+    uint8_t qpc[MLX5_QPC_SIZE] = { 0 };
+
+    MLX5_SET(qpc, QPC_counter_set_id, set);
+    g_assert_cmpint(tdrv_modify_qp(q->d, MLX5_CMD_OP_RTS2RTS_QP, q->qpn, qpc,
+                                   MLX5_QP_OPTPAR_COUNTER_SET_ID), ==, 0);
+}
+
+static void test_q_counters(void)
+{
+    TDrv *a = new_node(1), *b = new_node(2);
+    TQp qa, qb;
+    uint8_t segs[48], cqe[64], out[16], in[0x20];
+    uint32_t rkey, bad, sa, sb;
+
+    sa = alloc_q_counter(a);
+    sb = alloc_q_counter(b);
+    g_assert_cmpuint(sa, !=, 0);
+    tqp_rc_pair(&qa, a, &qb, b);
+    bind_q_counter(&qa, sa);
+    bind_q_counter(&qb, sb);
+
+    /* requests executed by b's responder */
+    rkey = create_mtt_mkey(b, qb.pd, 0x10000, 0x10000, qb.mem, true);
+    raddr_seg(segs, 0x10000, rkey);
+    data_seg(segs + 16, 64, qa.key, qa.mem);
+    tqp_post_send(&qa, MLX5_OPCODE_RDMA_WRITE, 0, segs, 2, true, false);
+    tqp_post_send(&qa, MLX5_OPCODE_RDMA_WRITE, 0, segs, 2, true, false);
+    tqp_post_send(&qa, MLX5_OPCODE_RDMA_READ, 0, segs, 2, true, true);
+    run_pair(a, b, 2000);
+    for (int i = 0; i < 3; i++) {
+        g_assert_true(tqp_poll(&qa, cqe));
+        g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    }
+    g_assert_cmpuint(q_counter(b, sb, Q_COUNTER_OUT_rx_write_requests_OFF, false), ==, 2);
+    g_assert_cmpuint(q_counter(b, sb, Q_COUNTER_OUT_rx_read_requests_OFF, false), ==, 1);
+    g_assert_cmpuint(q_counter(a, sa, Q_COUNTER_OUT_rx_write_requests_OFF, false), ==, 0);
+
+    /* a SEND with no receive posted: b answers RNR NAK (out_of_buffer), a counts it */
+    data_seg(segs, 64, qa.key, qa.mem);
+    tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    run_pair(a, b, 200);
+    g_assert_cmpuint(q_counter(b, sb, Q_COUNTER_OUT_out_of_buffer_OFF, false), >=, 1);
+    g_assert_cmpuint(q_counter(a, sa, Q_COUNTER_OUT_rnr_nak_retry_err_OFF, false), >=, 1);
+    tqp_post_recv(&qb, 64, qb.mem + 0x8000);
+    for (int i = 0; i < 100 && !tqp_poll(&qa, cqe); i++) {
+        b->h->now += 10000000;          /* the RNR timer */
+        a->h->now += 10000000;
+        mlx5_core_expire(a->c, a->h->now);
+        run_pair(a, b, 200);
+    }
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+
+    /* a remote access error: NAKed by b, an error CQE on a, the rest flushed */
+    bad = create_mtt_mkey(b, qb.pd, 0x20000, 0x1000, qb.mem, false);   /* local only */
+    raddr_seg(segs, 0x20000, bad);
+    data_seg(segs + 16, 64, qa.key, qa.mem);
+    tqp_post_send(&qa, MLX5_OPCODE_RDMA_WRITE, 0, segs, 2, true, false);
+    tqp_post_send(&qa, MLX5_OPCODE_RDMA_WRITE, 0, segs, 2, true, true);
+    run_pair(a, b, 2000);
+    tqp_expect_req_err(&qa, MLX5_CQE_SYNDROME_REMOTE_ACCESS_ERR);
+    g_assert_cmpuint(q_counter(b, sb, Q_COUNTER_OUT_resp_remote_access_errors_OFF, false), ==,
+                     1);
+    g_assert_cmpuint(q_counter(a, sa, Q_COUNTER_OUT_req_remote_access_errors_OFF, false), ==,
+                     1);
+    g_assert_cmpuint(q_counter(a, sa, Q_COUNTER_OUT_req_cqe_error_OFF, false), ==, 1);
+    g_assert_cmpuint(q_counter(a, sa, Q_COUNTER_OUT_req_cqe_flush_error_OFF, false), ==, 1);
+
+    /* clear: read once more (the refused WRITE was not executed), then zero */
+    g_assert_cmpuint(q_counter(b, sb, Q_COUNTER_OUT_rx_write_requests_OFF, true), ==, 2);
+    g_assert_cmpuint(q_counter(b, sb, Q_COUNTER_OUT_rx_write_requests_OFF, false), ==, 0);
+    /* a set nobody allocated, and a freed one */
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_Q_COUNTER);
+    MLX5_SET(in, Q_COUNTER_IN_counter_set_id, 60);
+    g_assert_cmpint(tdrv_exec(a, in, sizeof(in), out, sizeof(out)), ==,
+                    MLX5_CMD_STAT_BAD_RES_ERR);
+    g_assert_cmpint(tdrv_simple(a, MLX5_CMD_OP_DEALLOC_Q_COUNTER, 0, sa, 0, out, 16), ==, 0);
+    g_assert_cmpint(tdrv_simple(a, MLX5_CMD_OP_DEALLOC_Q_COUNTER, 0, sa, 0, out, 16), ==,
+                    MLX5_CMD_STAT_BAD_RES_ERR);
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -685,5 +794,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/datapath/mcg-and-pma", test_mcg_and_pma);
     g_test_add_func("/mlx5/datapath/srq-limit-last-wqe", test_srq_limit_and_last_wqe);
     g_test_add_func("/mlx5/datapath/apm", test_apm);
+    g_test_add_func("/mlx5/datapath/q-counters", test_q_counters);
     return g_test_run();
 }

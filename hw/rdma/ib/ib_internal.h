@@ -63,6 +63,14 @@ bool ib_apm_retry_exhausted(IbQp *qp);
  * Is @lid one of the port's 2^LMC LIDs (its LID with the low LMC bits free,
  * IBA 7.11.1)?
  */
+/* Count a transport event of @qp, where its device keeps count. */
+static inline void ib_qp_stat(IbQp *qp, IbQpStat stat)
+{
+    if (qp->port->ops->qp_stat) {
+        qp->port->ops->qp_stat(qp, stat);
+    }
+}
+
 static inline bool ib_port_owns_lid(const IbPort *port, uint16_t lid)
 {
     uint16_t mask = (1u << port->lmc) - 1;

@@ -219,6 +219,7 @@ static void ib_req_acked(IbQp *qp, uint32_t acked)
              * re-request would leave nothing to retransmit)
              */
             uint32_t missing = ib_req_missing_psn(qp, e);
+            ib_qp_stat(qp, IB_STAT_IMPLIED_NAK);
             ib_req_rewind(qp, missing);
             acked = (missing - 1) & IB_PSN_MASK;
             break;
@@ -276,6 +277,7 @@ static void ib_req_aeth(IbQp *qp, const IbPacket *p)
     case IB_AETH_RNR_NAK:
         ib_req_acked(qp, psn - 1);
         qp->stat_rnr++;
+        ib_qp_stat(qp, IB_STAT_RNR_NAK);
         trace_ib_req_rnr(qp->qpn, psn, qp->rnr_retries_left);
         if (qp->rnr_retry != 7) {
             if (qp->rnr_retries_left == 0) {
@@ -298,10 +300,16 @@ static void ib_req_aeth(IbQp *qp, const IbPacket *p)
              * from @psn, or from an earlier READ response still missing
              * (ib_req_acked)
              */
+            ib_qp_stat(qp, IB_STAT_SEQ_NAK);
             ib_req_rewind(qp, ib_psn_diff(qp->una, psn) < 0 ? qp->una : psn);
         } else {
-            ib_req_fail(qp, ib_req_entry_at(qp, psn),
-                        ib_nak_status(syn & 0x1f));
+            IbWcStatus st = ib_nak_status(syn & 0x1f);
+
+            ib_qp_stat(qp, st == IB_WC_REM_INV_REQ_ERR ?
+                       IB_STAT_REQ_REMOTE_INVALID :
+                       st == IB_WC_REM_ACCESS_ERR ? IB_STAT_REQ_REMOTE_ACCESS :
+                       IB_STAT_REQ_REMOTE_OPERATION);
+            ib_req_fail(qp, ib_req_entry_at(qp, psn), st);
             return;
         }
         break;
@@ -446,6 +454,7 @@ static void ib_req_response(IbQp *qp, const IbPacket *p)
         return;
     }
     if (ib_psn_diff(p->psn, expected) > 0) {
+        ib_qp_stat(qp, IB_STAT_IMPLIED_NAK);
         ib_req_rewind(qp, expected);    /* a response packet was lost */
         return;
     }
@@ -496,6 +505,7 @@ void ib_rc_ack_timeout(IbQp *qp)
     }
     trace_ib_req_timeout(qp->qpn, qp->una, qp->retries_left);
     if (qp->retries_left == 0 && ib_apm_retry_exhausted(qp)) {
+        ib_qp_stat(qp, IB_STAT_ACK_TIMEOUT);
         ib_req_rewind(qp, qp->una);     /* again, over the alternate path */
         return;
     }
@@ -504,6 +514,7 @@ void ib_rc_ack_timeout(IbQp *qp)
         ib_req_fail(qp, idx, IB_WC_RETRY_EXC_ERR);
         return;
     }
+    ib_qp_stat(qp, IB_STAT_ACK_TIMEOUT);
     qp->retries_left--;
     if (!ib_req_rewind(qp, qp->una) && qp->tail != qp->head) {
         /*

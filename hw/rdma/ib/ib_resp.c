@@ -30,6 +30,11 @@ static void ib_resp_send_aeth(IbQp *qp, uint32_t psn, uint8_t syndrome)
 void ib_resp_error(IbQp *qp, uint8_t nak, IbQpEvent ev)
 {
     trace_ib_resp_error(qp->qpn, nak, qp->epsn);
+    if (nak == IB_NAK_REMOTE_ACCESS_ERR) {
+        ib_qp_stat(qp, IB_STAT_RESP_REMOTE_ACCESS);
+    } else if (nak == IB_NAK_INVALID_REQUEST) {
+        ib_qp_stat(qp, IB_STAT_RESP_REMOTE_INVALID);
+    }
     if (qp->type == IB_QPT_RC) {
         ib_resp_send_aeth(qp, qp->epsn, IB_AETH_NAK | nak);
     }
@@ -103,6 +108,7 @@ static bool ib_resp_send(IbQp *qp, const IbPacket *p, unsigned h, bool rc)
     if ((h & IB_HDR_FIRST) && !qp->have_rwr) {
         if (!qp->port->ops->recv_get(qp, &qp->rwr)) {
             qp->stat_rnr++;
+            ib_qp_stat(qp, IB_STAT_OUT_OF_BUFFER);
             trace_ib_resp_rnr(qp->qpn, p->psn);
             if (rc) {
                 ib_resp_send_aeth(qp, p->psn,
@@ -178,6 +184,7 @@ static bool ib_resp_write(IbQp *qp, const IbPacket *p, unsigned h, bool rc)
         qp->write_va = p->reth_va;
         qp->write_rkey = p->reth_rkey;
         qp->write_left = qp->write_total = p->reth_len;
+        ib_qp_stat(qp, IB_STAT_RX_WRITE);
     }
     if (p->payload_len > qp->write_left ||
         ((h & IB_HDR_LAST) && p->payload_len != qp->write_left) ||
@@ -189,6 +196,7 @@ static bool ib_resp_write(IbQp *qp, const IbPacket *p, unsigned h, bool rc)
     if (imm && !qp->have_rwr) {
         if (!qp->port->ops->recv_get(qp, &qp->rwr)) {
             qp->stat_rnr++;
+            ib_qp_stat(qp, IB_STAT_OUT_OF_BUFFER);
             if (rc) {
                 ib_resp_send_aeth(qp, p->psn,
                                   IB_AETH_RNR_NAK | (qp->min_rnr_timer & 0x1f));
@@ -314,6 +322,7 @@ static void ib_resp_duplicate(IbQp *qp, const IbPacket *p)
     unsigned i;
 
     qp->stat_dup++;
+    ib_qp_stat(qp, IB_STAT_DUPLICATE_REQUEST);
     trace_ib_resp_duplicate(qp->qpn, p->psn, qp->epsn);
     for (i = 0; i < IB_MAX_RD_ATOMIC; i++) {
         IbRespRes *r = &qp->res[i];
@@ -376,6 +385,7 @@ void ib_resp_rx(IbQp *qp, const IbPacket *p)
         qp->port->ops->qp_event(qp, IB_EV_COMM_EST);
     }
     if (d > 0) {
+        ib_qp_stat(qp, IB_STAT_OUT_OF_SEQUENCE);
         if (!qp->nak_sent) {
             qp->nak_sent = true;
             ib_resp_send_aeth(qp, qp->epsn, IB_AETH_NAK | IB_NAK_PSN_SEQ_ERR);
@@ -408,11 +418,16 @@ void ib_resp_rx(IbQp *qp, const IbPacket *p)
     } else if (op <= OP(WRITE_ONLY_IMM)) {
         ok = ib_resp_write(qp, p, h, true);
     } else if (op == OP(READ_REQUEST)) {
-        ib_resp_read(qp, p);
+        if (ib_resp_read(qp, p)) {
+            ib_qp_stat(qp, IB_STAT_RX_READ);
+        }
         /* epsn advanced by the READ's PSN count */
         return;
     } else if (op == OP(COMPARE_SWAP) || op == OP(FETCH_ADD)) {
         ok = ib_resp_atomic(qp, p);
+        if (ok) {
+            ib_qp_stat(qp, IB_STAT_RX_ATOMIC);
+        }
     } else {
         ib_resp_error(qp, IB_NAK_INVALID_REQUEST, IB_EV_QP_REQ_ERR);
         return;

@@ -121,6 +121,8 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_pg, cfg->odp);
     /* the management registers of the firmware components (mlx5_fw.c) */
     mlx5_fw_caps(cap);
+    /* the queue counters (mlx5_q_counter.c) */
+    mlx5_q_counter_caps(cap);
 }
 
 static void mlx5_caps_atomic(uint8_t *cap)

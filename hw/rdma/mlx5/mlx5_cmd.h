@@ -132,6 +132,9 @@ Mlx5CmdHandler mlx5_cmd_enable_hca, mlx5_cmd_disable_hca, mlx5_cmd_query_issi,
     mlx5_cmd_access_reg, mlx5_cmd_query_lag;
 /* mlx5_eq.c */
 Mlx5CmdHandler mlx5_cmd_create_eq, mlx5_cmd_destroy_eq, mlx5_cmd_query_eq;
+/* mlx5_q_counter.c */
+Mlx5CmdHandler mlx5_cmd_alloc_q_counter, mlx5_cmd_dealloc_q_counter,
+    mlx5_cmd_query_q_counter;
 /* mlx5_res.c */
 Mlx5CmdHandler mlx5_cmd_alloc_pd, mlx5_cmd_dealloc_pd, mlx5_cmd_alloc_uar,
     mlx5_cmd_dealloc_uar, mlx5_cmd_alloc_xrcd, mlx5_cmd_dealloc_xrcd,

@@ -238,6 +238,7 @@ void mlx5_function_reset(Mlx5Core *c)
     c->host_endianness_set = false;
     mlx5_caps_reset(c);
     mlx5_port_reset(c);
+    mlx5_q_counter_reset(c);
     /*
      * QP timers are gone with the QPs; the port's own (announcements) survive
      */

@@ -95,6 +95,8 @@ static void mlx5_send_cqe(Mlx5Core *c, Mlx5Qp *qp, const Mlx5SendCtx *ctx,
     } else {
         cqe[MLX5_CQE_syndrome] = mlx5_syndrome(st);
         cqe[MLX5_CQE_op_own] = MLX5_CQE_REQ_ERR << 4;
+        mlx5_qp_count(c, qp, st == IB_WC_WR_FLUSH_ERR ? MLX5_QC_REQ_CQE_FLUSH
+                                                      : MLX5_QC_REQ_CQE_ERROR);
         if (st != IB_WC_WR_FLUSH_ERR) {
             trace_mlx5_err_send_cqe(qp->qpn, ctx->wqe_index,
                                     cqe[MLX5_CQE_syndrome]);
@@ -730,6 +732,7 @@ const IbDevOps mlx5_ib_ops = {
     .invalidate = mlx5_ib_invalidate,
     .xrc_srq_ok = mlx5_ib_xrc_srq_ok,
     .qp_event = mlx5_ib_qp_event,
+    .qp_stat = mlx5_ib_qp_stat,
     .link_tx = mlx5_ib_link_tx,
     .qp_lookup = mlx5_ib_qp_lookup,
     .now_ns = mlx5_ib_now,

@@ -478,6 +478,41 @@ typedef struct Mlx5Nv {
     uint8_t next[MLX5_NV_TLVS][MLX5_NV_MAX];    /* what is stored */
 } Mlx5Nv;
 
+/*
+ * The queue counters (mlx5_q_counter.c): what a counter set counts, for the
+ * QPs and RQs bound to it (their context's counter_set_id)
+ */
+typedef enum Mlx5QcField {
+    MLX5_QC_RX_WRITE,
+    MLX5_QC_RX_READ,
+    MLX5_QC_RX_ATOMIC,
+    MLX5_QC_OUT_OF_BUFFER,
+    MLX5_QC_OUT_OF_SEQUENCE,
+    MLX5_QC_DUPLICATE_REQUEST,
+    MLX5_QC_RESP_REMOTE_INVALID,
+    MLX5_QC_RESP_REMOTE_ACCESS,
+    MLX5_QC_RNR_NAK_RETRY,
+    MLX5_QC_PACKET_SEQ,
+    MLX5_QC_IMPLIED_NAK_SEQ,
+    MLX5_QC_LOCAL_ACK_TIMEOUT,
+    MLX5_QC_REQ_REMOTE_INVALID,
+    MLX5_QC_REQ_REMOTE_ACCESS,
+    MLX5_QC_REQ_REMOTE_OPERATION,
+    MLX5_QC_RESP_LOCAL_LENGTH,
+    MLX5_QC_RESP_CQE_ERROR,
+    MLX5_QC_REQ_CQE_ERROR,
+    MLX5_QC_RESP_CQE_FLUSH,
+    MLX5_QC_REQ_CQE_FLUSH,
+    MLX5_QC_N
+} Mlx5QcField;
+/* counter sets: 0 is the default one, which counts nothing */
+#define MLX5_MAX_Q_COUNTERS     64
+typedef struct Mlx5QCounter {
+    bool used;
+    uint16_t owner;             /* the uid that allocated it */
+    uint64_t v[MLX5_QC_N];
+} Mlx5QCounter;
+
 typedef struct Mlx5CmdCtx Mlx5CmdCtx;
 typedef struct Mlx5Eth Mlx5Eth;
 typedef void Mlx5CmdHandler(Mlx5Core *c, Mlx5CmdCtx *cmd);
@@ -513,6 +548,7 @@ struct Mlx5Core {
      */
     uint8_t mfrl_state;
     bool fw_reset_armed;
+    Mlx5QCounter qcnt[MLX5_MAX_Q_COUNTERS];
     Mlx5InjectCmd inject_cmd[MLX5_INJECT_CMDS];
     /* the next WQE of send queue inject_wqe_qpn completes with an error */
     bool inject_wqe_armed;
@@ -687,6 +723,16 @@ static inline bool mlx5_link_wanted(Mlx5Core *c)
 }
 /* mlx5_module.c: the module was pulled out or put in (PORT_MODULE_EVENT) */
 void mlx5_module_event(Mlx5Core *c, bool out);
+
+/* mlx5_q_counter.c */
+void mlx5_q_counter_caps(uint8_t *cap);
+void mlx5_q_counter_reset(Mlx5Core *c);
+/* count @field in counter set @set (if allocated) */
+void mlx5_q_count(Mlx5Core *c, uint32_t set, Mlx5QcField field);
+/* count @field for QP @qp's counter set */
+void mlx5_qp_count(Mlx5Core *c, Mlx5Qp *qp, Mlx5QcField field);
+/* the transport's count of @stat for a QP (IbDevOps.qp_stat) */
+void mlx5_ib_qp_stat(IbQp *ib, IbQpStat stat);
 
 /* mlx5_fw_reset.c */
 void mlx5_fw_reset_caps(uint8_t *cap, bool cur);

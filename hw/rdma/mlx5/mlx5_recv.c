@@ -33,6 +33,11 @@ static void mlx5_recv_cqe(Mlx5Core *c, Mlx5Qp *qp, uint32_t cqn, uint32_t uidx,
     if (rc->status != IB_WC_SUCCESS) {
         cqe[MLX5_CQE_syndrome] = mlx5_syndrome(rc->status);
         cqe[MLX5_CQE_op_own] = MLX5_CQE_RESP_ERR << 4;
+        mlx5_qp_count(c, qp, rc->status == IB_WC_WR_FLUSH_ERR ?
+                      MLX5_QC_RESP_CQE_FLUSH : MLX5_QC_RESP_CQE_ERROR);
+        if (rc->status == IB_WC_LOC_LEN_ERR) {
+            mlx5_qp_count(c, qp, MLX5_QC_RESP_LOCAL_LENGTH);
+        }
         if (rc->status != IB_WC_WR_FLUSH_ERR) {
             trace_mlx5_err_recv_cqe(qp->qpn, wqe_counter,
                                     cqe[MLX5_CQE_syndrome]);

@@ -19,7 +19,6 @@
 #define MLX5_ETH_MIN_FRAME      60
 /* bytes of one LSO WQE's payload, at most */
 #define MLX5_ETH_MAX_TSO        (256 * 1024)
-#define MLX5_ETH_MAX_Q_COUNTERS 64
 #define MLX5_ETH_LOG_MAX_RQT_SIZE 8
 /*
  * max_ft_level: with the chaining caps every root priority of fs_core.c that
@@ -200,9 +199,6 @@ typedef struct Mlx5Eth {
     uint8_t pfc_tx, pfc_rx;     /* priorities with PFC */
     uint32_t link_down_events;
     /* Q counters: out_of_buffer per counter set */
-    bool q_used[MLX5_ETH_MAX_Q_COUNTERS];
-    uint16_t q_owner[MLX5_ETH_MAX_Q_COUNTERS];  /* the uid that allocated it */
-    uint64_t q_oob[MLX5_ETH_MAX_Q_COUNTERS];
     Mlx5EthCounters cnt;
     /* flow counters by id [MLX5_ETH_MAX_FLOW_COUNTERS] */
     Mlx5FlowCounter *fcs;
@@ -241,12 +237,9 @@ bool mlx5_phy_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
                   uint32_t len, bool write);
 bool mlx5_eth_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
                   uint32_t len, bool write);
-void mlx5_eth_q_drop(Mlx5Core *c, uint8_t counter);
 void mlx5_eth_count(Mlx5EthTraffic *t, const uint8_t *f, size_t len);
 Mlx5CmdHandler mlx5_cmd_query_vport_state, mlx5_cmd_query_nic_vport_context,
-    mlx5_cmd_modify_nic_vport_context, mlx5_cmd_query_vport_counter,
-    mlx5_cmd_alloc_q_counter, mlx5_cmd_dealloc_q_counter,
-    mlx5_cmd_query_q_counter;
+    mlx5_cmd_modify_nic_vport_context, mlx5_cmd_query_vport_counter;
 
 /* mlx5_roce.c */
 void mlx5_roce_caps(uint8_t *cap);

@@ -232,7 +232,7 @@ static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f,
         return false;
     }
     if (!posted) {
-        mlx5_eth_q_drop(c, rq->counter_set);
+        mlx5_q_count(c, rq->counter_set, MLX5_QC_OUT_OF_BUFFER);
         trace_mlx5_eth_rx_drop(rq->qpn, len, "no receive WQE");
         return false;
     }

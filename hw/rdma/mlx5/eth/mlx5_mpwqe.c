@@ -119,7 +119,7 @@ bool mlx5_mpwqe_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f, size_t len,
         return false;
     }
     if (avail <= 0) {
-        mlx5_eth_q_drop(c, rq->counter_set);
+        mlx5_q_count(c, rq->counter_set, MLX5_QC_OUT_OF_BUFFER);
         trace_mlx5_eth_rx_drop(rq->qpn, len, "no receive WQE");
         return false;
     }
@@ -140,7 +140,7 @@ bool mlx5_mpwqe_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f, size_t len,
         mlx5_cqe_post_rx(c, rq->cqn_rcv, fill, true);
         mlx5_mpwqe_done(rq);
         if (avail == 1) {
-            mlx5_eth_q_drop(c, rq->counter_set);
+            mlx5_q_count(c, rq->counter_set, MLX5_QC_OUT_OF_BUFFER);
             trace_mlx5_eth_rx_drop(rq->qpn, len, "no receive WQE");
             return false;
         }

@@ -214,8 +214,6 @@ void mlx5_eth_reset(Mlx5Core *c)
     e->admin_mtu = 1500 + 22;
     e->oper_up = c->port.link_up;
     mlx5_phy_reset(e);
-    memset(e->q_used, 0, sizeof(e->q_used));
-    memset(e->q_oob, 0, sizeof(e->q_oob));
     memset(&e->cnt, 0, sizeof(e->cnt));
     e->tx_blocked = false;
     mlx5_vxlan_reset(e);
@@ -495,76 +493,6 @@ void mlx5_cmd_query_vport_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
 }
 
-/* ---- Q counters ---------------------------------------------------------- */
-
-void mlx5_cmd_alloc_q_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
-{
-    Mlx5Eth *e = c->eth;
-    unsigned i;
-
-    if (!mlx5_cmd_out_ok(cmd, 0x10)) {
-        return;
-    }
-    /* set 0 is the default: not ours */
-    for (i = 1; i < MLX5_ETH_MAX_Q_COUNTERS; i++) {
-        if (!e->q_used[i]) {
-            e->q_used[i] = true;
-            e->q_owner[i] = cmd->uid;
-            e->q_oob[i] = 0;
-            MLX5_SET(cmd->out, ALLOC_Q_COUNTER_OUT_counter_set_id, i);
-            trace_mlx5_obj_create("q counter", i);
-            return;
-        }
-    }
-    mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
-}
-
-/*
- * The counter set a QUERY_Q_COUNTER (@dealloc false) or DEALLOC_Q_COUNTER
- * names, or -1.
- */
-static int mlx5_q_counter_in(Mlx5Core *c, Mlx5CmdCtx *cmd, bool dealloc)
-{
-    unsigned id;
-
-    if (!mlx5_cmd_in_ok(cmd, dealloc ? 0x10 : 0x20)) {
-        return -1;
-    }
-    id = dealloc ? MLX5_GET(cmd->in, DEALLOC_Q_COUNTER_IN_counter_set_id)
-                 : MLX5_GET(cmd->in, Q_COUNTER_IN_counter_set_id);
-    /* a DevX context (DPDK's port counters) sees its own sets only */
-    if (id >= MLX5_ETH_MAX_Q_COUNTERS || !c->eth->q_used[id] ||
-        (cmd->uid && c->eth->q_owner[id] != cmd->uid)) {
-        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
-        return -1;
-    }
-    return id;
-}
-
-void mlx5_cmd_dealloc_q_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
-{
-    int id = mlx5_q_counter_in(c, cmd, true);
-
-    if (id >= 0) {
-        c->eth->q_used[id] = false;
-        trace_mlx5_obj_destroy("q counter", id);
-    }
-}
-
-void mlx5_cmd_query_q_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
-{
-    int id = mlx5_q_counter_in(c, cmd, false);
-
-    if (id < 0 || !mlx5_cmd_out_ok(cmd, Q_COUNTER_OUT_SIZE)) {
-        return;
-    }
-    mlx5_st32(cmd->out + Q_COUNTER_OUT_out_of_buffer_OFF,
-              (uint32_t)c->eth->q_oob[id]);
-    if (MLX5_GET(cmd->in, Q_COUNTER_IN_clear)) {
-        c->eth->q_oob[id] = 0;
-    }
-}
-
 /* Count a frame (destination MAC at @f) in one direction's traffic. */
 void mlx5_eth_count(Mlx5EthTraffic *t, const uint8_t *f, size_t len)
 {
@@ -577,15 +505,5 @@ void mlx5_eth_count(Mlx5EthTraffic *t, const uint8_t *f, size_t len)
     } else {
         t->ucast_pkts++;
         t->ucast_bytes += len;
-    }
-}
-
-/*
- * A frame steered to an RQ that had no WQE posted: count it where the RQ says.
- */
-void mlx5_eth_q_drop(Mlx5Core *c, uint8_t counter)
-{
-    if (counter < MLX5_ETH_MAX_Q_COUNTERS && c->eth->q_used[counter]) {
-        c->eth->q_oob[counter]++;
     }
 }

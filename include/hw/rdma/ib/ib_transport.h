@@ -197,6 +197,34 @@ typedef struct IbPort IbPort;
 typedef struct IbQp IbQp;
 
 /*
+ * Transport events a device counts per QP (its queue counters): the responder's
+ * requests executed, RNR NAKs for want of a receive WQE, packets out of
+ * sequence (PSN sequence error NAK sent) and duplicates, the NAKs it sent for
+ * invalid requests and access errors; the requester's RNR NAKs and PSN
+ * sequence error NAKs received, responses implying a lost one (a later PSN
+ * acknowledged or answered first), ACK timer expiries retried, and the NAKs
+ * received for invalid requests, access and operation errors.
+ */
+typedef enum IbQpStat {
+    IB_STAT_RX_WRITE,
+    IB_STAT_RX_READ,
+    IB_STAT_RX_ATOMIC,
+    IB_STAT_OUT_OF_BUFFER,
+    IB_STAT_OUT_OF_SEQUENCE,
+    IB_STAT_DUPLICATE_REQUEST,
+    IB_STAT_RESP_REMOTE_INVALID,
+    IB_STAT_RESP_REMOTE_ACCESS,
+    IB_STAT_RNR_NAK,
+    IB_STAT_SEQ_NAK,
+    IB_STAT_IMPLIED_NAK,
+    IB_STAT_ACK_TIMEOUT,
+    IB_STAT_REQ_REMOTE_INVALID,
+    IB_STAT_REQ_REMOTE_ACCESS,
+    IB_STAT_REQ_REMOTE_OPERATION,
+    IB_STAT_N
+} IbQpStat;
+
+/*
  * Services the device provides. All memory accesses go through the device's key
  * tables and its DMA (so they work behind a vIOMMU). Return values are
  * IbWcStatus codes.
@@ -252,6 +280,8 @@ typedef struct IbDevOps {
      */
     bool (*xrc_srq_ok)(IbQp *qp, uint32_t srqn);
     void (*qp_event)(IbQp *qp, IbQpEvent ev);
+    /* count a transport event of @qp (optional) */
+    void (*qp_stat)(IbQp *qp, IbQpStat stat);
     /* the fabric */
     /* send a frame; false = taken, but send no more until ib_port_tx_ready() */
     bool (*link_tx)(IbPort *port, const struct iovec *iov, int iovcnt,

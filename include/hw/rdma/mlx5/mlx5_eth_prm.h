@@ -433,7 +433,6 @@ enum {
 /* DEALLOC_Q_COUNTER (in 0x10 bytes) */
 #define DEALLOC_Q_COUNTER_IN_counter_set_id MLX5_FIELD(2, 7, 0)
 #define Q_COUNTER_IN_clear                  MLX5_FIELD(6, 31, 31)
-#define Q_COUNTER_OUT_out_of_buffer_OFF     0x30
 #define Q_COUNTER_OUT_SIZE                  0x100
 #define VPORT_COUNTER_OUT_SIZE              0x210
 #define VPORT_COUNTER_IN_clear              MLX5_FIELD(6, 31, 31)

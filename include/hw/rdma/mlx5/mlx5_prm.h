@@ -292,6 +292,7 @@ enum {
 #define DCTC_state                          MLX5_FIELD(0, 27, 24)
 #define DCTC_user_index                     MLX5_FIELD(1, 23, 0)
 #define DCTC_cqn                            MLX5_FIELD(2, 23, 0)
+#define DCTC_counter_set_id                 MLX5_FIELD(3, 31, 24)
 #define DCTC_atomic_mode                    MLX5_FIELD(3, 23, 20)
 #define DCTC_rre                            MLX5_FIELD(3, 19, 19)
 #define DCTC_rwe                            MLX5_FIELD(3, 18, 18)
@@ -401,6 +402,31 @@ enum {
 #define CAP_cache_line_128byte              MLX5_FIELD(11, 27, 27)
 #define CAP_gid_table_size                  MLX5_FIELD(11, 15, 0)
 #define CAP_max_qp_cnt                      MLX5_FIELD(12, 25, 16)
+/* the queue counters offered beyond the basic ones (mlx5_q_counter.c) */
+#define CAP_out_of_seq_cnt                  MLX5_FIELD(12, 31, 31)
+#define CAP_retransmission_q_counters       MLX5_FIELD(12, 29, 29)
+#define CAP_enhanced_error_q_counters       MLX5_FIELD(13, 14, 14)
+/* QUERY_Q_COUNTER output: where each counter is (32 bits each) */
+#define Q_COUNTER_OUT_rx_write_requests_OFF         0x10
+#define Q_COUNTER_OUT_rx_read_requests_OFF          0x18
+#define Q_COUNTER_OUT_rx_atomic_requests_OFF        0x20
+#define Q_COUNTER_OUT_out_of_buffer_OFF             0x30
+#define Q_COUNTER_OUT_out_of_sequence_OFF           0x38
+#define Q_COUNTER_OUT_duplicate_request_OFF         0x40
+#define Q_COUNTER_OUT_rnr_nak_retry_err_OFF         0x48
+#define Q_COUNTER_OUT_packet_seq_err_OFF            0x50
+#define Q_COUNTER_OUT_implied_nak_seq_err_OFF       0x58
+#define Q_COUNTER_OUT_local_ack_timeout_err_OFF     0x60
+#define Q_COUNTER_OUT_resp_local_length_error_OFF   0x78
+#define Q_COUNTER_OUT_resp_cqe_error_OFF            0x90
+#define Q_COUNTER_OUT_req_cqe_error_OFF             0x94
+#define Q_COUNTER_OUT_req_remote_invalid_request_OFF 0xa0
+#define Q_COUNTER_OUT_resp_remote_invalid_request_OFF 0xa4
+#define Q_COUNTER_OUT_req_remote_access_errors_OFF  0xa8
+#define Q_COUNTER_OUT_resp_remote_access_errors_OFF 0xac
+#define Q_COUNTER_OUT_req_remote_operation_errors_OFF 0xb0
+#define Q_COUNTER_OUT_resp_cqe_flush_error_OFF      0xbc
+#define Q_COUNTER_OUT_req_cqe_flush_error_OFF       0xc0
 #define CAP_pkey_table_size                 MLX5_FIELD(12, 15, 0)
 #define CAP_ib_virt                         MLX5_FIELD(13, 29, 29)
 /* device_mem_cap page (MEMIC) */
