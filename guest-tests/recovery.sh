@@ -12,6 +12,10 @@
 #     The cable module is pulled out (carrier lost, ethtool -m fails, mlx5_core logs the port
 #     module event and ethtool -S counts module_unplug) and put back.
 #     A WQE of mlx5e's send queue completes in error: the tx reporter recovers the SQ.
+#     PCIe AER (QEMU's pcie_aer_inject_error through HMP): a correctable error is logged and
+#     counted (aer_dev_correctable), an uncorrectable non-fatal one runs mlx5_core's PCI error
+#     handlers (err_detected, slot_reset after the port's bus reset, resume) and the device
+#     comes back with traffic.
 #  3. At interface up: CREATE_RQ fails with a chosen status and syndrome (ip link set up fails
 #     with EIO, dmesg shows both), then it times out (the device tells the driver a 3 s command
 #     timeout, cmd-timeout-ms; the command completes 10 s later, which frees the driver's slot);
@@ -42,6 +46,10 @@
 # mlx5t-allow: mlx5_fw_reporter_err_work:
 # mlx5t-allow: devlink_health_report:.*(fw_fatal|fw)
 # mlx5t-allow: mlx5_health_report:
+# mlx5t-allow: PCIe Bus Error: severity=(Correctable|Uncorrectable \(Non-Fatal\)), type=
+# mlx5t-allow: device \[15b3:1017\] error status/mask=
+# mlx5t-allow: \[ ?[0-9]+\] (RxErr|UnsupReq) 
+# mlx5t-allow: AER:   TLP Header:
 . /test/lib/common.sh
 . /test/lib/ipoib.sh
 . /test/lib/pingpong.sh
@@ -186,6 +194,28 @@ wait_for 60 sh -c "devlink health show $TXH reporter tx | grep -q 'error 1 recov
 echo "tx reporter ($TXH): $(reporter tx "$TXH")"
 dmesg_has "Error cqe on cqn .*qn 0x$(printf %x "$sqn"), opcode 0xd, syndrome 0x1" "the error CQE"
 wait_for 60 ping -c 1 -W 1 "$FAB_PEER" || fail "no ping reply after the SQ's recovery"
+
+echo "=== 2d. PCIe AER: a correctable error, then an uncorrectable non-fatal one"
+aer=/sys/bus/pci/devices/$BDF
+cor0=$(sed -n 's/^TOTAL_ERR_COR //p' $aer/aer_dev_correctable)
+host_do hmp 0 pcie_aer_inject_error hca RCVR
+wait_for 30 sh -c "! grep -qx 'TOTAL_ERR_COR $cor0' $aer/aer_dev_correctable" ||
+  fail "the correctable error was not counted"
+echo "aer_dev_correctable: TOTAL_ERR_COR $cor0 -> $(sed -n 's/^TOTAL_ERR_COR //p' $aer/aer_dev_correctable)"
+host_do hmp 0 pcie_aer_inject_error hca UNSUP
+wait_for 60 sh -c "dmesg | grep -q 'mlx5_pci_resume.*device recovered'" ||
+  { dmesg | tail -n 20; fail "mlx5_core's PCI error handlers did not recover the device"; }
+dmesg_has "mlx5_pci_err_detected .*need reset" "the error detected"
+dmesg_has "mlx5_pci_slot_reset .*recovered" "the slot reset"
+dmesg_has "AER: device recovery successful" "the AER recovery"
+# (the driver's devices are removed and added again: a new netdev, down, without an address)
+wait_for 60 mlx5_netdev || fail "no mlx5e interface after the AER recovery"
+RIF=$(mlx5_netdev)
+run ip link set "$RIF" up
+run ip addr add "$FAB_ME/24" dev "$RIF"
+wait_for 60 grep -qx 1 "/sys/class/net/$RIF/carrier" || fail "$RIF has no carrier after AER"
+wait_ib_active mlx5_0 1 60
+wait_for 60 ping -c 1 -W 1 "$FAB_PEER" || fail "no ping reply after the AER recovery"
 
 echo "=== 3. failures at interface up"
 run ip link set "$RIF" down

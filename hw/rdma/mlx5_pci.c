@@ -32,6 +32,8 @@
 OBJECT_DECLARE_SIMPLE_TYPE(Mlx5Hca, MLX5_HCA)
 
 #define MLX5_MSIX_BAR       2
+/* the first extended capability: AER */
+#define MLX5_PCI_AER_OFFSET 0x100
 #define MLX5_RUN_BUDGET     256
 
 /* one kind of fuzz-record output */
@@ -587,8 +589,17 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
                               QEMU_PCI_EXP_LNK_8GT);
     pcie_cap_flr_init(pci_dev);
     pcie_cap_deverr_init(pci_dev);
+    /*
+     * Advanced Error Reporting, as on a card: QEMU's pcie_aer_inject_error
+     * reaches mlx5_core's PCI error handlers through it
+     */
+    if (pcie_aer_init(pci_dev, PCI_ERR_VER, MLX5_PCI_AER_OFFSET, PCI_ERR_SIZEOF,
+                      errp) < 0) {
+        return;
+    }
     mlx5_hca_vsc_init(s, errp);
     if (!s->vsc) {
+        pcie_aer_exit(pci_dev);
         return;
     }
 
@@ -601,6 +612,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
                      &s->bar0);
     if (msix_init_exclusive_bar(pci_dev, s->msix_vectors, MLX5_MSIX_BAR,
                                 errp)) {
+        pcie_aer_exit(pci_dev);
         return;
     }
     for (i = 0; i < s->msix_vectors; i++) {
@@ -631,6 +643,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
         qemu_bh_delete(s->bh);
         msix_unuse_all_vectors(pci_dev);
         msix_uninit_exclusive_bar(pci_dev);
+        pcie_aer_exit(pci_dev);
         return;
     }
     s->nic = qemu_new_nic(&mlx5_hca_net_info, &s->conf,
@@ -660,6 +673,7 @@ static void mlx5_hca_exit(PCIDevice *pci_dev)
     }
     msix_unuse_all_vectors(pci_dev);
     msix_uninit_exclusive_bar(pci_dev);
+    pcie_aer_exit(pci_dev);
 }
 
 static void mlx5_hca_reset_hold(Object *obj, ResetType type)
