@@ -11,7 +11,8 @@
 #     link goes down (mlx5e loses its carrier, the RoCE port leaves ACTIVE) and comes back.
 #     The cable module is pulled out (carrier lost, ethtool -m fails, mlx5_core logs the port
 #     module event and ethtool -S counts module_unplug) and put back.
-#     A WQE of mlx5e's send queue completes in error: the tx reporter recovers the SQ.
+#     A WQE of mlx5e's send queue completes in error: the tx reporter recovers the SQ; one of
+#     its receive queue: the rx reporter recovers the RQ.
 #     PCIe AER (QEMU's pcie_aer_inject_error through HMP): a correctable error is logged and
 #     counted (aer_dev_correctable), an uncorrectable non-fatal one runs mlx5_core's PCI error
 #     handlers (err_detected, slot_reset after the port's bus reset, resume) and the device
@@ -35,6 +36,7 @@
 # mlx5t-allow: wait_func_handle_exec_timeout:.*CREATE_RQ\(0x908\) No done completion
 # mlx5t-allow: Command completion arrived after timeout
 # mlx5t-allow: Error cqe on cqn 0x[0-9a-f]+, ci 0x[0-9a-f]+, qn 0x[0-9a-f]+, opcode 0xd, syndrome 0x1, vendor syndrome 0x0
+# mlx5t-allow: Error cqe on cqn 0x[0-9a-f]+, ci 0x[0-9a-f]+, qn 0x[0-9a-f]+, opcode 0xe, syndrome 0x2, vendor syndrome 0x0
 # mlx5t-allow: mlx5e_open_locked:.*mlx5e_open_channels failed
 # mlx5t-allow: poll_health:.*Fatal error 5 detected
 # mlx5t-allow: print_health_info:
@@ -194,6 +196,18 @@ wait_for 60 sh -c "devlink health show $TXH reporter tx | grep -q 'error 1 recov
 echo "tx reporter ($TXH): $(reporter tx "$TXH")"
 dmesg_has "Error cqe on cqn .*qn 0x$(printf %x "$sqn"), opcode 0xd, syndrome 0x1" "the error CQE"
 wait_for 60 ping -c 1 -W 1 "$FAB_PEER" || fail "no ping reply after the SQ's recovery"
+
+echo "=== 2c'. an error CQE on mlx5e's receive queue: the rx reporter recovers the RQ"
+devlink health diagnose "$TXH" reporter rx > /tmp/rxdiag || fail "devlink health diagnose $TXH rx failed"
+rqn=$(sed -n 's/.*channel ix: 0 .*rqn: \([0-9]*\).*/\1/p' /tmp/rxdiag | head -n 1)
+[ -n "$rqn" ] || { cat /tmp/rxdiag; fail "no rqn of channel 0 in the rx reporter's diagnosis"; }
+host_do inject 0 wqe-error rqn=$rqn syndrome=0x2
+ping -c 3 -W 1 "$FAB_PEER" >/dev/null 2>&1
+wait_for 60 sh -c "devlink health show $TXH reporter rx | grep -q 'error 1 recover 1'" ||
+  { cat /tmp/rxdiag; fail "rx reporter after an error CQE on RQ $rqn: $(reporter rx "$TXH")"; }
+echo "rx reporter ($TXH): $(reporter rx "$TXH")"
+dmesg_has "Error cqe on cqn .*qn 0x$(printf %x "$rqn"), opcode 0xe, syndrome 0x2" "the RQ's error CQE"
+wait_for 60 ping -c 1 -W 1 "$FAB_PEER" || fail "no ping reply after the RQ's recovery"
 
 echo "=== 2d. PCIe AER: a correctable error, then an uncorrectable non-fatal one"
 aer=/sys/bus/pci/devices/$BDF

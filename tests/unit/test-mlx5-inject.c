@@ -205,6 +205,40 @@ static void test_wqe_error(void)
     g_assert_cmpuint(trace_count("mlx5_inject_wqe_hit"), ==, 1);
     tdrv_free(a);
     tdrv_free(b);
+
+    /*
+     * a receive queue: b's receive WQE fails with the syndrome, b's QP goes to error and the
+     * requester gets the responder's NAK
+     */
+    a = new_node(1);
+    b = new_node(2);
+    tqp_rc_pair(&qa, a, &qb, b);
+    err = mlx5_core_inject(b->c, "wqe-error rqn=1 syndrome=0x10");  /* not a receive one */
+    g_assert_nonnull(err);
+    g_free(err);
+    err = mlx5_core_inject(b->c, "wqe-error qpn=1 rqn=1");           /* one queue */
+    g_assert_nonnull(err);
+    g_free(err);
+    g_free(req);
+    req = g_strdup_printf("wqe-error rqn=0x%x syndrome=0x4", qb.qpn);
+    g_assert_null(mlx5_core_inject(b->c, req));
+    g_free(req);
+    req = mlx5_core_inject_state(b->c);
+    g_assert_nonnull(strstr(req, "wqe-error rqn="));
+    tqp_post_recv(&qb, 4096, qb.mem);
+    tqp_post_recv(&qb, 4096, qb.mem);
+    tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    run_pair(a, b, 1000);
+    g_assert_true(tqp_poll(&qb, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_RESP_ERR);
+    g_assert_cmpuint(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+    g_assert_true(tqp_poll(&qb, cqe));                  /* the other receive WQE flushes */
+    g_assert_cmpuint(cqe[MLX5_CQE_syndrome], ==, MLX5_CQE_SYNDROME_WR_FLUSH_ERR);
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
+    g_assert_cmpuint(trace_count("mlx5_inject_wqe_hit"), ==, 2);
+    tdrv_free(a);
+    tdrv_free(b);
 }
 
 static void test_cmd_fail(void)

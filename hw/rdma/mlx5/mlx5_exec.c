@@ -436,7 +436,7 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
             qp->sq_ci = idx + nbb;
             continue;
         }
-        if (mlx5_inject_wqe_hit(c, qp->qpn, &st)) {
+        if (mlx5_inject_wqe_hit(c, qp->qpn, false, &st)) {
             /* fault injection: as a WQE found malformed */
             mlx5_sq_complete_local(c, qp, idx, wqe[3], true, st);
             qp->sq_ci = idx + nbb;

@@ -26,6 +26,12 @@
  *       the device stops (no command, doorbell or frame is taken) until the
  *       driver's firmware reset or a PCI reset (mlx5_core's fw_fatal reporter
  *       recovers)
+ *   wqe-error rqn=N [syndrome=N]
+ *       the next WQE of receive queue N (an Ethernet RQ's, or QP N's receive
+ *       queue: the next receive WQE that takes data) completes with an error
+ *       CQE of that syndrome (0x1 local length, 0x2 local QP operation, the
+ *       default, 0x4 local protection) and the queue goes to the error state
+ *       (mlx5e's RX reporter recovers its RQ; a QP's requester gets a NAK)
  *   wqe-error qpn=N [syndrome=N]
  *       the next WQE of send queue N (a QP's, or an Ethernet SQ's) completes
  *       with an error CQE of that syndrome (default 0x2, local QP operation
@@ -279,52 +285,60 @@ static char *mlx5_inject_health(Mlx5Core *c, char **words)
     return NULL;
 }
 
-bool mlx5_inject_wqe_hit(Mlx5Core *c, uint32_t qpn, IbWcStatus *st)
+bool mlx5_inject_wqe_hit(Mlx5Core *c, uint32_t qpn, bool recv, IbWcStatus *st)
 {
-    if (!c->inject_wqe_armed || c->inject_wqe_qpn != qpn) {
+    if (!c->inject_wqe_armed[recv] || c->inject_wqe_qpn[recv] != qpn) {
         return false;
     }
-    c->inject_wqe_armed = false;
-    *st = c->inject_wqe_st;
-    trace_mlx5_inject_wqe_hit(qpn, mlx5_syndrome(*st));
+    c->inject_wqe_armed[recv] = false;
+    *st = c->inject_wqe_st[recv];
+    trace_mlx5_inject_wqe_hit(recv ? "receive" : "send", qpn,
+                              mlx5_syndrome(*st));
     return true;
 }
 
 static char *mlx5_inject_wqe(Mlx5Core *c, char **words)
 {
-    enum { QPN, SYND };
+    enum { QPN, RQN, SYND };
     Mlx5InjectArgs args[] = {
         [QPN] = { .name = "qpn", .max = 0xffffff },
+        [RQN] = { .name = "rqn", .max = 0xffffff },
         [SYND] = { .name = "syndrome", .max = 0xff,
                    .val = MLX5_CQE_SYNDROME_LOCAL_QP_OP_ERR },
         { .name = NULL },
     };
     char *err = mlx5_inject_parse(words, args);
-    IbWcStatus st;
+    bool recv = args[RQN].given;
+    IbWcStatus st, last;
 
     if (err) {
         return err;
     }
-    if (!args[QPN].given) {
-        return g_strdup("qpn= is required");
+    if (args[QPN].given == recv) {
+        return g_strdup("one of qpn= (a send queue) and rqn= (a receive queue) "
+                        "is required");
     }
     /*
-     * the requester error status the device completes with that syndrome
-     * (mlx5_syndrome's map; a flush is no error of the WQE's own)
+     * the error status the device completes with that syndrome (mlx5_syndrome's
+     * map; a flush is no error of the WQE's own): a requester's, or a receive
+     * WQE's local length, operation or protection error
      */
-    for (st = IB_WC_LOC_LEN_ERR; st <= IB_WC_MW_BIND_ERR; st++) {
+    last = recv ? IB_WC_LOC_PROT_ERR : IB_WC_MW_BIND_ERR;
+    for (st = IB_WC_LOC_LEN_ERR; st <= last; st++) {
         if (st != IB_WC_WR_FLUSH_ERR && mlx5_syndrome(st) == args[SYND].val) {
             break;
         }
     }
-    if (st > IB_WC_MW_BIND_ERR) {
-        return g_strdup_printf("syndrome=0x%" PRIx64 " is not a requester "
-                               "error syndrome (0x1 0x2 0x4 0x6 0x10..0x16)",
-                               args[SYND].val);
+    if (st > last) {
+        return g_strdup_printf("syndrome=0x%" PRIx64 " is not a %s error "
+                               "syndrome (%s)", args[SYND].val,
+                               recv ? "receive" : "requester",
+                               recv ? "0x1 0x2 0x4" :
+                               "0x1 0x2 0x4 0x6 0x10..0x16");
     }
-    c->inject_wqe_armed = true;
-    c->inject_wqe_qpn = args[QPN].val;
-    c->inject_wqe_st = st;
+    c->inject_wqe_armed[recv] = true;
+    c->inject_wqe_qpn[recv] = recv ? args[RQN].val : args[QPN].val;
+    c->inject_wqe_st[recv] = st;
     return NULL;
 }
 
@@ -377,7 +391,7 @@ char *mlx5_core_inject(Mlx5Core *c, const char *request)
         err = mlx5_inject_port(c, w + 1);
     } else if (!strcmp(*w, "clear")) {
         memset(c->inject_cmd, 0, sizeof(c->inject_cmd));
-        c->inject_wqe_armed = false;
+        memset(c->inject_wqe_armed, 0, sizeof(c->inject_wqe_armed));
         err = NULL;
     } else {
         err = g_strdup_printf("unknown request '%s' (cmd-fail, cmd-timeout, "
@@ -411,10 +425,13 @@ char *mlx5_core_inject_state(Mlx5Core *c)
         }
         g_string_append_printf(s, " count=%u", in->remaining);
     }
-    if (c->inject_wqe_armed) {
-        g_string_append_printf(s, "%swqe-error qpn=0x%x syndrome=0x%x",
-                               s->len ? "; " : "", c->inject_wqe_qpn,
-                               mlx5_syndrome(c->inject_wqe_st));
+    for (i = 0; i < 2; i++) {
+        if (c->inject_wqe_armed[i]) {
+            g_string_append_printf(s, "%swqe-error %s=0x%x syndrome=0x%x",
+                                   s->len ? "; " : "", i ? "rqn" : "qpn",
+                                   c->inject_wqe_qpn[i],
+                                   mlx5_syndrome(c->inject_wqe_st[i]));
+        }
     }
     if (c->inject_link_down) {
         g_string_append_printf(s, "%sport link=down", s->len ? "; " : "");

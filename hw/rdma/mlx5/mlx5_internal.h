@@ -550,10 +550,13 @@ struct Mlx5Core {
     bool fw_reset_armed;
     Mlx5QCounter qcnt[MLX5_MAX_Q_COUNTERS];
     Mlx5InjectCmd inject_cmd[MLX5_INJECT_CMDS];
-    /* the next WQE of send queue inject_wqe_qpn completes with an error */
-    bool inject_wqe_armed;
-    uint32_t inject_wqe_qpn;
-    IbWcStatus inject_wqe_st;
+    /*
+     * the next WQE of send queue inject_wqe_qpn[0], of receive queue
+     * inject_wqe_qpn[1], completes with an error
+     */
+    bool inject_wqe_armed[2];
+    uint32_t inject_wqe_qpn[2];
+    IbWcStatus inject_wqe_st[2];
     /* the link: the backend's state, and an injected link-down over it */
     bool link_cable, inject_link_down;
     bool inject_module_out;     /* the cable module is pulled out */
@@ -710,7 +713,7 @@ bool mlx5_inject_cmd_check(Mlx5Core *c, Mlx5CmdCtx *cmd, unsigned slot,
  * A send queue's next WQE: true if an injection takes it (it completes with
  * *@st, the queue goes to error)
  */
-bool mlx5_inject_wqe_hit(Mlx5Core *c, uint32_t qpn, IbWcStatus *st);
+bool mlx5_inject_wqe_hit(Mlx5Core *c, uint32_t qpn, bool recv, IbWcStatus *st);
 /* held-back commands whose time has come run */
 void mlx5_inject_expire(Mlx5Core *c, int64_t now);
 /* the driver asked for a firmware reset (NIC interface SW_RESET) */

@@ -207,6 +207,10 @@ IbWcStatus mlx5_ib_recv_scatter(IbQp *ib, const IbRecvWr *rwr, uint64_t off,
     Mlx5Core *c = core_of(ib);
     IbWcStatus st;
 
+    if (mlx5_inject_wqe_hit(c, qp_of(ib)->qpn, true, &st)) {
+        /* fault injection: the receive WQE fails as with a bad scatter list */
+        return st;
+    }
     mlx5_sig_ctx(c, qp_of(ib), true);
     st = mlx5_sgl_copy(c, rcv->pdn, rcv->sge, rcv->nsge, MLX5_MAX_RECV_SGE, 0,
                        off, (void *)buf, len, true);

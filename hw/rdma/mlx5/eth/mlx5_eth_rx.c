@@ -236,6 +236,15 @@ static bool mlx5_eth_rq_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f,
         trace_mlx5_eth_rx_drop(rq->qpn, len, "no receive WQE");
         return false;
     }
+    if (mlx5_inject_wqe_hit(c, rq->qpn, true, &st)) {
+        /* fault injection: the WQE completes in error, the RQ goes to ERR */
+        rq->rq_ci = idx + 1;
+        mlx5_st16(cqe + MLX5_CQE_wqe_counter, idx);
+        mlx5_eth_rx_err_cqe(c, rq, cqe, st);
+        rq->wq_state = MLX5_WQ_STATE_ERR;
+        trace_mlx5_eth_rx_drop(rq->qpn, len, "injected WQE error");
+        return false;
+    }
     nseg = mlx5_eth_rq_wqe(c, rq, idx, wqe, &room);
     if (room < len) {
         c->eth->cnt.rx_errors++;

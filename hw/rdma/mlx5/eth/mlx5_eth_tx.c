@@ -415,7 +415,7 @@ bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget)
             trace_mlx5_err_sq_wqe(sq->qpn, idx);
             st = IB_WC_LOC_QP_OP_ERR;
             nbb = 1;
-        } else if (mlx5_inject_wqe_hit(c, sq->qpn, &st)) {
+        } else if (mlx5_inject_wqe_hit(c, sq->qpn, false, &st)) {
             /* fault injection: as a WQE found malformed */
         } else if (opcode == MLX5_OPCODE_NOP) {
             st = IB_WC_SUCCESS;

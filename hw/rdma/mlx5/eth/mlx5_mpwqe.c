@@ -111,6 +111,7 @@ bool mlx5_mpwqe_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f, size_t len,
     uint32_t need = (len + shift + ssz - 1) >> rq->log_stride_sz;
     int avail = mlx5_eth_rq_posted(c, rq);
     uint8_t wqe[32];
+    IbWcStatus st;
     int r;
 
     if (need > nstrides || len > 0xffff) {
@@ -153,6 +154,14 @@ bool mlx5_mpwqe_deliver(Mlx5Core *c, Mlx5Qp *rq, const uint8_t *f, size_t len,
     }
     mlx5_st16(cqe + 2, rq->mpw_wqe);
     mlx5_st16(cqe + MLX5_CQE_wqe_counter, rq->mpw_stride);
+    if (mlx5_inject_wqe_hit(c, rq->qpn, true, &st)) {
+        /* fault injection: the WQE completes in error, the RQ goes to ERR */
+        mlx5_mpwqe_done(rq);
+        mlx5_eth_rx_err_cqe(c, rq, cqe, st);
+        rq->wq_state = MLX5_WQ_STATE_ERR;
+        trace_mlx5_eth_rx_drop(rq->qpn, len, "injected WQE error");
+        return false;
+    }
     r = mlx5_mkey_copy(c, mlx5_ld32(wqe + 16 + 4), rq->pdn, MLX5_MKEY_LW,
                        mlx5_ld64(wqe + 16 + 8) +
                            ((uint64_t)rq->mpw_stride << rq->log_stride_sz) +
