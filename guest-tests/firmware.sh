@@ -14,7 +14,9 @@
 # the old version runs; `devlink dev reload action fw_activate` (the sync reset through MFRL,
 # its events, the fast teardown and the link toggle) runs it. A second image (16.37.1000) is then run by a fatal health
 # syndrome's firmware reset (mlx5_core's recovery). After each the new version runs (devlink,
-# ibv_devinfo, mstflint) and the port comes back. `mstconfig` lists the non-volatile
+# ibv_devinfo, mstflint) and the port comes back. A reset the firmware asks for (fault injection
+# fw-reset) is refused when devlink's enable_remote_dev_reset is off and carried out (a remote
+# fw_activate in devlink's statistics) when it is on. `mstconfig` lists the non-volatile
 # configuration and stores LINK_TYPE_P1=ETH for the next start. With fwtest.expect=VERSION and
 # fwtest.link=Ethernet|InfiniBand on the kernel command line (the later boots
 # scripts/firmware.sh makes on the same flash file) the test checks that the device started with
@@ -32,6 +34,8 @@
 # mlx5t-allow: devlink_health_report:.*fw_fatal
 # mlx5t-allow: mlx5_health_report:
 # mlx5t-allow: mlx5_wait_for_pages:.*Skipping wait for vf pages stage
+# mlx5t-allow: mlx5_sync_reset_request_event:.*PCI Sync FW Update Reset Nack Sent
+# mlx5t-allow: mlx5_sync_reset_clear_reset_requested:.*Reset request was already cleared
 . /test/lib/common.sh
 load_mlx5
 wait_for 90 test -e /sys/class/infiniband/mlx5_0/ports/1/link_layer || fail "no mlx5_0"
@@ -159,6 +163,26 @@ check_version() {   # VERSION WHAT
   grep -Eq "^FW Version: +$1\$" /tmp/q.out || { cat /tmp/q.out; fail "mstflint: not $1"; }
 }
 check_version 16.36.1000 fw_activate
+
+# ---- the firmware asks for the reset (fault injection fw-reset, as another host would)
+devlink -s dev show "pci/$BDF"
+run devlink dev param set "pci/$BDF" name enable_remote_dev_reset value false cmode runtime
+host_do inject 0 fw-reset
+wait_for 30 sh -c "dmesg | grep -q 'PCI Sync FW Update Reset Nack Sent'" ||
+  { dmesg | tail -n 20; fail "the driver did not refuse the firmware's reset"; }
+# (the device aborts the negotiation; the driver had not taken the request: "already cleared")
+wait_for 30 sh -c "dmesg | grep -q 'Reset request was already cleared'" ||
+  { dmesg | tail -n 20; fail "no abort after the driver refused the firmware's reset"; }
+run devlink dev param set "pci/$BDF" name enable_remote_dev_reset value true cmode runtime
+nows=$(dmesg | grep -c "Sync Reset now")
+host_do inject 0 fw-reset
+wait_for 60 sh -c "[ \$(dmesg | grep -c 'Sync Reset now') -gt $nows ]" ||
+  { dmesg | tail -n 20; fail "the firmware's reset request was not carried out"; }
+wait_for 90 sh -c "devlink -s dev show pci/$BDF | grep -A2 remote_reload | grep -q 'unspecified 1'" ||
+  { devlink -s dev show "pci/$BDF"; fail "devlink counts no remote fw_activate"; }
+devlink -s dev show "pci/$BDF" | sed -n '/remote_reload/,$p'
+wait_ib_active mlx5_0 1 120
+echo "the firmware's reset: NACKed when refused, carried out when allowed: OK"
 
 # ---- a firmware reset in the driver's recovery runs the next one
 devlink dev flash "pci/$BDF" file fw-16.37.1000.mfa2 > /tmp/flash.out 2>&1 ||

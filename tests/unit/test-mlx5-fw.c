@@ -527,6 +527,7 @@ static void test_reset(void)
     uint8_t reg[REG_LEN] = { 0 }, out[QUERY_HCA_CAP_OUT_SIZE];
     const uint32_t start = 0x20000008, ack = 0x08000008, nack = 0x10000008;
     Mlx5CoreConfig cfg;
+    char *why;
     TDrv *d = flash_node(&cfg);
     uint64_t pa;
     unsigned ci = 0;
@@ -545,8 +546,11 @@ static void test_reset(void)
     g_assert_cmpint(mfrl(d, -1, reg), ==, 0);
     g_assert_cmphex(mlx5_ld32(reg + 4), ==, 0x01 << 8 | 0x48);
 
-    /* no driver subscribed to the general event: a start is refused */
+    /* no driver subscribed to the general event: a start is refused, the firmware's too */
     g_assert_cmpint(mfrl(d, start, reg), ==, MLX5_CMD_STAT_BAD_SYS_STATE_ERR);
+    why = mlx5_core_inject(d->c, "fw-reset");
+    g_assert_nonnull(why);
+    g_free(why);
     tdrv_create_eq(d, 1ull << MLX5_EVENT_TYPE_GENERAL_EVENT, 4, 0, &pa);
     /* live patch, two levels at once, the port kept alive, an answer with no request */
     g_assert_cmpint(mfrl(d, 0x01, reg), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
@@ -613,6 +617,25 @@ static void test_reset(void)
     g_assert_cmpint(mfrl(d, 0x08, reg), ==, 0);
     mlx5_core_reset(d->c, MLX5_RESET_SYSTEM);
     g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_FW_REV), ==, 37u << 16 | 16);
+
+    /* the firmware asks (fault injection): REQUEST with no start; the driver answers */
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_H, d->cmdq_pa >> 32);
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, (uint32_t)d->cmdq_pa);
+    d->slot = 0;
+    d->events = false;
+    tdrv_bringup(d);
+    ci = 0;
+    tdrv_create_eq(d, 1ull << MLX5_EVENT_TYPE_GENERAL_EVENT, 4, 0, &pa);
+    why = mlx5_core_inject(d->c, "fw-reset now");
+    g_assert_nonnull(why);
+    g_free(why);
+    g_assert_null(mlx5_core_inject(d->c, "fw-reset"));
+    g_assert_cmpint(sync_event(d, pa, &ci), ==, MLX5_SYNC_RST_STATE_REQUEST);
+    why = mlx5_core_inject(d->c, "fw-reset");               /* one at a time */
+    g_assert_nonnull(why);
+    g_free(why);
+    g_assert_cmpint(mfrl(d, ack, reg), ==, 0);
+    g_assert_cmpint(sync_event(d, pa, &ci), ==, MLX5_SYNC_RST_STATE_NOW);
     tdrv_free(d);
     g_byte_array_free(flash_written, true);
     g_byte_array_free(nv_written, true);

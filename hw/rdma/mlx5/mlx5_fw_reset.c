@@ -152,6 +152,24 @@ void mlx5_reg_mfrl(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
     MLX5_SET(reg, MFRL_reset_state, c->mfrl_state);
 }
 
+/*
+ * The firmware's own request (another host's, in a card's world): REQUEST
+ * without a start by this driver, which then takes the non-requester path.
+ */
+char *mlx5_fw_reset_request(Mlx5Core *c)
+{
+    if (c->mfrl_state == MLX5_MFRL_STATE_IN_NEGOTIATION ||
+        c->mfrl_state == MLX5_MFRL_STATE_RESET_IN_PROGRESS) {
+        return g_strdup("a firmware reset is being negotiated already");
+    }
+    if (!mlx5_fw_reset_sync_driver(c)) {
+        return g_strdup("no driver takes the sync reset events");
+    }
+    c->mfrl_state = MLX5_MFRL_STATE_IN_NEGOTIATION;
+    mlx5_fw_reset_event(c, MLX5_SYNC_RST_STATE_REQUEST);
+    return NULL;
+}
+
 bool mlx5_fw_reset_teardown(Mlx5Core *c)
 {
     if (c->mfrl_state != MLX5_MFRL_STATE_RESET_IN_PROGRESS) {

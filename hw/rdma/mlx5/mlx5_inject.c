@@ -43,6 +43,13 @@
  *       the port's link goes down (as if the cable were pulled: the port
  *       leaves ACTIVE, mlx5e loses its carrier) until link=up, whatever the
  *       network backend's link does meanwhile
+ *   fw-reset
+ *       the firmware asks for a synchronized reset, as when another host or
+ *       the firmware itself starts one (mlx5_fw_reset.c): the general event
+ *       REQUEST; the driver acknowledges (devlink's enable_remote_dev_reset)
+ *       and the reset runs, then it reloads and counts a remote fw_activate,
+ *       or it refuses and the device aborts. Refused when no driver takes the
+ *       sync events or a reset is being negotiated
  *   clear
  *       disarm every command and WQE injection
  *
@@ -373,6 +380,7 @@ static char *mlx5_inject_port(Mlx5Core *c, char **words)
 char *mlx5_core_inject(Mlx5Core *c, const char *request)
 {
     g_auto(GStrv) words = g_strsplit_set(request ? request : "", " \t\n", -1);
+    Mlx5InjectArgs none[] = { { .name = NULL } };
     char **w = words;
     char *err;
 
@@ -389,13 +397,16 @@ char *mlx5_core_inject(Mlx5Core *c, const char *request)
         err = mlx5_inject_wqe(c, w + 1);
     } else if (!strcmp(*w, "port")) {
         err = mlx5_inject_port(c, w + 1);
+    } else if (!strcmp(*w, "fw-reset")) {
+        err = mlx5_inject_parse(w + 1, none);
+        err = err ? err : mlx5_fw_reset_request(c);
     } else if (!strcmp(*w, "clear")) {
         memset(c->inject_cmd, 0, sizeof(c->inject_cmd));
         memset(c->inject_wqe_armed, 0, sizeof(c->inject_wqe_armed));
         err = NULL;
     } else {
         err = g_strdup_printf("unknown request '%s' (cmd-fail, cmd-timeout, "
-                              "health, wqe-error, port, clear)", *w);
+                              "health, wqe-error, port, fw-reset, clear)", *w);
     }
     trace_mlx5_inject(request ? request : "", err ? err : "done");
     return err;

@@ -746,6 +746,8 @@ void mlx5_fw_reset_pci(Mlx5Core *c);
  * sync reset's, and the device has reset
  */
 bool mlx5_fw_reset_teardown(Mlx5Core *c);
+/* the firmware starts a sync reset (fault injection): NULL, or why not */
+char *mlx5_fw_reset_request(Mlx5Core *c);
 
 /* mlx5_flash.c */
 uint8_t mlx5_flash_check(const uint8_t *img, size_t len, const char *psid,
