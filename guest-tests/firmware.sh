@@ -12,8 +12,10 @@
 # PSID, an image with a spoilt payload and one with a bad header are refused with the driver's
 # errors and nothing is written; a good one (16.36.1000) is written and shows as stored while
 # the old version runs; `devlink dev reload action fw_activate` (the sync reset through MFRL,
-# its events, the fast teardown and the link toggle) runs it. A second image (16.37.1000) is then run by a fatal health
-# syndrome's firmware reset (mlx5_core's recovery). After each the new version runs (devlink,
+# its events, the fast teardown and the link toggle) runs it. `mstfwreset query` shows level 3
+# with the driver as the reset's owner, and `mstfwreset -y reset` runs a second image
+# (16.37.1000); a third (16.38.1000) is run by a fatal health syndrome's firmware reset
+# (mlx5_core's recovery). After each the new version runs (devlink,
 # ibv_devinfo, mstflint) and the port comes back. A reset the firmware asks for (fault injection
 # fw-reset) is refused when devlink's enable_remote_dev_reset is off and carried out (a remote
 # fw_activate in devlink's statistics) when it is on. `mstconfig` lists the non-volatile
@@ -184,12 +186,29 @@ devlink -s dev show "pci/$BDF" | sed -n '/remote_reload/,$p'
 wait_ib_active mlx5_0 1 120
 echo "the firmware's reset: NACKed when refused, carried out when allowed: OK"
 
-# ---- a firmware reset in the driver's recovery runs the next one
+# ---- mstfwreset: the levels and owners the device offers; its reset (the driver's) runs the next
 devlink dev flash "pci/$BDF" file fw-16.37.1000.mfa2 > /tmp/flash.out 2>&1 ||
   { cat /tmp/flash.out; fail "devlink dev flash of fw-16.37.1000.mfa2 failed"; }
+mstfwreset -d "$BDF" query > /tmp/mfr.out 2>&1 || { cat /tmp/mfr.out; fail "mstfwreset query failed"; }
+cat /tmp/mfr.out
+grep -Eq "^3: Driver restart and PCI reset +-Supported +\(default\)" /tmp/mfr.out ||
+  fail "mstfwreset query: level 3 is not the default"
+grep -Eq "^1: NIC Driver is the owner +-Supported +\(default\)" /tmp/mfr.out ||
+  fail "mstfwreset query: the driver does not own the reset by default"
+mstfwreset -d "$BDF" -y reset > /tmp/mfr.out 2>&1 || { cat /tmp/mfr.out; fail "mstfwreset reset failed"; }
+cat /tmp/mfr.out
+# (printed when the firmware's uptime (MGIR) went back: the reset happened)
+grep -q "FW was loaded successfully" /tmp/mfr.out || fail "mstfwreset reset: no success"
+wait_for 90 test -e /sys/class/infiniband/mlx5_0/ports/1/link_layer || fail "no mlx5_0 after mstfwreset"
+wait_ib_active mlx5_0 1 120
+check_version 16.37.1000 "mstfwreset reset"
+
+# ---- a firmware reset in the driver's recovery runs the next one
+devlink dev flash "pci/$BDF" file fw-16.38.1000.mfa2 > /tmp/flash.out 2>&1 ||
+  { cat /tmp/flash.out; fail "devlink dev flash of fw-16.38.1000.mfa2 failed"; }
 host_do inject 0 health synd=0x8 fatal=on
 wait_for 240 sh -c "devlink health show pci/$BDF reporter fw_fatal | grep -q 'error 1 recover 1'" ||
   { dmesg | tail -n 30; fail "no fw_fatal recovery"; }
 wait_ib_active mlx5_0 1 120
-check_version 16.37.1000 "the firmware reset"
+check_version 16.38.1000 "the firmware reset"
 echo "firmware: OK"

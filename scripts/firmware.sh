@@ -24,6 +24,7 @@ rm -rf "$img" && mkdir -p "$img"
 mk() { python3 scripts/mlx5-fw-image.py --date 2024-05-01T12:30 --payload-size 65536 "$@"; }
 mk --version 16.36.1000 -o "$img/fw-16.36.1000.mfa2"
 mk --version 16.37.1000 -o "$img/fw-16.37.1000.mfa2"
+mk --version 16.38.1000 -o "$img/fw-16.38.1000.mfa2"
 mk --version 16.36.1002 --mfa2-psid MT_0000000999 -o "$img/fw-other-psid.mfa2"
 mk --version 16.36.1002 --break digest -o "$img/fw-digest.mfa2"
 mk --version 16.36.1002 --break format -o "$img/fw-format.mfa2"
@@ -38,5 +39,5 @@ run() {
 run --log-dir "$logs" $(printf -- '--add-file %s ' "$img"/*.mfa2) "$@"
 [ -s "$flash" ] || { echo "firmware: the flash file $flash was not written" >&2; exit 1; }
 # the port type mstconfig stored: Ethernet on the second boot, InfiniBand again on the third
-run --log-dir "$logs/second-boot" --append "fwtest.expect=16.37.1000 fwtest.link=Ethernet" "$@"
-run --log-dir "$logs/third-boot" --append "fwtest.expect=16.37.1000 fwtest.link=InfiniBand" "$@"
+run --log-dir "$logs/second-boot" --append "fwtest.expect=16.38.1000 fwtest.link=Ethernet" "$@"
+run --log-dir "$logs/third-boot" --append "fwtest.expect=16.38.1000 fwtest.link=InfiniBand" "$@"

@@ -535,7 +535,16 @@ static void test_reset(void)
     /* what mlx5_core checks: MCAM's MFRL and reset_state, the caps, the driver's set ones */
     g_assert_cmpint(reg_access(d, MLX5_REG_MCAM, false, reg, MCAM_SIZE), ==, 0);
     g_assert_true(mcam_has(reg, MLX5_REG_MFRL));
-    g_assert_true(reg[MCAM_features_OFF + 13] & 0x20);
+    g_assert_true(mcam_has(reg, MLX5_REG_MROQ));
+    g_assert_true(reg[MCAM_features_OFF + 13] & 0x20);     /* reset_state */
+    g_assert_true(reg[MCAM_features_OFF + 13] & 0x08);     /* the driver owns level 3 */
+    /* MROQ: level 3, full chip: the driver's reset (sync 1) by link toggle; nothing else */
+    memset(reg, 0, sizeof(reg));
+    MLX5_SET(reg, MROQ_reset_trigger, 0x08);
+    g_assert_cmpint(reg_access(d, MLX5_REG_MROQ, false, reg, 0x10), ==, 0);
+    g_assert_cmphex(mlx5_ld32(reg), ==, 1u << 24 | 2u << 17 | 1u << 16 | 0x08);
+    g_assert_cmpint(reg_access(d, MLX5_REG_MROQ, true, reg, 0x10), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, out, sizeof(out)), ==, 0);
     g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_fast_teardown), ==, 1);
     g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_general_notification_event), ==, 1);

@@ -178,6 +178,7 @@ void mlx5_reg_mcc(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
 void mlx5_reg_mcda(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
 /* mlx5_fw_reset.c: the firmware reset's level register (through mlx5_fw_reg) */
 void mlx5_reg_mfrl(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
+void mlx5_reg_mroq(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
 /* mlx5_nvconf.c: the non-volatile configuration's (through mlx5_fw_reg) */
 void mlx5_reg_mnvqc(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);
 void mlx5_reg_mnvda(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg);

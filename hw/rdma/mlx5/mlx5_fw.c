@@ -272,6 +272,7 @@ static const struct {
     { MLX5_REG_MNVDA, MNVDA_DATA_OFF, true, mlx5_reg_mnvda },
     { MLX5_REG_MNVDI, MNVDI_SIZE, true, mlx5_reg_mnvdi },
     { MLX5_REG_MFRL, MFRL_SIZE, true, mlx5_reg_mfrl },
+    { MLX5_REG_MROQ, MROQ_SIZE, false, mlx5_reg_mroq },
     { MLX5_REG_MNVQC, MNVQC_SIZE, false, mlx5_reg_mnvqc },
     { MLX5_REG_MNVIA, MNVIA_SIZE, true, mlx5_reg_mnvia },
     { MLX5_REG_MNVGC, MNVGC_SIZE, false, mlx5_reg_mnvgc },
@@ -287,7 +288,8 @@ static const struct {
 
 /*
  * MCAM announces the registers of the table in its group 0 (0x9000..0x907f),
- * and MFRL's reset_state among the features.
+ * and among the features MFRL's reset_state and the driver's ownership of the
+ * level-3 reset (mlx5_fw_reset.c).
  */
 static void mlx5_reg_mcam(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
 {
@@ -297,6 +299,7 @@ static void mlx5_reg_mcam(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
         return;
     }
     reg[MCAM_feature_reset_state_BYTE] |= 1u << MCAM_feature_reset_state_BIT;
+    reg[MCAM_feature_sync_driver_BYTE] |= 1u << MCAM_feature_sync_driver_BIT;
     for (i = 0; i < G_N_ELEMENTS(mlx5_fw_regs); i++) {
         mlx5_cam_announce(reg, 0x9000, mlx5_fw_regs[i].id);
     }

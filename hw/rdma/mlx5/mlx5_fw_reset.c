@@ -180,6 +180,27 @@ bool mlx5_fw_reset_teardown(Mlx5Core *c)
     return true;
 }
 
+/*
+ * MROQ: what mstfwreset may ask for at level 3. The driver owns the reset
+ * (sync 1: the tool starts it through MFRL, mlx5_core carries it out as for
+ * fw_activate) with the link-toggle method. The tool's own reset (sync 0)
+ * disables the link from the bridge above, which QEMU's root port does not
+ * carry out, so it is not offered: mstfwreset takes the driver's by default.
+ * The one reset type (full chip) has these options whatever the query names.
+ */
+void mlx5_reg_mroq(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
+{
+    uint8_t level = MLX5_GET(reg, MROQ_reset_trigger);
+    uint8_t type = MLX5_GET(reg, MROQ_reset_type);
+
+    memset(reg, 0, MROQ_SIZE);
+    MLX5_SET(reg, MROQ_reset_trigger, level);
+    MLX5_SET(reg, MROQ_reset_type, type);
+    MLX5_SET(reg, MROQ_query_is_valid, 1);
+    MLX5_SET(reg, MROQ_pci_sync_for_fw_update_start, MLX5_MROQ_SYNC_DRIVER);
+    MLX5_SET(reg, MROQ_pci_reset_req_method, MLX5_MROQ_METHOD_LINK_DISABLE);
+}
+
 void mlx5_fw_reset_pci(Mlx5Core *c)
 {
     bool armed = c->fw_reset_armed;

@@ -75,9 +75,31 @@ enum {
     MLX5_MFRL_STATE_NEG_TIMEOUT = 3,
     MLX5_MFRL_STATE_NACK = 4,
 };
-/* MCAM's feature mask: MFRL's reset_state is there (bit 0x6a) */
+/*
+ * MROQ (0x902f), the reset options of a level and type: which sync owners
+ * (bit 0 the tool, 1 the driver, 2 the firmware) and PCI reset methods (bit 0
+ * link disable, 1 hot reset) there are; mstfwreset reads it
+ */
+#define MROQ_pci_reset_req_method           MLX5_FIELD(0, 31, 24)
+#define MROQ_pci_sync_for_fw_update_start   MLX5_FIELD(0, 20, 17)
+#define MROQ_query_is_valid                 MLX5_FIELD(0, 16, 16)
+#define MROQ_reset_type                     MLX5_FIELD(0, 15, 8)
+#define MROQ_reset_trigger                  MLX5_FIELD(0, 7, 0)
+#define MROQ_SIZE                           0x04
+enum {
+    MLX5_MROQ_SYNC_DRIVER = 1u << 1,
+    MLX5_MROQ_METHOD_LINK_DISABLE = 1u << 0,
+};
+
+/*
+ * MCAM's feature mask (128 bits, big-endian; offsets from its first bit):
+ * MFRL's reset_state is there (0x6a), and the driver may own the PCI reset
+ * of level 3 (0x6c, bit 19 from the end: mstfwreset's "reset sync 1")
+ */
 #define MCAM_feature_reset_state_BYTE       (MCAM_features_OFF + 0x6a / 8)
 #define MCAM_feature_reset_state_BIT        (7 - 0x6a % 8)
+#define MCAM_feature_sync_driver_BYTE       (MCAM_features_OFF + 0x6c / 8)
+#define MCAM_feature_sync_driver_BIT        (7 - 0x6c % 8)
 
 enum {
     MLX5_REG_PMLP = 0x5002,
@@ -86,6 +108,7 @@ enum {
     MLX5_REG_MNVDA = 0x9024,
     MLX5_REG_MNVDI = 0x9025,
     MLX5_REG_MFRL = 0x9028,
+    MLX5_REG_MROQ = 0x902f,
     MLX5_REG_MNVQC = 0x9030,
     MLX5_REG_MNVIA = 0x9033,
     MLX5_REG_MNVGC = 0x9034,
