@@ -8,8 +8,9 @@
 #
 # It boots three times on one flash file (the `flash` property): the first boot flashes an
 # image scripts/mlx5-fw-image.py made and stores LINK_TYPE_P1=ETH with mstconfig, the second
-# checks that the device starts with that image and an Ethernet port and stores IB, the third
-# that the port is InfiniBand again.
+# checks that the device starts with that image and an Ethernet port, stores IB and reboots the
+# guest into an InfiniBand port, the third that the port is InfiniBand at start, and reboots
+# into Ethernet.
 # Logs: build/firmware/serial-0.log, build/firmware/second-boot/, build/firmware/third-boot/. MLX5T_QEMU: the QEMU to use
 # (meson sets it).
 set -euo pipefail

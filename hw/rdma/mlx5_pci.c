@@ -24,6 +24,7 @@
 #include "migration/vmstate.h"
 #include "net/net.h"
 #include "system/dma.h"
+#include "system/reset.h"
 #include "hw/rdma/mlx5/mlx5_core.h"
 #include "hw/rdma/mlx5/mlx5_prm.h"
 #include "trace.h"
@@ -343,6 +344,34 @@ static bool mlx5_hca_flash_read(Mlx5Hca *s, char **buf, uint32_t *img_len,
     return true;
 }
 
+/*
+ * A reboot changed the port's type (mstconfig's LINK_TYPE_P1): a
+ * ConnectX-5 with an Ethernet port is an Ethernet controller, else an
+ * InfiniBand one.
+ */
+static void mlx5_hca_port_type(void *opaque, bool eth)
+{
+    Mlx5Hca *s = opaque;
+
+    pci_config_set_class(PCI_DEVICE(s)->config,
+                         eth ? PCI_CLASS_NETWORK_ETHERNET : MLX5_PCI_CLASS_IB);
+}
+
+/*
+ * The machine's reset (a guest reboot; QEMU's own at start): as PERST# on a
+ * server, the adapter's firmware restarts with what is stored (a new image,
+ * the non-volatile configuration and the port type), as flint and mstconfig
+ * tell their users ("reboot machine to load"). Runs besides the device's own
+ * reset (mlx5_hca_reset_hold), which bus and function resets also make.
+ */
+static void mlx5_hca_reboot(void *opaque)
+{
+    Mlx5Hca *s = opaque;
+
+    timer_del(s->timer);
+    mlx5_core_reboot(s->core);
+}
+
 static const Mlx5CoreOps mlx5_hca_core_ops = {
     .dma_read = mlx5_hca_dma_read,
     .dma_write = mlx5_hca_dma_write,
@@ -353,6 +382,7 @@ static const Mlx5CoreOps mlx5_hca_core_ops = {
     .set_deadline = mlx5_hca_set_deadline,
     .report = mlx5_hca_report,
     .flash_write = mlx5_hca_flash_write,
+    .port_type = mlx5_hca_port_type,
 };
 
 static void mlx5_hca_bh(void *opaque)
@@ -573,11 +603,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
 
     pci_config_set_vendor_id(pci_dev->config, PCI_VENDOR_ID_MELLANOX);
     pci_config_set_device_id(pci_dev->config, MLX5_PCI_DEVICE_ID_CX5);
-    pci_config_set_class(pci_dev->config, MLX5_PCI_CLASS_IB);
-    if (cfg.eth) {
-        /* a ConnectX-5 with an Ethernet port is an Ethernet controller */
-        pci_config_set_class(pci_dev->config, PCI_CLASS_NETWORK_ETHERNET);
-    }
+    mlx5_hca_port_type(s, cfg.eth);
     pci_dev->config[PCI_INTERRUPT_PIN] = 1;
 
     if (pcie_endpoint_cap_init(pci_dev, 0x80) < 0) {
@@ -651,6 +677,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
                           &dev->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
     mlx5_core_link_set_up(s->core, 1, !qemu_get_queue(s->nic)->link_down);
+    qemu_register_reset(mlx5_hca_reboot, s);
     trace_mlx5_pci_realize(cfg.node_guid, cfg.lid);
 }
 
@@ -658,6 +685,7 @@ static void mlx5_hca_exit(PCIDevice *pci_dev)
 {
     Mlx5Hca *s = MLX5_HCA(pci_dev);
 
+    qemu_unregister_reset(mlx5_hca_reboot, s);
     qemu_del_nic(s->nic);
     s->nic = NULL;
     timer_free(s->timer);

@@ -679,7 +679,7 @@ static int nv_set(TDrv *d, uint32_t type, const uint8_t *v, unsigned len)
 
 static void test_nvconf(void)
 {
-    uint8_t reg[REG_LEN] = { 0 }, v[0x40];
+    uint8_t reg[REG_LEN] = { 0 }, v[0x40], out[QUERY_HCA_CAP_OUT_SIZE];
     Mlx5CoreConfig cfg;
     unsigned len;
     TDrv *d = flash_node(&cfg);
@@ -737,9 +737,38 @@ static void test_nvconf(void)
     tdrv_bringup(d);
     g_assert_cmpint(nv_get(d, 0x80, MNVDA_READ_CURRENT, v, &len), ==, 0);
     g_assert_cmphex(mlx5_ld32(v + 4), ==, 1u << 31 | 4);
-    /* the link type waits for the next start */
+    /* not the link type: it waits for a reboot (the driver stays loaded across a reset) */
     g_assert_cmpint(nv_get(d, 0x01010012, MNVDA_READ_CURRENT, v, &len), ==, 0);
     g_assert_cmphex(mlx5_ld32(v) >> 2 & 3, ==, 1);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, out, sizeof(out)), ==, 0);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_port_type), ==, 0);
+    /* the machine's reset: the port is Ethernet now (caps, the Ethernet commands) */
+    mlx5_core_reboot(d->c);
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_H, d->cmdq_pa >> 32);
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, (uint32_t)d->cmdq_pa);
+    d->slot = 0;
+    d->events = false;
+    tdrv_bringup(d);
+    g_assert_cmpint(nv_get(d, 0x01010012, MNVDA_READ_CURRENT, v, &len), ==, 0);
+    g_assert_cmphex(mlx5_ld32(v) >> 2 & 3, ==, 2);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, out, sizeof(out)), ==, 0);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_port_type), ==, 1);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_VPORT_STATE, 0, 0, 0, out, 16), ==, 0);
+    /* and back to InfiniBand at the next reboot */
+    mlx5_st32(v, 1 << 2);
+    g_assert_cmpint(nv_set(d, 0x01010012, v, 4), ==, 0);
+    mlx5_core_reboot(d->c);
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_H, d->cmdq_pa >> 32);
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, (uint32_t)d->cmdq_pa);
+    d->slot = 0;
+    d->events = false;
+    tdrv_bringup(d);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, out, sizeof(out)), ==, 0);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_port_type), ==, 0);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_VPORT_STATE, 0, 0, 0, out, 16), ==,
+                    MLX5_CMD_STAT_BAD_OP_ERR);
+    mlx5_st32(v, 2 << 2);                       /* Ethernet stored for the next start */
+    g_assert_cmpint(nv_set(d, 0x01010012, v, 4), ==, 0);
     /* no such TLV */
     g_assert_cmpint(nv_get(d, 0x01010099, 0, v, &len), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
 

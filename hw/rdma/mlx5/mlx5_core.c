@@ -245,6 +245,36 @@ void mlx5_function_reset(Mlx5Core *c)
     ib_port_update_deadline(&c->ib);
 }
 
+/*
+ * The port's type changes at a reboot (the stored LINK_TYPE_P1): the
+ * Ethernet port's state comes or goes, the capabilities follow, and the
+ * shell's class code with them. The function has just been reset.
+ */
+void mlx5_core_set_port_type(Mlx5Core *c, bool eth)
+{
+    if (eth == (c->eth != NULL)) {
+        return;
+    }
+    trace_mlx5_core_port_type(eth);
+    if (c->eth) {
+        mlx5_eth_free(c);
+    } else {
+        mlx5_eth_init(c);
+    }
+    c->cfg.eth = eth;
+    mlx5_function_reset(c);
+    if (c->ops->port_type) {
+        c->ops->port_type(c->opaque, eth);
+    }
+}
+
+void mlx5_core_reboot(Mlx5Core *c)
+{
+    trace_mlx5_core_reboot();
+    mlx5_core_reset(c, MLX5_RESET_SYSTEM);
+    mlx5_flash_boot(c, true);
+}
+
 void mlx5_core_reset(Mlx5Core *c, Mlx5ResetKind kind)
 {
     trace_mlx5_core_reset(kind);

@@ -133,12 +133,15 @@ void mlx5_flash_store(Mlx5Core *c)
     }
 }
 
-/* A firmware reset: the pending image (if any) and configuration run. */
-void mlx5_flash_boot(Mlx5Core *c)
+/*
+ * A firmware reset (or a reboot): the pending image (if any) and configuration
+ * run.
+ */
+void mlx5_flash_boot(Mlx5Core *c, bool reboot)
 {
     Mlx5Flash *f = &c->flash;
 
-    mlx5_nv_boot(c);
+    mlx5_nv_boot(c, reboot);
     if (f->pending) {
         f->pending = false;
         mlx5_flash_run(c, &f->pending_info);

@@ -209,6 +209,6 @@ void mlx5_fw_reset_pci(Mlx5Core *c)
     c->fw_reset_armed = false;
     c->mfrl_state = MLX5_MFRL_STATE_IDLE;
     if (armed) {
-        mlx5_flash_boot(c);
+        mlx5_flash_boot(c, false);
     }
 }

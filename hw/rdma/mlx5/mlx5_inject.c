@@ -100,7 +100,7 @@ void mlx5_fw_sw_reset(Mlx5Core *c)
 {
     trace_mlx5_fw_sw_reset(c->health_synd);
     mlx5_core_reset(c, MLX5_RESET_SYSTEM);
-    mlx5_flash_boot(c);         /* a new image written runs now */
+    mlx5_flash_boot(c, false);  /* a new image written runs now */
     c->nic_interface = MLX5_NIC_IFC_DISABLED;
 }
 

@@ -752,7 +752,7 @@ char *mlx5_fw_reset_request(Mlx5Core *c);
 /* mlx5_flash.c */
 uint8_t mlx5_flash_check(const uint8_t *img, size_t len, const char *psid,
                          Mlx5FwImage *info);
-void mlx5_flash_boot(Mlx5Core *c);
+void mlx5_flash_boot(Mlx5Core *c, bool reboot);
 void mlx5_flash_reset(Mlx5Core *c);
 void mlx5_flash_free(Mlx5Core *c);
 bool mlx5_flash_pending(Mlx5Core *c, Mlx5FwImage *info);
@@ -761,7 +761,7 @@ void mlx5_flash_store(Mlx5Core *c);
 
 /* mlx5_nvconf.c */
 void mlx5_nv_reset(Mlx5Core *c);
-void mlx5_nv_boot(Mlx5Core *c);
+void mlx5_nv_boot(Mlx5Core *c, bool reboot);
 /* the next values as the flash keeps them (at most MLX5_NV_SAVE_MAX bytes) */
 #define MLX5_NV_SAVE_MAX        (MLX5_NV_TLVS * (8 + MLX5_NV_MAX))
 size_t mlx5_nv_save(Mlx5Core *c, uint8_t *buf);

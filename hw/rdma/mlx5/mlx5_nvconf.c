@@ -96,16 +96,26 @@ void mlx5_nv_reset(Mlx5Core *c)
 }
 
 /*
- * A firmware reset: what was stored is what runs, but for the port's link
- * type, which changes only when the device starts (mlx5_nv_link_type).
+ * A firmware reset: what was stored is what runs. The port's link type (the
+ * port becomes Ethernet or InfiniBand: mlx5_core_set_port_type) only at a
+ * reboot (@reboot): at a firmware reset under a loaded driver (fw_activate,
+ * recovery) mlx5_core 6.12 keeps what it set up for the old type (its devlink
+ * parameters: a WARN at unload), so it waits, as mstconfig says ("Please
+ * reboot machine to load new configurations").
  */
-void mlx5_nv_boot(Mlx5Core *c)
+void mlx5_nv_boot(Mlx5Core *c, bool reboot)
 {
     uint8_t lt[MLX5_NV_MAX];
 
     memcpy(lt, c->nv.cur[MLX5_NV_LINK_TYPE_P1], MLX5_NV_MAX);
     memcpy(c->nv.cur, c->nv.next, sizeof(c->nv.cur));
-    memcpy(c->nv.cur[MLX5_NV_LINK_TYPE_P1], lt, MLX5_NV_MAX);
+    if (!reboot) {
+        memcpy(c->nv.cur[MLX5_NV_LINK_TYPE_P1], lt, MLX5_NV_MAX);
+        return;
+    }
+    mlx5_core_set_port_type(c,
+                            (mlx5_ld32(c->nv.cur[MLX5_NV_LINK_TYPE_P1]) >> 2 &
+                             3) == 2);
 }
 
 /*

@@ -57,6 +57,11 @@ typedef struct Mlx5CoreOps {
      */
     void (*flash_write)(void *opaque, const void *img, size_t img_len,
                         const void *nv, size_t nv_len);
+    /*
+     * Optional: a reboot made the port Ethernet (@eth) or InfiniBand
+     * (mstconfig's LINK_TYPE_P1): the PCI class code follows
+     */
+    void (*port_type)(void *opaque, bool eth);
 } Mlx5CoreOps;
 
 /* What Mlx5CoreOps.record hands over; the names are the fuzz targets'. */
@@ -141,6 +146,13 @@ Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops,
                         void *opaque);
 void mlx5_core_free(Mlx5Core *c);
 void mlx5_core_reset(Mlx5Core *c, Mlx5ResetKind kind);
+/* The port becomes Ethernet (@eth) or InfiniBand (at a reboot). */
+void mlx5_core_set_port_type(Mlx5Core *c, bool eth);
+/*
+ * The machine reset (a reboot: PERST): the device resets, and the stored
+ * firmware and configuration run, the port type included.
+ */
+void mlx5_core_reboot(Mlx5Core *c);
 
 /*
  * BAR0 accesses; values are numeric (the shell declares the region big endian).
