@@ -45,6 +45,16 @@ static TDrv *up(void)
     return d;
 }
 
+/* After a reset of the device: the driver's load from scratch (command queue, bring-up). */
+static void reload(TDrv *d)
+{
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_H, d->cmdq_pa >> 32);
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, (uint32_t)d->cmdq_pa);
+    d->slot = 0;
+    d->events = false;
+    tdrv_bringup(d);
+}
+
 /* Does MCAM's group-0 mask announce register @r? */
 static bool mcam_has(const uint8_t *mcam, uint16_t r)
 {
@@ -461,11 +471,7 @@ static void test_flash(void)
     tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, 7u << 8);  /* mlx5_core's SW reset */
     g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_FW_REV), ==, 36u << 16 | 16);
     g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_CMDIF_REV_FW_SUB) & 0xffff, ==, 1000);
-    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_H, d->cmdq_pa >> 32);
-    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, (uint32_t)d->cmdq_pa);
-    d->slot = 0;
-    d->events = false;
-    tdrv_bringup(d);
+    reload(d);
     g_assert_cmphex(mcqi_version(d, false), ==, 16u << 24 | 36 << 16 | 1000);
     g_assert_cmpint(mcqi_version(d, true), ==, -1);
     g_assert_cmpint(mcqs_state(d), ==, MLX5_MCQS_UPDATE_STATE_IDLE);
@@ -583,11 +589,7 @@ static void test_reset(void)
     g_assert_cmpint(flash(d, img, IMG_LEN), ==, 0);
     mlx5_core_reset(d->c, MLX5_RESET_SYSTEM);
     g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_FW_REV), ==, 35u << 16 | 16);
-    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_H, d->cmdq_pa >> 32);
-    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, (uint32_t)d->cmdq_pa);
-    d->slot = 0;
-    d->events = false;
-    tdrv_bringup(d);
+    reload(d);
     g_assert_cmpint(mcqs_state(d), ==, MLX5_MCQS_UPDATE_STATE_ACTIVE_PENDING_RESET);
     g_assert_cmpint(mfrl(d, -1, reg), ==, 0);
     g_assert_cmpint(MLX5_GET(reg, MFRL_reset_state), ==, MLX5_MFRL_STATE_IDLE);
@@ -610,11 +612,7 @@ static void test_reset(void)
     g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_FW_REV), ==, 36u << 16 | 16);
     g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_CMDIF_REV_FW_SUB) & 0xffff, ==, 1000);
     g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_INITIALIZING) >> 12 & 0xf, ==, 0);
-    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_H, d->cmdq_pa >> 32);
-    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, (uint32_t)d->cmdq_pa);
-    d->slot = 0;
-    d->events = false;
-    tdrv_bringup(d);
+    reload(d);
     g_assert_cmpint(mfrl(d, -1, reg), ==, 0);
     g_assert_cmpint(MLX5_GET(reg, MFRL_reset_state), ==, MLX5_MFRL_STATE_IDLE);
     g_assert_cmpint(mcqs_state(d), ==, MLX5_MCQS_UPDATE_STATE_IDLE);
@@ -628,11 +626,7 @@ static void test_reset(void)
     g_assert_cmphex(tdrv_mmio_rd32(d, MLX5_ISEG_FW_REV), ==, 37u << 16 | 16);
 
     /* the firmware asks (fault injection): REQUEST with no start; the driver answers */
-    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_H, d->cmdq_pa >> 32);
-    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, (uint32_t)d->cmdq_pa);
-    d->slot = 0;
-    d->events = false;
-    tdrv_bringup(d);
+    reload(d);
     ci = 0;
     tdrv_create_eq(d, 1ull << MLX5_EVENT_TYPE_GENERAL_EVENT, 4, 0, &pa);
     why = mlx5_core_inject(d->c, "fw-reset now");
@@ -730,11 +724,7 @@ static void test_nvconf(void)
     g_assert_cmpint(nv_get(d, 0x80, MNVDA_READ_CURRENT, v, &len), ==, 0);
     g_assert_cmphex(mlx5_ld32(v + 4), ==, 0);
     tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, 7u << 8);  /* mlx5_core's SW reset */
-    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_H, d->cmdq_pa >> 32);
-    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, (uint32_t)d->cmdq_pa);
-    d->slot = 0;
-    d->events = false;
-    tdrv_bringup(d);
+    reload(d);
     g_assert_cmpint(nv_get(d, 0x80, MNVDA_READ_CURRENT, v, &len), ==, 0);
     g_assert_cmphex(mlx5_ld32(v + 4), ==, 1u << 31 | 4);
     /* not the link type: it waits for a reboot (the driver stays loaded across a reset) */
@@ -744,11 +734,7 @@ static void test_nvconf(void)
     g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_port_type), ==, 0);
     /* the machine's reset: the port is Ethernet now (caps, the Ethernet commands) */
     mlx5_core_reboot(d->c);
-    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_H, d->cmdq_pa >> 32);
-    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, (uint32_t)d->cmdq_pa);
-    d->slot = 0;
-    d->events = false;
-    tdrv_bringup(d);
+    reload(d);
     g_assert_cmpint(nv_get(d, 0x01010012, MNVDA_READ_CURRENT, v, &len), ==, 0);
     g_assert_cmphex(mlx5_ld32(v) >> 2 & 3, ==, 2);
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, out, sizeof(out)), ==, 0);
@@ -758,11 +744,7 @@ static void test_nvconf(void)
     mlx5_st32(v, 1 << 2);
     g_assert_cmpint(nv_set(d, 0x01010012, v, 4), ==, 0);
     mlx5_core_reboot(d->c);
-    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_H, d->cmdq_pa >> 32);
-    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, (uint32_t)d->cmdq_pa);
-    d->slot = 0;
-    d->events = false;
-    tdrv_bringup(d);
+    reload(d);
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, out, sizeof(out)), ==, 0);
     g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_port_type), ==, 0);
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_VPORT_STATE, 0, 0, 0, out, 16), ==,
