@@ -79,14 +79,19 @@ static bool mlx5_fw_reset_sync_driver(Mlx5Core *c)
            mlx5_eq_find_by_event(c, MLX5_EVENT_TYPE_GENERAL_EVENT);
 }
 
+/* Is a sync reset being negotiated or carried out? */
+static bool mlx5_fw_reset_negotiating(Mlx5Core *c)
+{
+    return c->mfrl_state == MLX5_MFRL_STATE_IN_NEGOTIATION ||
+           c->mfrl_state == MLX5_MFRL_STATE_RESET_IN_PROGRESS;
+}
+
 /* MFRL written: arm a level, start a sync reset, or answer its request. */
 static uint32_t mlx5_mfrl_write(Mlx5Core *c, const uint8_t *reg)
 {
     uint8_t level = MLX5_GET(reg, MFRL_reset_level);
     uint8_t resp = MLX5_GET(reg, MFRL_pci_sync_for_fw_update_resp);
     bool start = MLX5_GET(reg, MFRL_pci_sync_for_fw_update_start);
-    bool negotiating = c->mfrl_state == MLX5_MFRL_STATE_IN_NEGOTIATION ||
-                       c->mfrl_state == MLX5_MFRL_STATE_RESET_IN_PROGRESS;
 
     if (resp) {
         if (c->mfrl_state != MLX5_MFRL_STATE_IN_NEGOTIATION || start) {
@@ -109,7 +114,7 @@ static uint32_t mlx5_mfrl_write(Mlx5Core *c, const uint8_t *reg)
         MLX5_GET(reg, MFRL_rst_type_sel)) {
         return MLX5_SYND_MFRL_LEVEL;
     }
-    if (negotiating) {
+    if (mlx5_fw_reset_negotiating(c)) {
         return MLX5_SYND_MFRL_STATE;
     }
     if (start) {
@@ -158,8 +163,7 @@ void mlx5_reg_mfrl(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
  */
 char *mlx5_fw_reset_request(Mlx5Core *c)
 {
-    if (c->mfrl_state == MLX5_MFRL_STATE_IN_NEGOTIATION ||
-        c->mfrl_state == MLX5_MFRL_STATE_RESET_IN_PROGRESS) {
+    if (mlx5_fw_reset_negotiating(c)) {
         return g_strdup("a firmware reset is being negotiated already");
     }
     if (!mlx5_fw_reset_sync_driver(c)) {
