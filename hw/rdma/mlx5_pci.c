@@ -64,7 +64,7 @@ struct Mlx5Hca {
     uint8_t log_max_mkey;
     uint8_t log_max_uctx;
     char *node_desc;
-    uint8_t fault_drop, fault_dup, fault_reorder, fault_corrupt;
+    uint8_t fault_drop, fault_dup, fault_reorder, fault_corrupt, fault_ecn;
     uint32_t fault_delay;
     uint64_t fault_seed;
     /* directory of the seed recorder (mlx5_record.c), or NULL */
@@ -561,6 +561,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
                                  .dup = s->fault_dup,
                                  .reorder = s->fault_reorder,
                                  .corrupt = s->fault_corrupt,
+                                 .ecn = s->fault_ecn,
                                  .delay_us = s->fault_delay,
                                  .seed = s->fault_seed };
     cfg.sm = s->sm;
@@ -745,6 +746,7 @@ static const Property mlx5_hca_props[] = {
     DEFINE_PROP_UINT8("fault-dup", Mlx5Hca, fault_dup, 0),
     DEFINE_PROP_UINT8("fault-reorder", Mlx5Hca, fault_reorder, 0),
     DEFINE_PROP_UINT8("fault-corrupt", Mlx5Hca, fault_corrupt, 0),
+    DEFINE_PROP_UINT8("fault-ecn", Mlx5Hca, fault_ecn, 0),
     DEFINE_PROP_UINT32("fault-delay", Mlx5Hca, fault_delay, 0),
     DEFINE_PROP_UINT64("fault-seed", Mlx5Hca, fault_seed, 0),
     DEFINE_PROP_STRING("fuzz-record", Mlx5Hca, fuzz_record),
@@ -784,6 +786,8 @@ static const struct {
       "next one (testing)" },
     { "fault-corrupt", "percent of received frames corrupted, so dropped "
       "for their ICRC (testing)" },
+    { "fault-ecn", "percent of received ECN-capable RoCE frames marked "
+      "Congestion Experienced (testing)" },
     { "fault-delay", "microseconds every received frame is delayed" },
     { "fault-seed", "seed of the fault injection's generator" },
     { "flash", "file holding the flash: the firmware image and the "

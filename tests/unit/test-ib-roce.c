@@ -238,6 +238,79 @@ static void test_roce_ud(void)
     }
 }
 
+/* The frames @n sent that are still on the wire: how many are ECN-capable, how many CNPs */
+static void count_frames(Wire *w, int dst, unsigned *ect, unsigned *cnp)
+{
+    IbPacket q;
+
+    *ect = *cnp = 0;
+    for (unsigned i = 0; i < w->count; i++) {
+        if (w->dst[i] == dst && !ib_wire_decode_roce(w->frame[i], w->len[i], &q)) {
+            *ect += (q.tclass & 3) == IB_ECN_ECT0;
+            if (q.opcode == IB_OP_CNP) {
+                (*cnp)++;
+                g_assert_true(q.becn);
+                g_assert_cmpuint(q.payload_len, ==, IB_CNP_PAYLOAD_LEN);
+                g_assert_cmphex(q.tclass, ==, 48 << 2);     /* cnp_dscp, not ECT */
+                g_assert_cmphex(q.dest_qpn, ==, 0x10);      /* the sending QP */
+            }
+        }
+    }
+}
+
+/*
+ * RoCE congestion control (ib_cong.c): the sender's frames go out ECN-capable, the fabric
+ * marks them CE (fault injection), the receiver counts them and answers with CNPs to the
+ * sending QP, the sender handles them; disabled nodes and a CNP priority the sender's RP is
+ * not enabled for; the data arrives whole all the same.
+ */
+static void test_roce_cong(void)
+{
+    for (unsigned round = 0; round < 4; round++) {
+        Wire *w = wire_new(IB_QPT_RC, 3);
+        FakeNode *a = w->node[0], *b = w->node[1];
+        IbFaultConfig ecn = { .ecn = 100 };
+        IbCongStats *sa = &a->port.cong_stats, *sb = &b->port.cong_stats;
+        unsigned ect, cnp;
+
+        wire_roce(w, 1, round == 3, 9);
+        ib_fault_configure(&b->port, &ecn);
+        if (round == 1) {
+            a->port.cong.rp_enable = 0;             /* the sender: not ECN-capable */
+        } else if (round == 2) {
+            b->port.cong.np_enable = 0;             /* the receiver sends no CNP */
+        } else if (round == 3) {
+            /* tagged: data at priority 0, CNPs at cnp_802p_prio 6, which a ignores */
+            a->port.cong.rp_enable = 1;
+        }
+        fill(a->mem, 20000, 11);
+        post_recv(b, 0x100000, 20000);
+        post_send(a, IB_WR_SEND, 0, 20000, 0, 1);
+        ib_port_run(&a->port, 1);
+        count_frames(w, 1, &ect, &cnp);
+        g_assert_cmpuint(ect, ==, round != 1);
+        wire_run(w, 100000);
+        g_assert_cmpuint(a->nsend, ==, 1);
+        g_assert_cmpint(a->send_status[0], ==, IB_WC_SUCCESS);
+        g_assert_cmpmem(b->mem + 0x100000, 20000, a->mem, 20000);
+        /* 20000 bytes in 1024-byte packets: 20 data frames, each marked (100%) */
+        g_assert_cmpuint(sb->np_ecn_marked_roce_packets, ==, round == 1 ? 0 : 20);
+        if (round == 0 || round == 3) {
+            /* a CNP per marked frame at most, and at least one */
+            g_assert_cmpuint(sb->np_cnp_sent, >=, 1);
+            g_assert_cmpuint(sb->np_cnp_sent, <=, 20);
+        } else {
+            g_assert_cmpuint(sb->np_cnp_sent, ==, 0);
+        }
+        g_assert_cmpuint(sa->rp_cnp_handled, ==, round == 0 ? sb->np_cnp_sent : 0);
+        g_assert_cmpuint(sa->rp_cnp_ignored, ==, round == 3 ? sb->np_cnp_sent : 0);
+        /* nothing came back marked: the ACKs crossed a link without the fault */
+        g_assert_cmpuint(sa->np_ecn_marked_roce_packets + sa->np_cnp_sent, ==, 0);
+        g_assert_cmpuint(a->port.stat_rx_bad + b->port.stat_rx_bad, ==, 0);
+        wire_free(w);
+    }
+}
+
 /* ib_roce_frame_is_ours on a frame as the Ethernet receive gives it: parsed once */
 static bool frame_is_ours(const IbPort *port, const uint8_t *f, size_t len)
 {
@@ -412,5 +485,6 @@ int main(int argc, char **argv)
     g_test_add_func("/ib/roce/ud", test_roce_ud);
     g_test_add_func("/ib/roce/refuse", test_roce_refuse);
     g_test_add_func("/ib/roce/mcast", test_roce_mcast);
+    g_test_add_func("/ib/roce/cong", test_roce_cong);
     return g_test_run();
 }

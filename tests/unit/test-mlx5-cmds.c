@@ -7,6 +7,7 @@
 #include "mlx5-test.h"
 #include "mlx5_internal.h"
 #include "mlx5_cmd.h"
+#include "hw/rdma/mlx5/mlx5_cong_prm.h"
 
 #define ST_OK       MLX5_CMD_STAT_OK
 #define ST_PARAM    MLX5_CMD_STAT_BAD_PARAM_ERR
@@ -75,6 +76,143 @@ static void test_caps(void)
         MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_HCA_CAP);
         g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, 16), ==, ST_STATE);
     }
+    tdrv_free(d);
+}
+
+/* QUERY_CONG_PARAMS of @node into @blk; returns the status */
+static int cong_params(TDrv *d, unsigned node, uint8_t *blk)
+{
+    uint8_t out[CONG_PARAMS_OUT_BLOCK + CONG_PARAMS_BLOCK_SIZE];
+    int st = tdrv_simple(d, MLX5_CMD_OP_QUERY_CONG_PARAMS, 0, node, 0, out, sizeof(out));
+
+    memcpy(blk, out + CONG_PARAMS_OUT_BLOCK, CONG_PARAMS_BLOCK_SIZE);
+    return st;
+}
+
+/* MODIFY_CONG_PARAMS of @node: @sel of @blk; returns the status */
+static int cong_modify(TDrv *d, unsigned node, uint32_t sel, const uint8_t *blk)
+{
+    uint8_t in[CONG_PARAMS_MOD_BLOCK + CONG_PARAMS_BLOCK_SIZE] = { 0 }, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_MODIFY_CONG_PARAMS);
+    MLX5_SET(in, CONG_PARAMS_IN_cong_protocol, node);
+    MLX5_SET(in, CONG_PARAMS_MOD_field_select, sel);
+    memcpy(in + CONG_PARAMS_MOD_BLOCK, blk, CONG_PARAMS_BLOCK_SIZE);
+    return tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+}
+
+/*
+ * Congestion control (mlx5_cong.c): the caps, CONG_STATUS per node and priority, the parameter
+ * blocks with mlx5_ib's field selects, ranges, the statistics with clear, and what a firmware
+ * reset restores.
+ */
+static void test_cong(void)
+{
+    TDrv *d = up();
+    uint8_t out[QUERY_HCA_CAP_OUT_SIZE], blk[CONG_PARAMS_BLOCK_SIZE];
+    const uint8_t *cap = out + HCA_CAP_OFF;
+    IbCongStats *st = &d->c->ib.cong_stats;
+
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, out, sizeof(out)), ==, 0);
+    g_assert_cmpuint(MLX5_GET(cap, CAP_cc_query_allowed), ==, 1);
+    g_assert_cmpuint(MLX5_GET(cap, CAP_cc_modify_allowed), ==, 1);
+    /* every priority of both nodes on; off for one */
+    for (unsigned node = 1; node <= 2; node++) {
+        for (unsigned prio = 0; prio < 8; prio++) {
+            g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_CONG_STATUS, 0,
+                                        prio << 4 | node, 0, out, 16), ==, 0);
+            g_assert_cmpuint(MLX5_GET(out, CONG_STATUS_OUT_enable), ==, 1);
+        }
+    }
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_MODIFY_CONG_STATUS, 0, 3 << 4 | 2, 1u << 30,
+                                out, 16), ==, 0);
+    g_assert_cmphex(d->c->ib.cong.np_enable, ==, 0xf7);
+    g_assert_cmphex(d->c->ib.cong.rp_enable, ==, 0xff);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_CONG_STATUS, 0, 3 << 4 | 2, 0, out, 16),
+                    ==, 0);
+    g_assert_cmpuint(MLX5_GET(out, CONG_STATUS_OUT_enable), ==, 0);
+    g_assert_cmpuint(MLX5_GET(out, CONG_STATUS_OUT_tag_enable), ==, 1);
+    /* no such node (the general one of newer adapters) or priority */
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_CONG_STATUS, 0, 3, 0, out, 16), ==,
+                    ST_PARAM);
+    g_assert_cmphex(tdrv_syndrome(out), ==, MLX5_SYND_BAD_CONG);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_MODIFY_CONG_STATUS, 0, 8 << 4 | 1, 0, out, 16),
+                    ==, ST_PARAM);
+    g_assert_cmphex(d->c->ib.cong.rp_enable, ==, 0xff);
+    g_assert_cmpint(cong_params(d, 0, blk), ==, ST_PARAM);
+
+    /* the defaults, as mlx5_ib's cc_params shows them */
+    g_assert_cmpint(cong_params(d, 1, blk), ==, 0);
+    g_assert_cmpuint(MLX5_GET(blk, CONG_RP_rpg_time_reset), ==, 300);
+    g_assert_cmpuint(MLX5_GET(blk, CONG_RP_rpg_gd), ==, 11);
+    g_assert_cmpuint(MLX5_GET(blk, CONG_RP_initial_alpha_value), ==, 1023);
+    g_assert_cmpuint(MLX5_GET(blk, CONG_RP_clamp_tgt_rate_after_time_inc), ==, 1);
+    g_assert_cmpint(cong_params(d, 2, blk), ==, 0);
+    g_assert_cmpuint(MLX5_GET(blk, CONG_NP_cnp_dscp), ==, 48);
+    g_assert_cmpuint(MLX5_GET(blk, CONG_NP_cnp_802p_prio), ==, 6);
+    g_assert_cmpuint(MLX5_GET(blk, CONG_NP_min_time_between_cnps), ==, 4);
+    /* a change of the selected fields only; np_cnp_prio's select carries the mode too */
+    memset(blk, 0, sizeof(blk));
+    MLX5_SET(blk, CONG_NP_cnp_dscp, 26);
+    MLX5_SET(blk, CONG_NP_cnp_802p_prio, 3);
+    MLX5_SET(blk, CONG_NP_min_time_between_cnps, 77);
+    g_assert_cmpint(cong_modify(d, 2, MLX5_CONG_NP_SEL_CNP_DSCP | MLX5_CONG_NP_SEL_CNP_PRIO,
+                                blk), ==, 0);
+    g_assert_cmpuint(d->c->ib.cong.cnp_dscp, ==, 26);
+    g_assert_cmpuint(d->c->ib.cong.cnp_802p_prio, ==, 3);
+    g_assert_cmpuint(d->c->ib.cong.min_time_between_cnps, ==, 4);
+    memset(blk, 0, sizeof(blk));
+    MLX5_SET(blk, CONG_RP_rpg_ai_rate, 10);
+    MLX5_SET(blk, CONG_RP_rpg_gd, 7);
+    g_assert_cmpint(cong_modify(d, 1, MLX5_CONG_RP_SEL_AI_RATE | MLX5_CONG_RP_SEL_GD, blk),
+                    ==, 0);
+    g_assert_cmpint(cong_params(d, 1, blk), ==, 0);
+    g_assert_cmpuint(MLX5_GET(blk, CONG_RP_rpg_ai_rate), ==, 10);
+    g_assert_cmpuint(MLX5_GET(blk, CONG_RP_rpg_gd), ==, 7);
+    g_assert_cmpuint(MLX5_GET(blk, CONG_RP_rpg_hai_rate), ==, 50);
+    /* one value out of range: refused, and nothing of the command applied */
+    MLX5_SET(blk, CONG_RP_rpg_ai_rate, 20);
+    MLX5_SET(blk, CONG_RP_rpg_min_dec_fac, 101);
+    g_assert_cmpint(cong_modify(d, 1, MLX5_CONG_RP_SEL_AI_RATE | MLX5_CONG_RP_SEL_MIN_DEC_FAC,
+                                blk), ==, ST_PARAM);
+    g_assert_cmpint(cong_params(d, 1, blk), ==, 0);
+    g_assert_cmpuint(MLX5_GET(blk, CONG_RP_rpg_ai_rate), ==, 10);
+    MLX5_SET(blk, CONG_NP_min_time_between_cnps, 5000);
+    g_assert_cmpint(cong_modify(d, 2, MLX5_CONG_NP_SEL_MIN_TIME, blk), ==, ST_PARAM);
+    /* a short input is refused */
+    {
+        uint8_t in[0x20] = { 0 };
+        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_MODIFY_CONG_PARAMS);
+        MLX5_SET(in, CONG_PARAMS_IN_cong_protocol, 1);
+        g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, 16), !=, 0);
+    }
+
+    /* the statistics, 64 bits each; clear zeroes them after the read */
+    st->rp_cnp_ignored = 1;
+    st->rp_cnp_handled = 0x100000002ull;
+    st->np_ecn_marked_roce_packets = 3;
+    st->np_cnp_sent = 4;
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_CONG_STATISTICS, 0, 1u << 31, 0, out,
+                                CONG_STATS_OUT_SIZE), ==, 0);
+    g_assert_cmpuint(mlx5_ld64(out + CONG_STATS_OUT_rp_cnp_ignored_OFF), ==, 1);
+    g_assert_cmpuint(mlx5_ld64(out + CONG_STATS_OUT_rp_cnp_handled_OFF), ==, 0x100000002ull);
+    g_assert_cmpuint(mlx5_ld64(out + CONG_STATS_OUT_np_ecn_marked_roce_packets_OFF), ==, 3);
+    g_assert_cmpuint(mlx5_ld64(out + CONG_STATS_OUT_np_cnp_sent_OFF), ==, 4);
+    g_assert_cmpuint(st->rp_cnp_handled + st->np_cnp_sent, ==, 0);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_CONG_STATISTICS, 0, 0, 0, out, 0x40), !=,
+                    0);
+
+    /* a driver reload keeps the firmware's state; a firmware reset restores the defaults */
+    st->np_cnp_sent = 9;
+    tdrv_teardown(d);
+    tdrv_bringup(d);
+    g_assert_cmpuint(d->c->ib.cong.cnp_dscp, ==, 26);
+    g_assert_cmpuint(st->np_cnp_sent, ==, 9);
+    mlx5_core_reset(d->c, MLX5_RESET_SYSTEM);
+    g_assert_cmpuint(d->c->ib.cong.cnp_dscp, ==, 48);
+    g_assert_cmphex(d->c->ib.cong.np_enable, ==, 0xff);
+    g_assert_cmpuint(st->np_cnp_sent, ==, 0);
+    g_assert_cmpuint(MLX5_GET(d->c->cong_rp, CONG_RP_rpg_ai_rate), ==, 5);
     tdrv_free(d);
 }
 
@@ -904,6 +1042,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/hca/bringup-reload", test_bringup_reload);
     g_test_add_func("/mlx5/hca/caps", test_caps);
     g_test_add_func("/mlx5/hca/set-hca-cap-bad", test_set_hca_cap_bad);
+    g_test_add_func("/mlx5/hca/cong", test_cong);
     g_test_add_func("/mlx5/hca/issi-pages", test_issi_pages);
     g_test_add_func("/mlx5/hca/access-reg", test_access_reg);
     g_test_add_func("/mlx5/hca/config-check", test_config_check);

@@ -10,7 +10,9 @@
  * CRC. dup      the frame arrives twice. reorder  the frame is held back and
  * arrives after the next one (or 1 ms later). delay    every frame arrives
  * delay_us later (order kept). Frames the port sends to itself (loopback) do
- * not cross the link and see no faults. Held frames wait in a bounded queue
+ * not cross the link and see no faults. ecn      an ECN-capable RoCE frame
+ * arrives marked Congestion Experienced, as from a switch whose queue fills
+ * (ib_cong.c answers it with a CNP). Held frames wait in a bounded queue
  * (IB_FAULT_HOLD); when it is full the oldest is delivered at once. Nothing is
  * allocated per frame.
  *
@@ -65,7 +67,7 @@ void ib_fault_configure(IbPort *port, const IbFaultConfig *cfg)
     IbFault *f = port->fault;
 
     if (!cfg->drop && !cfg->dup && !cfg->reorder && !cfg->corrupt &&
-        !cfg->delay_us) {
+        !cfg->ecn && !cfg->delay_us) {
         ib_fault_cleanup(port);
         return;
     }
@@ -79,6 +81,7 @@ void ib_fault_configure(IbPort *port, const IbFaultConfig *cfg)
     f->cfg.dup = MIN(cfg->dup, 100);
     f->cfg.reorder = MIN(cfg->reorder, 100);
     f->cfg.corrupt = MIN(cfg->corrupt, 100);
+    f->cfg.ecn = MIN(cfg->ecn, 100);
     f->rng = cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ull;
     f->head = f->count = 0;
     f->reorder_held = false;
@@ -158,6 +161,8 @@ void ib_port_link_rx(IbPort *port, const uint8_t *frame, size_t len,
                      const IbEthHdr *h)
 {
     IbFault *f = port->fault;
+    uint8_t copy[IB_MAX_FRAME];
+    IbEthHdr parsed;
     int64_t now;
 
     if (!f || len > IB_MAX_FRAME) {
@@ -175,6 +180,16 @@ void ib_port_link_rx(IbPort *port, const uint8_t *frame, size_t len,
         trace_ib_fault("drop", len);
         return;
     }
+    if (port->roce && f->cfg.ecn && (h || ib_eth_parse(frame, len, &parsed))) {
+        /* (only an ECN-capable frame can be marked, and draws a number) */
+        memcpy(copy, frame, len);
+        if (ib_cong_mark_ce(copy, len, h ? h : &parsed) &&
+            ib_fault_hit(f, f->cfg.ecn)) {
+            f->stats.ecn++;
+            trace_ib_fault("ECN CE mark", len);
+            frame = copy;
+        }
+    }
     if (ib_fault_hit(f, f->cfg.corrupt) && len > 60) {
         /*
          * a byte after the BTH (at 42 + 12 with or without a GRH before it):
@@ -182,8 +197,9 @@ void ib_port_link_rx(IbPort *port, const uint8_t *frame, size_t len,
          * the BTH's reserved byte
          */
         size_t off = 54 + ib_fault_rand(f) % (len - 4 - 54);
-        uint8_t copy[IB_MAX_FRAME];
-        memcpy(copy, frame, len);
+        if (frame != copy) {
+            memcpy(copy, frame, len);
+        }
         copy[off] ^= 1u << (ib_fault_rand(f) % 8);
         f->stats.corrupt++;
         trace_ib_fault("corrupt", len);

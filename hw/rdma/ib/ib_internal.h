@@ -135,6 +135,17 @@ bool ib_sa_rx(IbPort *port, const IbPacket *p);
 /* ib_mcast.c: deliver a packet to a multicast LID to the QPs attached here */
 void ib_mcast_rx(IbPort *port, const IbPacket *p);
 
+/*
+ * ib_cong.c: RoCE congestion control. ib_cong_tx() marks a frame about to be
+ * sent ECN-capable (RP enabled for its priority); ib_cong_rx() takes a received
+ * unicast frame: true if it was a CNP (consumed); a CE-marked one is counted
+ * and answered with a CNP, then goes on to its QP.
+ */
+void ib_cong_tx(const IbPort *port, IbPacket *p);
+bool ib_cong_rx(IbPort *port, const IbPacket *p);
+/* ib_fault.c: mark a RoCE frame's ECN field CE if it is ECN-capable */
+bool ib_cong_mark_ce(uint8_t *frame, size_t len, const IbEthHdr *h);
+
 /* ib_roce.c: RoCE v2 addressing (port->roce) */
 void ib_roce_fill_av(const IbPort *port, const IbAv *av, IbPacket *p);
 bool ib_roce_rx_ok(IbPort *port, const IbPacket *p);

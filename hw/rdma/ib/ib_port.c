@@ -51,6 +51,7 @@ void ib_port_init(IbPort *port, const IbDevOps *ops, void *dev)
     port->gid_prefix = 0xfe80000000000000ull;
     port->lb = g_malloc(IB_LOOPBACK_FRAMES * sizeof(*port->lb));
     port->nonce = g_random_int() | 1;
+    ib_cong_defaults(&port->cong);
     ib_sm_init(port);
     ib_sa_init(port);
 }
@@ -322,6 +323,7 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload,
         p->slid = port->lid;
     }
     p->pad = (4 - (payload_len & 3)) & 3;
+    ib_cong_tx(port, p);
     hlen = ib_wire_encode_hdr(p, port->hdr, payload_len);
     crc = ib_wire_icrc(port->hdr, hlen, payload, payload_len, p->pad);
     icrc[0] = crc; icrc[1] = crc >> 8; icrc[2] = crc >> 16; icrc[3] = crc >> 24;
@@ -518,6 +520,9 @@ void ib_port_rx_hdr(IbPort *port, const uint8_t *frame, size_t len,
     }
     trace_ib_rx(ib_opcode_name(p.opcode), p.dest_qpn, p.psn, p.slid,
                 p.payload_len);
+    if (ib_cong_rx(port, &p)) {
+        return;                     /* a CNP */
+    }
     if (!port->roce && p.dest_qpn == 1 &&
         (p.opcode & 0xe0) == IB_TRANSPORT_UD && ib_sa_rx(port, &p)) {
         /* the subnet administrator (we are the master SM) */

@@ -107,6 +107,9 @@ unsigned ib_opcode_headers(uint8_t opcode)
             return ib_op_hdrs[op];
         }
         return ib_op_hdrs[op] | IB_HDR_DCETH;
+    case 0x80:
+        /* RoCE v2 CNP: BTH and 16 reserved bytes (ib_cong.c) */
+        return opcode == IB_OP_CNP ? IB_HDR_VALID | IB_HDR_PAYLOAD : 0;
     default:
         return 0;
     }
@@ -114,6 +117,9 @@ unsigned ib_opcode_headers(uint8_t opcode)
 
 const char *ib_opcode_name(uint8_t opcode)
 {
+    if (opcode == IB_OP_CNP) {
+        return "CNP";
+    }
     return ib_opcode_headers(opcode) ? ib_op_names[opcode & 0x1f] : "INVALID";
 }
 
@@ -234,7 +240,7 @@ size_t ib_wire_encode_hdr(const IbPacket *p, uint8_t *hdr, size_t payload_len)
     bth[0] = p->opcode;
     bth[1] = (p->se ? 0x80 : 0) | (p->migreq ? 0x40 : 0) | ((p->pad & 3) << 4);
     ib_st16(bth + 2, p->pkey);
-    bth[4] = 0;
+    bth[4] = p->becn ? 0x40 : 0;
     ib_st24(bth + 5, p->dest_qpn);
     bth[8] = p->ack_req ? 0x80 : 0;
     ib_st24(bth + 9, p->psn);
@@ -509,6 +515,7 @@ static int ib_wire_decode_frame(const uint8_t *f, size_t len, const IbEthHdr *h,
     p->migreq = bth[1] & 0x40;
     p->pad = (bth[1] >> 4) & 3;
     p->pkey = ib_ld16(bth + 2);
+    p->becn = bth[4] & 0x40;
     p->dest_qpn = ib_ld24(bth + 5);
     p->ack_req = bth[8] & 0x80;
     p->psn = ib_ld24(bth + 9);

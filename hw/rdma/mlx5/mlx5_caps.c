@@ -123,6 +123,8 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     mlx5_fw_caps(cap);
     /* the queue counters (mlx5_q_counter.c) */
     mlx5_q_counter_caps(cap);
+    /* the congestion control commands (mlx5_cong.c) */
+    mlx5_cong_caps(cap);
 }
 
 static void mlx5_caps_atomic(uint8_t *cap)

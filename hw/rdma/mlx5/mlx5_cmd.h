@@ -106,6 +106,8 @@ enum {
     MLX5_SYND_BAD_UID = 0x2000001a,
     /* a path migration state software may not set */
     MLX5_SYND_BAD_PM_STATE = 0x2000001b,
+    /* congestion control: no such node or priority, a parameter out of range */
+    MLX5_SYND_BAD_CONG = 0x2000001c,
 };
 
 /* mlx5_devx.c */
@@ -132,6 +134,10 @@ Mlx5CmdHandler mlx5_cmd_enable_hca, mlx5_cmd_disable_hca, mlx5_cmd_query_issi,
     mlx5_cmd_access_reg, mlx5_cmd_query_lag;
 /* mlx5_eq.c */
 Mlx5CmdHandler mlx5_cmd_create_eq, mlx5_cmd_destroy_eq, mlx5_cmd_query_eq;
+/* mlx5_cong.c */
+Mlx5CmdHandler mlx5_cmd_query_cong_status, mlx5_cmd_modify_cong_status,
+    mlx5_cmd_query_cong_params, mlx5_cmd_modify_cong_params,
+    mlx5_cmd_query_cong_statistics;
 /* mlx5_q_counter.c */
 Mlx5CmdHandler mlx5_cmd_alloc_q_counter, mlx5_cmd_dealloc_q_counter,
     mlx5_cmd_query_q_counter;

@@ -125,9 +125,10 @@ const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg)
         return "sm-lid must be 0 or a unicast LID";
     }
     if (cfg->fault.drop > 100 || cfg->fault.dup > 100 ||
-        cfg->fault.reorder > 100 || cfg->fault.corrupt > 100) {
-        return "fault-drop, fault-dup, fault-reorder and fault-corrupt are "
-               "percentages (0..100)";
+        cfg->fault.reorder > 100 || cfg->fault.corrupt > 100 ||
+        cfg->fault.ecn > 100) {
+        return "fault-drop, fault-dup, fault-reorder, fault-corrupt and "
+               "fault-ecn are percentages (0..100)";
     }
     if (cfg->fault.delay_us > 10000000) {
         return "fault-delay must be at most 10000000 microseconds";
@@ -294,6 +295,7 @@ void mlx5_core_reset(Mlx5Core *c, Mlx5ResetKind kind)
         c->start_ns = c->ops->now_ns(c->opaque);
         mlx5_flash_reset(c);
         mlx5_fw_reset_pci(c);
+        mlx5_cong_reset(c);
     }
 }
 

@@ -549,6 +549,13 @@ struct Mlx5Core {
     uint8_t mfrl_state;
     bool fw_reset_armed;
     Mlx5QCounter qcnt[MLX5_MAX_Q_COUNTERS];
+    /*
+     * congestion control (mlx5_cong.c): the reaction point's parameter block
+     * as MODIFY_CONG_PARAMS left it, and the per-priority tag_enable bits of
+     * the RP and the NP (the rest is the transport's, c->ib.cong)
+     */
+    uint8_t cong_rp[0x100];
+    uint8_t cong_tag[2];
     Mlx5InjectCmd inject_cmd[MLX5_INJECT_CMDS];
     /*
      * the next WQE of send queue inject_wqe_qpn[0], of receive queue
@@ -730,6 +737,9 @@ void mlx5_module_event(Mlx5Core *c, bool out);
 /* mlx5_q_counter.c */
 void mlx5_q_counter_caps(uint8_t *cap);
 void mlx5_q_counter_reset(Mlx5Core *c);
+/* mlx5_cong.c: congestion control caps; back to the firmware's defaults */
+void mlx5_cong_caps(uint8_t *cap);
+void mlx5_cong_reset(Mlx5Core *c);
 /* count @field in counter set @set (if allocated) */
 void mlx5_q_count(Mlx5Core *c, uint32_t set, Mlx5QcField field);
 /* count @field for QP @qp's counter set */

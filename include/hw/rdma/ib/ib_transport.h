@@ -406,6 +406,8 @@ struct IbQp {
     uint8_t rnr_retries_left;
     int64_t ack_deadline;       /* 0 = not armed */
     int64_t rnr_deadline;       /* 0 = not waiting */
+    /* RoCE congestion: when the last CNP for this QP's flow went out */
+    int64_t cnp_sent_ns;
     /*
      * on-demand paging: the send queue waits for its driver to resolve a page
      * fault
@@ -509,6 +511,11 @@ typedef struct IbFault IbFault;
 /* Fault injection on frames from the link (ib_fault.c); all zero = none. */
 typedef struct IbFaultConfig {
     uint8_t drop, dup, reorder, corrupt;    /* percent of the frames */
+    /*
+     * percent of the ECN-capable RoCE frames marked Congestion Experienced, as
+     * by a switch whose queue is filling (ib_cong.c answers them)
+     */
+    uint8_t ecn;
     /* every frame arrives this much later */
     uint32_t delay_us;
     /* of the generator (0: a fixed default) */
@@ -516,8 +523,32 @@ typedef struct IbFaultConfig {
 } IbFaultConfig;
 
 typedef struct IbFaultStats {
-    uint64_t drop, dup, reorder, corrupt;
+    uint64_t drop, dup, reorder, corrupt, ecn;
 } IbFaultStats;
+
+/*
+ * RoCE v2 congestion control (ib_cong.c), the ECN-based scheme of DCQCN: a
+ * sender whose reaction point (RP) is enabled for a frame's priority sends it
+ * ECN-capable; a switch marks it Congestion Experienced; a receiver whose
+ * notification point (NP) is enabled answers with a CNP to the sending QP (at
+ * most one per QP every min_time_between_cnps); the sender's RP takes the CNP
+ * (handled) or, disabled for its priority, ignores it. A frame's priority is
+ * the PCP of its 802.1Q tag (0 untagged). The device sets the configuration
+ * (its commands) and reads the counters.
+ */
+typedef struct IbCongConfig {
+    uint8_t rp_enable, np_enable;       /* a bit per priority */
+    uint32_t min_time_between_cnps;     /* microseconds */
+    uint8_t cnp_dscp;
+    /* the CNP's priority: the marked frame's (prio_mode) or cnp_802p_prio */
+    bool cnp_prio_mode;
+    uint8_t cnp_802p_prio;
+} IbCongConfig;
+
+typedef struct IbCongStats {
+    uint64_t rp_cnp_ignored, rp_cnp_handled;
+    uint64_t np_ecn_marked_roce_packets, np_cnp_sent;
+} IbCongStats;
 
 struct IbPort {
     const IbDevOps *ops;
@@ -581,6 +612,9 @@ struct IbPort {
     unsigned gid_end;
     /* packets not sent: their source GID index is not set */
     uint64_t stat_roce_no_gid;
+    /* RoCE congestion control (ib_cong.c) */
+    IbCongConfig cong;
+    IbCongStats cong_stats;
 };
 
 /*
@@ -619,6 +653,8 @@ void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len);
 void ib_port_rx_hdr(IbPort *port, const uint8_t *frame, size_t len,
                     const IbEthHdr *h);
 void ib_fault_configure(IbPort *port, const IbFaultConfig *cfg);
+/* A ConnectX's congestion control defaults: RP and NP on every priority. */
+void ib_cong_defaults(IbCongConfig *cfg);
 /* false if no fault injection is configured */
 bool ib_fault_stats(const IbPort *port, IbFaultStats *st);
 /*

@@ -87,6 +87,20 @@ enum {
     IB_OP_SEND_ONLY_INV = 0x17,
 };
 
+/*
+ * RoCE v2 Congestion Notification Packet (IBTA RoCEv2 annex A17.9.3): its own
+ * transport (bits 7:5 = 100b), a BTH with BECN set and 16 reserved bytes
+ */
+#define IB_OP_CNP               0x81
+#define IB_CNP_PAYLOAD_LEN      16
+/* the IP header's ECN field (RFC 3168) */
+enum {
+    IB_ECN_NOT_ECT = 0,
+    IB_ECN_ECT1 = 1,
+    IB_ECN_ECT0 = 2,
+    IB_ECN_CE = 3,
+};
+
 /* AETH syndrome */
 #define IB_AETH_ACK             0x00
 #define IB_AETH_RNR_NAK         0x20
@@ -140,6 +154,7 @@ typedef struct IbPacket {
     uint32_t dest_qpn;
     bool ack_req;
     uint32_t psn;
+    bool becn;                  /* BTH: backward explicit congestion notice */
     /* extension headers */
     uint64_t reth_va;
     uint32_t reth_rkey, reth_len;

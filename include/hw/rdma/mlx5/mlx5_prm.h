@@ -262,6 +262,12 @@ enum {
     MLX5_CMD_OP_DEALLOC_XRCD = 0x80f,
     MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN = 0x816,
     MLX5_CMD_OP_DEALLOC_TRANSPORT_DOMAIN = 0x817,
+    /* congestion control (mlx5_cong.c, mlx5_cong_prm.h) */
+    MLX5_CMD_OP_QUERY_CONG_STATUS = 0x822,
+    MLX5_CMD_OP_MODIFY_CONG_STATUS = 0x823,
+    MLX5_CMD_OP_QUERY_CONG_PARAMS = 0x824,
+    MLX5_CMD_OP_MODIFY_CONG_PARAMS = 0x825,
+    MLX5_CMD_OP_QUERY_CONG_STATISTICS = 0x826,
     MLX5_CMD_OP_QUERY_LAG = 0x842,
     MLX5_CMD_OP_CREATE_XRC_SRQ = 0x705,
     MLX5_CMD_OP_DESTROY_XRC_SRQ = 0x706,
@@ -399,6 +405,8 @@ enum {
 #define CAP_log_max_ra_res_dc               MLX5_FIELD(9, 5, 0)
 #define CAP_log_max_ra_req_qp               MLX5_FIELD(10, 21, 16)
 #define CAP_log_max_ra_res_qp               MLX5_FIELD(10, 5, 0)
+#define CAP_cc_query_allowed                MLX5_FIELD(11, 30, 30)
+#define CAP_cc_modify_allowed               MLX5_FIELD(11, 29, 29)
 #define CAP_cache_line_128byte              MLX5_FIELD(11, 27, 27)
 #define CAP_gid_table_size                  MLX5_FIELD(11, 15, 0)
 #define CAP_max_qp_cnt                      MLX5_FIELD(12, 25, 16)
