@@ -133,24 +133,40 @@ done
 # Where the RDMA tools come from: ibv_devinfo, ibv_{rc,uc,ud,srq,xsrq}_pingpong: ibverbs-utils;
 # rping, ucmatose, udaddy, mckey, rstream: rdmacm-utils (Fedora's librdmacm-utils); ib_*_{bw,lat}:
 # perftest; `rdma` (rdma link add ... type rxe): iproute2; ibstat, saquery: infiniband-diags.
+# The kernel's storage ULPs (srp.sh, iser.sh, nfs-rdma.sh): srptools (ibsrpdm), open-iscsi
+# (iscsid, iscsiadm), nfs-kernel-server and nfs-common (rpc.nfsd, rpc.mountd, exportfs, mount.nfs).
 TOOL_PACKAGES="busybox-static dash kmod iproute2 ethtool ibverbs-utils ibverbs-providers rdmacm-utils
-  perftest infiniband-diags dropbear-bin opensm $EXTRA_PACKAGES"
+  perftest infiniband-diags dropbear-bin opensm srptools open-iscsi nfs-kernel-server nfs-common
+  $EXTRA_PACKAGES"
 # Modules to include with their dependency closure (names with '_'; built-ins are skipped).
 # rdma_rxe (Soft-RoCE, on a virtio-net fabric NIC: the RoCE interop tests rxe.sh, roce-rxe.sh):
 # Debian 6.12's rxe gets its ICRC's CRC-32 from the crypto API ("crc32"), which no module
 # dependency names: crc32_generic must be there (and loaded first), or `rdma link add` fails.
+# The storage and datagram ULPs: SRP (LIO's ib_srpt, ib_srp; sd_mod, which no module depends
+# on), iSER (iscsi_target_mod + ib_isert, whose logins need crc32c; ib_iser, and iscsi_tcp for
+# iscsiadm's SendTargets over TCP), NFS over RDMA (nfsd, nfsv4, rpcrdma) and RDS (rds_rdma).
 WANT_MODULES="mlx5_core mlx5_ib ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm rdma_ucm ib_ipoib
   nvme_rdma nvmet_rdma brd vxlan
-  virtio_pci virtio_net rdma_rxe crc32_generic $EXTRA_MODULES"
+  virtio_pci virtio_net rdma_rxe crc32_generic
+  target_core_mod ib_srpt ib_srp scsi_transport_srp sd_mod iscsi_target_mod ib_isert ib_iser
+  libiscsi scsi_transport_iscsi iscsi_tcp crc32c_generic nfsd nfs nfsv4 rpcrdma rds rds_rdma
+  $EXTRA_MODULES"
 # Paths removed from the image after unpacking (relative to its root, globs allowed): docs,
 # and programs not needed for RDMA tests that would drag in large libraries (arpd: libdb,
-# ss: libtirpc+krb5) or are for Ethernet links only (perftest raw_ethernet_*).
+# ss: libtirpc+krb5) or are for Ethernet links only (perftest raw_ethernet_*); of nfs-utils and
+# open-iscsi only what NFSv4 over RDMA and iSER logins use stay (Kerberos daemons, the NFSv4
+# client tracking database (sqlite), the block layout and NFSv3 helpers go).
 PRUNE="usr/share/doc usr/share/man usr/share/info usr/share/locale usr/share/lintian
   usr/share/bug usr/share/bash-completion usr/share/zsh usr/share/fish usr/share/perl5
   usr/share/initramfs-tools usr/include usr/lib/systemd usr/lib/udev etc/init.d var
   usr/sbin/arpd usr/bin/ss usr/sbin/tipc usr/sbin/dcb usr/sbin/vdpa usr/sbin/rtacct
   usr/sbin/rtmon usr/bin/lnstat usr/bin/ctstat usr/bin/rtstat usr/bin/nstat usr/bin/routel
-  usr/bin/raw_ethernet_*"
+  usr/bin/raw_ethernet_*
+  usr/sbin/rpc.gssd usr/sbin/rpc.svcgssd usr/sbin/nfsdcld usr/sbin/nfsdclddb usr/sbin/nfsdclnts
+  usr/sbin/nfsdctl usr/sbin/fsidd usr/sbin/blkmapd usr/sbin/rpc.idmapd usr/sbin/nfsidmap
+  usr/sbin/rpc.statd usr/sbin/sm-notify usr/sbin/start-statd usr/sbin/mountstats
+  usr/sbin/nfsiostat usr/sbin/nfsref usr/sbin/rpcctl usr/sbin/showmount usr/sbin/iscsistart
+  usr/sbin/iscsi_discovery"
 
 apt_packages=$TOOL_PACKAGES
 [ -n "$KERNEL" ] || apt_packages="linux-image-amd64 $apt_packages"
