@@ -9,19 +9,8 @@
 # mlx5t-timeout: 400
 . /test/lib/common.sh
 . /test/lib/ipoib.sh
+. /test/lib/rds.sh
 load_mlx5
 wait_ib_active mlx5_0 1 90
 ipoib_up
-run modprobe -a rds rds_rdma || fail "modprobe rds_rdma failed"
-barrier rds-up 6500
-MSGS=56
-if [ "$IDX" = 0 ]; then
-  rds-check server "$IB_ME" 18634 $MSGS > /tmp/rds.out 2>&1 || { cat /tmp/rds.out; fail "rds-check server"; }
-else
-  sleep 1
-  rds-check client "$IB_ME" "$IB_PEER" 18634 $MSGS > /tmp/rds.out 2>&1 || { cat /tmp/rds.out; fail "rds-check client"; }
-fi
-cat /tmp/rds.out
-grep -q "bytes verified, OK" /tmp/rds.out || fail "rds-check"
-barrier rds-done 6510
-echo "rds: OK"
+rds_test

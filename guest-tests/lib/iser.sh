@@ -1,0 +1,101 @@
+# The iSER test of iser.sh and storage-roce.sh, between the addresses IB_ME and IB_PEER
+# (IPoIB or RoCE): instance 0 is LIO's iSCSI target with iser on its portal, instance 1
+# open-iscsi over ib_iser. Needs lib/storage.sh. iser_on_fail: what to show on a failure.
+iser_on_fail() {
+  echo "--- kernel messages (iSCSI, iSER, target):"
+  dmesg | grep -iE 'iscsi|iser|isert|target|tcm|mlx5_ib|infiniband' | tail -n 60
+  [ -f /tmp/iscsid.log ] && { echo "--- iscsid:"; tail -n 40 /tmp/iscsid.log; }
+}
+
+iser_test() {
+  MB=8
+  T=/sys/kernel/config/target
+  IQN=iqn.2026-11.org.qemu-mlx5:ramdisk
+
+  if [ "$IDX" = 0 ]; then
+    run modprobe -a crc32c_generic target_core_mod iscsi_target_mod ib_isert ||
+      fail "modprobe iscsi_target_mod ib_isert failed"
+    grep -q configfs /proc/mounts || mount -t configfs none /sys/kernel/config
+    D=$T/core/rd_mcp_0/ramdisk
+    mkdir -p "$D" && echo "rd_pages=$((MB * 256))" > "$D/control" && echo 1 > "$D/enable" ||
+      fail "rd_mcp backstore"
+    TP=$T/iscsi/$IQN/tpgt_1
+    mkdir -p "$TP" || fail "mkdir $TP"
+    mkdir "$TP/lun/lun_0" && ln -s "$D" "$TP/lun/lun_0/ramdisk" || fail "LUN 0"
+    # the portal: TCP on the IPoIB address, and iSER (an RDMA CM listener) on the same address
+    NP=$TP/np/$IB_ME:3260
+    mkdir "$NP" || fail "portal $IB_ME:3260"
+    echo 1 > "$NP/iser" || fail "iser on the portal"
+    # any initiator, no CHAP, LUNs writable through the generated ACLs
+    echo 0 > "$TP/attrib/authentication" && echo 1 > "$TP/attrib/generate_node_acls" &&
+      echo 1 > "$TP/attrib/cache_dynamic_acls" && echo 0 > "$TP/attrib/demo_mode_write_protect" ||
+      fail "tpgt_1 attributes"
+    echo 1 > "$TP/enable" || fail "enable tpgt_1"
+    echo "iscsi target: $IQN tpgt_1, portal $IB_ME:3260 iser=$(cat "$NP/iser"), LUN 0 rd_mcp ${MB} MiB"
+    barrier target-up 6400
+    barrier iser-done 6410
+    S=$TP/lun/lun_0/statistics/scsi_tgt_port
+    echo "LUN 0 through $(cat $S/name): $(cat $S/in_cmds) commands, $(cat $S/write_mbytes) MB written," \
+         "$(cat $S/read_mbytes) MB read"
+    [ "$(cat $S/write_mbytes)" -ge "$MB" ] || fail "the target port saw less than $MB MB written"
+    echo 0 > "$TP/enable" && echo 0 > "$NP/iser" && rmdir "$NP" &&
+      rm "$TP/lun/lun_0/ramdisk" && rmdir "$TP/lun/lun_0" "$TP" "$T/iscsi/$IQN" &&
+      rmdir "$D" "$T/core/rd_mcp_0" || fail "target teardown"
+  else
+    run modprobe -a ib_iser iscsi_tcp sd_mod || fail "modprobe ib_iser failed"
+    [ -d /sys/class/iscsi_transport/iser ] || fail "no iscsi_transport iser"
+    # open-iscsi's files (Debian: database in /var/lib/iscsi, lock in /run/lock/iscsi)
+    mkdir -p /etc/iscsi /var/lib/iscsi/nodes /var/lib/iscsi/send_targets /var/lib/iscsi/ifaces \
+      /run/lock/iscsi
+    echo "InitiatorName=iqn.2026-11.org.qemu-mlx5:guest$IDX" > /etc/iscsi/initiatorname.iscsi
+    [ -f /etc/iscsi/iscsid.conf ] || fail "no /etc/iscsi/iscsid.conf (open-iscsi)"
+    # in the foreground (its log on stderr), in a session of its own: at SIGTERM iscsid kills
+    # its whole process group, which would otherwise be this test's
+    setsid iscsid -f -n > /tmp/iscsid.log 2>&1 &
+    ISCSID=$!
+    barrier target-up 6400
+    run iscsiadm -m discovery -t sendtargets -p "$IB_PEER:3260" || fail "SendTargets over TCP failed"
+    run iscsiadm -m discovery -t sendtargets -p "$IB_PEER:3260" -I iser ||
+      fail "SendTargets over iSER failed"
+    run iscsiadm -m node -T "$IQN" -p "$IB_PEER:3260" -I iser --login || fail "iSER login failed"
+    s=$(iscsiadm -m session) || fail "no iSCSI session"
+    echo "$s"
+    expect "$s" "^iser: .*$IB_PEER:3260,1 $IQN" "an iser session with $IQN"
+    wait_for 30 scsi_disk iscsi_iser || fail "no SCSI disk on the iSER host"
+    DEV=$(scsi_disk iscsi_iser)
+    B=${DEV#/dev/}
+    echo "$DEV: $(cat /sys/block/$B/device/vendor) $(cat /sys/block/$B/device/model)," \
+         "$(($(cat /sys/block/$B/size) / 2048)) MiB, max_sectors_kb $(cat /sys/block/$B/queue/max_sectors_kb)"
+    [ "$(($(cat /sys/block/$B/size) / 2048))" = "$MB" ] || fail "$DEV is not the ${MB} MiB RAM disk"
+    zero=$(dd if=/dev/zero bs=1M count=1 2>/dev/null | md5sum | cut -d' ' -f1)
+    [ "$(md5_of "$DEV" 1M 0 1 direct)" = "$zero" ] || fail "the new disk does not read as zeros"
+    pattern /tmp/a.bin 41
+    SUM=$(md5sum < /tmp/a.bin | cut -d' ' -f1)
+    dd if=/tmp/a.bin of="$DEV" bs=1M count=$MB oflag=direct 2>/tmp/dd.err ||
+      { cat /tmp/dd.err; fail "1 MiB writes over iSER failed"; }
+    for bs in 1M 128k 8M; do
+      case $bs in 1M) n=$MB ;; 128k) n=$((MB * 8)) ;; 8M) n=$((MB / 8)) ;; esac
+      got=$(md5_of "$DEV" $bs 0 $n direct)
+      echo "read back with bs=$bs: $got"
+      [ "$got" = "$SUM" ] || fail "reads with bs=$bs differ (want $SUM)"
+    done
+    [ "$(md5_of "$DEV" 4k 0 256 direct)" = "$(md5_of /tmp/a.bin 4k 0 256)" ] || fail "4 KiB reads differ"
+    [ "$(md5_of "$DEV" 512 1000 128 direct)" = "$(md5_of /tmp/a.bin 512 1000 128)" ] ||
+      fail "512 B reads differ"
+    pattern /tmp/b.bin 42
+    dd if=/tmp/b.bin of="$DEV" bs=4k count=256 oflag=direct 2>/dev/null || fail "4 KiB writes failed"
+    dd if=/tmp/b.bin of="$DEV" bs=512 skip=2048 seek=2048 count=128 oflag=direct 2>/dev/null ||
+      fail "512 B writes failed"
+    SUMB=$({ dd if=/tmp/b.bin bs=64k count=17; dd if=/tmp/a.bin bs=64k skip=17; } 2>/dev/null |
+           md5sum | cut -d' ' -f1)
+    got=$(md5_of "$DEV" 8M 0 $((MB / 8)) direct)
+    echo "after 4 KiB and 512 B writes, read with bs=8M: $got"
+    [ "$got" = "$SUMB" ] || fail "data written in 4 KiB / 512 B requests differs (want $SUMB)"
+    run iscsiadm -m node -T "$IQN" -p "$IB_PEER:3260" -I iser --logout || fail "logout failed"
+    wait_for 30 sh -c '! ls /sys/class/iscsi_session/session* >/dev/null 2>&1' ||
+      fail "the iSCSI session did not go away"
+    kill "$ISCSID"
+    barrier iser-done 6410
+  fi
+  echo "iser: OK"
+}
