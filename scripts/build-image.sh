@@ -143,12 +143,14 @@ TOOL_PACKAGES="busybox-static dash kmod iproute2 ethtool ibverbs-utils ibverbs-p
 # Debian 6.12's rxe gets its ICRC's CRC-32 from the crypto API ("crc32"), which no module
 # dependency names: crc32_generic must be there (and loaded first), or `rdma link add` fails.
 # The storage and datagram ULPs: SRP (LIO's ib_srpt, ib_srp; sd_mod, which no module depends
-# on), iSER (iscsi_target_mod + ib_isert, whose logins need crc32c; ib_iser, and iscsi_tcp for
+# on; LIO loads its backstore modules target_core_* at the first configfs access, and logs each
+# one missing), iSER (iscsi_target_mod + ib_isert, whose logins need crc32c; ib_iser, iscsi_tcp for
 # iscsiadm's SendTargets over TCP), NFS over RDMA (nfsd, nfsv4, rpcrdma) and RDS (rds_rdma).
 WANT_MODULES="mlx5_core mlx5_ib ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm rdma_ucm ib_ipoib
   nvme_rdma nvmet_rdma brd vxlan
   virtio_pci virtio_net rdma_rxe crc32_generic
-  target_core_mod ib_srpt ib_srp scsi_transport_srp sd_mod iscsi_target_mod ib_isert ib_iser
+  target_core_mod target_core_iblock target_core_file target_core_pscsi target_core_user ib_srpt
+  ib_srp scsi_transport_srp sd_mod iscsi_target_mod ib_isert ib_iser
   libiscsi scsi_transport_iscsi iscsi_tcp crc32c_generic nfsd nfs nfsv4 rpcrdma rds rds_rdma
   $EXTRA_MODULES"
 # Paths removed from the image after unpacking (relative to its root, globs allowed): docs,

@@ -13,6 +13,7 @@ iser_test() {
   IQN=iqn.2026-11.org.qemu-mlx5:ramdisk
 
   if [ "$IDX" = 0 ]; then
+    mkdir -p /etc/target      # LIO's db_root
     run modprobe -a crc32c_generic target_core_mod iscsi_target_mod ib_isert ||
       fail "modprobe iscsi_target_mod ib_isert failed"
     grep -q configfs /proc/mounts || mount -t configfs none /sys/kernel/config
