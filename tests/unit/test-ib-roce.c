@@ -262,18 +262,19 @@ static void count_frames(Wire *w, int dst, unsigned *ect, unsigned *cnp)
  * RoCE congestion control (ib_cong.c): the sender's frames go out ECN-capable, the fabric
  * marks them CE (fault injection), the receiver counts them and answers with CNPs to the
  * sending QP, the sender handles them; disabled nodes and a CNP priority the sender's RP is
- * not enabled for; the data arrives whole all the same.
+ * not enabled for; IPv4 and IPv6; the data arrives whole all the same.
  */
 static void test_roce_cong(void)
 {
-    for (unsigned round = 0; round < 4; round++) {
+    for (unsigned round = 0; round < 5; round++) {
         Wire *w = wire_new(IB_QPT_RC, 3);
         FakeNode *a = w->node[0], *b = w->node[1];
         IbFaultConfig ecn = { .ecn = 100 };
         IbCongStats *sa = &a->port.cong_stats, *sb = &b->port.cong_stats;
         unsigned ect, cnp;
 
-        wire_roce(w, 1, round == 3, 9);
+        /* round 4: IPv6 GIDs (the ECN field straddles the version and traffic class) */
+        wire_roce(w, round == 4 ? 0 : 1, round == 3, 9);
         ib_fault_configure(&b->port, &ecn);
         if (round == 1) {
             a->port.cong.rp_enable = 0;             /* the sender: not ECN-capable */
@@ -295,14 +296,14 @@ static void test_roce_cong(void)
         g_assert_cmpmem(b->mem + 0x100000, 20000, a->mem, 20000);
         /* 20000 bytes in 1024-byte packets: 20 data frames, each marked (100%) */
         g_assert_cmpuint(sb->np_ecn_marked_roce_packets, ==, round == 1 ? 0 : 20);
-        if (round == 0 || round == 3) {
+        if (round == 0 || round == 3 || round == 4) {
             /* a CNP per marked frame at most, and at least one */
             g_assert_cmpuint(sb->np_cnp_sent, >=, 1);
             g_assert_cmpuint(sb->np_cnp_sent, <=, 20);
         } else {
             g_assert_cmpuint(sb->np_cnp_sent, ==, 0);
         }
-        g_assert_cmpuint(sa->rp_cnp_handled, ==, round == 0 ? sb->np_cnp_sent : 0);
+        g_assert_cmpuint(sa->rp_cnp_handled, ==, round == 0 || round == 4 ? sb->np_cnp_sent : 0);
         g_assert_cmpuint(sa->rp_cnp_ignored, ==, round == 3 ? sb->np_cnp_sent : 0);
         /* nothing came back marked: the ACKs crossed a link without the fault */
         g_assert_cmpuint(sa->np_ecn_marked_roce_packets + sa->np_cnp_sent, ==, 0);
