@@ -434,6 +434,9 @@ if [ -n "$mods_src" ]; then
     f=${modpath[$m]:-}
     if [ -z "$f" ]; then
       if grep -qx "$m" <<<"$builtin"; then log "module $m is built in"
+      # (a soft dependency may name an alias, e.g. nfsd's crypto-md5: md5 is built in)
+      elif tr '\0' '\n' < "$mods_src/modules.builtin.modinfo" 2>/dev/null |
+           grep -qE "\.alias=($m|${m//_/-})\$"; then log "module alias $m is built in"
       else log "WARNING: module $m not found in $mods_src (not built?)"; fi
       continue
     fi
