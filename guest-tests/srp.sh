@@ -285,24 +285,7 @@ else
   fi
   [ "${MANUAL:-0}" = 1 ] && LOGIN=$WANT
   login "$LOGIN"
-  # a fresh rd_mcp disk reads as zeros
-  zero=$(dd if=/dev/zero bs=1M count=1 2>/dev/null | md5sum | cut -d' ' -f1)
-  [ "$(md5_of "$DEV" 1M 0 1 direct)" = "$zero" ] || fail "the new disk does not read as zeros"
-  pattern /tmp/a.bin 31
-  SUM=$(md5sum < /tmp/a.bin | cut -d' ' -f1)
-  # write: 1 MiB requests; read back: 1 MiB, 128 KiB, 8 MiB (all of it) and 4 KiB (the first MiB)
-  dd if=/tmp/a.bin of="$DEV" bs=1M count=$MB oflag=direct 2>/tmp/dd.err ||
-    { cat /tmp/dd.err; fail "1 MiB writes over SRP failed"; }
-  for bs in 1M 128k 8M; do
-    case $bs in 1M) n=$MB ;; 128k) n=$((MB * 8)) ;; 8M) n=$((MB / 8)) ;; esac
-    got=$(md5_of "$DEV" $bs 0 $n direct)
-    echo "read back with bs=$bs: $got"
-    [ "$got" = "$SUM" ] || fail "reads with bs=$bs differ (want $SUM)"
-  done
-  [ "$(md5_of "$DEV" 4k 0 256 direct)" = "$(md5_of /tmp/a.bin 4k 0 256)" ] || fail "4 KiB reads differ"
-  # 512-byte direct reads of one 64 KiB stretch
-  want=$(md5_of /tmp/a.bin 512 1000 128)
-  [ "$(md5_of "$DEV" 512 1000 128 direct)" = "$want" ] || fail "512 B reads differ"
+  disk_write_read "$DEV" 31 SRP
   # small writes: the first MiB in 4 KiB requests, the next 64 KiB in 512 B ones (from b.bin),
   # then the whole disk read with 8 MiB requests
   pattern /tmp/b.bin 32

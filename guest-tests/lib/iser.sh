@@ -68,21 +68,7 @@ iser_test() {
     echo "$DEV: $(cat /sys/block/$B/device/vendor) $(cat /sys/block/$B/device/model)," \
          "$(($(cat /sys/block/$B/size) / 2048)) MiB, max_sectors_kb $(cat /sys/block/$B/queue/max_sectors_kb)"
     [ "$(($(cat /sys/block/$B/size) / 2048))" = "$MB" ] || fail "$DEV is not the ${MB} MiB RAM disk"
-    zero=$(dd if=/dev/zero bs=1M count=1 2>/dev/null | md5sum | cut -d' ' -f1)
-    [ "$(md5_of "$DEV" 1M 0 1 direct)" = "$zero" ] || fail "the new disk does not read as zeros"
-    pattern /tmp/a.bin 41
-    SUM=$(md5sum < /tmp/a.bin | cut -d' ' -f1)
-    dd if=/tmp/a.bin of="$DEV" bs=1M count=$MB oflag=direct 2>/tmp/dd.err ||
-      { cat /tmp/dd.err; fail "1 MiB writes over iSER failed"; }
-    for bs in 1M 128k 8M; do
-      case $bs in 1M) n=$MB ;; 128k) n=$((MB * 8)) ;; 8M) n=$((MB / 8)) ;; esac
-      got=$(md5_of "$DEV" $bs 0 $n direct)
-      echo "read back with bs=$bs: $got"
-      [ "$got" = "$SUM" ] || fail "reads with bs=$bs differ (want $SUM)"
-    done
-    [ "$(md5_of "$DEV" 4k 0 256 direct)" = "$(md5_of /tmp/a.bin 4k 0 256)" ] || fail "4 KiB reads differ"
-    [ "$(md5_of "$DEV" 512 1000 128 direct)" = "$(md5_of /tmp/a.bin 512 1000 128)" ] ||
-      fail "512 B reads differ"
+    disk_write_read "$DEV" 41 iSER
     pattern /tmp/b.bin 42
     dd if=/tmp/b.bin of="$DEV" bs=4k count=256 oflag=direct 2>/dev/null || fail "4 KiB writes failed"
     dd if=/tmp/b.bin of="$DEV" bs=512 skip=2048 seek=2048 count=128 oflag=direct 2>/dev/null ||
