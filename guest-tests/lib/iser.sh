@@ -50,6 +50,14 @@ iser_test() {
       /run/lock/iscsi
     echo "InitiatorName=iqn.2026-11.org.qemu-mlx5:guest$IDX" > /etc/iscsi/initiatorname.iscsi
     [ -f /etc/iscsi/iscsid.conf ] || fail "no /etc/iscsi/iscsid.conf (open-iscsi)"
+    # timeouts for a TCG guest sharing its host: logins (discovery and node) may take longer
+    # than open-iscsi's 15 s, and NOP-Out pings every 5 s answered within 5 s would drop a
+    # session whose peer is descheduled for a while
+    sed -i -e 's/^node.conn\[0\].timeo.login_timeout = .*/node.conn[0].timeo.login_timeout = 60/' \
+      -e 's/^node.conn\[0\].timeo.noop_out_interval = .*/node.conn[0].timeo.noop_out_interval = 30/' \
+      -e 's/^node.conn\[0\].timeo.noop_out_timeout = .*/node.conn[0].timeo.noop_out_timeout = 30/' \
+      /etc/iscsi/iscsid.conf
+    echo "discovery.sendtargets.timeo.login_timeout = 60" >> /etc/iscsi/iscsid.conf
     # in the foreground (its log on stderr), in a session of its own: at SIGTERM iscsid kills
     # its whole process group, which would otherwise be this test's
     setsid iscsid -f -n > /tmp/iscsid.log 2>&1 &
