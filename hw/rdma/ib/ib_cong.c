@@ -146,33 +146,34 @@ bool ib_cong_rx(IbPort *port, const IbPacket *p)
     return false;
 }
 
-bool ib_cong_mark_ce(uint8_t *f, size_t len, const IbEthHdr *h)
+bool ib_cong_ect(const uint8_t *f, size_t len, const IbEthHdr *h)
 {
-    uint8_t *ip;
-    uint32_t sum;
+    const uint8_t *ip = f + h->l3;
 
     if (!h->l3 || h->proto != 17) {
         return false;
     }
-    ip = f + h->l3;
     if (h->ip_version == 4 && h->l3 + IB_IPV4_HLEN <= len) {
-        if (!(ip[1] & 3) || (ip[1] & 3) == IB_ECN_CE) {
-            return false;
-        }
-        ip[1] |= IB_ECN_CE;
-        /* a router fixes the header checksum it changed */
-        ip[10] = ip[11] = 0;
-        sum = ib_csum_add(0, ip, IB_IPV4_HLEN);
-        ib_st16(ip + 10, (uint16_t)~ib_csum_fold(sum));
-        return true;
+        return (ip[1] & 3) && (ip[1] & 3) != IB_ECN_CE;
     }
     if (h->ip_version == 6 && h->l3 + IB_IPV6_HLEN <= len) {
         /* the traffic class straddles bytes 0 and 1; ECN is bits 5:4 of 1 */
-        if (!(ip[1] & 0x30) || (ip[1] & 0x30) == 0x30) {
-            return false;
-        }
-        ip[1] |= 0x30;
-        return true;
+        return (ip[1] & 0x30) && (ip[1] & 0x30) != 0x30;
     }
     return false;
+}
+
+void ib_cong_mark_ce(uint8_t *f, const IbEthHdr *h)
+{
+    uint8_t *ip = f + h->l3;
+
+    if (h->ip_version == 4) {
+        ip[1] |= IB_ECN_CE;
+        /* a router fixes the header checksum it changed */
+        ip[10] = ip[11] = 0;
+        ib_st16(ip + 10,
+                (uint16_t)~ib_csum_fold(ib_csum_add(0, ip, IB_IPV4_HLEN)));
+    } else {
+        ip[1] |= 0x30;
+    }
 }

@@ -181,10 +181,13 @@ void ib_port_link_rx(IbPort *port, const uint8_t *frame, size_t len,
         return;
     }
     if (port->roce && f->cfg.ecn && (h || ib_eth_parse(frame, len, &parsed))) {
-        /* (only an ECN-capable frame can be marked, and draws a number) */
-        memcpy(copy, frame, len);
-        if (ib_cong_mark_ce(copy, len, h ? h : &parsed) &&
-            ib_fault_hit(f, f->cfg.ecn)) {
+        /* only an ECN-capable frame can be marked, and draws a number */
+        if (!h) {
+            h = &parsed;
+        }
+        if (ib_cong_ect(frame, len, h) && ib_fault_hit(f, f->cfg.ecn)) {
+            memcpy(copy, frame, len);
+            ib_cong_mark_ce(copy, h);
             f->stats.ecn++;
             trace_ib_fault("ECN CE mark", len);
             frame = copy;

@@ -143,8 +143,12 @@ void ib_mcast_rx(IbPort *port, const IbPacket *p);
  */
 void ib_cong_tx(const IbPort *port, IbPacket *p);
 bool ib_cong_rx(IbPort *port, const IbPacket *p);
-/* ib_fault.c: mark a RoCE frame's ECN field CE if it is ECN-capable */
-bool ib_cong_mark_ce(uint8_t *frame, size_t len, const IbEthHdr *h);
+/*
+ * for ib_fault.c: whether a RoCE frame (@h parsed from it) is ECN-capable and
+ * not yet marked; ib_cong_mark_ce() marks such a frame Congestion Experienced
+ */
+bool ib_cong_ect(const uint8_t *frame, size_t len, const IbEthHdr *h);
+void ib_cong_mark_ce(uint8_t *frame, const IbEthHdr *h);
 
 /* ib_roce.c: RoCE v2 addressing (port->roce) */
 void ib_roce_fill_av(const IbPort *port, const IbAv *av, IbPacket *p);
