@@ -39,6 +39,14 @@ iser_test() {
     echo "LUN 0 through $(cat $S/name): $(cat $S/in_cmds) commands, $(cat $S/write_mbytes) MB written," \
          "$(cat $S/read_mbytes) MB read"
     [ "$(cat $S/write_mbytes)" -ge "$MB" ] || fail "the target port saw less than $MB MB written"
+    # The initiator has its logout response, but LIO may still be closing the session: its
+    # last step (iscsit_close_session) takes the session off the TPG and counts it down. LIO
+    # (6.12) does not wait for a session in logout when a TPG is removed, so removing it now
+    # has that step write into the freed TPG (list_del corruption in
+    # transport_deregister_session; seen on a loaded TCG host). Wait for the count first.
+    SESS=$T/iscsi/$IQN/fabric_statistics/iscsi_instance/sessions
+    wait_for 60 sh -c "[ \"\$(cat $SESS)\" = 0 ]" ||
+      fail "the target still counts $(cat $SESS) session(s) 60 s after the logout"
     echo 0 > "$TP/enable" && echo 0 > "$NP/iser" && rmdir "$NP" &&
       rm "$TP/lun/lun_0/ramdisk" && rmdir "$TP/lun/lun_0" "$TP" "$T/iscsi/$IQN" &&
       rmdir "$D" "$T/core/rd_mcp_0" || fail "target teardown"
