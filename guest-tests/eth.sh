@@ -120,6 +120,33 @@ txp=$(echo "$st" | awk '$1 == "tx_packets:" {print $2}')
 echo "ethtool -S: rx_packets $rxp tx_packets $txp"
 [ "${rxp:-0}" -gt 100 ] && [ "${txp:-0}" -gt 100 ] || fail "ethtool -S counters do not follow the traffic"
 
+# packet pacing (mlx5_pp.c): mlx5_core reads the QoS caps (its rate table, as a ConnectX-5's);
+# tx_maxrate on the sender's queues puts each SQ on an entry of it (SET_PP_RATE_LIMIT, then
+# MODIFY_SQ), and the device sends no faster: the 1.8 MB transfer at 1 Mbit/s (mlx5e: 1024
+# kbps) takes at least ~14 s, where it takes well under 5 s unpaced. Then back to no limit.
+barrier pacing 6012
+if [ "$IDX" = 1 ]; then
+  dmesg | grep -q 'Rate limit: 127 rates are supported, range: 0Mbps to 97656Mbps' ||
+    fail "mlx5_core did not report the packet pacing rate table"
+  for q in /sys/class/net/$E/queues/tx-*; do
+    echo 1 > $q/tx_maxrate || fail "tx_maxrate on $q refused"
+  done
+  t0=$(cut -d' ' -f1 /proc/uptime)
+fi
+tcp_transfer 5005 192.168.77.1
+if [ "$IDX" = 1 ]; then
+  t1=$(cut -d' ' -f1 /proc/uptime)
+  n=$(wc -c < /tmp/tcp.src)
+  el=$(awk "BEGIN { print $t1 - $t0 }")
+  need=$(awk "BEGIN { print 0.9 * $n * 8 / 1024000 }")
+  echo "paced at tx_maxrate 1 (1024 kbps): $n bytes in $el s (at least $need s)"
+  awk "BEGIN { exit !($el >= $need) }" || fail "the transfer beat its rate limit: $el s < $need s"
+  for q in /sys/class/net/$E/queues/tx-*; do
+    echo 0 > $q/tx_maxrate || fail "tx_maxrate 0 on $q refused"
+  done
+fi
+tcp_transfer 5006 192.168.77.1
+
 # ethtool -N (ntuple): instance 0 drops every IPv4 frame to itself except TCP to port 5003.
 # The two rules land in two tables of mlx5_core's ethtool priority (more tuples, earlier
 # table), chained before mlx5e's own tables; deleting them restores the path.

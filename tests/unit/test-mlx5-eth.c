@@ -1946,6 +1946,139 @@ static int port_reg(TDrv *d, uint16_t id, bool write, uint8_t *reg, unsigned len
 }
 
 /* The physical layer (mlx5_phy.c): PCAM, PPLM (FEC), PFCC (pause), PPCNT's groups. */
+/* SET_PP_RATE_LIMIT of entry @index: @kbps, @burst bytes; returns the status (@synd: syndrome). */
+static int set_pp(TEth *t, uint32_t index, uint32_t kbps, uint32_t burst, uint32_t *synd)
+{
+    uint8_t in[0x40] = { 0 }, out[16];
+    int st;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_PP_RATE_LIMIT);
+    MLX5_SET(in, PP_IN_rate_limit_index, index);
+    MLX5_SET(in + PP_IN_CTX_OFF, PP_CTX_rate_limit, kbps);
+    MLX5_SET(in + PP_IN_CTX_OFF, PP_CTX_burst_upper_bound, burst);
+    MLX5_SET(in + PP_IN_CTX_OFF, PP_CTX_typical_packet_size, burst ? 1500 : 0);
+    st = tdrv_exec(t->d, in, sizeof(in), out, sizeof(out));
+    if (synd) {
+        *synd = tdrv_syndrome(out);
+    }
+    return st;
+}
+
+/* MODIFY_SQ RDY -> RDY naming rate limit entry @index, as mlx5e's tx_maxrate does. */
+static int sq_rate_index(TEth *t, uint32_t index)
+{
+    uint8_t in[WQ_CREATE_PAS_OFF] = { 0 }, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_MODIFY_SQ);
+    MLX5_SET(in, OBJ_IN_handle, t->sqn);
+    MLX5_SET(in, OBJ_IN_state, MLX5_WQ_STATE_RDY);
+    mlx5_st64(in + OBJ_IN_modify_bitmask_OFF, MLX5_MODIFY_SQ_BITMASK_PP_RATE_LIMIT_INDEX);
+    MLX5_SET(in + OBJ_CTX_OFF, SQC_state, MLX5_WQ_STATE_RDY);
+    MLX5_SET(in + OBJ_CTX_OFF, SQC_packet_pacing_rate_limit_index, index);
+    return tdrv_exec(t->d, in, sizeof(in), out, sizeof(out));
+}
+
+/*
+ * Packet pacing: the QoS page, the rate table's checks, and an SQ pointed at an entry sending
+ * no faster than its rate (the fake clock stands still until the core's deadline is let pass).
+ */
+static void test_pp(void)
+{
+    uint8_t out[HCA_CAP_OFF + HCA_CAP_SIZE], f[2048], cqe[64];
+    FakeHost *h;
+    uint32_t synd;
+    unsigned i;
+    TEth t;
+
+    eth_setup(&t);
+    h = t.d->h;
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_GENERAL << 1 | 1, 0, 0,
+                                out, sizeof(out)), ==, 0);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_qos), ==, 1);
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_QOS << 1 | 1, 0, 0,
+                                out, sizeof(out)), ==, 0);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, QOS_CAP_packet_pacing), ==, 1);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, QOS_CAP_packet_pacing_rate_table_size), ==,
+                    MLX5_PP_TABLE_SIZE);
+    g_assert_cmpuint(MLX5_GET(out + HCA_CAP_OFF, QOS_CAP_packet_pacing_max_rate), ==,
+                     MLX5_PP_MAX_RATE);
+
+    /* the table: index 0 is no entry, nor is one beyond it; rates in range; 0 clears */
+    g_assert_cmpint(set_pp(&t, 0, 1000, 0, &synd), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(set_pp(&t, MLX5_PP_TABLE_SIZE, 1000, 0, &synd), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(set_pp(&t, 1, MLX5_PP_MAX_RATE + 1, 0, &synd), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(set_pp(&t, MLX5_PP_TABLE_SIZE - 1, 100, 0, NULL), ==, 0);
+    g_assert_cmpint(set_pp(&t, MLX5_PP_TABLE_SIZE - 1, 0, 0, NULL), ==, 0);
+    /* an SQ may not name an index beyond the table */
+    g_assert_cmpint(sq_rate_index(&t, MLX5_PP_TABLE_SIZE), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    /* 8000 kbps: 1000 bytes a millisecond; no burst: a frame at a time */
+    g_assert_cmpint(set_pp(&t, 1, 8000, 0, NULL), ==, 0);
+    g_assert_cmpint(sq_rate_index(&t, 1), ==, 0);
+    memset(f, 0, sizeof(f));
+    udp_frame(f, peer_mac, 1000 - 42, false);
+    fake_write(h, t.mem, f + 42, 1000 - 42);
+    for (i = 0; i < 3; i++) {
+        teth_post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 42, 1000 - 42, t.mem, -1);
+    }
+    /* the first leaves at once, the others wait a millisecond each */
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_false(teth_poll_cqe(&t, cqe));
+    g_assert_cmpuint(h->tx->len, ==, 1);
+    g_assert_cmpint(h->deadline - h->now, ==, 1000000);
+    h->now += 999999;
+    mlx5_core_expire(t.d->c, h->now);
+    g_assert_false(teth_poll_cqe(&t, cqe));
+    g_assert_cmpuint(h->tx->len, ==, 1);
+    for (i = 2; i <= 3; i++) {
+        h->now = h->deadline;
+        mlx5_core_expire(t.d->c, h->now);
+        g_assert_true(teth_poll_cqe(&t, cqe));
+        g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+        g_assert_cmpuint(h->tx->len, ==, i);
+    }
+    g_assert_cmpint(h->deadline, ==, INT64_MAX);
+
+    /*
+     * a burst of 3000 bytes: after an idle while three frames leave at once; the fourth as soon
+     * as the first has left at the rate
+     */
+    g_assert_cmpint(set_pp(&t, 1, 8000, 3000, NULL), ==, 0);
+    h->now += 10000000;
+    for (i = 0; i < 5; i++) {
+        teth_post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 42, 1000 - 42, t.mem, -1);
+    }
+    for (i = 0; i < 3; i++) {
+        g_assert_true(teth_poll_cqe(&t, cqe));
+    }
+    g_assert_false(teth_poll_cqe(&t, cqe));
+    g_assert_cmpuint(h->tx->len, ==, 3 + 3);
+    g_assert_cmpint(h->deadline - h->now, ==, 1);
+    h->now += 1000000;
+    mlx5_core_expire(t.d->c, h->now);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_false(teth_poll_cqe(&t, cqe));
+    g_assert_cmpuint(h->tx->len, ==, 3 + 4);
+
+    /* back to no limit (index 0): the rest leaves at once */
+    g_assert_cmpint(sq_rate_index(&t, 0), ==, 0);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_cmpuint(h->tx->len, ==, 3 + 5);
+    /* a cleared entry limits nothing either */
+    g_assert_cmpint(sq_rate_index(&t, 1), ==, 0);
+    g_assert_cmpint(set_pp(&t, 1, 0, 0, NULL), ==, 0);
+    for (i = 0; i < 4; i++) {
+        teth_post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 42, 1000 - 42, t.mem, -1);
+    }
+    for (i = 0; i < 4; i++) {
+        g_assert_true(teth_poll_cqe(&t, cqe));
+    }
+    g_assert_cmpuint(h->tx->len, ==, 3 + 5 + 4);
+    eth_free(&t);
+}
+
 static void test_phy(void)
 {
     uint8_t reg[0x100], f[256], cqe[64];
@@ -2043,5 +2176,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/eth/toeplitz", test_toeplitz);
     g_test_add_func("/mlx5/eth/roce", test_roce);
     g_test_add_func("/mlx5/eth/phy", test_phy);
+    g_test_add_func("/mlx5/eth/packet-pacing", test_pp);
     return g_test_run();
 }

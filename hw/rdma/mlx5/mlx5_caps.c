@@ -150,6 +150,7 @@ void mlx5_caps_build(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap,
     case MLX5_CAP_ETHERNET_OFFLOADS:
     case MLX5_CAP_FLOW_TABLE:
     case MLX5_CAP_ROCE:
+    case MLX5_CAP_QOS:
         if (cfg->eth) {
             mlx5_eth_caps(cfg, type, cap);
         }

@@ -100,6 +100,7 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     UCMD(ALLOC_Q_COUNTER, mlx5_cmd_alloc_q_counter),
     UCMD(DEALLOC_Q_COUNTER, mlx5_cmd_dealloc_q_counter),
     UCMD(QUERY_Q_COUNTER, mlx5_cmd_query_q_counter),
+    EUCMD(SET_PP_RATE_LIMIT, mlx5_cmd_set_pp_rate_limit),
     UCMD(ALLOC_PD, mlx5_cmd_alloc_pd),
     UCMD(DEALLOC_PD, mlx5_cmd_dealloc_pd),
     UCMD(ALLOC_UAR, mlx5_cmd_alloc_uar),

@@ -55,7 +55,7 @@ void mlx5_exec_set_deadline(Mlx5Core *c)
     int64_t next = MIN(MIN(c->ib_deadline, c->poll_deadline),
                        MIN(c->port_deadline, c->lro_deadline));
 
-    next = MIN(next, c->cmd_late_deadline);
+    next = MIN(next, MIN(c->cmd_late_deadline, c->pp_deadline));
 
     c->ops->set_deadline(c->opaque, next);
 }
@@ -947,6 +947,9 @@ void mlx5_exec_expire(Mlx5Core *c, int64_t now)
     }
     if (c->cmd_late_deadline <= now) {
         mlx5_inject_expire(c, now);
+    }
+    if (c->pp_deadline <= now) {
+        mlx5_pp_expire(c, now);
     }
     if (c->ib_deadline <= now) {
         c->ib_deadline = INT64_MAX;

@@ -332,6 +332,11 @@ typedef struct Mlx5Qp {
     uint32_t tisn;              /* SQ */
     /* SQ: may post UMR WQEs (sqc.reg_umr: mlx5e's ICOSQ) */
     bool reg_umr;
+    /* SQ: packet pacing (mlx5_pp.c): its rate table index, 0 = no limit */
+    uint16_t pp_index;
+    bool pp_waiting;            /* held until pp_wake */
+    int64_t pp_next;            /* what it sent has left at the rate by then */
+    int64_t pp_wake;
     /* striding RQ (mlx5_mpwqe.c): WQEs of 2^log_strides strides */
     uint8_t wq_type;
     uint8_t log_strides;
@@ -601,6 +606,7 @@ struct Mlx5Core {
     int64_t poll_deadline;      /* RQ polling of QPs in error */
     int64_t port_deadline;      /* end of a LID/GUID clash */
     int64_t lro_deadline;       /* the first LRO session's timeout */
+    int64_t pp_deadline;        /* the first paced SQ's next frame */
 
     /*
      * device memory (mlx5_memic.c): cfg.memic_size bytes at BAR0

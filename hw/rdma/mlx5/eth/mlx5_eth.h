@@ -12,6 +12,7 @@
 
 #include "../mlx5_cmd.h"
 #include "hw/rdma/mlx5/mlx5_eth_prm.h"
+#include "hw/rdma/mlx5/mlx5_qos_prm.h"
 
 /* PMTU max_mtu: the largest frame we move */
 #define MLX5_ETH_MAX_FRAME      (9600 + 22)
@@ -177,6 +178,18 @@ enum {
     MLX5_PHY_FEC_MODES
 };
 
+/* packet pacing (mlx5_pp.c): the rate table, index 0 = no limit */
+#define MLX5_PP_TABLE_SIZE      128
+#define MLX5_PP_MAX_RATE        100000000u      /* kbps: 100 Gb/s */
+#define MLX5_PP_MIN_RATE        1u              /* kbps */
+
+typedef struct Mlx5PpEntry {
+    uint32_t rate;              /* kbps; 0: not set */
+    uint32_t burst;             /* bytes sent at once, at most (0: a frame) */
+    uint16_t typical;           /* (kept, not used to pace) */
+    uint16_t uid;               /* the DevX context that set it, 0: kernel */
+} Mlx5PpEntry;
+
 typedef struct Mlx5Eth {
     Mlx5Table tises, tirs, rqts, fts, fgs;
     uint32_t root_ft;           /* NIC RX root table, 0 = none */
@@ -211,6 +224,7 @@ typedef struct Mlx5Eth {
     uint16_t vxlan_port[MLX5_ETH_MAX_VXLAN_PORTS];
     /* the link refused a frame: SQs wait for link_tx_ready */
     bool tx_blocked;
+    Mlx5PpEntry pp[MLX5_PP_TABLE_SIZE];
     /* [MLX5_ETH_MAX_FRAME + MLX5_ETH_MAX_TSO]: TX assembly */
     uint8_t *frame;
     /*
@@ -316,6 +330,22 @@ bool mlx5_fc_ref(Mlx5Core *c, uint32_t id);
 void mlx5_fc_put(Mlx5Core *c, uint32_t id);
 /* A frame of @bytes hit an entry counting into @id. */
 void mlx5_fc_count(Mlx5Core *c, uint32_t id, size_t bytes);
+
+/* mlx5_pp.c: packet pacing */
+/* The packet pacing caps in page @type (GENERAL: the qos bit; QOS). */
+void mlx5_pp_caps(unsigned type, uint8_t *cap);
+void mlx5_pp_reset(Mlx5Eth *e);
+Mlx5CmdHandler mlx5_cmd_set_pp_rate_limit;
+/* 0 if an SQ may name rate limit index @index, else a syndrome */
+uint32_t mlx5_pp_check_index(uint32_t index);
+/*
+ * May @sq start its next WQE now? If not it waits (pp_waiting) and the core's
+ * deadline brings it back (mlx5_pp_expire).
+ */
+bool mlx5_pp_may_send(Mlx5Core *c, Mlx5Qp *sq);
+/* @sq sent a frame of @len bytes. */
+void mlx5_pp_charge(Mlx5Core *c, Mlx5Qp *sq, size_t len);
+void mlx5_pp_expire(Mlx5Core *c, int64_t now);
 
 /* mlx5_vxlan.c */
 Mlx5CmdHandler mlx5_cmd_add_vxlan_udp_dport, mlx5_cmd_delete_vxlan_udp_dport;

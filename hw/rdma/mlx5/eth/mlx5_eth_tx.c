@@ -75,6 +75,7 @@ static void mlx5_eth_xmit(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len)
         len = MLX5_ETH_MIN_FRAME;
     }
     mlx5_eth_count(&e->cnt.tx, f, len);
+    mlx5_pp_charge(c, sq, len);
     trace_mlx5_eth_tx(len, mlx5_ld16(f + 12));
     /*
      * an SQ without a TIS has no transport domain: no TIR counts it as its own
@@ -391,6 +392,9 @@ bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget)
 
         if (c->eth->tx_blocked && sq->wq_state == MLX5_WQ_STATE_RDY) {
             return false;               /* mlx5_eth_tx_ready requeues us */
+        }
+        if (sq->wq_state == MLX5_WQ_STATE_RDY && !mlx5_pp_may_send(c, sq)) {
+            return false;               /* paced: mlx5_pp_expire requeues us */
         }
         /* a BlueFlame copy of the whole WQE (mlx5_bf.c), else the ring */
         bf = mlx5_bf_take(c, sq, idx, wqe);

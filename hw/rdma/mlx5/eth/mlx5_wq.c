@@ -170,6 +170,9 @@ void mlx5_cmd_create_sq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     } else if (MLX5_GET(ctx, SQC_reg_umr) && cmd->uid) {
         /* UMR WQEs on an SQ are the kernel's (mlx5e's ICOSQ) */
         synd = MLX5_SYND_BAD_UID;
+    } else {
+        synd = mlx5_pp_check_index(
+            MLX5_GET(ctx, SQC_packet_pacing_rate_limit_index));
     }
     if (synd) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
@@ -190,6 +193,7 @@ void mlx5_cmd_create_sq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     qp->user_index = MLX5_GET(ctx, SQC_user_index);
     qp->flush_in_error = MLX5_GET(ctx, SQC_flush_in_error_en);
     qp->reg_umr = MLX5_GET(ctx, SQC_reg_umr);
+    qp->pp_index = MLX5_GET(ctx, SQC_packet_pacing_rate_limit_index);
     mlx5_wq_insert(c, cmd, qp, cqn);
     if (cmd->status == MLX5_CMD_STAT_OK) {
         if (qp->tisn) {
@@ -281,17 +285,44 @@ static bool mlx5_wq_transition(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Qp *qp,
 void mlx5_cmd_modify_sq(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5Qp *qp = mlx5_wq_obj(c, cmd, MLX5_QP_ST_ETH_SQ);
+    const uint8_t *ctx = cmd->in + OBJ_CTX_OFF;
+    uint32_t pp = 0, synd;
+    bool set_pp;
 
     if (!qp || !mlx5_cmd_in_ok(cmd, OBJ_CTX_OFF + 0x10)) {
         return;
+    }
+    /* a new rate limit index (mlx5e's tx_maxrate, a raw packet QP's) */
+    set_pp = mlx5_ld64(cmd->in + OBJ_IN_modify_bitmask_OFF) &
+             MLX5_MODIFY_SQ_BITMASK_PP_RATE_LIMIT_INDEX;
+    if (set_pp) {
+        if (!mlx5_cmd_in_ok(cmd, OBJ_CTX_OFF + 0x20)) {
+            return;
+        }
+        pp = MLX5_GET(ctx, SQC_packet_pacing_rate_limit_index);
+        synd = mlx5_pp_check_index(pp);
+        if (synd) {
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
+            return;
+        }
     }
     /*
      * An SQ going to error flushes what is posted. One going to RDY waits for a
      * doorbell: its record may still hold the count of before a reset.
      */
-    if (mlx5_wq_transition(c, cmd, qp,
-                           MLX5_GET(cmd->in + OBJ_CTX_OFF, SQC_state)) &&
-        qp->wq_state == MLX5_WQ_STATE_ERR) {
+    if (!mlx5_wq_transition(c, cmd, qp, MLX5_GET(ctx, SQC_state))) {
+        return;
+    }
+    if (set_pp && pp != qp->pp_index) {
+        trace_mlx5_eth_pp_sq(qp->qpn, qp->pp_index, pp);
+        qp->pp_index = pp;
+        qp->pp_next = 0;        /* the new rate starts with a full bucket */
+        if (qp->pp_waiting) {
+            qp->pp_waiting = false;
+            mlx5_exec_queue(c, qp);
+        }
+    }
+    if (qp->wq_state == MLX5_WQ_STATE_ERR) {
         mlx5_exec_queue(c, qp);
     }
 }
@@ -350,6 +381,7 @@ void mlx5_cmd_query_sq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         MLX5_SET(ctx, SQC_tis_lst_sz, qp->tisn != 0);
         MLX5_SET(ctx, SQC_tis_num_0, qp->tisn);
         MLX5_SET(ctx, SQC_flush_in_error_en, qp->flush_in_error);
+        MLX5_SET(ctx, SQC_packet_pacing_rate_limit_index, qp->pp_index);
         MLX5_SET(wq, WQ_wq_type, MLX5_WQ_TYPE_CYCLIC);
         MLX5_SET(wq, WQ_pd, qp->pdn);
         MLX5_SET(wq, WQ_log_wq_stride, 6);
