@@ -2,8 +2,8 @@
 # iSCSI Extensions for RDMA between two guests: instance 0 runs LIO's iSCSI target
 # (iscsi_target_mod) with iSER (ib_isert) enabled on its portal on the IPoIB address, an 8 MiB
 # rd_mcp RAM disk behind LUN 0, open to any initiator (generate_node_acls, no CHAP); instance 1
-# runs open-iscsi (iscsid, iscsiadm) over ib_iser: SendTargets discovery over TCP (IPoIB) and
-# over iSER, login with the iser iface (RDMA CM over IPoIB addresses), then O_DIRECT I/O in
+# runs open-iscsi (iscsid, iscsiadm) over ib_iser: SendTargets discovery over TCP (IPoIB), a node
+# record for the iser iface, login with it (RDMA CM over IPoIB addresses), then O_DIRECT I/O in
 # 512 B to 8 MiB requests, checked by md5, and a logout.
 # SendTargets over TCP needs iscsi_tcp loaded (iscsiadm looks the transport up in sysfs) although
 # the discovery PDUs go through iscsiadm's own socket.

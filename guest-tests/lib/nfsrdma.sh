@@ -39,6 +39,13 @@ nfsrdma_test() {
     echo "nfsd: threads $(cat /proc/fs/nfsd/threads), versions $(cat /proc/fs/nfsd/versions)," \
          "listeners: $(tr '\n' ' ' < /proc/fs/nfsd/portlist)"
     grep -q '^rdma 20049' /proc/fs/nfsd/portlist || fail "no rdma listener in portlist"
+    # No client can have state to reclaim: end the grace period now (as nfs-utils' client
+    # trackers do when they hold no records). Otherwise the legacy tracking's end-of-grace purge removes the record of
+    # the client that mounts during it, and its unmount logs "NFSD: Failed to remove expired
+    # client state directory". (nfsdcld itself is not used: nfsd gives it 1 s to open its
+    # rpc_pipefs pipe, which a loaded TCG guest has missed.)
+    echo Y > /proc/fs/nfsd/v4_end_grace || fail "cannot end the grace period"
+    [ "$(cat /proc/fs/nfsd/v4_end_grace)" = Y ] || fail "the grace period did not end"
     barrier nfsd-up 6500
     barrier nfs-done 6510
     for f in b.bin c.bin; do echo "$f on the server: $(md5sum < /export/$f | cut -d' ' -f1)"; done
