@@ -40,9 +40,9 @@ nfsrdma_test() {
          "listeners: $(tr '\n' ' ' < /proc/fs/nfsd/portlist)"
     grep -q '^rdma 20049' /proc/fs/nfsd/portlist || fail "no rdma listener in portlist"
     # No client can have state to reclaim: end the grace period now (as nfs-utils' client
-    # trackers do when they hold no records). Otherwise the legacy tracking's end-of-grace purge removes the record of
-    # the client that mounts during it, and its unmount logs "NFSD: Failed to remove expired
-    # client state directory". (nfsdcld itself is not used: nfsd gives it 1 s to open its
+    # trackers do when they hold no records). Otherwise the legacy tracking's end-of-grace
+    # purge removes the record of the client that mounts during it, and its unmount logs
+    # "NFSD: Failed to remove expired client state directory". (nfsdcld itself is not used: nfsd gives it 1 s to open its
     # rpc_pipefs pipe, which a loaded TCG guest has missed.)
     echo Y > /proc/fs/nfsd/v4_end_grace || fail "cannot end the grace period"
     [ "$(cat /proc/fs/nfsd/v4_end_grace)" = Y ] || fail "the grace period did not end"

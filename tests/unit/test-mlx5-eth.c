@@ -1946,13 +1946,18 @@ static int port_reg(TDrv *d, uint16_t id, bool write, uint8_t *reg, unsigned len
 }
 
 /* The physical layer (mlx5_phy.c): PCAM, PPLM (FEC), PFCC (pause), PPCNT's groups. */
-/* SET_PP_RATE_LIMIT of entry @index: @kbps, @burst bytes; returns the status (@synd: syndrome). */
-static int set_pp(TEth *t, uint32_t index, uint32_t kbps, uint32_t burst, uint32_t *synd)
+/*
+ * SET_PP_RATE_LIMIT of entry @index with header uid @uid: @kbps, @burst bytes; returns the status
+ * (@synd: syndrome).
+ */
+static int set_pp_uid(TEth *t, uint16_t uid, uint32_t index, uint32_t kbps, uint32_t burst,
+                      uint32_t *synd)
 {
     uint8_t in[0x40] = { 0 }, out[16];
     int st;
 
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_PP_RATE_LIMIT);
+    MLX5_SET(in, CMD_IN_uid, uid);
     MLX5_SET(in, PP_IN_rate_limit_index, index);
     MLX5_SET(in + PP_IN_CTX_OFF, PP_CTX_rate_limit, kbps);
     MLX5_SET(in + PP_IN_CTX_OFF, PP_CTX_burst_upper_bound, burst);
@@ -1962,6 +1967,12 @@ static int set_pp(TEth *t, uint32_t index, uint32_t kbps, uint32_t burst, uint32
         *synd = tdrv_syndrome(out);
     }
     return st;
+}
+
+/* The same from the kernel (uid 0). */
+static int set_pp(TEth *t, uint32_t index, uint32_t kbps, uint32_t burst, uint32_t *synd)
+{
+    return set_pp_uid(t, 0, index, kbps, burst, synd);
 }
 
 /* MODIFY_SQ RDY -> RDY naming rate limit entry @index, as mlx5e's tx_maxrate does. */
@@ -1984,9 +1995,10 @@ static int sq_rate_index(TEth *t, uint32_t index)
  */
 static void test_pp(void)
 {
-    uint8_t out[HCA_CAP_OFF + HCA_CAP_SIZE], f[2048], cqe[64];
+    uint8_t out[HCA_CAP_OFF + HCA_CAP_SIZE], f[2048], cqe[64], uctx_in[0x20] = { 0 };
     FakeHost *h;
     uint32_t synd;
+    uint16_t uid;
     unsigned i;
     TEth t;
 
@@ -2011,6 +2023,17 @@ static void test_pp(void)
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
     g_assert_cmpint(set_pp(&t, MLX5_PP_TABLE_SIZE - 1, 100, 0, NULL), ==, 0);
     g_assert_cmpint(set_pp(&t, MLX5_PP_TABLE_SIZE - 1, 0, 0, NULL), ==, 0);
+    /* packet_pacing_uid: an entry a DevX context set is its own until it clears it */
+    MLX5_SET(uctx_in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_UCTX);
+    g_assert_cmpint(tdrv_exec(t.d, uctx_in, sizeof(uctx_in), out, 16), ==, 0);
+    uid = MLX5_GET(out, CREATE_UCTX_OUT_uid);
+    g_assert_cmpint(uid, !=, 0);
+    g_assert_cmpint(set_pp_uid(&t, uid, 2, 1000, 0, NULL), ==, 0);
+    g_assert_cmpint(set_pp(&t, 2, 2000, 0, &synd), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(set_pp(&t, 2, 0, 0, &synd), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(set_pp_uid(&t, uid, 2, 0, 0, NULL), ==, 0);
+    g_assert_cmpint(set_pp(&t, 2, 2000, 0, NULL), ==, 0);
+    g_assert_cmpint(set_pp(&t, 2, 0, 0, NULL), ==, 0);
     /* an SQ may not name an index beyond the table */
     g_assert_cmpint(sq_rate_index(&t, MLX5_PP_TABLE_SIZE), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
 

@@ -71,10 +71,13 @@ void mlx5_cmd_set_pp_rate_limit(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_PP_RATE);
         return;
     }
-    pe->rate = rate;
-    pe->burst = rate ? MLX5_GET(ctx, PP_CTX_burst_upper_bound) : 0;
-    pe->typical = rate ? MLX5_GET(ctx, PP_CTX_typical_packet_size) : 0;
-    pe->uid = rate ? cmd->uid : 0;
+    *pe = (Mlx5PpEntry) { 0 };          /* rate 0: the entry is cleared */
+    if (rate) {
+        pe->rate = rate;
+        pe->burst = MLX5_GET(ctx, PP_CTX_burst_upper_bound);
+        pe->typical = MLX5_GET(ctx, PP_CTX_typical_packet_size);
+        pe->uid = cmd->uid;
+    }
     trace_mlx5_eth_pp_set(index, rate, pe->burst, pe->typical, cmd->uid);
 }
 
@@ -89,17 +92,25 @@ static int64_t mlx5_pp_ns(uint64_t bytes, uint32_t kbps)
     return (int64_t)MIN(bytes * 8 * 1000000 / kbps, (uint64_t)INT64_MAX / 4);
 }
 
-bool mlx5_pp_may_send(Mlx5Core *c, Mlx5Qp *sq)
+/* The set entry @sq is paced by, or NULL: index 0, or an entry cleared. */
+static const Mlx5PpEntry *mlx5_pp_entry(Mlx5Core *c, const Mlx5Qp *sq)
 {
     const Mlx5PpEntry *pe;
-    int64_t now, burst;
 
     if (!sq->pp_index || !c->eth) {
-        return true;
+        return NULL;
     }
     pe = &c->eth->pp[sq->pp_index];
-    if (!pe->rate) {
-        return true;                    /* an entry cleared: no limit */
+    return pe->rate ? pe : NULL;
+}
+
+bool mlx5_pp_may_send(Mlx5Core *c, Mlx5Qp *sq)
+{
+    const Mlx5PpEntry *pe = mlx5_pp_entry(c, sq);
+    int64_t now, burst;
+
+    if (!pe) {
+        return true;
     }
     now = c->ops->now_ns(c->opaque);
     burst = mlx5_pp_ns(pe->burst, pe->rate);
@@ -119,18 +130,12 @@ bool mlx5_pp_may_send(Mlx5Core *c, Mlx5Qp *sq)
 
 void mlx5_pp_charge(Mlx5Core *c, Mlx5Qp *sq, size_t len)
 {
-    const Mlx5PpEntry *pe;
-    int64_t now;
+    const Mlx5PpEntry *pe = mlx5_pp_entry(c, sq);
 
-    if (!sq->pp_index || !c->eth) {
-        return;
+    if (pe) {
+        sq->pp_next = MAX(sq->pp_next, c->ops->now_ns(c->opaque)) +
+                      mlx5_pp_ns(len, pe->rate);
     }
-    pe = &c->eth->pp[sq->pp_index];
-    if (!pe->rate) {
-        return;
-    }
-    now = c->ops->now_ns(c->opaque);
-    sq->pp_next = MAX(sq->pp_next, now) + mlx5_pp_ns(len, pe->rate);
 }
 
 void mlx5_pp_expire(Mlx5Core *c, int64_t now)
