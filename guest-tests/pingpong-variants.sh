@@ -1,7 +1,8 @@
 #!/bin/sh
 # The other rdma-core pingpong examples between two guests: unreliable connected, unreliable
 # datagram (with and without a GRH), a shared receive queue feeding 16 RC QPs, RC on
-# on-demand-paging MRs (-o, and -P: prefetched), and XRC
+# on-demand-paging MRs (-o, and -P: prefetched; -O: one implicit MR for the whole address
+# space, its 1 GiB pieces made as the first access faults in each), and XRC
 # (ibv_xsrq_pingpong: XRC initiator QPs send to XRC target QPs, each message landing in the
 # XRC SRQ it names).
 # mlx5t-instances: 2
@@ -19,6 +20,9 @@ pingpong 18525 ibv_srq_pingpong -d mlx5_0 -n 50 -q 4 -s 8192 -e
 # on-demand paging: ODP MRs, and with -P prefetched by ibv_advise_mr
 pingpong 18528 ibv_rc_pingpong -d mlx5_0 -n 200 -o
 pingpong 18529 ibv_rc_pingpong -d mlx5_0 -n 50 -s 65536 -o -P
+# implicit ODP (ibv_reg_mr of the whole address space), faulted in and prefetched
+pingpong 18530 ibv_rc_pingpong -d mlx5_0 -n 200 -o -O
+pingpong 18531 ibv_rc_pingpong -d mlx5_0 -n 50 -s 65536 -o -O -P
 # XRC: XRC INI QPs send to XRC TGT QPs; each message lands in the XRC SRQ it names
 # (it prints "success" once every message of every client came back)
 _client_only=; _pair 18526 "^success" ibv_xsrq_pingpong -d mlx5_0 -n 200

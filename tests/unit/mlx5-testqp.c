@@ -363,3 +363,47 @@ void tqp_expect_req_err(TQp *q, uint8_t synd)
     g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ_ERR);
     g_assert_cmphex(cqe[MLX5_CQE_syndrome], ==, synd);
 }
+
+uint16_t post_umr(TQp *q, const Umr *u, bool signaled)
+{
+    uint8_t segs[62 * 16] = { 0 };
+    unsigned n = 7;
+
+    segs[0] = u->flags | (u->off16 ? F_OFFSET : 0);
+    mlx5_st16(segs + 4, u->n16);
+    mlx5_st16(segs + 6, u->off16 & 0xffff);
+    mlx5_st64(segs + 8, u->mask);
+    mlx5_st32(segs + 16, u->off16 >> 16);
+    memcpy(segs + 48, u->mkc, 64);
+    if (u->n16 && (u->flags & F_INLINE)) {
+        g_assert_cmpuint(u->n16, <=, 55);
+        memcpy(segs + 112, u->xlt, u->n16 * 16);
+        n += u->n16;
+    } else if (u->n16) {
+        data_seg(segs + 112, u->n16 * 16, u->ptr_lkey, u->ptr_addr);
+        n++;
+    }
+    return tqp_post_send(q, MLX5_OPCODE_UMR, u->key, segs, n, signaled, true);
+}
+
+unsigned umr_run(TQp *q, const Umr *u, uint8_t *synd)
+{
+    uint8_t cqe[64];
+    uint16_t idx = post_umr(q, u, true);
+
+    run_pair(q->d, NULL, 100);
+    g_assert_true(tqp_poll(q, cqe));
+    g_assert_cmpuint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, idx);
+    g_assert_cmphex(mlx5_ld32(cqe + MLX5_CQE_sop_drop_qpn) >> 24, ==, MLX5_OPCODE_UMR);
+    if (synd) {
+        *synd = cqe[MLX5_CQE_syndrome];
+    }
+    return cqe[63] >> 4;
+}
+
+void klm(uint8_t *e, uint32_t bcount, uint32_t key, uint64_t va)
+{
+    mlx5_st32(e, bcount);
+    mlx5_st32(e + 4, key);
+    mlx5_st64(e + 8, va);
+}

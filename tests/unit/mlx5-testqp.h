@@ -61,4 +61,38 @@ void tqp_expect_req_err(TQp *q, uint8_t synd);
 void run_pair(TDrv *a, TDrv *b, unsigned rounds);
 TDrv *new_node(uint8_t last);
 
+/*
+ * UMR WQEs as the kernel and libmlx5 post them (mlx5_umr.c): the control segment's flags and
+ * mkey mask bits, and one UMR's fields.
+ */
+enum {
+    F_CHECK_QPN = 0x08, F_OFFSET = 0x10, F_MUST_BE_FREE = 0x20, F_MUST_NOT_BE_FREE = 0x40,
+    F_INLINE = 0x80,
+};
+enum {
+    M_LEN = 1 << 0, M_PAGE_SIZE = 1 << 1, M_START = 1 << 6, M_PD = 1 << 7, M_RINVAL = 1 << 8,
+    M_SIGERR = 1 << 9, M_BSF = 1 << 12, M_KEY = 1 << 13, M_QPN = 1 << 14, M_LR = 1 << 17, M_LW = 1 << 18,
+    M_RR = 1 << 19, M_RW = 1 << 20, M_A = 1 << 21, M_FREE = 1 << 29,
+};
+#define M_ACCESS (M_LR | M_LW | M_RR | M_RW | M_A)
+
+typedef struct Umr {
+    uint32_t key;               /* ctrl.imm: the target */
+    uint8_t flags;
+    uint64_t mask;
+    uint8_t mkc[64];
+    const uint8_t *xlt;         /* inline entries (F_INLINE) */
+    unsigned n16;
+    uint64_t off16;
+    uint32_t ptr_lkey;          /* otherwise: entries read through this key */
+    uint64_t ptr_addr;
+} Umr;
+
+/* Post @u on @q (ring the doorbell); returns the WQE index. */
+uint16_t post_umr(TQp *q, const Umr *u, bool signaled);
+/* Post @u on @q, run, and return the CQE's opcode nibble (syndrome in *synd on error). */
+unsigned umr_run(TQp *q, const Umr *u, uint8_t *synd);
+/* One 16-byte KLM/KSM entry. */
+void klm(uint8_t *e, uint32_t bcount, uint32_t key, uint64_t va);
+
 #endif

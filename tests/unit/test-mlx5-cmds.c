@@ -1009,8 +1009,8 @@ static void test_config_check(void)
 /* docs/prm-subset.md lists every command of the dispatch table (the docs cannot drift). */
 static void test_docs_command_table(void)
 {
-    const char *names[128];
-    uint16_t opcodes[128];
+    const char *names[256];
+    uint16_t opcodes[256];
     const char *docs = getenv("MLX5_DOCS_DIR");
     g_autofree char *path = NULL, *text = NULL;
     size_t n, i;

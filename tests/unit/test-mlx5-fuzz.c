@@ -28,9 +28,9 @@ static void assert_alive(TDrv *d)
 
 static void test_fuzz_commands(void)
 {
-    const char *names[128];
-    uint16_t ops[128];
-    size_t nops = mlx5_cmd_table(names, ops, G_N_ELEMENTS(names));
+    const char *names[256];
+    uint16_t ops[256];
+    size_t nops = MIN(mlx5_cmd_table(names, ops, G_N_ELEMENTS(names)), G_N_ELEMENTS(ops));
     GRand *rnd = g_rand_new_with_seed(0x5eed);
     unsigned iters = fuzz_iters(3000), i;
     TDrv *d = tdrv_new();

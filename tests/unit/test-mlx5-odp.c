@@ -374,6 +374,219 @@ static void test_srq(void)
     tdrv_free(b);
 }
 
+/*
+ * Implicit ODP as mlx5_ib 6.12 builds it (odp.c): the whole address space as one KSM key of
+ * 1 GiB entries, every entry the null mkey (QUERY_SPECIAL_CONTEXTS) until an access faults
+ * there; the driver then creates the piece (a 1 GiB MTT key), points the entry at it (UMR at a
+ * translation offset beyond 16 bits) and resumes.
+ */
+#define IMR_SHIFT   30
+
+static void mkc_rights(uint8_t *mkc)
+{
+    MLX5_SET(mkc, MKC_lr, 1);
+    MLX5_SET(mkc, MKC_lw, 1);
+    MLX5_SET(mkc, MKC_rr, 1);
+    MLX5_SET(mkc, MKC_rw, 1);
+    MLX5_SET(mkc, MKC_a, 1);
+}
+
+/* The parent's entries [@first, @first + @n) name @key (the null mkey: va 0). */
+static void imr_set(TQp *q, uint32_t imr, uint64_t first, unsigned n, uint32_t key,
+                    bool enable)
+{
+    g_autofree uint8_t *x = g_malloc0(n * 16);
+    Umr u = { 0 };
+
+    for (unsigned i = 0; i < n; i++) {
+        klm(x + 16 * i, 1u << IMR_SHIFT, key,
+            key == MLX5_NULL_MKEY ? 0 : (first + i) << IMR_SHIFT);
+    }
+    u.key = imr;
+    u.flags = F_INLINE;
+    u.xlt = x;
+    u.n16 = n;
+    u.off16 = first;
+    if (enable) {
+        /* mlx5r_umr_final_update_xlt: enabled, length64 (ibmr.length 0), access, page size */
+        u.mask = M_FREE | M_LEN | M_PAGE_SIZE | M_START | M_ACCESS;
+        MLX5_SET(u.mkc, MKC_length64, 1);
+        MLX5_SET(u.mkc, MKC_log_page_size, IMR_SHIFT);
+        mkc_rights(u.mkc);
+    }
+    g_assert_cmpuint(umr_run(q, &u, NULL), ==, MLX5_CQE_REQ);
+}
+
+/*
+ * implicit_get_child_mr: the 1 GiB piece @idx as an MTT key, its 4 KiB pages from @va mapped to
+ * @pa (read and write), the rest not present; returns its key.
+ */
+static uint32_t imr_child(TQp *q, uint64_t idx, uint64_t va, uint64_t pa, unsigned pages)
+{
+    uint32_t key = create_free_umr_mkey(q->d, q->pd, MLX5_MKC_ACCESS_MODE_MTT,
+                                        1u << (IMR_SHIFT - 12 - 1), 0x5a);
+    uint64_t first = (va - (idx << IMR_SHIFT)) >> 12;
+    g_autofree uint8_t *x = g_malloc0(16 * ((pages + 1) / 2 + 1));
+    Umr u = { 0 };
+
+    g_assert_cmpuint(first % 2, ==, 0);
+    for (unsigned i = 0; i < pages; i++) {
+        mlx5_st64(x + 8 * i, (pa + 4096ull * i) | MLX5_MTT_RD_EN | MLX5_MTT_WR_EN);
+    }
+    u.key = key;
+    u.flags = F_INLINE;
+    u.xlt = x;
+    u.n16 = (pages + 1) / 2;
+    u.off16 = first / 2;
+    u.mask = M_FREE | M_LEN | M_PAGE_SIZE | M_START | M_ACCESS;
+    MLX5_SET(u.mkc, MKC_length64, 1);
+    MLX5_SET(u.mkc, MKC_log_page_size, 12);
+    MLX5_SET64(u.mkc, MKC_start_addr_OFF, idx << IMR_SHIFT);
+    mkc_rights(u.mkc);
+    g_assert_cmpuint(umr_run(q, &u, NULL), ==, MLX5_CQE_REQ);
+    return key;
+}
+
+/*
+ * A user address space of @va_bits (47 with 4-level paging: 2^17 entries; 56 with 5-level:
+ * 2^26 entries, a sparse table). The peer writes at @rva.
+ */
+static void implicit_run(unsigned va_bits, uint64_t rva)
+{
+    TDrv *a = new_node(1), *b = new_node(2);
+    uint8_t out[HCA_CAP_OFF + HCA_CAP_SIZE], segs[32], cqe[64], eqe[64], buf[64];
+    const uint64_t va = ODP_VA, idx = ODP_VA >> IMR_SHIFT, ridx = rva >> IMR_SHIFT;
+    const uint32_t entries = 1u << (va_bits - IMR_SHIFT);
+    uint32_t imr, child, child2;
+    TQp qa, qb, qu;
+    PfEq pfa;
+
+    /* the caps mlx5_ib's implicit ODP needs, and the null mkey */
+    g_assert_cmpint(tdrv_simple(a, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_GENERAL << 1, 0, 0,
+                                out, sizeof(out)), ==, 0);
+    g_assert_cmpuint(MLX5_GET(out + HCA_CAP_OFF, CAP_fixed_buffer_size), ==, 1);
+    g_assert_cmpuint(MLX5_GET(out + HCA_CAP_OFF, CAP_null_mkey), ==, 1);
+    g_assert_cmpuint(MLX5_GET(out + HCA_CAP_OFF, CAP_umr_extended_translation_offset), ==, 1);
+    g_assert_cmpuint(MLX5_GET(out + HCA_CAP_OFF, CAP_umr_indirect_mkey_disabled), ==, 0);
+    g_assert_cmpint(tdrv_simple(a, MLX5_CMD_OP_QUERY_SPECIAL_CONTEXTS, 0, 0, 0, out,
+                                QUERY_SPECIAL_CONTEXTS_OUT_SIZE), ==, 0);
+    g_assert_cmphex(MLX5_GET(out, QUERY_SPECIAL_CONTEXTS_OUT_null_mkey), ==, MLX5_NULL_MKEY);
+
+    tqp_rc_pair(&qa, a, &qb, b);
+    /* the driver's UMR QP (the send queue of qa pauses at a fault) */
+    tqp_create_on(&qu, a, MLX5_QP_ST_REG_UMR, 3, 0, qa.pd);
+    tqp_connect(&qu, 0, 0, 0);
+    pf_eq_create(a, &pfa);
+    /* mlx5_ib_alloc_implicit_mr: a free KSM key with room for every entry, zapped and enabled */
+    imr = create_free_umr_mkey(a, qa.pd, MLX5_MKC_ACCESS_MODE_KSM, entries, 0x33);
+    imr_set(&qu, imr, idx - 4, 8, MLX5_NULL_MKEY, true);    /* (offset > 16 bits) */
+    imr_set(&qu, imr, ridx, 1, MLX5_NULL_MKEY, false);
+    g_assert_cmpint(mlx5_mkey_copy(a->c, imr, qa.pd, MLX5_MKEY_LR, va, buf, 64, false), ==,
+                    MLX5_XLATE_FAULT);
+
+    /* a SEND gathered through the implicit key faults on the WQE (type 1) */
+    tqp_pattern(a, qa.mem, 0x3000, 4);
+    tqp_post_recv(&qb, 0x3000, qb.mem);
+    data_seg(segs, 0x3000, imr, va);
+    tqp_post_send(&qa, MLX5_OPCODE_SEND, 0, segs, 1, true, true);
+    run_pair(a, b, 2000);
+    g_assert_false(tqp_poll(&qa, cqe));
+    g_assert_true(pf_eq_next(a, &pfa, eqe));
+    g_assert_cmpuint(eqe[MLX5_EQE_sub_type], ==, MLX5_PFAULT_SUBTYPE_WQE);
+    g_assert_cmphex(mlx5_ld32(eqe + MLX5_EQE_data + PF_EQE_WQE_pftype_wq), ==,
+                    (MLX5_PF_TYPE_REQ_SEND_OR_WRITE << 24) | qa.qpn);
+    /* the driver: the piece with the pages touched, then the parent's entry */
+    child = imr_child(&qu, idx, ODP_VA, qa.mem, 4);
+    imr_set(&qu, imr, idx, 1, child, false);
+    g_assert_cmpint(resume(a, MLX5_PF_TYPE_REQ_SEND_OR_WRITE, qa.qpn, qa.qpn, false), ==, 0);
+    run_pair(a, b, 2000);
+    g_assert_true(tqp_poll(&qa, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_true(tqp_poll(&qb, cqe));
+    g_assert_cmpuint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, 0x3000);
+    g_assert_true(tqp_same(a, qa.mem, b, qb.mem, 0x3000));
+
+    /* an RDMA WRITE from the peer through the implicit rkey into a piece not there yet */
+    tqp_pattern(b, qb.mem + 0x10000, 0x1800, 8);
+    raddr_seg(segs, rva, imr);
+    data_seg(segs + 16, 0x1800, qb.key, qb.mem + 0x10000);
+    tqp_post_send(&qb, MLX5_OPCODE_RDMA_WRITE, 0, segs, 2, true, true);
+    run_pair(a, b, 300);
+    g_assert_false(tqp_poll(&qb, cqe));
+    g_assert_true(pf_eq_next(a, &pfa, eqe));
+    g_assert_cmpuint(eqe[MLX5_EQE_sub_type], ==, MLX5_PFAULT_SUBTYPE_RDMA);
+    g_assert_cmphex(mlx5_ld32(eqe + MLX5_EQE_data + PF_EQE_RDMA_r_key), ==, imr);
+    g_assert_cmphex(mlx5_ld64(eqe + MLX5_EQE_data + PF_EQE_RDMA_rdma_va), ==, rva);
+    child2 = imr_child(&qu, ridx, rva & ~0x1fffull, qa.mem + 0x20000, 4);
+    imr_set(&qu, imr, ridx, 1, child2, false);
+    g_assert_cmpint(resume(a, MLX5_PF_TYPE_RDMA_WRITE, qa.qpn, qa.qpn, false), ==, 0);
+    run_pair(a, b, 3000);
+    g_assert_true(tqp_poll(&qb, cqe));
+    g_assert_cmpuint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+    g_assert_true(tqp_same(b, qb.mem + 0x10000, a, qa.mem + 0x20000 + (rva & 0x1fff), 0x1800));
+
+    /* the piece is taken away again (free_implicit_child_mr_work): the entry faults again */
+    imr_set(&qu, imr, ridx, 1, MLX5_NULL_MKEY, false);
+    g_assert_cmpint(mlx5_mkey_copy(a->c, imr, qa.pd, MLX5_MKEY_LR, rva, buf, 64, false), ==,
+                    MLX5_XLATE_FAULT);
+    g_assert_cmpint(mlx5_mkey_copy(a->c, imr, qa.pd, MLX5_MKEY_LR, va, buf, 64, false), ==, 0);
+    /* without page faults the null mkey is a bad key; an entry never written is out of range */
+    a->c->cfg.odp = false;
+    g_assert_cmpint(mlx5_mkey_copy(a->c, imr, qa.pd, MLX5_MKEY_LR, rva, buf, 64, false), ==,
+                    MLX5_XLATE_BAD_KEY);
+    a->c->cfg.odp = true;
+    if (va_bits == 47) {
+        g_assert_cmpint(mlx5_mkey_copy(a->c, imr, qa.pd, MLX5_MKEY_LR,
+                                       (idx + 8) << IMR_SHIFT, buf, 64, false), ==,
+                        MLX5_XLATE_BOUNDS);
+    } else {
+        uint64_t tbl = fake_alloc(a->h, 16ull * MLX5_KSM_SPARSE_SET, 64);
+        g_autofree uint8_t *x = g_malloc0(16ull * MLX5_KSM_SPARSE_SET);
+        Umr u = { 0 };
+        uint8_t synd;
+
+        /* a sparse table: every entry the null mkey until written, none past 2^56 */
+        g_assert_cmpint(mlx5_mkey_copy(a->c, imr, qa.pd, MLX5_MKEY_LR,
+                                       (idx + 8) << IMR_SHIFT, buf, 64, false), ==,
+                        MLX5_XLATE_FAULT);
+        g_assert_cmpint(mlx5_mkey_copy(a->c, imr, qa.pd, MLX5_MKEY_LR, 1ull << 56, buf, 64,
+                                       false), ==, MLX5_XLATE_BOUNDS);
+        /* at most MLX5_KSM_SPARSE_SET entries name a key: one more fails, nothing written */
+        for (unsigned i = 0; i < MLX5_KSM_SPARSE_SET; i++) {
+            klm(x + 16 * i, 1u << IMR_SHIFT, child, (uint64_t)idx << IMR_SHIFT);
+        }
+        fake_write(a->h, tbl, x, 16ull * MLX5_KSM_SPARSE_SET);
+        u.key = imr;
+        u.ptr_lkey = qu.key;
+        u.ptr_addr = tbl;
+        u.n16 = MLX5_KSM_SPARSE_SET - 1;            /* with idx: the limit */
+        u.off16 = 1ull << 20;
+        g_assert_cmpuint(umr_run(&qu, &u, NULL), ==, MLX5_CQE_REQ);
+        u.n16 = 2;
+        u.off16 = 1ull << 21;
+        g_assert_cmpuint(umr_run(&qu, &u, &synd), ==, MLX5_CQE_REQ_ERR);
+        g_assert_cmpint(mlx5_mkey_copy(a->c, imr, qa.pd, MLX5_MKEY_LR,
+                                       (1ull << 21) << IMR_SHIFT, buf, 64, false), ==,
+                        MLX5_XLATE_FAULT);
+        /* an entry that names the null mkey again makes room */
+        g_assert_cmpint(mlx5_mkey_copy(a->c, imr, qa.pd, MLX5_MKEY_LR,
+                                       ((1ull << 20) << IMR_SHIFT) + 0x100, buf, 64, false),
+                        ==, 0);
+    }
+    tdrv_free(a);
+    tdrv_free(b);
+}
+
+static void test_implicit(void)
+{
+    implicit_run(47, ODP_VA + (3ull << IMR_SHIFT) + 0x2000);    /* three pieces further */
+}
+
+static void test_implicit_57(void)
+{
+    implicit_run(56, (1ull << 52) + 0x2000);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -384,5 +597,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/odp/rdma", test_rdma);
     g_test_add_func("/mlx5/odp/errors", test_errors);
     g_test_add_func("/mlx5/odp/srq", test_srq);
+    g_test_add_func("/mlx5/odp/implicit", test_implicit);
+    g_test_add_func("/mlx5/odp/implicit-57", test_implicit_57);
     return g_test_run();
 }

@@ -11,11 +11,6 @@
 #include "mlx5-testqp.h"
 #include <zlib.h>
 
-enum {
-    M_LEN = 1 << 0, M_SIGERR = 1 << 9, M_BSF = 1 << 12, M_KEY = 1 << 13, M_LW = 1 << 18,
-    M_RR = 1 << 19, M_RW = 1 << 20, M_FREE = 1 << 29,
-};
-
 /* A free KLM mkey with a BSF (as libmlx5's mlx5dv_create_mkey with BLOCK_SIGNATURE). */
 static uint32_t sig_mkey(TDrv *d, uint32_t pd, uint8_t variant)
 {

@@ -11,29 +11,7 @@
 
 #include "mlx5-testqp.h"
 
-enum {
-    F_CHECK_QPN = 0x08, F_OFFSET = 0x10, F_MUST_BE_FREE = 0x20, F_MUST_NOT_BE_FREE = 0x40,
-    F_INLINE = 0x80,
-};
-enum {
-    M_LEN = 1 << 0, M_PAGE_SIZE = 1 << 1, M_START = 1 << 6, M_PD = 1 << 7, M_RINVAL = 1 << 8,
-    M_BSF = 1 << 12, M_KEY = 1 << 13, M_QPN = 1 << 14, M_LR = 1 << 17, M_LW = 1 << 18,
-    M_RR = 1 << 19, M_RW = 1 << 20, M_A = 1 << 21, M_FREE = 1 << 29,
-};
-#define M_ACCESS (M_LR | M_LW | M_RR | M_RW | M_A)
 #define SYND_LOCAL_PROT 0x04
-
-typedef struct Umr {
-    uint32_t key;               /* ctrl.imm: the target */
-    uint8_t flags;
-    uint64_t mask;
-    uint8_t mkc[64];
-    const uint8_t *xlt;         /* inline entries (F_INLINE) */
-    unsigned n16;
-    uint64_t off16;
-    uint32_t ptr_lkey;          /* otherwise: entries read through this key */
-    uint64_t ptr_addr;
-} Umr;
 
 static void pattern(TDrv *d, uint64_t pa, size_t len, unsigned seed)
 {
@@ -53,44 +31,6 @@ static uint8_t byte_at(TDrv *d, uint64_t pa)
     return v;
 }
 
-static uint16_t post_umr(TQp *q, const Umr *u, bool signaled)
-{
-    uint8_t segs[62 * 16] = { 0 };
-    unsigned n = 7;
-
-    segs[0] = u->flags | (u->off16 ? F_OFFSET : 0);
-    mlx5_st16(segs + 4, u->n16);
-    mlx5_st16(segs + 6, u->off16 & 0xffff);
-    mlx5_st64(segs + 8, u->mask);
-    mlx5_st32(segs + 16, u->off16 >> 16);
-    memcpy(segs + 48, u->mkc, 64);
-    if (u->n16 && (u->flags & F_INLINE)) {
-        g_assert_cmpuint(u->n16, <=, 55);
-        memcpy(segs + 112, u->xlt, u->n16 * 16);
-        n += u->n16;
-    } else if (u->n16) {
-        data_seg(segs + 112, u->n16 * 16, u->ptr_lkey, u->ptr_addr);
-        n++;
-    }
-    return tqp_post_send(q, MLX5_OPCODE_UMR, u->key, segs, n, signaled, true);
-}
-
-/* Post @u on @q, run, and return the CQE's opcode nibble (syndrome in *synd on error). */
-static unsigned umr_run(TQp *q, const Umr *u, uint8_t *synd)
-{
-    uint8_t cqe[64];
-    uint16_t idx = post_umr(q, u, true);
-
-    run_pair(q->d, NULL, 100);
-    g_assert_true(tqp_poll(q, cqe));
-    g_assert_cmpuint(mlx5_ld16(cqe + MLX5_CQE_wqe_counter), ==, idx);
-    g_assert_cmphex(mlx5_ld32(cqe + MLX5_CQE_sop_drop_qpn) >> 24, ==, MLX5_OPCODE_UMR);
-    if (synd) {
-        *synd = cqe[MLX5_CQE_syndrome];
-    }
-    return cqe[63] >> 4;
-}
-
 static void mkc_access(uint8_t *mkc, bool remote)
 {
     MLX5_SET(mkc, MKC_lr, 1);
@@ -98,13 +38,6 @@ static void mkc_access(uint8_t *mkc, bool remote)
     MLX5_SET(mkc, MKC_rr, remote);
     MLX5_SET(mkc, MKC_rw, remote);
     MLX5_SET(mkc, MKC_a, remote);
-}
-
-static void klm(uint8_t *e, uint32_t bcount, uint32_t key, uint64_t va)
-{
-    mlx5_st32(e, bcount);
-    mlx5_st32(e + 4, key);
-    mlx5_st64(e + 8, va);
 }
 
 /* One RDMA op from qa on a to a key of b; returns the requester CQE opcode nibble. */

@@ -42,11 +42,17 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_cqe_version, 1);
     /*
      * UMR (mlx5_umr.c) may change every mkey field the drivers use, so the
-     * kernel's MR cache, rereg and fast registration run through it.
-     * umr_extended_translation_offset stays 0: MRs of 2^16 pages or more are
-     * then created with CREATE_MKEY, which keeps every translation table within
-     * MLX5_MAX_PAS entries.
+     * kernel's MR cache, rereg and fast registration run through it. With
+     * umr_extended_translation_offset (a UMR's translation offset has 48 bits)
+     * mlx5_ib loads MRs of 2^16 pages or more through UMR too, into a free mkey
+     * created with their size: CREATE_MKEY and UMR both keep a translation
+     * table within MLX5_MAX_PAS entries. With it, null_mkey (QUERY_SPECIAL_
+     * CONTEXTS) and fixed_buffer_size, mlx5_ib offers implicit ODP
+     * (mlx5_odp.c), as on a ConnectX-5.
      */
+    MLX5_SET(cap, CAP_umr_extended_translation_offset, 1);
+    MLX5_SET(cap, CAP_null_mkey, 1);
+    MLX5_SET(cap, CAP_fixed_buffer_size, 1);
     MLX5_SET(cap, CAP_umr_modify_entity_size_disabled, 0);
     MLX5_SET(cap, CAP_umr_modify_atomic_disabled, 0);
     MLX5_SET(cap, CAP_umr_indirect_mkey_disabled, 0);

@@ -150,6 +150,7 @@ Mlx5CmdHandler mlx5_cmd_create_cq, mlx5_cmd_destroy_cq, mlx5_cmd_query_cq,
     mlx5_cmd_modify_cq;
 /* mlx5_mkey.c */
 Mlx5CmdHandler mlx5_cmd_create_mkey, mlx5_cmd_destroy_mkey, mlx5_cmd_query_mkey;
+Mlx5CmdHandler mlx5_cmd_query_special_contexts;
 Mlx5CmdHandler mlx5_cmd_create_psv, mlx5_cmd_destroy_psv;
 Mlx5CmdHandler mlx5_cmd_alloc_memic, mlx5_cmd_dealloc_memic;
 /* mlx5_odp.c */

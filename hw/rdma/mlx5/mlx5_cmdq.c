@@ -51,6 +51,7 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     UCMD(CREATE_MKEY, mlx5_cmd_create_mkey),
     UCMD(QUERY_MKEY, mlx5_cmd_query_mkey),
     UCMD(DESTROY_MKEY, mlx5_cmd_destroy_mkey),
+    CMD(QUERY_SPECIAL_CONTEXTS, mlx5_cmd_query_special_contexts, false),
     CMD(PAGE_FAULT_RESUME, mlx5_cmd_page_fault_resume, false),
     CMD(ALLOC_MEMIC, mlx5_cmd_alloc_memic, false),
     CMD(DEALLOC_MEMIC, mlx5_cmd_dealloc_memic, false),

@@ -117,6 +117,14 @@ typedef struct Mlx5Klm {
 } Mlx5Klm;
 
 #define MLX5_STRIDE_BLOCK_OP    0x400   /* key of a repeat-block header */
+/*
+ * KSM tables of up to 2^26 entries: mlx5_ib's implicit ODP key has one 1 GiB
+ * entry per GiB of the user address space, 2^26 of them for a 57-bit one
+ * (5-level paging). Beyond MLX5_MAX_PAS entries a table is sparse: at most
+ * MLX5_KSM_SPARSE_SET entries name a key, the others the null mkey.
+ */
+#define MLX5_MAX_KSM            (1u << 26)
+#define MLX5_KSM_SPARSE_SET     (1u << 16)
 /* indirect mkeys on one translation path */
 #define MLX5_MAX_INDIRECTION    4
 
@@ -178,6 +186,12 @@ typedef struct Mlx5Mkey {
     /* KLM/KSM/repeat-block entries (modes KLMS, KSM) */
     Mlx5Klm *klm;
     uint32_t nklm;
+    /*
+     * a KSM table of more than MLX5_MAX_PAS entries, held sparsely: index ->
+     * Mlx5Klm for the entries that name a key other than the null mkey (else
+     * NULL)
+     */
+    GHashTable *ksm_set;
     /* mode MEMIC: holds the range mapped at creation */
     bool memic;
     uint64_t memic_start;
@@ -878,6 +892,14 @@ enum {
     MLX5_XLATE_FAULT = 5,
 };
 #define MLX5_INVALID_LKEY   0x100
+/*
+ * The null mkey (QUERY_SPECIAL_CONTEXTS): an indirect entry naming it maps
+ * nothing yet. With page faults (ODP) an access through it faults on the key
+ * the access named (implicit ODP: the driver then creates the piece and points
+ * the entry at it); without, it is a bad key. Index 2 is below the first mkey
+ * index the device hands out.
+ */
+#define MLX5_NULL_MKEY      0x200
 /* MTT entry: the page may be read (ODP) */
 #define MLX5_MTT_RD_EN      (1ull << 0)
 #define MLX5_MTT_WR_EN      (1ull << 1)     /* ... and written */
@@ -890,6 +912,15 @@ int mlx5_mkey_copy(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need,
  * capacity.
  */
 bool mlx5_mkey_xlt_reserve(Mlx5Mkey *mk, uint64_t n);
+/*
+ * KLM/KSM entries [@first, @first + @n) from their 16-byte wire form at @src
+ * (reserved first): whether a sparse KSM table has room for the keys among
+ * them, and storing them.
+ */
+bool mlx5_mkey_klm_fits(const Mlx5Mkey *mk, uint64_t first,
+                        const uint8_t *src, uint32_t n);
+void mlx5_mkey_klm_store(Mlx5Mkey *mk, uint64_t first, const uint8_t *src,
+                         uint32_t n);
 uint64_t mlx5_mkey_xlt_capacity(const Mlx5Mkey *mk);
 
 /* mlx5_umr.c: UMR WQEs and invalidation */

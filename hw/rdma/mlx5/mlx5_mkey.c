@@ -19,6 +19,9 @@ static void mlx5_mkey_discard(Mlx5Core *c, Mlx5Mkey *mk)
     }
     g_free(mk->mtt);
     g_free(mk->klm);
+    if (mk->ksm_set) {
+        g_hash_table_destroy(mk->ksm_set);
+    }
     g_free(mk->sig);
     g_free(mk);
 }
@@ -57,8 +60,12 @@ uint64_t mlx5_mkey_xlt_capacity(const Mlx5Mkey *mk)
 
 bool mlx5_mkey_xlt_reserve(Mlx5Mkey *mk, uint64_t n)
 {
-    if (n > mlx5_mkey_xlt_capacity(mk) || n > MLX5_MAX_PAS) {
+    if (n > mlx5_mkey_xlt_capacity(mk) ||
+        n > (mk->ksm_set ? MLX5_MAX_KSM : MLX5_MAX_PAS)) {
         return false;
+    }
+    if (mk->ksm_set) {
+        return true;                    /* entries are held as written */
     }
     if (mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT && n > mk->nmtt) {
         mk->mtt = g_renew(uint64_t, mk->mtt, n);
@@ -70,6 +77,61 @@ bool mlx5_mkey_xlt_reserve(Mlx5Mkey *mk, uint64_t n)
         mk->nklm = n;
     }
     return true;
+}
+
+/* A sparse KSM table's entries that name no key other than the null mkey */
+static const Mlx5Klm mlx5_ksm_null = { .key = MLX5_NULL_MKEY };
+
+/* Entry @idx of @mk's KLM/KSM table, or NULL beyond what the table holds. */
+static const Mlx5Klm *mlx5_mkey_klm(const Mlx5Mkey *mk, uint64_t idx)
+{
+    if (mk->ksm_set) {
+        const Mlx5Klm *e = g_hash_table_lookup(mk->ksm_set,
+                                               GUINT_TO_POINTER(idx));
+        return e ? e : (idx < MLX5_MAX_KSM ? &mlx5_ksm_null : NULL);
+    }
+    return idx < mk->nklm ? &mk->klm[idx] : NULL;
+}
+
+bool mlx5_mkey_klm_fits(const Mlx5Mkey *mk, uint64_t first,
+                        const uint8_t *src, uint32_t n)
+{
+    uint32_t added = 0, i;
+
+    if (!mk->ksm_set) {
+        return true;
+    }
+    for (i = 0; i < n; i++) {
+        if (mlx5_ld32(src + 16 * i + 4) != MLX5_NULL_MKEY &&
+            !g_hash_table_contains(mk->ksm_set,
+                                   GUINT_TO_POINTER(first + i))) {
+            added++;
+        }
+    }
+    return g_hash_table_size(mk->ksm_set) + added <= MLX5_KSM_SPARSE_SET;
+}
+
+void mlx5_mkey_klm_store(Mlx5Mkey *mk, uint64_t first, const uint8_t *src,
+                         uint32_t n)
+{
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        Mlx5Klm e = {
+            .bcount = mlx5_ld32(src + 16 * i),
+            .key = mlx5_ld32(src + 16 * i + 4),
+            .va = mlx5_ld64(src + 16 * i + 8),
+        };
+        gpointer at = GUINT_TO_POINTER(first + i);
+
+        if (!mk->ksm_set) {
+            mk->klm[first + i] = e;
+        } else if (e.key == MLX5_NULL_MKEY) {
+            g_hash_table_remove(mk->ksm_set, at);
+        } else {
+            g_hash_table_insert(mk->ksm_set, at, g_memdup2(&e, sizeof(e)));
+        }
+    }
 }
 
 /* Decode and check an MTT mkey's translation list. Returns a syndrome or 0. */
@@ -123,10 +185,8 @@ static uint32_t mlx5_mkey_load_klm(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Mkey *mk)
 {
     uint32_t actual = MLX5_GET(cmd->in,
                                CREATE_MKEY_IN_translations_octword_actual_size);
-    uint32_t i;
 
-    if (mk->translations_octword_size > MLX5_MAX_PAS ||
-        actual > mk->translations_octword_size) {
+    if (actual > mk->translations_octword_size) {
         return MLX5_SYND_BAD_PAS;
     }
     if (mk->access_mode == MLX5_MKC_ACCESS_MODE_KSM &&
@@ -136,15 +196,11 @@ static uint32_t mlx5_mkey_load_klm(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5Mkey *mk)
     if (cmd->inlen < MLX5_PAS_OFF + 16 * (uint64_t)actual) {
         return MLX5_SYND_INLEN;
     }
-    if (!mlx5_mkey_xlt_reserve(mk, actual)) {
+    if (!mlx5_mkey_xlt_reserve(mk, actual) ||
+        !mlx5_mkey_klm_fits(mk, 0, cmd->in + MLX5_PAS_OFF, actual)) {
         return MLX5_SYND_BAD_PAS;
     }
-    for (i = 0; i < actual; i++) {
-        const uint8_t *e = cmd->in + MLX5_PAS_OFF + 16 * i;
-        mk->klm[i].bcount = mlx5_ld32(e);
-        mk->klm[i].key = mlx5_ld32(e + 4);
-        mk->klm[i].va = mlx5_ld64(e + 8);
-    }
+    mlx5_mkey_klm_store(mk, 0, cmd->in + MLX5_PAS_OFF, actual);
     return 0;
 }
 
@@ -240,9 +296,16 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
          * WQE; a KLM's place in the address space depends on every entry
          * before it
          */
-        if (mk->translations_octword_size > MLX5_MAX_PAS) {
+        if (mk->translations_octword_size >
+            (mk->access_mode == MLX5_MKC_ACCESS_MODE_KSM ? MLX5_MAX_KSM
+                                                         : MLX5_MAX_PAS)) {
             synd = MLX5_SYND_BAD_PAS;
-        } else if (!mk->free ||
+            break;
+        }
+        if (mk->translations_octword_size > MLX5_MAX_PAS) {
+            mk->ksm_set = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+        }
+        if (!mk->free ||
                    MLX5_GET(cmd->in,
                             CREATE_MKEY_IN_translations_octword_actual_size)) {
             synd = mlx5_mkey_load_klm(c, cmd, mk);
@@ -330,6 +393,19 @@ void mlx5_cmd_query_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     MLX5_SET(mkc, MKC_expected_sigerr_count, mk->sigerr_exp);
 }
 
+/*
+ * QUERY_SPECIAL_CONTEXTS: the null mkey (cap null_mkey). The device has no
+ * reserved lkey, dump-fill, terminate-scatter-list or repeated mkey to offer
+ * (their caps are 0), so those fields read 0.
+ */
+void mlx5_cmd_query_special_contexts(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    if (!mlx5_cmd_out_ok(cmd, QUERY_SPECIAL_CONTEXTS_OUT_SIZE)) {
+        return;
+    }
+    MLX5_SET(cmd->out, QUERY_SPECIAL_CONTEXTS_OUT_null_mkey, MLX5_NULL_MKEY);
+}
+
 /* Does @mk grant every right in @need? */
 static bool mlx5_mkey_grants(const Mlx5Mkey *mk, unsigned need)
 {
@@ -410,6 +486,12 @@ static int mlx5_mkey_nested(Mlx5Core *c, const Mlx5Mkey *parent, uint32_t key,
     Mlx5Mkey *mk = mlx5_table_get(&c->mkeys, key >> 8);
     int why = 0;
 
+    if (key == MLX5_NULL_MKEY) {
+        /* nothing mapped here yet: a page fault on the key the access named */
+        why = c->cfg.odp ? MLX5_XLATE_FAULT : MLX5_XLATE_BAD_KEY;
+        trace_mlx5_mkey_null(parent->key, va, len, why);
+        return why;
+    }
     if (!mk || (mk->key & 0xff) != (key & 0xff) || mk->free ||
         mk->pdn != parent->pdn) {
         why = MLX5_XLATE_BAD_KEY;
@@ -564,12 +646,13 @@ static int mlx5_mkey_xfer(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t va,
             uint64_t es = 1ull << mk->log_page_size;
             uint64_t idx = off >> mk->log_page_size, in = off & (es - 1);
             uint64_t n = MIN(len, es - in);
+            const Mlx5Klm *e = mlx5_mkey_klm(mk, idx);
 
-            if (idx >= mk->nklm) {
+            if (!e) {
                 return MLX5_XLATE_BOUNDS;
             }
-            r = mlx5_mkey_nested(c, mk, mk->klm[idx].key, mk->klm[idx].va + in,
-                                 b, n, to_mem, depth);
+            r = mlx5_mkey_nested(c, mk, e->key, e->va + in, b, n, to_mem,
+                                 depth);
             if (r) {
                 return r;
             }

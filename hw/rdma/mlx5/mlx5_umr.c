@@ -100,12 +100,7 @@ static void umr_store_xlt(Mlx5Mkey *mk, uint64_t off16, const uint8_t *src,
         }
         return;
     }
-    for (i = 0; i < n16; i++) {
-        Mlx5Klm *e = &mk->klm[off16 + i];
-        e->bcount = mlx5_ld32(src + 16 * i);
-        e->key = mlx5_ld32(src + 16 * i + 4);
-        e->va = mlx5_ld64(src + 16 * i + 8);
-    }
+    mlx5_mkey_klm_store(mk, off16, src, n16);
 }
 
 IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe,
@@ -170,10 +165,11 @@ IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe,
      */
     if (n16) {
         uint64_t unit = mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT ? 2 : 1;
+        uint64_t max = mk->ksm_set ? MLX5_MAX_KSM : MLX5_MAX_PAS;
 
         if (mlx5_mkey_xlt_capacity(mk) == 0 ||
             off16 + n16 > mlx5_mkey_xlt_capacity(mk) / unit ||
-            (off16 + n16) * unit > MLX5_MAX_PAS) {
+            (off16 + n16) * unit > max) {
             return umr_fail(qp, key, UMR_ERR_XLT);
         }
         if (flags & UMR_F_INLINE) {
@@ -198,6 +194,10 @@ IbWcStatus mlx5_umr_execute(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe,
                 return umr_fail(qp, key, UMR_ERR_XLT);
             }
             xlt = xlt_buf;
+        }
+        /* a sparse KSM table: room for the keys this names */
+        if (!mlx5_mkey_klm_fits(mk, off16, xlt, n16)) {
+            return umr_fail(qp, key, UMR_ERR_XLT);
         }
     }
 

@@ -400,6 +400,9 @@ enum {
 #define CAP_log_max_eq                      MLX5_FIELD(7, 3, 0)
 #define CAP_max_indirection                 MLX5_FIELD(8, 31, 24)
 #define CAP_log_max_mrw_sz                  MLX5_FIELD(8, 22, 16)
+#define CAP_fixed_buffer_size               MLX5_FIELD(8, 23, 23)
+#define CAP_umr_extended_translation_offset MLX5_FIELD(8, 7, 7)
+#define CAP_null_mkey                       MLX5_FIELD(8, 6, 6)
 #define CAP_log_max_klm_list_size           MLX5_FIELD(8, 5, 0)
 #define CAP_log_max_ra_req_dc               MLX5_FIELD(9, 21, 16)
 #define CAP_log_max_ra_res_dc               MLX5_FIELD(9, 5, 0)
@@ -715,6 +718,9 @@ enum {
 #define MKC_log_page_size                   MLX5_FIELD(14, 5, 0)
 #define MLX5_MKC_SIZE                       64
 #define QUERY_MKEY_OUT_SIZE                 0x110
+/* QUERY_SPECIAL_CONTEXTS: the device's reserved keys */
+#define QUERY_SPECIAL_CONTEXTS_OUT_SIZE     0x20
+#define QUERY_SPECIAL_CONTEXTS_OUT_null_mkey MLX5_FIELD(4, 31, 0)
 #define MKEY_IN_mkey_index                  MLX5_FIELD(2, 23, 0)
 
 enum {
