@@ -956,14 +956,10 @@ void mlx5_exec_expire(Mlx5Core *c, int64_t now)
         ib_port_expire(&c->ib, now);
     }
     if (c->poll_deadline <= now) {
-        uint32_t i, live = 0;
+        Mlx5Qp *qp;
+
         c->poll_deadline = INT64_MAX;
-        for (i = 0; i < c->qps.size && live < c->qps.count; i++) {
-            Mlx5Qp *qp = c->qps.slot[i];
-            if (!qp) {
-                continue;
-            }
-            live++;
+        MLX5_TABLE_FOREACH(&c->qps, qp) {
             if (qp->state == MLX5_QP_STATE_ERR && qp->rq_cnt) {
                 mlx5_exec_queue(c, qp);
                 c->poll_deadline = now + MLX5_ERR_POLL_NS;

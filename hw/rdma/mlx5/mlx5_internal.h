@@ -811,6 +811,16 @@ uint16_t mlx5_table_owner(const Mlx5Table *t, uint32_t handle);
 void mlx5_table_set_owner(Mlx5Table *t, uint32_t handle, uint16_t uid);
 /* Does any object of @t belong to @uid? */
 bool mlx5_table_has_owner(const Mlx5Table *t, uint16_t uid);
+/*
+ * A walk over the live objects of a table, in handle order; it ends after the
+ * last live one. The body may not remove objects.
+ */
+typedef struct Mlx5TableIter {
+    uint32_t pos, seen;
+} Mlx5TableIter;
+void *mlx5_table_next(const Mlx5Table *t, Mlx5TableIter *it);
+#define MLX5_TABLE_FOREACH(t, obj)                                      \
+    for (Mlx5TableIter it_ = { 0 }; ((obj) = mlx5_table_next((t), &it_));)
 void mlx5_res_reset(Mlx5Core *c);
 /* Free an object that holds nothing else (PD, UAR, TIS, ...). */
 void mlx5_plain_free(Mlx5Core *c, void *obj);

@@ -71,6 +71,19 @@ void *mlx5_table_get(const Mlx5Table *t, uint32_t handle)
     return handle < t->size ? t->slot[handle] : NULL;
 }
 
+void *mlx5_table_next(const Mlx5Table *t, Mlx5TableIter *it)
+{
+    while (it->pos < t->size && it->seen < t->count) {
+        void *obj = t->slot[it->pos++];
+
+        if (obj) {
+            it->seen++;
+            return obj;
+        }
+    }
+    return NULL;
+}
+
 void mlx5_table_remove(Mlx5Table *t, uint32_t handle)
 {
     if (handle < t->size && t->slot[handle]) {

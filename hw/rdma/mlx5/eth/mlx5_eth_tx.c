@@ -455,20 +455,15 @@ bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget)
 /* The link takes frames again: the SQs that stopped for it go on. */
 void mlx5_eth_tx_ready(Mlx5Core *c)
 {
-    uint32_t i, seen = 0;
+    Mlx5Qp *qp;
 
     if (!c->eth || !c->eth->tx_blocked) {
         return;
     }
     c->eth->tx_blocked = false;
-    for (i = 0; i < c->qps.size && seen < c->qps.count; i++) {
-        Mlx5Qp *qp = c->qps.slot[i];
-        if (qp) {
-            seen++;
-            if (qp->st == MLX5_QP_ST_ETH_SQ &&
-                qp->wq_state == MLX5_WQ_STATE_RDY) {
-                mlx5_exec_queue(c, qp);
-            }
+    MLX5_TABLE_FOREACH(&c->qps, qp) {
+        if (qp->st == MLX5_QP_ST_ETH_SQ && qp->wq_state == MLX5_WQ_STATE_RDY) {
+            mlx5_exec_queue(c, qp);
         }
     }
 }

@@ -140,16 +140,10 @@ void mlx5_pp_charge(Mlx5Core *c, Mlx5Qp *sq, size_t len)
 
 void mlx5_pp_expire(Mlx5Core *c, int64_t now)
 {
-    uint32_t i, live = 0;
+    Mlx5Qp *qp;
 
     c->pp_deadline = INT64_MAX;
-    for (i = 0; i < c->qps.size && live < c->qps.count; i++) {
-        Mlx5Qp *qp = c->qps.slot[i];
-
-        if (!qp) {
-            continue;
-        }
-        live++;
+    MLX5_TABLE_FOREACH(&c->qps, qp) {
         if (qp->st != MLX5_QP_ST_ETH_SQ || !qp->pp_waiting) {
             continue;
         }
