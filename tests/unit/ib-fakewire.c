@@ -39,7 +39,8 @@ static void fk_send_done(IbQp *qp, const IbSendWr *wr, IbWcStatus st)
     n->send_cookie[n->nsend++] = wr->cookie;
 }
 
-static bool fk_recv_get(IbQp *qp, IbRecvWr *rwr)
+static bool fk_recv_get(IbQp *qp, IbRecvWr *rwr, const void *msg,
+                        uint32_t msg_len)
 {
     FakeNode *n = node_of(qp);
 

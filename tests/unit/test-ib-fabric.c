@@ -70,7 +70,8 @@ static void fk_send_done(IbQp *qp, const IbSendWr *wr, IbWcStatus st)
     g_assert_cmpint(st, ==, IB_WC_SUCCESS);
 }
 
-static bool fk_recv_get(IbQp *qp, IbRecvWr *rwr)
+static bool fk_recv_get(IbQp *qp, IbRecvWr *rwr, const void *msg,
+                        uint32_t msg_len)
 {
     FNode *n = fnode(qp->port);
 

@@ -106,7 +106,8 @@ static bool ib_resp_send(IbQp *qp, const IbPacket *p, unsigned h, bool rc)
     IbWcStatus st;
 
     if ((h & IB_HDR_FIRST) && !qp->have_rwr) {
-        if (!qp->port->ops->recv_get(qp, &qp->rwr)) {
+        if (!qp->port->ops->recv_get(qp, &qp->rwr, p->payload,
+                                     p->payload_len)) {
             qp->stat_rnr++;
             ib_qp_stat(qp, IB_STAT_OUT_OF_BUFFER);
             trace_ib_resp_rnr(qp->qpn, p->psn);
@@ -194,7 +195,7 @@ static bool ib_resp_write(IbQp *qp, const IbPacket *p, unsigned h, bool rc)
     }
     /* the receive WQE for the immediate must exist before any byte lands */
     if (imm && !qp->have_rwr) {
-        if (!qp->port->ops->recv_get(qp, &qp->rwr)) {
+        if (!qp->port->ops->recv_get(qp, &qp->rwr, NULL, 0)) {
             qp->stat_rnr++;
             ib_qp_stat(qp, IB_STAT_OUT_OF_BUFFER);
             if (rc) {

@@ -131,7 +131,7 @@ void ib_ud_rx(IbQp *qp, const IbPacket *p)
         trace_ib_ud_qkey_mismatch(qp->qpn, p->deth_qkey, qp->qkey);
         return;
     }
-    if (!port->ops->recv_get(qp, &rwr)) {
+    if (!port->ops->recv_get(qp, &rwr, NULL, 0)) {
         /* no receive posted: datagrams are dropped */
         port->stat_rx_drop++;
         trace_ib_ud_no_recv(qp->qpn);

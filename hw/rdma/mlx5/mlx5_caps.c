@@ -131,6 +131,8 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     mlx5_q_counter_caps(cap);
     /* the congestion control commands (mlx5_cong.c) */
     mlx5_cong_caps(cap);
+    /* tag matching with rendezvous offload on RC (mlx5_xrq.c) */
+    mlx5_caps_tm(cap);
 }
 
 static void mlx5_caps_atomic(uint8_t *cap)

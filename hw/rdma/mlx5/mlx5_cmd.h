@@ -159,6 +159,11 @@ Mlx5CmdHandler mlx5_cmd_page_fault_resume;
 Mlx5CmdHandler mlx5_cmd_create_srq, mlx5_cmd_destroy_srq, mlx5_cmd_query_srq,
     mlx5_cmd_arm_rq, mlx5_cmd_create_rmp, mlx5_cmd_modify_rmp,
     mlx5_cmd_query_rmp;
+Mlx5Srq *mlx5_rmp_create(Mlx5Core *c, Mlx5CmdCtx *cmd, const uint8_t *wq,
+                         uint32_t pas_off, uint32_t cqn, uint32_t user_index);
+void mlx5_rmp_query_wq(const Mlx5Srq *srq, uint8_t *wq);
+/* mlx5_xrq.c */
+Mlx5CmdHandler mlx5_cmd_create_xrq, mlx5_cmd_query_xrq;
 /* mlx5_dct.c */
 Mlx5CmdHandler mlx5_cmd_create_dct, mlx5_cmd_destroy_dct, mlx5_cmd_drain_dct,
     mlx5_cmd_query_dct;

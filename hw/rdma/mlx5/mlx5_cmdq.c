@@ -12,6 +12,7 @@
  */
 #include "qemu/osdep.h"
 #include "eth/mlx5_eth.h"
+#include "hw/rdma/mlx5/mlx5_xrq_prm.h"
 #include "trace.h"
 
 typedef struct Mlx5CmdDesc {
@@ -89,6 +90,9 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     UCMD(DESTROY_DCT, mlx5_cmd_destroy_dct),
     UCMD(DRAIN_DCT, mlx5_cmd_drain_dct),
     UCMD(QUERY_DCT, mlx5_cmd_query_dct),
+    UCMD(CREATE_XRQ, mlx5_cmd_create_xrq),
+    UCMD(DESTROY_XRQ, mlx5_cmd_destroy_srq),
+    UCMD(QUERY_XRQ, mlx5_cmd_query_xrq),
     EUCMD(QUERY_VPORT_STATE, mlx5_cmd_query_vport_state),
     EUCMD(QUERY_NIC_VPORT_CONTEXT, mlx5_cmd_query_nic_vport_context),
     ECMD(MODIFY_NIC_VPORT_CONTEXT, mlx5_cmd_modify_nic_vport_context),

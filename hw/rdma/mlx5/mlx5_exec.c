@@ -8,6 +8,7 @@
  */
 #include "qemu/osdep.h"
 #include "eth/mlx5_eth.h"
+#include "hw/rdma/mlx5/mlx5_xrq_prm.h"
 #include "trace.h"
 
 /* RQ polling of QPs in error (no RQ doorbell) */
@@ -444,7 +445,8 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
             continue;
         }
         if (wqe[3] == MLX5_OPCODE_NOP || wqe[3] == MLX5_OPCODE_UMR ||
-            wqe[3] == MLX5_OPCODE_SET_PSV) {
+            wqe[3] == MLX5_OPCODE_SET_PSV ||
+            wqe[3] == MLX5_OPCODE_TAG_MATCHING) {
             /*
              * Local operations run in order, after what is in flight (a UMR may
              * change a key an earlier WR still reads); send_done requeues the
@@ -457,6 +459,8 @@ static bool mlx5_sq_process(Mlx5Core *c, Mlx5Qp *qp, unsigned budget)
             st = wqe[3] == MLX5_OPCODE_UMR ? mlx5_umr_execute(c, qp, wqe, nbb)
                  : wqe[3] == MLX5_OPCODE_SET_PSV
                      ? mlx5_sig_set_psv(c, qp, wqe, nbb)
+                 : wqe[3] == MLX5_OPCODE_TAG_MATCHING
+                     ? mlx5_xrq_list_op(c, qp, wqe, nbb, idx)
                      : IB_WC_SUCCESS;
             mlx5_sq_complete_local(c, qp, idx, wqe[3],
                                    wqe[11] & MLX5_WQE_CTRL_CQ_UPDATE, st);
@@ -577,6 +581,9 @@ static IbWcStatus mlx5_ib_gather(IbQp *ib, const IbSendWr *wr, uint64_t off,
     const Mlx5SendCtx *ctx = &qp->sctx[slot];
     IbWcStatus st;
 
+    if (mlx5_xrq_internal(wr)) {
+        return mlx5_xrq_gather(qp, wr, off, buf, len);
+    }
     if (ctx->inl) {
         uint8_t *b = buf;
         for (uint32_t i = 0; i < len; i++) {
@@ -601,6 +608,9 @@ static IbWcStatus mlx5_ib_scatter(IbQp *ib, const IbSendWr *wr, uint64_t off,
     const Mlx5SendCtx *ctx = &qp->sctx[slot];
     IbWcStatus st;
 
+    if (mlx5_xrq_internal(wr)) {
+        return mlx5_xrq_scatter(core_of(ib), qp, wr, off, buf, len);
+    }
     mlx5_sig_ctx(core_of(ib), qp, false);
     st = mlx5_sgl_copy(core_of(ib), qp->pdn, qp->ssge, ctx->nsge,
                        (size_t)qp->sq_cnt * MLX5_SEGS_PER_WQEBB,
@@ -615,6 +625,10 @@ static void mlx5_ib_send_done(IbQp *ib, const IbSendWr *wr, IbWcStatus st)
     Mlx5Qp *qp = qp_of(ib);
     Mlx5Core *c = core_of(ib);
 
+    if (mlx5_xrq_internal(wr)) {
+        mlx5_xrq_send_done(c, qp, wr, st);  /* the device's own (no CQE) */
+        return;
+    }
     mlx5_send_cqe(c, qp, &qp->sctx[wr->cookie & (qp->sq_cnt - 1)], st);
     if (st != IB_WC_SUCCESS && st != IB_WC_WR_FLUSH_ERR &&
         qp->state != MLX5_QP_STATE_ERR) {
@@ -779,7 +793,7 @@ int mlx5_exec_qp_init(Mlx5Core *c, Mlx5Qp *qp)
         qp->sinl = g_malloc0((size_t)qp->sq_cnt * MLX5_SEND_WQE_BB);
     }
     ib_qp_init(&qp->ib, &c->ib, wire_qpn, mlx5_ib_type(qp->st),
-               MAX(qp->sq_cnt, 1));
+               MAX(qp->sq_cnt, MAX(qp->tm_swq, 1)));
     qp->ib.xrc = qp->st == MLX5_QP_ST_XRC;
     qp->ib.dci = qp->st == MLX5_QP_ST_DCI;
     if (qp->st == MLX5_QP_ST_DCT) {
@@ -805,6 +819,7 @@ void mlx5_exec_qp_fini(Mlx5Core *c, Mlx5Qp *qp)
     g_free(qp->sctx);
     g_free(qp->ssge);
     g_free(qp->sinl);
+    mlx5_xrq_qp_fini(qp);
     qp->sctx = NULL;
     qp->ssge = NULL;
     qp->sinl = NULL;

@@ -245,6 +245,8 @@ typedef struct Mlx5Srq {
     /* ... was resumed with error: the next fault fails instead */
     bool pf_error;
     Mlx5Buf buf;
+    /* a tag-matching XRQ (mlx5_xrq.c): its tag list, else NULL */
+    struct Mlx5Xrq *tm;
 } Mlx5Srq;
 
 typedef struct Mlx5Sge {
@@ -278,6 +280,15 @@ typedef struct Mlx5RecvCtx {
     uint32_t pdn;
     uint8_t nsge;
     Mlx5Sge sge[MLX5_MAX_RECV_SGE];
+    /*
+     * tag matching (mlx5_xrq.c): how the message was placed (a CQE app_op, 0
+     * for none), the list entry it matched, the bytes of its start not
+     * scattered (a matched message's TMH), and its headers (TMH, RVH)
+     */
+    uint8_t tm_op;
+    uint16_t tm_slot;
+    uint32_t tm_skip;
+    uint8_t tm_hdr[32];
 } Mlx5RecvCtx;
 
 /*
@@ -306,6 +317,14 @@ typedef struct Mlx5Qp {
     uint8_t log_rq_stride;
     uint8_t log_sq_size;
     bool no_sq;
+    /*
+     * tag matching: the device reads a matched rendezvous message's data and
+     * sends its FIN (a QP with no send queue, QPC offload_type RNDV); the
+     * reads and FINs in flight (mlx5_xrq.c)
+     */
+    bool tm_rndv;
+    struct Mlx5TmRndv *tm_rndv_ctx;
+    uint32_t tm_swq;            /* transport send entries they need */
     uint32_t user_index;
     uint64_t dbr_addr;
     /* the UAR page its send doorbells (and BlueFlame copies) come through */
@@ -942,6 +961,27 @@ IbWcStatus mlx5_mkey_invalidate(Mlx5Core *c, Mlx5Qp *qp, uint32_t pdn,
 /* mlx5_qp.c, mlx5_srq.c, mlx5_mkey.c */
 void mlx5_qp_free(Mlx5Core *c, void *obj);
 void mlx5_srq_free(Mlx5Core *c, void *obj);
+/* mlx5_xrq.c: tag matching */
+void mlx5_caps_tm(uint8_t *cap);
+void mlx5_xrq_free(Mlx5Srq *srq);
+IbWcStatus mlx5_xrq_list_op(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe,
+                            unsigned nbb, uint16_t idx);
+bool mlx5_xrq_recv_get(Mlx5Core *c, Mlx5Qp *qp, Mlx5Srq *srq,
+                       Mlx5RecvCtx *rcv, const uint8_t *msg, uint32_t len,
+                       IbRecvWr *rwr);
+bool mlx5_xrq_recv_done(Mlx5Core *c, Mlx5Qp *qp, Mlx5RecvCtx *rcv,
+                        const IbRecvCompletion *rc);
+bool mlx5_xrq_recv_skip(const Mlx5RecvCtx *rcv, uint64_t *off,
+                        const uint8_t **buf, uint32_t *len);
+bool mlx5_xrq_internal(const IbSendWr *wr);
+IbWcStatus mlx5_xrq_gather(Mlx5Qp *qp, const IbSendWr *wr, uint64_t off,
+                           void *buf, uint32_t len);
+IbWcStatus mlx5_xrq_scatter(Mlx5Core *c, Mlx5Qp *qp, const IbSendWr *wr,
+                            uint64_t off, const void *buf, uint32_t len);
+void mlx5_xrq_send_done(Mlx5Core *c, Mlx5Qp *qp, const IbSendWr *wr,
+                        IbWcStatus st);
+uint32_t mlx5_xrq_qp_init(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *qpc);
+void mlx5_xrq_qp_fini(Mlx5Qp *qp);
 void mlx5_mkey_free(Mlx5Core *c, void *obj);
 void mlx5_umem_free(Mlx5Core *c, void *obj);
 
@@ -981,7 +1021,8 @@ IbWcStatus mlx5_sgl_copy(Mlx5Core *c, uint32_t pdn, const Mlx5Sge *sge,
 
 /* mlx5_recv.c: data path, responder side (IbDevOps members) */
 void mlx5_rq_flush(Mlx5Core *c, Mlx5Qp *qp);
-bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr);
+bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr, const void *msg,
+                      uint32_t msg_len);
 IbWcStatus mlx5_ib_recv_scatter(IbQp *ib, const IbRecvWr *rwr, uint64_t off,
                                 const void *buf, uint32_t len);
 void mlx5_ib_recv_done(IbQp *ib, const IbRecvWr *rwr,

@@ -276,6 +276,7 @@ void mlx5_cmd_create_qp(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     qp->qpn = qpn;
+    qp->tm_swq = mlx5_xrq_qp_init(c, qp, qpc);
     if (mlx5_exec_qp_init(c, qp)) {
         /* a second SMI/GSI QP for the port */
         mlx5_table_remove(&c->qps, qpn);

@@ -60,9 +60,15 @@ static void mlx5_recv_cqe(Mlx5Core *c, Mlx5Qp *qp, uint32_t cqn, uint32_t uidx,
             mlx5_st16(cqe + MLX5_CQE_vlan_info, rc->vlan_tci);
         }
     } else {
+        /*
+         * GRH present is a datagram's (whose buffer starts with it): a
+         * connected QP's receives report none, as rdma-core's tag-matching
+         * test expects of a ConnectX (its RC QPs' paths have a GRH)
+         */
         mlx5_st16(cqe + MLX5_CQE_slid, rc->slid);
-        mlx5_st32(cqe + MLX5_CQE_flags_rqpn, (rc->src_qpn & 0xffffff) |
-                  ((rc->sl & 0xfu) << 24) | (rc->grh ? 1u << 28 : 0));
+        mlx5_st32(cqe + MLX5_CQE_flags_rqpn,
+                  (rc->src_qpn & 0xffffff) | ((rc->sl & 0xfu) << 24) |
+                      (rc->grh && mlx5_qp_is_ud(qp) ? 1u << 28 : 0));
     }
     if (rc->opcode == IB_RECV_SEND && mlx5_qp_is_ud(qp)) {
         mlx5_st32(cqe + MLX5_CQE_imm_inval_pkey, IB_DEFAULT_PKEY);
@@ -107,7 +113,8 @@ void mlx5_rq_flush(Mlx5Core *c, Mlx5Qp *qp)
  * Take the next receive WQE (RQ or SRQ) into the transport QP's receive
  * context.
  */
-bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
+bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr, const void *msg,
+                      uint32_t msg_len)
 {
     Mlx5Qp *qp = qp_of(ib);
     Mlx5RecvCtx *rcv = mlx5_rcv_of(ib);
@@ -120,6 +127,8 @@ bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
     rcv->cqn = qp->cqn_rcv;
     rcv->uidx = qp->user_index;
     rcv->srqn = UINT32_MAX;
+    rcv->tm_op = 0;
+    rcv->tm_skip = 0;
     if (qp->rq_type == MLX5_RQ_TYPE_SRQ) {
         /*
          * an XRC target takes from the XRC SRQ the request names (checked by
@@ -127,6 +136,10 @@ bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr)
          */
         Mlx5Srq *srq = mlx5_table_get(
             &c->srqs, qp->st == MLX5_QP_ST_XRC ? ib->xrc_srqn : qp->srqn);
+        if (srq && srq->tm && qp->st != MLX5_QP_ST_XRC &&
+            mlx5_xrq_recv_get(c, qp, srq, rcv, msg, msg_len, rwr)) {
+            return true;                /* into a matched tag's buffer */
+        }
         if (!srq || mlx5_dma_read(c, srq->dbr_addr, dbr, 4)) {
             return false;
         }
@@ -211,6 +224,17 @@ IbWcStatus mlx5_ib_recv_scatter(IbQp *ib, const IbRecvWr *rwr, uint64_t off,
         /* fault injection: the receive WQE fails as with a bad scatter list */
         return st;
     }
+    if (rcv->tm_skip) {
+        /* a message matched by its tag: past its headers, no page faults */
+        const uint8_t *b = buf;
+
+        if (!mlx5_xrq_recv_skip(rcv, &off, &b, &len)) {
+            return IB_WC_SUCCESS;
+        }
+        st = mlx5_sgl_copy(c, rcv->pdn, rcv->sge, rcv->nsge,
+                           MLX5_MAX_RECV_SGE, 0, off, (void *)b, len, true);
+        return st == IB_WC_PAGE_FAULT ? IB_WC_LOC_PROT_ERR : st;
+    }
     mlx5_sig_ctx(c, qp_of(ib), true);
     st = mlx5_sgl_copy(c, rcv->pdn, rcv->sge, rcv->nsge, MLX5_MAX_RECV_SGE, 0,
                        off, (void *)buf, len, true);
@@ -262,6 +286,9 @@ void mlx5_ib_recv_done(IbQp *ib, const IbRecvWr *rwr,
     Mlx5RecvCtx *rcv = mlx5_rcv_of(ib);
     Mlx5Core *c = core_of(ib);
 
+    if (rcv->tm_op && mlx5_xrq_recv_done(c, qp, rcv, rc)) {
+        return;                         /* a tag-matching completion */
+    }
     mlx5_recv_cqe(c, qp, rcv->cqn, rcv->uidx, rwr->cookie, rc);
     /*
      * a failed receive puts a connected QP in error (a DCT: only the

@@ -30,6 +30,7 @@ void mlx5_srq_free(Mlx5Core *c, void *obj)
         mlx5_ref_put(&xrcd->refcount);
     }
     mlx5_buf_free(&srq->buf);
+    mlx5_xrq_free(srq);
     g_free(srq);
 }
 
@@ -45,10 +46,11 @@ typedef struct Mlx5SrqParams {
     uint64_t dbr_addr;
     bool xrc;
     uint32_t user_index;
+    uint32_t pas_off;                       /* of the page list, in the input */
 } Mlx5SrqParams;
 
-static void mlx5_srq_create(Mlx5Core *c, Mlx5CmdCtx *cmd,
-                            const Mlx5SrqParams *p)
+static Mlx5Srq *mlx5_srq_create(Mlx5Core *c, Mlx5CmdCtx *cmd,
+                                const Mlx5SrqParams *p)
 {
     uint32_t srqn, synd;
     Mlx5Cq *cq = NULL;
@@ -59,38 +61,38 @@ static void mlx5_srq_create(Mlx5Core *c, Mlx5CmdCtx *cmd,
     if (p->log_srq_size > c->cfg.log_max_srq_sz ||
         p->log_rq_stride > MLX5_MAX_LOG_RQ_STRIDE) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SIZE);
-        return;
+        return NULL;
     }
     pd = mlx5_cmd_obj(cmd, &c->pds, p->pdn);
     if (!pd) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PD);
-        return;
+        return NULL;
     }
     cq = p->cqn ? mlx5_cmd_ref(cmd, &c->cqs, p->cqn) : NULL;
     if (p->cqn && !cq) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_CQ);
-        return;
+        return NULL;
     }
     x = p->xrcd || p->xrc ? mlx5_cmd_ref(cmd, &c->xrcds, p->xrcd) : NULL;
     if ((p->xrcd || p->xrc) && !x) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_XRCD);
-        return;
+        return NULL;
     }
     srq = g_new0(Mlx5Srq, 1);
-    synd = mlx5_buf_init(&srq->buf, cmd->in + MLX5_PAS_OFF,
-                         (cmd->inlen - MLX5_PAS_OFF) / 8, p->log_page_size + 12,
+    synd = mlx5_buf_init(&srq->buf, cmd->in + p->pas_off,
+                         (cmd->inlen - p->pas_off) / 8, p->log_page_size + 12,
                          p->page_offset,
                          (16ull << p->log_rq_stride) << p->log_srq_size);
     if (synd) {
         g_free(srq);
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
-        return;
+        return NULL;
     }
     if (mlx5_table_alloc(&c->srqs, srq, &srqn)) {
         mlx5_buf_free(&srq->buf);
         g_free(srq);
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
-        return;
+        return NULL;
     }
     mlx5_cmd_own(cmd, &c->srqs, srqn);
     srq->srqn = srqn;
@@ -113,6 +115,7 @@ static void mlx5_srq_create(Mlx5Core *c, Mlx5CmdCtx *cmd,
     }
     mlx5_cmd_handle_out(cmd, srqn);
     trace_mlx5_srq_create(srqn, p->log_srq_size, p->log_rq_stride, p->cqn);
+    return srq;
 }
 
 /*
@@ -140,6 +143,7 @@ void mlx5_cmd_create_srq(Mlx5Core *c, Mlx5CmdCtx *cmd)
         p.xrc = true;
         p.user_index = MLX5_GET(srqc, XRC_SRQC_user_index);
     }
+    p.pas_off = MLX5_PAS_OFF;
     mlx5_srq_create(c, cmd, &p);
 }
 
@@ -150,19 +154,27 @@ void mlx5_cmd_create_srq(Mlx5Core *c, Mlx5CmdCtx *cmd)
  */
 void mlx5_cmd_create_rmp(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    const uint8_t *wq = cmd->in + CREATE_RMP_WQ_OFF;
-    Mlx5SrqParams p = { 0 };
-    uint32_t log_stride;
-
     if (!mlx5_cmd_in_ok(cmd, MLX5_PAS_OFF + 8) || !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
-    log_stride = MLX5_GET(wq, WQ_log_wq_stride);
+    mlx5_rmp_create(c, cmd, cmd->in + CREATE_RMP_WQ_OFF, MLX5_PAS_OFF, 0, 0);
+}
+
+/*
+ * An SRQ from a linked-list wq (an rmpc's, or an XRQ's with its CQ and user
+ * index); its pages at @pas_off. NULL: failed, the command says why.
+ */
+Mlx5Srq *mlx5_rmp_create(Mlx5Core *c, Mlx5CmdCtx *cmd, const uint8_t *wq,
+                         uint32_t pas_off, uint32_t cqn, uint32_t user_index)
+{
+    Mlx5SrqParams p = { 0 };
+    uint32_t log_stride = MLX5_GET(wq, WQ_log_wq_stride);
+
     if (MLX5_GET(wq, WQ_wq_type) != MLX5_WQ_TYPE_LINKED_LIST ||
         log_stride < 4 || MLX5_GET(wq, WQ_wq_umem_valid) ||
         MLX5_GET(wq, WQ_dbr_umem_valid)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
-        return;
+        return NULL;
     }
     p.log_srq_size = MLX5_GET(wq, WQ_log_wq_sz);
     p.log_rq_stride = log_stride - 4;
@@ -171,7 +183,21 @@ void mlx5_cmd_create_rmp(Mlx5Core *c, Mlx5CmdCtx *cmd)
     p.page_offset = MLX5_GET(wq, WQ_page_offset);
     p.lwm = MLX5_GET(wq, WQ_lwm);
     p.dbr_addr = MLX5_GET64(wq, WQ_dbr_addr_OFF);
-    mlx5_srq_create(c, cmd, &p);
+    p.cqn = cqn;
+    p.user_index = user_index;
+    p.pas_off = pas_off;
+    return mlx5_srq_create(c, cmd, &p);
+}
+
+void mlx5_rmp_query_wq(const Mlx5Srq *srq, uint8_t *wq)
+{
+    MLX5_SET(wq, WQ_wq_type, MLX5_WQ_TYPE_LINKED_LIST);
+    MLX5_SET(wq, WQ_lwm, srq->lwm);
+    MLX5_SET(wq, WQ_pd, srq->pdn);
+    MLX5_SET64(wq, WQ_dbr_addr_OFF, srq->dbr_addr);
+    MLX5_SET(wq, WQ_log_wq_stride, srq->log_rq_stride + 4);
+    MLX5_SET(wq, WQ_log_wq_pg_sz, srq->buf.log_page_size - 12);
+    MLX5_SET(wq, WQ_log_wq_sz, srq->log_srq_size);
 }
 
 /* QUERY_RMP: the rmpc back */
@@ -186,18 +212,12 @@ void mlx5_cmd_query_rmp(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     srq = mlx5_cmd_obj(cmd, &c->srqs, mlx5_cmd_handle_in(cmd));
-    if (!srq || srq->xrc) {
+    if (!srq || srq->xrc || srq->tm) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
     }
     MLX5_SET(rmpc, RMPC_state, MLX5_RMPC_STATE_RDY);
-    MLX5_SET(wq, WQ_wq_type, MLX5_WQ_TYPE_LINKED_LIST);
-    MLX5_SET(wq, WQ_lwm, srq->lwm);
-    MLX5_SET(wq, WQ_pd, srq->pdn);
-    MLX5_SET64(wq, WQ_dbr_addr_OFF, srq->dbr_addr);
-    MLX5_SET(wq, WQ_log_wq_stride, srq->log_rq_stride + 4);
-    MLX5_SET(wq, WQ_log_wq_pg_sz, srq->buf.log_page_size - 12);
-    MLX5_SET(wq, WQ_log_wq_sz, srq->log_srq_size);
+    mlx5_rmp_query_wq(srq, wq);
 }
 
 /*
@@ -285,13 +305,13 @@ void mlx5_cmd_arm_rq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, 0x10)) {
         return;
     }
-    if (cmd->op_mod != 1) {
-        /* only SRQs (op_mod 1) exist on this device */
+    if (cmd->op_mod != 1 && cmd->op_mod != 2) {
+        /* SRQs (op_mod 1) and XRQs (2) */
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
         return;
     }
     srq = mlx5_cmd_obj(cmd, &c->srqs, MLX5_GET(cmd->in, ARM_RQ_IN_srq_number));
-    if (!srq) {
+    if (!srq || (cmd->op_mod == 2) != !!srq->tm) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
     }

@@ -245,9 +245,13 @@ typedef struct IbDevOps {
      */
     void (*send_done)(IbQp *qp, const IbSendWr *wr, IbWcStatus status);
     /*
-     * responder: take the next receive buffer; false = none posted (RNR for RC)
+     * responder: take the next receive buffer; false = none posted (RNR for
+     * RC). @msg: a SEND's first packet payload (@msg_len bytes), NULL for a
+     * WRITE with immediate or a datagram (a device may place a message by
+     * its content: tag matching).
      */
-    bool (*recv_get)(IbQp *qp, IbRecvWr *rwr);
+    bool (*recv_get)(IbQp *qp, IbRecvWr *rwr, const void *msg,
+                     uint32_t msg_len);
     IbWcStatus (*recv_scatter)(IbQp *qp, const IbRecvWr *rwr, uint64_t off,
                                const void *buf, uint32_t len);
     void (*recv_done)(IbQp *qp, const IbRecvWr *rwr,
