@@ -135,6 +135,12 @@ void init_cq_buf(TDrv *d, uint64_t buf, unsigned n)
 void tqp_create_on(TQp *q, TDrv *d, uint8_t st, uint32_t user_index, uint32_t srqn,
                    uint32_t pd)
 {
+    tqp_create_ex(q, d, st, user_index, srqn, pd, 0);
+}
+
+void tqp_create_ex(TQp *q, TDrv *d, uint8_t st, uint32_t user_index, uint32_t srqn,
+                   uint32_t pd, unsigned flags)
+{
     uint32_t npages = 4, inlen = MLX5_PAS_OFF + 8 * npages, i;
     g_autofree uint8_t *in = g_malloc0(inlen);
     uint8_t *qpc = in + QP_QPC_OFF, out[16];
@@ -165,9 +171,18 @@ void tqp_create_on(TQp *q, TDrv *d, uint8_t st, uint32_t user_index, uint32_t sr
     MLX5_SET(qpc, QPC_cqn_snd, q->cqn);
     MLX5_SET(qpc, QPC_cqn_rcv, q->cqn);
     MLX5_SET(qpc, QPC_user_index, user_index);
+    q->sq_off = (1u << LOG_RQ) << (RQ_STRIDE_LOG + 4);
     if (srqn) {
         MLX5_SET(qpc, QPC_rq_type, MLX5_RQ_TYPE_SRQ);
         MLX5_SET(qpc, QPC_srqn_rmpn_xrqn, srqn);
+        q->sq_off = 0;
+    }
+    if (flags & TQP_NO_SQ) {
+        MLX5_SET(qpc, QPC_no_sq, 1);
+        MLX5_SET(qpc, QPC_log_sq_size, 0);
+    }
+    if (flags & TQP_RNDV) {
+        MLX5_SET(qpc, MLX5_FIELD(0, 7, 4), 1);      /* offload_type RNDV */
     }
     MLX5_SET64(qpc, QPC_dbr_addr_OFF, q->dbr);
     for (i = 0; i < npages; i++) {
@@ -235,7 +250,7 @@ uint16_t tqp_post_send(TQp *q, uint8_t opcode, uint32_t imm, const uint8_t *segs
     uint8_t wqe[1024] = { 0 };
     unsigned ds = 1 + nsegs, nbb = (ds + 3) / 4, k;
     uint16_t idx = q->sq_pi;
-    uint64_t sq = q->buf + ((1u << LOG_RQ) << (RQ_STRIDE_LOG + 4));
+    uint64_t sq = q->buf + q->sq_off;
     uint8_t dbr[4];
 
     wqe[0] = 0;

@@ -19,6 +19,7 @@ typedef struct TQp {
     TDrv *d;
     uint32_t qpn, cqn, pd, key;
     uint64_t buf, dbr, cq_buf, cq_dbr, mem;
+    uint64_t sq_off;    /* of the send queue in buf (after the RQ; 0 with an SRQ) */
     uint16_t sq_pi, rq_pi;
     uint32_t cq_ci;
     uint8_t st;
@@ -43,6 +44,10 @@ bool tqp_same(TDrv *da, uint64_t pa, TDrv *db, uint64_t pb, size_t len);
 void init_cq_buf(TDrv *d, uint64_t buf, unsigned n);
 void tqp_create_on(TQp *q, TDrv *d, uint8_t st, uint32_t user_index, uint32_t srqn,
                    uint32_t pd);
+/* The same with TQP_* flags: no send queue, rendezvous offload (tag matching) */
+enum { TQP_NO_SQ = 1, TQP_RNDV = 2 };
+void tqp_create_ex(TQp *q, TDrv *d, uint8_t st, uint32_t user_index, uint32_t srqn,
+                   uint32_t pd, unsigned flags);
 void tqp_create(TQp *q, TDrv *d, uint8_t st, uint32_t user_index);
 void tqp_connect(TQp *q, uint16_t dlid, uint32_t dqpn, uint32_t qkey);
 /* The same with the address path @path (MLX5_ADS_SIZE bytes, e.g. a RoCE path) */
