@@ -8,7 +8,8 @@
 # mstfwreset needs (python3, which mstflint depends on, and pciutils' lspci and setpci). The guests get
 # 2 GiB (the image is larger).
 #
-#   scripts/dpdk.sh [guest-run.py options]
+#   scripts/dpdk.sh [guest-run.py options]     (DPDK_TEST: another guest test for this image,
+#                                               e.g. guest-tests/ucx-tm.sh)
 #   scripts/dpdk.sh --build-image      only build the image (scripts/bench.sh's Ethernet figures,
 #                                      scripts/firmware.sh)
 #
@@ -22,6 +23,6 @@ EXTRA_PACKAGES="dpdk-dev librte-net-mlx5-25 librte-mempool-ring25 ucx-utils libu
   libpython3.13-stdlib pciutils" \
   OUT=build/guest-dpdk scripts/build-image.sh >&2
 [ "${1:-}" = --build-image ] && exit 0
-exec python3 scripts/guest-run.py --test guest-tests/dpdk.sh --qemu "$qemu" \
+exec python3 scripts/guest-run.py --test "${DPDK_TEST:-guest-tests/dpdk.sh}" --qemu "$qemu" \
   --kernel build/guest-dpdk/vmlinuz --initrd build/guest-dpdk/base.cpio \
   --log-dir "${DPDK_LOGS:-build/dpdk}" --extra-qemu-args "-m 2G" "$@"

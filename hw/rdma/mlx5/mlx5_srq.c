@@ -47,6 +47,10 @@ typedef struct Mlx5SrqParams {
     bool xrc;
     uint32_t user_index;
     uint32_t pas_off;                       /* of the page list, in the input */
+    /* DevX: the WQ is in a UMEM (@umem_id at @umem_off), not a page list */
+    bool umem;
+    uint32_t umem_id;
+    uint64_t umem_off;
 } Mlx5SrqParams;
 
 static Mlx5Srq *mlx5_srq_create(Mlx5Core *c, Mlx5CmdCtx *cmd,
@@ -79,10 +83,16 @@ static Mlx5Srq *mlx5_srq_create(Mlx5Core *c, Mlx5CmdCtx *cmd,
         return NULL;
     }
     srq = g_new0(Mlx5Srq, 1);
-    synd = mlx5_buf_init(&srq->buf, cmd->in + p->pas_off,
-                         (cmd->inlen - p->pas_off) / 8, p->log_page_size + 12,
-                         p->page_offset,
-                         (16ull << p->log_rq_stride) << p->log_srq_size);
+    if (p->umem) {
+        synd = mlx5_umem_buf(c, cmd, p->umem_id, p->umem_off,
+                             (16ull << p->log_rq_stride) << p->log_srq_size,
+                             &srq->buf);
+    } else {
+        synd = mlx5_buf_init(&srq->buf, cmd->in + p->pas_off,
+                             (cmd->inlen - p->pas_off) / 8,
+                             p->log_page_size + 12, p->page_offset,
+                             (16ull << p->log_rq_stride) << p->log_srq_size);
+    }
     if (synd) {
         g_free(srq);
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
@@ -154,7 +164,7 @@ void mlx5_cmd_create_srq(Mlx5Core *c, Mlx5CmdCtx *cmd)
  */
 void mlx5_cmd_create_rmp(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    if (!mlx5_cmd_in_ok(cmd, MLX5_PAS_OFF + 8) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+    if (!mlx5_cmd_in_ok(cmd, MLX5_PAS_OFF) || !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
     mlx5_rmp_create(c, cmd, cmd->in + CREATE_RMP_WQ_OFF, MLX5_PAS_OFF, 0, 0);
@@ -162,20 +172,27 @@ void mlx5_cmd_create_rmp(Mlx5Core *c, Mlx5CmdCtx *cmd)
 
 /*
  * An SRQ from a linked-list wq (an rmpc's, or an XRQ's with its CQ and user
- * index); its pages at @pas_off. NULL: failed, the command says why.
+ * index); its pages at @pas_off (the input is known to reach it), or in a UMEM
+ * (DevX: the kernel marks every UMEM of a DevX command valid). NULL: failed,
+ * the command says why.
  */
 Mlx5Srq *mlx5_rmp_create(Mlx5Core *c, Mlx5CmdCtx *cmd, const uint8_t *wq,
                          uint32_t pas_off, uint32_t cqn, uint32_t user_index)
 {
     Mlx5SrqParams p = { 0 };
-    uint32_t log_stride = MLX5_GET(wq, WQ_log_wq_stride);
+    uint32_t log_stride = MLX5_GET(wq, WQ_log_wq_stride), synd = 0;
 
     if (MLX5_GET(wq, WQ_wq_type) != MLX5_WQ_TYPE_LINKED_LIST ||
-        log_stride < 4 || MLX5_GET(wq, WQ_wq_umem_valid) ||
-        MLX5_GET(wq, WQ_dbr_umem_valid)) {
+        log_stride < 4) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
         return NULL;
     }
+    p.umem = MLX5_GET(wq, WQ_wq_umem_valid);
+    if (!p.umem && !mlx5_cmd_in_ok(cmd, pas_off + 8)) {
+        return NULL;                    /* (no page) */
+    }
+    p.umem_id = MLX5_GET(wq, WQ_wq_umem_id);
+    p.umem_off = MLX5_GET64(wq, WQ_wq_umem_offset_OFF);
     p.log_srq_size = MLX5_GET(wq, WQ_log_wq_sz);
     p.log_rq_stride = log_stride - 4;
     p.pdn = MLX5_GET(wq, WQ_pd);
@@ -183,6 +200,14 @@ Mlx5Srq *mlx5_rmp_create(Mlx5Core *c, Mlx5CmdCtx *cmd, const uint8_t *wq,
     p.page_offset = MLX5_GET(wq, WQ_page_offset);
     p.lwm = MLX5_GET(wq, WQ_lwm);
     p.dbr_addr = MLX5_GET64(wq, WQ_dbr_addr_OFF);
+    if (MLX5_GET(wq, WQ_dbr_umem_valid)) {
+        synd = mlx5_umem_addr(c, cmd, MLX5_GET(wq, WQ_dbr_umem_id), p.dbr_addr,
+                              &p.dbr_addr);
+    }
+    if (synd) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
+        return NULL;
+    }
     p.cqn = cqn;
     p.user_index = user_index;
     p.pas_off = pas_off;

@@ -93,7 +93,7 @@ void mlx5_cmd_create_xrq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     Mlx5Srq *srq;
     Mlx5Xrq *x;
 
-    if (!mlx5_cmd_in_ok(cmd, CREATE_XRQ_PAS_OFF + 8) ||
+    if (!mlx5_cmd_in_ok(cmd, CREATE_XRQ_PAS_OFF) ||
         !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
@@ -151,12 +151,15 @@ void mlx5_cmd_query_xrq(Mlx5Core *c, Mlx5CmdCtx *cmd)
 static void mlx5_xrq_cqe(Mlx5Core *c, const Mlx5Srq *srq, uint32_t qpn,
                          uint8_t opcode, uint8_t app_op, uint16_t info,
                          uint16_t wqe_counter, uint32_t byte_cnt,
-                         const uint8_t *head)
+                         const uint8_t *head, const uint32_t *imm)
 {
     uint8_t cqe[MLX5_CQE_SIZE] = { 0 };
 
     if (head) {
         memcpy(cqe, head, 16);
+    }
+    if (imm) {
+        memcpy(cqe + MLX5_CQE_imm_inval_pkey, imm, 4);  /* wire order */
     }
     mlx5_st32(cqe + MLX5_CQE_srqn_uidx, srq->user_index & 0xffffff);
     cqe[MLX5_CQE_app] = MLX5_CQE_APP_TAG_MATCHING;
@@ -243,7 +246,7 @@ IbWcStatus mlx5_xrq_list_op(Mlx5Core *c, Mlx5Qp *qp, const uint8_t *wqe,
         mlx5_st32(head + MLX5_CQE_tm_success, ok ? 1u << 31 : 0);
         mlx5_st16(head + MLX5_CQE_tm_hw_phase_cnt, x->hw_phase);
         mlx5_xrq_cqe(c, srq, qp->qpn, MLX5_CQE_NO_PACKET, app_op, info, idx, 0,
-                     head);
+                     head, NULL);
     }
     return IB_WC_SUCCESS;
 }
@@ -343,12 +346,13 @@ static void mlx5_xrq_rndv(Mlx5Core *c, Mlx5Qp *qp, Mlx5Srq *srq,
         }
         mlx5_xrq_cqe(c, srq, qp->qpn, MLX5_CQE_RESP_SEND,
                      MLX5_CQE_APP_OP_TM_CONSUMED_MSG_SW_RDNV, rcv->tm_slot, 0,
-                     n, rcv->tm_hdr);
+                     n, rcv->tm_hdr, NULL);
         return;
     }
     /* (the first of two completions: libmlx5 decodes it as a NO_PACKET's) */
     mlx5_xrq_cqe(c, srq, qp->qpn, MLX5_CQE_NO_PACKET,
-                 MLX5_CQE_APP_OP_TM_CONSUMED, rcv->tm_slot, 0, 0, rcv->tm_hdr);
+                 MLX5_CQE_APP_OP_TM_CONSUMED, rcv->tm_slot, 0, 0, rcv->tm_hdr,
+                 NULL);
     *r = (Mlx5TmRndv){
         .busy = true, .slot = rcv->tm_slot, .len = len, .srqn = srq->srqn,
         .sge = rcv->sge[0],
@@ -365,6 +369,23 @@ static void mlx5_xrq_rndv(Mlx5Core *c, Mlx5Qp *qp, Mlx5Srq *srq,
     mlx5_exec_queue(c, qp);
 }
 
+/*
+ * A message's own completion: its opcode (SEND, with immediate or invalidate)
+ * and immediate, as any receive's (UCX's eager protocol sends with immediate).
+ */
+static void mlx5_xrq_msg_cqe(Mlx5Core *c, const Mlx5Srq *srq, uint32_t qpn,
+                             const IbRecvCompletion *rc, uint8_t app_op,
+                             uint16_t info, uint16_t wqe_counter,
+                             uint32_t byte_cnt, const uint8_t *head)
+{
+    uint8_t opcode = rc->opcode == IB_RECV_SEND_IMM ? MLX5_CQE_RESP_SEND_IMM
+                     : rc->opcode == IB_RECV_SEND_INV ? MLX5_CQE_RESP_SEND_INV
+                                                       : MLX5_CQE_RESP_SEND;
+
+    mlx5_xrq_cqe(c, srq, qpn, opcode, app_op, info, wqe_counter, byte_cnt,
+                 head, opcode != MLX5_CQE_RESP_SEND ? &rc->imm : NULL);
+}
+
 bool mlx5_xrq_recv_done(Mlx5Core *c, Mlx5Qp *qp, Mlx5RecvCtx *rcv,
                         const IbRecvCompletion *rc)
 {
@@ -379,13 +400,12 @@ bool mlx5_xrq_recv_done(Mlx5Core *c, Mlx5Qp *qp, Mlx5RecvCtx *rcv,
         srq->tm->hw_phase++;
         /* fall through */
     case MLX5_CQE_APP_OP_TM_NO_TAG:
-        mlx5_xrq_cqe(c, srq, qp->qpn, MLX5_CQE_RESP_SEND, rcv->tm_op, 0,
-                     rcv->wqe_counter, rc->byte_len, zero);
+        mlx5_xrq_msg_cqe(c, srq, qp->qpn, rc, rcv->tm_op, 0, rcv->wqe_counter,
+                         rc->byte_len, zero);
         break;
     case MLX5_CQE_APP_OP_TM_CONSUMED_MSG:
-        mlx5_xrq_cqe(c, srq, qp->qpn, MLX5_CQE_RESP_SEND, rcv->tm_op,
-                     rcv->tm_slot, 0, rc->byte_len - MLX5_TMH_SIZE,
-                     rcv->tm_hdr);
+        mlx5_xrq_msg_cqe(c, srq, qp->qpn, rc, rcv->tm_op, rcv->tm_slot, 0,
+                         rc->byte_len - MLX5_TMH_SIZE, rcv->tm_hdr);
         break;
     default:
         mlx5_xrq_rndv(c, qp, srq, rcv, rc->byte_len);
@@ -474,7 +494,7 @@ void mlx5_xrq_send_done(Mlx5Core *c, Mlx5Qp *qp, const IbSendWr *wr,
                      st == IB_WC_SUCCESS
                          ? MLX5_CQE_APP_OP_TM_EXPECTED
                          : MLX5_CQE_APP_OP_TM_MSG_COMPLETION_CANCELED,
-                     r->slot, 0, st == IB_WC_SUCCESS ? r->len : 0, zero);
+                     r->slot, 0, st == IB_WC_SUCCESS ? r->len : 0, zero, NULL);
     }
     if (!r->fin && st == IB_WC_SUCCESS) {
         r->fin = true;

@@ -935,6 +935,9 @@ enum {
 #define WQ_log_wq_sz                        MLX5_FIELD(8, 4, 0)
 #define WQ_dbr_umem_valid                   MLX5_FIELD(9, 31, 31)
 #define WQ_wq_umem_valid                    MLX5_FIELD(9, 30, 30)
+#define WQ_dbr_umem_id                      MLX5_FIELD(10, 31, 0)
+#define WQ_wq_umem_id                       MLX5_FIELD(11, 31, 0)
+#define WQ_wq_umem_offset_OFF               0x30
 #define SRQC_lwm                            MLX5_FIELD(7, 31, 16)
 #define SRQC_wqe_cnt                        MLX5_FIELD(7, 15, 0)
 #define SRQC_dbr_addr_OFF                   0x28
