@@ -6,6 +6,7 @@
  */
 #include "mlx5-test.h"
 #include "mlx5_internal.h"
+#include "hw/rdma/mlx5/mlx5_xrq_prm.h"
 #include "mlx5_cmd.h"
 
 #define ST_PARAM MLX5_CMD_STAT_BAD_PARAM_ERR
@@ -292,6 +293,49 @@ static void test_umem(void)
         g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DESTROY_CQ, qcq, NULL, 0), ==, 0);
         g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DESTROY_UMEM, qum, NULL, 0), ==, 0);
         g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DESTROY_UMEM, qdbr, NULL, 0), ==, 0);
+        g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DEALLOC_PD, pd, NULL, 0), ==, 0);
+    }
+    /* UCX's tag-matching XRQ: its linked-list WQ and doorbell record in UMEMs, no page list */
+    {
+        uint32_t xum, xdbr, xcq, xrqn, pd = alloc_pd_uid(d, a);
+        uint8_t in[CREATE_XRQ_PAS_OFF] = { 0 }, o[16];
+        uint8_t *xrqc = in + CREATE_XRQ_XRQC_OFF, *wq = in + CREATE_XRQ_WQ_OFF;
+        Mlx5Srq *srq;
+
+        g_assert_cmpint(create_umem(d, a, pages, 2, &xum), ==, 0);
+        g_assert_cmpint(create_umem(d, a, pages + 3 * 4096, 1, &xdbr), ==, 0);
+        g_assert_cmpint(create_umem_cq(d, a, xum, 0, xdbr, 0, &xcq), ==, 0);
+        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_XRQ);
+        MLX5_SET(in, CMD_IN_uid, a);
+        MLX5_SET(xrqc, XRQC_topology, MLX5_XRQC_TOPOLOGY_TAG_MATCHING);
+        MLX5_SET(xrqc, XRQC_offload, MLX5_XRQC_OFFLOAD_RNDV);
+        MLX5_SET(xrqc, XRQC_log_matching_list_sz, 7);
+        MLX5_SET(xrqc, XRQC_cqn, xcq);
+        MLX5_SET(wq, WQ_pd, pd);
+        MLX5_SET(wq, WQ_log_wq_stride, 6);
+        MLX5_SET(wq, WQ_log_wq_sz, 6);              /* 64 x 64 B: the UMEM's second page */
+        MLX5_SET(wq, WQ_dbr_umem_valid, 1);
+        MLX5_SET(wq, WQ_wq_umem_valid, 1);
+        MLX5_SET(wq, WQ_dbr_umem_id, xdbr);
+        MLX5_SET64(wq, WQ_dbr_addr_OFF, 0x10);
+        MLX5_SET(wq, WQ_wq_umem_id, xum);
+        MLX5_SET64(wq, WQ_wq_umem_offset_OFF, 4096);
+        g_assert_cmpint(tdrv_exec(d, in, sizeof(in), o, sizeof(o)), ==, 0);
+        xrqn = mlx5_ld32(o + 8) & 0xffffff;
+        srq = mlx5_table_get(&d->c->srqs, xrqn);
+        g_assert_nonnull(srq->tm);
+        g_assert_cmphex(srq->buf.pas[0], ==, pages);        /* UMEM page 1 */
+        g_assert_cmphex(srq->dbr_addr, ==, pages + 3 * 4096 + 0x10);
+        /* the other context may not touch it */
+        g_assert_cmpint(cmd_uid(d, b, MLX5_CMD_OP_DESTROY_XRQ, xrqn, NULL, 0), ==, ST_RES);
+        /* without a UMEM, a page list must follow */
+        MLX5_SET(wq, WQ_wq_umem_valid, 0);
+        g_assert_cmpint(tdrv_exec(d, in, sizeof(in), o, sizeof(o)), ==,
+                        MLX5_CMD_STAT_BAD_INP_LEN_ERR);
+        g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DESTROY_XRQ, xrqn, NULL, 0), ==, 0);
+        g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DESTROY_CQ, xcq, NULL, 0), ==, 0);
+        g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DESTROY_UMEM, xum, NULL, 0), ==, 0);
+        g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DESTROY_UMEM, xdbr, NULL, 0), ==, 0);
         g_assert_cmpint(cmd_uid(d, a, MLX5_CMD_OP_DEALLOC_PD, pd, NULL, 0), ==, 0);
     }
     /* two pages, listed in reverse; the doorbell record at offset 0x40 of a one-page UMEM */
