@@ -136,7 +136,8 @@ bool mlx5_ib_recv_get(IbQp *ib, IbRecvWr *rwr, const void *msg,
          */
         Mlx5Srq *srq = mlx5_table_get(
             &c->srqs, qp->st == MLX5_QP_ST_XRC ? ib->xrc_srqn : qp->srqn);
-        if (srq && srq->tm && qp->st != MLX5_QP_ST_XRC &&
+        /* (a WRITE with immediate takes an SRQ WQE as on any SRQ) */
+        if (srq && srq->tm && msg && qp->st != MLX5_QP_ST_XRC &&
             mlx5_xrq_recv_get(c, qp, srq, rcv, msg, msg_len, rwr)) {
             return true;                /* into a matched tag's buffer */
         }

@@ -276,15 +276,12 @@ bool mlx5_xrq_recv_get(Mlx5Core *c, Mlx5Qp *qp, Mlx5Srq *srq,
                        Mlx5RecvCtx *rcv, const uint8_t *msg, uint32_t len,
                        IbRecvWr *rwr)
 {
-    uint8_t op = msg && len >= MLX5_TMH_SIZE ? msg[MLX5_TMH_opcode]
-                                             : MLX5_TMH_NO_TAG;
+    uint8_t op = len >= MLX5_TMH_SIZE ? msg[MLX5_TMH_opcode] : MLX5_TMH_NO_TAG;
     Mlx5TmEntry *e;
     int slot;
 
     memset(rcv->tm_hdr, 0, sizeof(rcv->tm_hdr));
-    if (msg) {
-        memcpy(rcv->tm_hdr, msg, MIN(len, sizeof(rcv->tm_hdr)));
-    }
+    memcpy(rcv->tm_hdr, msg, MIN(len, sizeof(rcv->tm_hdr)));
     rcv->tm_skip = 0;
     rcv->cqn = srq->cqn;
     rcv->uidx = srq->user_index;
