@@ -2099,6 +2099,20 @@ static void test_pp(void)
         g_assert_true(teth_poll_cqe(&t, cqe));
     }
     g_assert_cmpuint(h->tx->len, ==, 3 + 5 + 4);
+    /* CREATE_SQ naming an entry beyond the table: BAD_PARAM with the index syndrome */
+    {
+        uint8_t in[WQ_CREATE_PAS_OFF + 8] = { 0 }, o[16];
+
+        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_SQ);
+        MLX5_SET(in + OBJ_CTX_OFF, SQC_cqn, t.cqn);
+        MLX5_SET(in + OBJ_CTX_OFF, SQC_tis_lst_sz, 1);
+        MLX5_SET(in + OBJ_CTX_OFF, SQC_tis_num_0, t.tisn);
+        MLX5_SET(in + OBJ_CTX_OFF, SQC_packet_pacing_rate_limit_index, 128);
+        teth_wq_ctx(&t, in, 6, 6, fake_alloc(t.d->h, 4096, 4096), fake_alloc(t.d->h, 64, 64));
+        g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), o, sizeof(o)), ==,
+                        MLX5_CMD_STAT_BAD_PARAM_ERR);
+        g_assert_cmphex(tdrv_syndrome(o), ==, 0x30000050);
+    }
     eth_free(&t);
 }
 
