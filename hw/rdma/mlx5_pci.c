@@ -19,6 +19,7 @@
 #include "qemu/timer.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pcie.h"
+#include "hw/pci/pcie_sriov.h"
 #include "hw/pci/pci_device.h"
 #include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
@@ -27,14 +28,17 @@
 #include "system/reset.h"
 #include "hw/rdma/mlx5/mlx5_core.h"
 #include "hw/rdma/mlx5/mlx5_prm.h"
+#include "mlx5_pci.h"
 #include "trace.h"
 
 #define TYPE_MLX5_HCA "mlx5-hca"
 OBJECT_DECLARE_SIMPLE_TYPE(Mlx5Hca, MLX5_HCA)
 
 #define MLX5_MSIX_BAR       2
-/* the first extended capability: AER */
+/* the extended capabilities: AER, ARI, SR-IOV */
 #define MLX5_PCI_AER_OFFSET 0x100
+#define MLX5_PCI_ARI_OFFSET 0x150
+#define MLX5_PCI_SRIOV_OFFSET 0x160
 #define MLX5_RUN_BUDGET     256
 
 /* one kind of fuzz-record output */
@@ -55,6 +59,7 @@ struct Mlx5Hca {
     bool sm;
     uint8_t sm_priority;
     uint32_t msix_vectors;
+    uint16_t num_vfs;
     uint32_t memic_size;
     uint32_t cmd_timeout_ms;
     bool odp;
@@ -529,6 +534,40 @@ static void mlx5_hca_write_config(PCIDevice *dev, uint32_t address,
     pcie_cap_flr_write_config(dev, address, val, len);
 }
 
+/*
+ * SR-IOV (num-vfs > 0): ARI and the SR-IOV capability with the VFs' device ID
+ * and BARs, the VFs at functions 1.. num-vfs (QEMU realizes them all now and
+ * enables them with VF Enable); each attaches its core to ours (mlx5_vf.c).
+ */
+static bool mlx5_hca_sriov_init(Mlx5Hca *s, Error **errp)
+{
+    PCIDevice *d = PCI_DEVICE(s);
+
+    pcie_ari_init(d, MLX5_PCI_ARI_OFFSET);
+    if (!pcie_sriov_pf_init(d, MLX5_PCI_SRIOV_OFFSET, TYPE_MLX5_VF,
+                            MLX5_PCI_DEVICE_ID_CX5_VF, s->num_vfs, s->num_vfs,
+                            1, 1, errp)) {
+        return false;
+    }
+    pcie_sriov_pf_init_vf_bar(d, 0,
+                              PCI_BASE_ADDRESS_SPACE_MEMORY |
+                                  PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                                  PCI_BASE_ADDRESS_MEM_PREFETCH,
+                              MLX5_VF_BAR0_SIZE);
+    pcie_sriov_pf_init_vf_bar(d, MLX5_VF_MSIX_BAR,
+                              PCI_BASE_ADDRESS_SPACE_MEMORY,
+                              MLX5_VF_MSIX_SIZE);
+    return true;
+}
+
+Mlx5Core *mlx5_hca_pf_core(PCIDevice *vf)
+{
+    PCIDevice *pf = pcie_sriov_get_pf(vf);
+
+    return pf && object_dynamic_cast(OBJECT(pf), TYPE_MLX5_HCA)
+               ? MLX5_HCA(pf)->core : NULL;
+}
+
 static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
 {
     Mlx5Hca *s = MLX5_HCA(pci_dev);
@@ -571,6 +610,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
     cfg.log_max_mkey = s->log_max_mkey;
     cfg.log_max_uctx = s->log_max_uctx;
     cfg.msix_vectors = s->msix_vectors;
+    cfg.num_vfs = s->num_vfs;
     cfg.memic_size = s->memic_size;
     cfg.cmd_timeout_ms = s->cmd_timeout_ms;
     cfg.odp = s->odp;
@@ -673,6 +713,17 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
         pcie_aer_exit(pci_dev);
         return;
     }
+    if (s->num_vfs && !mlx5_hca_sriov_init(s, errp)) {
+        mlx5_core_free(s->core);
+        s->core = NULL;
+        timer_free(s->timer);
+        timer_free(s->tx_stall);
+        qemu_bh_delete(s->bh);
+        msix_unuse_all_vectors(pci_dev);
+        msix_uninit_exclusive_bar(pci_dev);
+        pcie_aer_exit(pci_dev);
+        return;
+    }
     s->nic = qemu_new_nic(&mlx5_hca_net_info, &s->conf,
                           object_get_typename(OBJECT(s)), dev->id,
                           &dev->mem_reentrancy_guard, s);
@@ -687,6 +738,7 @@ static void mlx5_hca_exit(PCIDevice *pci_dev)
     Mlx5Hca *s = MLX5_HCA(pci_dev);
 
     qemu_unregister_reset(mlx5_hca_reboot, s);
+    pcie_sriov_pf_exit(pci_dev);
     qemu_del_nic(s->nic);
     s->nic = NULL;
     timer_free(s->timer);
@@ -732,6 +784,7 @@ static const Property mlx5_hca_props[] = {
     DEFINE_PROP_BOOL("sm", Mlx5Hca, sm, true),
     DEFINE_PROP_UINT8("sm-priority", Mlx5Hca, sm_priority, 0),
     DEFINE_PROP_UINT32("msix-vectors", Mlx5Hca, msix_vectors, 64),
+    DEFINE_PROP_UINT16("num-vfs", Mlx5Hca, num_vfs, 8),
     DEFINE_PROP_UINT32("memic-size", Mlx5Hca, memic_size, 256 * 1024),
     DEFINE_PROP_UINT32("cmd-timeout-ms", Mlx5Hca, cmd_timeout_ms, 0),
     DEFINE_PROP_BOOL("odp", Mlx5Hca, odp, true),
@@ -770,6 +823,8 @@ static const struct {
     { "sm", "take part in the fabric's SM election and serve the SA" },
     { "sm-priority", "SM election priority 0..15 (highest wins)" },
     { "msix-vectors", "MSI-X table size, 2..2048" },
+    { "num-vfs", "SR-IOV virtual functions (PCI TotalVFs, 0..64; 0: no "
+      "SR-IOV capability)" },
     { "memic-size", "device memory (MEMIC) in bytes, a multiple of 4 KiB "
       "up to 1 MiB; 0 = none" },
     { "odp", "on-demand paging (page faults on MTT entries)" },

@@ -65,8 +65,9 @@ int ib_roce_find_gid(const IbPort *port, const uint8_t gid[16])
 
 /*
  * A frame from the Ethernet link, with headers @h, is a RoCE v2 packet for this
- * port if it is sent to our MAC, to UDP port 4791 of one of our GIDs. (Only a
- * look at the headers: ib_port_rx checks the rest.)
+ * port if it is sent to UDP port 4791 of one of our GIDs, at the port's MAC or
+ * the GID's own (its netdev's: a changed address, a macvlan, a VF's random
+ * one). (Only a look at the headers: ib_port_rx checks the rest.)
  */
 bool ib_roce_frame_is_ours(const IbPort *port, const uint8_t *f,
                            const IbEthHdr *h)
@@ -74,8 +75,9 @@ bool ib_roce_frame_is_ours(const IbPort *port, const uint8_t *f,
     uint8_t gid[16] = { [10] = 0xff, [11] = 0xff };
     /* a multicast MAC: for our groups (ib_mcast.c) */
     bool group = f[0] & 1;
+    int idx;
 
-    if (!port->roce || (!group && memcmp(f, port->mac, 6)) || !h->l4 ||
+    if (!port->roce || !h->l4 ||
         h->proto != 17 || h->dport != IB_ROCE_UDP_PORT) {
         return false;
     }
@@ -87,7 +89,9 @@ bool ib_roce_frame_is_ours(const IbPort *port, const uint8_t *f,
     if (group) {
         return port->mcast_count && ib_gid_is_mcast(port, gid);
     }
-    return ib_roce_find_gid(port, gid) >= 0;
+    idx = ib_roce_find_gid(port, gid);
+    return idx >= 0 && (!memcmp(f, port->mac, 6) ||
+                        !memcmp(f, port->gids[idx].mac, 6));
 }
 
 /*

@@ -37,6 +37,7 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_ib_virt, 0);
     MLX5_SET(cap, CAP_local_ca_ack_delay, 16);
     MLX5_SET(cap, CAP_port_type, 0);                /* InfiniBand */
+    MLX5_SET(cap, CAP_vhca_id, cfg->vhca_id);
     MLX5_SET(cap, CAP_num_ports, 1);
     MLX5_SET(cap, CAP_log_max_msg, cfg->log_max_msg);
     MLX5_SET(cap, CAP_cqe_version, 1);

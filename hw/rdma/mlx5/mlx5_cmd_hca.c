@@ -15,11 +15,15 @@
 
 void mlx5_cmd_enable_hca(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
+    unsigned fid;
+
     if (!mlx5_cmd_in_ok(cmd, 0x10)) {
         return;
     }
-    if (MLX5_GET(cmd->in, ENABLE_HCA_IN_function_id) != 0) {
-        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_FUNCTION);
+    fid = MLX5_GET(cmd->in, ENABLE_HCA_IN_function_id);
+    if (fid != 0) {
+        /* a VF of this PF, before its PCI VF Enable (mlx5_sriov.c) */
+        mlx5_sriov_enable_hca(c, cmd, fid, true);
         return;
     }
     c->hca_enabled = true;
@@ -27,11 +31,14 @@ void mlx5_cmd_enable_hca(Mlx5Core *c, Mlx5CmdCtx *cmd)
 
 void mlx5_cmd_disable_hca(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
+    unsigned fid;
+
     if (!mlx5_cmd_in_ok(cmd, 0x10)) {
         return;
     }
-    if (MLX5_GET(cmd->in, ENABLE_HCA_IN_function_id) != 0) {
-        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_FUNCTION);
+    fid = MLX5_GET(cmd->in, ENABLE_HCA_IN_function_id);
+    if (fid != 0) {
+        mlx5_sriov_enable_hca(c, cmd, fid, false);
         return;
     }
     /*

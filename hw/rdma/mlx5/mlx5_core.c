@@ -146,6 +146,9 @@ const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg)
     if (cfg->cmd_timeout_ms > MLX5_CMD_TIMEOUT_MAX) {
         return "cmd-timeout-ms must be at most 1048575";
     }
+    if (cfg->num_vfs > MLX5_MAX_VFS) {
+        return "num-vfs must be at most 64";
+    }
     if (cfg->memic_size > MLX5_MEMIC_MAX || cfg->memic_size % 4096) {
         return "memic-size must be a multiple of 4 KiB, at most 1 MiB";
     }
@@ -197,6 +200,7 @@ Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops,
     c->ib.sm_priority = cfg->sm_priority;
     ib_fault_configure(&c->ib, &cfg->fault);
     mlx5_memic_init(c);
+    mlx5_sriov_init(c);
     if (cfg->eth) {
         mlx5_eth_init(c);
     }
@@ -209,6 +213,7 @@ void mlx5_core_free(Mlx5Core *c)
     if (!c) {
         return;
     }
+    mlx5_sriov_free(c);
     mlx5_res_teardown(c);
     if (c->eth) {
         mlx5_eth_free(c);
@@ -227,6 +232,7 @@ void mlx5_function_reset(Mlx5Core *c)
     mlx5_memic_reset(c);
     mlx5_bf_reset(c);
     g_array_set_size(c->comp_pending, 0);
+    mlx5_esw_flush(c);
     c->nwork = c->work_head = 0;
     c->ib.lb_count = 0;
     c->ib.tx_blocked = false;
@@ -268,6 +274,13 @@ void mlx5_core_set_port_type(Mlx5Core *c, bool eth)
     if (c->ops->port_type) {
         c->ops->port_type(c->opaque, eth);
     }
+    /* the VFs' ports are the PF's */
+    for (unsigned i = 0; i < c->cfg.num_vfs; i++) {
+        if (c->vfs[i]) {
+            mlx5_core_set_port_type(c->vfs[i], eth);
+        }
+    }
+    mlx5_sriov_pf_link(c);
 }
 
 void mlx5_core_reboot(Mlx5Core *c)
@@ -297,6 +310,7 @@ void mlx5_core_reset(Mlx5Core *c, Mlx5ResetKind kind)
         mlx5_flash_reset(c);
         mlx5_fw_reset_pci(c);
         mlx5_cong_reset(c);
+        mlx5_sriov_pf_reset(c);
     }
 }
 
@@ -326,8 +340,12 @@ static uint32_t mlx5_iseg_read32(Mlx5Core *c, uint64_t off)
     case MLX5_ISEG_CMD_DBELL:
         return 0;
     case MLX5_ISEG_INITIALIZING:
-        /* initialized; a firmware reset may be asked for (mlx5_inject.c) */
-        return 1u << MLX5_ISEG_FW_RESET_SUPPORTED;
+        /*
+         * initialized (a VF: once its PF enabled it); a firmware reset may be
+         * asked for (mlx5_inject.c)
+         */
+        return (mlx5_sriov_initializing(c) ? 1u << 31 : 0) |
+               1u << MLX5_ISEG_FW_RESET_SUPPORTED;
     case MLX5_ISEG_HEALTH_FW_VER:
         return ((uint32_t)c->cfg.fw_major << 24) |
                ((uint32_t)c->cfg.fw_minor << 16) | c->cfg.fw_subminor;
@@ -496,7 +514,8 @@ bool mlx5_core_run(Mlx5Core *c, unsigned budget)
     }
     c->busy++;
     mlx5_cmdq_process(c);
-    more = mlx5_exec_run(c, budget);
+    more = mlx5_esw_rx_run(c);
+    more |= mlx5_exec_run(c, budget);
     /* what the last burst of frames completed, compressed */
     mlx5_cqe_comp_flush_all(c);
     c->busy--;
@@ -530,7 +549,9 @@ bool mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame,
      */
     if (port == 1 && !c->health_fatal) {
         c->busy++;
-        if (c->eth) {
+        if (c->eth && mlx5_esw_uplink_rx(c, frame, len)) {
+            /* a VF's: switched to it */
+        } else if (c->eth) {
             mlx5_eth_rx(c, frame, len);
         } else {
             ib_port_link_rx(&c->ib, frame, len, NULL);
@@ -548,6 +569,7 @@ void mlx5_core_link_tx_ready(Mlx5Core *c, unsigned port)
     if (port == 1 && c->eth) {
         mlx5_eth_tx_ready(c);
         ib_port_tx_ready(&c->ib);       /* RoCE shares the link */
+        mlx5_esw_tx_ready(c);           /* and so do the VFs */
     } else if (port == 1) {
         ib_port_tx_ready(&c->ib);
     }
@@ -558,5 +580,6 @@ void mlx5_core_link_set_up(Mlx5Core *c, unsigned port, bool up)
     if (port == 1) {
         c->link_cable = up;
         mlx5_port_set_link(c, mlx5_link_wanted(c));
+        mlx5_sriov_pf_link(c);
     }
 }

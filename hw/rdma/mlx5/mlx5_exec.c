@@ -677,7 +677,7 @@ static bool mlx5_ib_link_tx(IbPort *port, const struct iovec *iov, int iovcnt,
 {
     Mlx5Core *c = port->dev;
 
-    return c->ops->link_tx(c->opaque, 1, iov, iovcnt, best_effort);
+    return mlx5_port_tx(c, iov, iovcnt, best_effort);
 }
 
 static IbQp *mlx5_ib_qp_lookup(IbPort *port, uint32_t qpn)

@@ -374,6 +374,7 @@ static char *mlx5_inject_port(Mlx5Core *c, char **words)
                         "module=in");
     }
     mlx5_port_set_link(c, mlx5_link_wanted(c));
+    mlx5_sriov_pf_link(c);
     return NULL;
 }
 

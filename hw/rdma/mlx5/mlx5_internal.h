@@ -655,6 +655,17 @@ struct Mlx5Core {
     /* CQNs whose CQE compression session waits for the end of this run */
     GArray *comp_pending;
 
+    /* SR-IOV (mlx5_sriov.c) */
+    Mlx5Core **vfs;             /* a PF: cfg.num_vfs slots, NULL: detached */
+    Mlx5Core *pf;               /* a VF: its PF (NULL: detached) */
+    uint16_t vf_index;
+    bool vf_enabled;            /* a VF: its PF's ENABLE_HCA */
+    /*
+     * frames the embedded switch (eth/mlx5_eswitch.c) delivered to this
+     * function, taken at its next run (GByteArray each)
+     */
+    GQueue esw_rxq;
+
     /* trace/test counters */
     uint64_t cmd_count;
 };
@@ -741,6 +752,31 @@ void mlx5_record_recv_wqe(Mlx5Core *c, const Mlx5Qp *qp, bool srq,
                           const uint8_t *wqe, uint32_t stride);
 void mlx5_record_frame(Mlx5Core *c, const uint8_t *frame, size_t len);
 void mlx5_record_mmio(Mlx5Core *c, uint64_t off, uint64_t val, unsigned size);
+
+/* mlx5_sriov.c */
+void mlx5_sriov_init(Mlx5Core *c);
+void mlx5_sriov_free(Mlx5Core *c);
+bool mlx5_sriov_enable_hca(Mlx5Core *c, Mlx5CmdCtx *cmd, unsigned fid,
+                           bool on);
+bool mlx5_sriov_initializing(Mlx5Core *c);
+void mlx5_sriov_pf_reset(Mlx5Core *c);
+void mlx5_sriov_pf_link(Mlx5Core *c);
+
+/* eth/mlx5_eswitch.c: the embedded switch */
+/*
+ * Send a frame out of function @c's port (its NIC SQs, its RoCE or IB
+ * transport): to the link, or through the switch to other functions.
+ * Returns false as Mlx5CoreOps.link_tx does.
+ */
+bool mlx5_port_tx(Mlx5Core *c, const struct iovec *iov, int iovcnt,
+                  bool best_effort);
+/* A frame from @pf's link: true if it was a VF's alone (the PF's is not). */
+bool mlx5_esw_uplink_rx(Mlx5Core *pf, const uint8_t *f, size_t len);
+/* Receive what the switch queued for @c: true if more waits. */
+bool mlx5_esw_rx_run(Mlx5Core *c);
+void mlx5_esw_flush(Mlx5Core *c);
+/* @pf's link takes frames again: so do its VFs' SQs */
+void mlx5_esw_tx_ready(Mlx5Core *pf);
 
 /* mlx5_core.c */
 int mlx5_dma_read(Mlx5Core *c, uint64_t pa, void *buf, size_t len);

@@ -129,6 +129,14 @@ typedef struct Mlx5CoreConfig {
      * MLX5_CMD_TIMEOUT_MAX); 0: none, the driver's own (60 s)
      */
     uint32_t cmd_timeout_ms;
+    /*
+     * SR-IOV (mlx5_sriov.c): a PF's number of virtual functions (PCI
+     * TotalVFs; their cores are attached with mlx5_core_vf_attach), or this
+     * core is a VF's (@vf: made from its PF's with mlx5_core_vf_config)
+     */
+    uint16_t num_vfs;
+    bool     vf;
+    uint16_t vhca_id;           /* the function's id (a VF: its index + 1) */
 } Mlx5CoreConfig;
 
 #define MLX5_CMD_TIMEOUT_MAX    0xfffff
@@ -198,6 +206,22 @@ void mlx5_core_vsc_reset(Mlx5Core *c);
 char *mlx5_core_inject(Mlx5Core *c, const char *request);
 /* What is armed, as the requests that would arm it ("" if nothing; g_free). */
 char *mlx5_core_inject_state(Mlx5Core *c);
+
+/*
+ * SR-IOV (mlx5_sriov.c). A virtual function is a core of its own (its
+ * objects, command queue, EQs, UARs and DMA are its function's), made from
+ * @pf's configuration by mlx5_core_vf_config for VF @idx (0-based) and
+ * attached to it: the PF enables and disables it (ENABLE/DISABLE_HCA with
+ * function_id idx + 1), and its frames are switched by the PF's embedded
+ * switch (eth/mlx5_eswitch.c) between the functions and the PF's link. A VF
+ * core's own link_tx is never called. Detach before freeing either core.
+ */
+#define MLX5_MAX_VFS        64
+#define MLX5_VF_BAR0_SIZE   (1024u * 1024)
+#define MLX5_VF_MSIX        8
+void mlx5_core_vf_config(Mlx5Core *pf, unsigned idx, Mlx5CoreConfig *cfg);
+void mlx5_core_vf_attach(Mlx5Core *pf, unsigned idx, Mlx5Core *vf);
+void mlx5_core_vf_detach(Mlx5Core *vf);
 
 /* Fabric link. */
 /*

@@ -18,6 +18,7 @@
 
 #define PCI_VENDOR_ID_MELLANOX          0x15b3
 #define MLX5_PCI_DEVICE_ID_CX5          0x1017
+#define MLX5_PCI_DEVICE_ID_CX5_VF       0x1018
 /* "Infiniband controller", as real CX-5 report */
 #define MLX5_PCI_CLASS_IB               0x0207
 #define MLX5_IEEE_VENDOR_ID             0x0002c9
@@ -389,6 +390,7 @@ enum {
 };
 
 /* cmd_hca_cap (relative to the capability start) */
+#define CAP_vhca_id                         MLX5_FIELD(1, 15, 0)
 #define CAP_log_max_srq_sz                  MLX5_FIELD(4, 31, 24)
 #define CAP_log_max_qp_sz                   MLX5_FIELD(4, 23, 16)
 #define CAP_log_max_qp                      MLX5_FIELD(4, 4, 0)

@@ -1,0 +1,131 @@
+#!/bin/sh
+# SR-IOV on an Ethernet port (issue 29, first steps): the PF offers 8 VFs (sriov_totalvfs);
+# `echo 4 > sriov_numvfs` makes four 15b3:1018 functions, each probed by the stock mlx5_core
+# ("Assigned random MAC address", an mlx5e netdev, an RDMA device). Two VFs moved into network
+# namespaces reach each other, the PF and the other guest through the device's switch: ping
+# and md5-checked TCP VF-to-VF and other-guest-to-VF; RoCE v2 (ibv_rc_pingpong) VF-to-VF and
+# other-guest-to-VF. `echo 0` removes them cleanly (no "timeout reclaiming VFs pages"), and
+# 0 -> 2 -> 0 works again.
+# mlx5t-instances: 2
+# mlx5t-timeout: 600
+# mlx5t-device-args: link-type=eth
+. /test/lib/common.sh
+. /test/lib/ipoib.sh
+. /test/lib/roce.sh
+mlx5e_peer_up
+if [ "$IDX" = 1 ]; then
+  GP=$(gid_index mlx5_0 1 "$(ipv4_gid "$ME")") || fail "no RoCE v2 GID for $ME"
+fi
+
+# vfs: the PCI addresses of the enabled VFs (15b3:1018)
+vfs() {
+  for _d in /sys/bus/pci/devices/*; do
+    [ "$(cat "$_d/vendor"):$(cat "$_d/device")" = 0x15b3:0x1018 ] && echo "${_d##*/}"
+  done
+}
+# vf_ready BDF: the VF is bound to mlx5_core with a netdev and an RDMA device
+vf_ready() {
+  [ "$(basename "$(readlink "/sys/bus/pci/devices/$1/driver")")" = mlx5_core ] &&
+    ls "/sys/bus/pci/devices/$1/net/"* >/dev/null 2>&1 &&
+    ls "/sys/bus/pci/devices/$1/infiniband/"* >/dev/null 2>&1
+}
+all_ready() {
+  [ "$(vfs | wc -l)" = "$1" ] || return 1
+  for _v in $(vfs); do vf_ready "$_v" || return 1; done
+}
+
+if [ "$IDX" = 0 ]; then
+  D=/sys/class/net/$E/device
+  tv=$(cat "$D/sriov_totalvfs") || fail "no sriov_totalvfs: the PF has no SR-IOV capability"
+  echo "$E: sriov_totalvfs $tv"
+  [ "$tv" = 8 ] || fail "sriov_totalvfs is $tv, expected 8 (num-vfs default)"
+  run sh -c "echo 4 > $D/sriov_numvfs" || fail "echo 4 > sriov_numvfs failed"
+  wait_for 60 all_ready 4 || { vfs; fail "four VFs did not come up with netdevs and RDMA devices"; }
+  for v in $(vfs); do
+    echo "VF $v: netdev $(ls /sys/bus/pci/devices/$v/net) rdma $(ls /sys/bus/pci/devices/$v/infiniband)" \
+      "MAC $(cat /sys/bus/pci/devices/$v/net/*/address)"
+  done
+  n=$(dmesg | grep -c "mlx5_core .*Assigned random MAC address")
+  [ "$n" = 4 ] || fail "expected 4 'Assigned random MAC address' lines, saw $n"
+  set -- $(vfs)
+  V0=$(ls /sys/bus/pci/devices/$1/net) R0=$(ls /sys/bus/pci/devices/$1/infiniband)
+  V1=$(ls /sys/bus/pci/devices/$2/net) R1=$(ls /sys/bus/pci/devices/$2/infiniband)
+  # the VFs in their own namespaces, on the PF's subnet
+  for p in "a $V0 11" "b $V1 12"; do
+    set -- $p
+    ip netns add "$1"
+    ip link set "$2" netns "$1" || fail "cannot move $2 into namespace $1"
+    ip -n "$1" link set lo up
+    ip -n "$1" addr add "192.168.77.$3/24" dev "$2"
+    ip -n "$1" link set "$2" up
+    wait_for 30 sh -c "ip -n $1 link show $2 | grep -q LOWER_UP" || fail "$2 has no carrier"
+  done
+  for p in "a 192.168.77.12 VF-to-VF" "a 192.168.77.1 VF-to-PF" "b 192.168.77.2 VF-to-other-guest" \
+           "a 192.168.77.2 VF-to-other-guest"; do
+    set -- $p
+    wait_for 30 ip netns exec "$1" ping -c 1 -W 1 "$2" || fail "$3: no ping reply from $2 (namespace $1)"
+    echo "$3 ping $2 from namespace $1: $(ip netns exec "$1" ping -c 3 -i 0.2 "$2" | tail -n 2 | head -n 1)"
+  done
+  # TCP VF-to-VF, checked by md5
+  gen_data /tmp/tcp.src
+  want=$(md5sum < /tmp/tcp.src | cut -d' ' -f1)
+  # (the receiver in the foreground: a background nc has /dev/null as its input, and closes)
+  (sleep 1; ip netns exec a nc -w 3 192.168.77.12 5301 < /tmp/tcp.src) &
+  spid=$!
+  ip netns exec b timeout 120 nc -l -p 5301 > /tmp/vf.dst || fail "TCP VF-to-VF: receive failed"
+  wait $spid || fail "TCP VF-to-VF: send failed"
+  got=$(md5sum < /tmp/vf.dst | cut -d' ' -f1)
+  echo "TCP VF-to-VF: $(wc -c < /tmp/vf.dst) bytes, md5 $got"
+  [ "$got" = "$want" ] || fail "TCP VF-to-VF: data differs (md5 $got, sent $want)"
+  G0=$(gid_index "$R0" 1 "$(ipv4_gid 192.168.77.11)") || { show_gids "$R0" 1; fail "$R0: no GID for 192.168.77.11"; }
+  G1=$(gid_index "$R1" 1 "$(ipv4_gid 192.168.77.12)") || { show_gids "$R1" 1; fail "$R1: no GID for 192.168.77.12"; }
+fi
+barrier up 6300
+
+# TCP from the other guest to VF 0 (its namespace), checked by md5
+gen_data /tmp/tcp.src
+if [ "$IDX" = 0 ]; then
+  ip netns exec a timeout 120 nc -l -p 5302 > /tmp/tcp.dst || fail "TCP to the VF: receive failed"
+  got=$(md5sum < /tmp/tcp.dst | cut -d' ' -f1)
+  want=$(md5sum < /tmp/tcp.src | cut -d' ' -f1)
+  echo "TCP other-guest-to-VF: $(wc -c < /tmp/tcp.dst) bytes, md5 $got"
+  [ "$got" = "$want" ] || fail "TCP other-guest-to-VF: data differs (md5 $got, sent $want)"
+else
+  _end=$(($(date +%s) + 60))
+  until nc -w 3 192.168.77.11 5302 < /tmp/tcp.src; do
+    [ "$(date +%s)" -lt "$_end" ] || fail "TCP to the VF: cannot connect to 192.168.77.11"
+    sleep 0.5
+  done
+fi
+barrier tcp 6310
+
+# RoCE v2 from the other guest's PF to VF 0 (the exchange over the management network)
+RDEV=${R0:-mlx5_0}
+roce_pair "ibv_rc_pingpong other-guest-to-VF" 0 "bytes in .* seconds" \
+  ibv_rc_pingpong -d "$R0" -g "$G0" -p $ROCE_PORT -- ibv_rc_pingpong -d mlx5_0 -g "$GP" -p $ROCE_PORT 10.0.0.1
+
+if [ "$IDX" = 0 ]; then
+  # RoCE v2 between two VFs of this guest (100 iterations: both programs poll on the one vCPU)
+  timeout 60 ibv_rc_pingpong -d "$R0" -g "$G0" -p 18600 -n 100 > /tmp/pp.srv 2>&1 &
+  spid=$!
+  sleep 1
+  timeout 60 ibv_rc_pingpong -d "$R1" -g "$G1" -p 18600 -n 100 localhost > /tmp/pp.cli 2>&1 ||
+    { cat /tmp/pp.cli; fail "ibv_rc_pingpong VF-to-VF (client $R1) failed"; }
+  wait $spid || { cat /tmp/pp.srv; fail "ibv_rc_pingpong VF-to-VF (server $R0) failed"; }
+  cat /tmp/pp.cli
+  grep -q "bytes in .* seconds" /tmp/pp.cli || fail "ibv_rc_pingpong VF-to-VF: no result line"
+
+  run sh -c "echo 0 > $D/sriov_numvfs" || fail "echo 0 > sriov_numvfs failed"
+  wait_for 30 sh -c "[ -z \"\$(ls -d /sys/bus/pci/devices/*/physfn 2>/dev/null)\" ]" ||
+    fail "VFs still present after echo 0"
+  [ "$(cat $D/sriov_numvfs)" = 0 ] || fail "sriov_numvfs is not 0"
+  # again, 0 -> 2 -> 0
+  run sh -c "echo 2 > $D/sriov_numvfs" || fail "echo 2 > sriov_numvfs failed"
+  wait_for 60 all_ready 2 || fail "two VFs did not come up again"
+  run sh -c "echo 0 > $D/sriov_numvfs" || fail "second echo 0 > sriov_numvfs failed"
+  [ -z "$(vfs)" ] || fail "VFs still present after the second echo 0"
+  dmesg | grep -q "timeout reclaiming" && fail "the PF timed out reclaiming VF pages"
+  ping -c 1 -W 2 "$PEER" > /dev/null || fail "the PF lost its link to the other guest"
+  echo "sriov: VFs created, used and removed twice"
+fi
+barrier done 6320

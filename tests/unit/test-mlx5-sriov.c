@@ -1,0 +1,303 @@
+/*
+ * Unit tests of SR-IOV (mlx5_sriov.c) and the embedded switch (eth/mlx5_eswitch.c): a PF core
+ * with VF cores attached, each driven by its own mini driver over its own fake host (its own
+ * memory: what one function's DMA reaches no other can). The PF enables and disables its VFs
+ * (ENABLE/DISABLE_HCA function_id), a VF's initialization segment says "initializing" until
+ * then; frames between the functions and the PF's link are switched by address.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "mlx5-testeth.h"
+
+static const uint8_t pf_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+static const uint8_t vf_mac[2][6] = {
+    { 0x02, 0x00, 0x00, 0x00, 0x01, 0x01 }, { 0x02, 0x00, 0x00, 0x00, 0x01, 0x02 },
+};
+static const uint8_t far_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
+static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+#define NVFS 2
+
+typedef struct Rig {
+    TDrv *pf;
+    TDrv *vf[NVFS];
+} Rig;
+
+/* The VF's initialization segment's "initializing" bit (31 of 0x1fc). */
+static bool vf_initializing(TDrv *d)
+{
+    return tdrv_mmio_rd32(d, MLX5_ISEG_INITIALIZING) >> 31;
+}
+
+static int enable_hca(TDrv *d, uint16_t op, unsigned fid, uint32_t *synd)
+{
+    uint8_t out[16];
+    int st = tdrv_simple(d, op, 0, fid, 0, out, sizeof(out));
+
+    *synd = tdrv_syndrome(out);
+    return st;
+}
+
+/* A function's own permanent address (as the PF's E-Switch would set it for a VF). */
+static void set_mac(TDrv *d, const uint8_t *mac)
+{
+    g_autofree uint8_t *in = g_malloc0(MODIFY_NIC_VPORT_IN_CTX_OFF + NVC_SIZE);
+    uint8_t out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT);
+    MLX5_SET(in, MODIFY_NIC_VPORT_IN_field_select, MLX5_NVC_FS_PERMANENT_ADDRESS);
+    memcpy(in + MODIFY_NIC_VPORT_IN_CTX_OFF + NVC_permanent_address_OFF, mac, 6);
+    g_assert_cmpint(tdrv_exec(d, in, MODIFY_NIC_VPORT_IN_CTX_OFF + NVC_SIZE, out, 16), ==, 0);
+}
+
+/* A PF (Ethernet, num_vfs NVFS, link up) and its VFs attached, not enabled. */
+static void rig_new(Rig *r)
+{
+    Mlx5CoreConfig cfg;
+    unsigned i;
+
+    mlx5_core_config_default(&cfg, pf_mac);
+    cfg.sm = false;
+    cfg.eth = true;
+    cfg.num_vfs = NVFS;
+    r->pf = tdrv_new_cfg(&cfg);
+    tdrv_bringup(r->pf);
+    mlx5_core_link_set_up(r->pf->c, 1, true);
+    for (i = 0; i < NVFS; i++) {
+        Mlx5CoreConfig v;
+
+        mlx5_core_vf_config(r->pf->c, i, &v);
+        g_assert_null(mlx5_core_config_check(&v));
+        g_assert_true(v.vf);
+        g_assert_cmpint(v.pci_device_id, ==, 0x1018);
+        g_assert_cmpint(v.vhca_id, ==, i + 1);
+        g_assert_cmphex(v.node_guid, !=, cfg.node_guid);
+        g_assert_cmphex(v.sys_image_guid, ==, cfg.sys_image_guid);
+        r->vf[i] = tdrv_new_cfg(&v);
+        mlx5_core_vf_attach(r->pf->c, i, r->vf[i]->c);
+    }
+}
+
+static void rig_free(Rig *r)
+{
+    unsigned i;
+
+    for (i = 0; i < NVFS; i++) {
+        mlx5_core_vf_detach(r->vf[i]->c);
+        tdrv_free(r->vf[i]);
+    }
+    tdrv_free(r->pf);
+}
+
+/* Enable VF @i from the PF, bring its function up with its MAC and one mlx5e channel. */
+static void vf_up(Rig *r, unsigned i, TEth *t)
+{
+    uint32_t synd;
+
+    g_assert_cmpint(enable_hca(r->pf, MLX5_CMD_OP_ENABLE_HCA, i + 1, &synd), ==, 0);
+    g_assert_false(vf_initializing(r->vf[i]));
+    tdrv_bringup(r->vf[i]);
+    set_mac(r->vf[i], vf_mac[i]);
+    teth_setup(t, r->vf[i]);
+}
+
+/* Send a 60-byte frame to @dst from the channel @t (inline, no checksums). */
+static void send_frame(TEth *t, const uint8_t *dst, uint8_t tag)
+{
+    uint8_t f[60] = { 0 }, cqe[64];
+
+    memcpy(f, dst, 6);
+    memcpy(f + 6, t->d->c->eth->mac, 6);
+    mlx5_st16(f + 12, 0x88b5);
+    memset(f + 14, tag, sizeof(f) - 14);
+    teth_post_send(t, MLX5_OPCODE_SEND, 0, 0, f, sizeof(f), 0, 0, -1);
+    g_assert_true(teth_poll_cqe(t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+}
+
+/* The next frame received on @t has tag @tag (a receive WQE posted first). */
+static bool got_frame(TEth *t, uint8_t tag)
+{
+    uint8_t cqe[64], f[60];
+
+    if (!teth_poll_cqe(t, cqe)) {
+        return false;
+    }
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
+    fake_read(t->d->h, t->mem, f, sizeof(f));
+    g_assert_cmpint(f[20], ==, tag);
+    teth_post_recv(t, 2048, t->mem);
+    return true;
+}
+
+static unsigned link_frames(Rig *r)
+{
+    return r->pf->h->tx->len;
+}
+
+static void test_enable(void)
+{
+    uint8_t out[QUERY_HCA_CAP_OUT_SIZE];
+    uint32_t synd;
+    Rig r;
+    TEth t;
+
+    rig_new(&r);
+    /* a VF is "initializing" until its PF enables it */
+    g_assert_true(vf_initializing(r.vf[0]));
+    g_assert_false(vf_initializing(r.pf));
+    /* functions the PF does not have, and the PF's own number from ENABLE's field */
+    g_assert_cmpint(enable_hca(r.pf, MLX5_CMD_OP_ENABLE_HCA, NVFS + 1, &synd), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmphex(synd, ==, 0x10000005);
+    g_assert_cmpint(enable_hca(r.pf, MLX5_CMD_OP_ENABLE_HCA, 0xffff, &synd), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_true(vf_initializing(r.vf[0]));
+
+    vf_up(&r, 0, &t);
+    g_assert_true(vf_initializing(r.vf[1]));
+    /* the VF's caps: its vhca_id, no E-Switch or vport group management */
+    g_assert_cmpint(tdrv_simple(r.vf[0], MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, out, sizeof(out)),
+                    ==, 0);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_vhca_id), ==, 1);
+    g_assert_cmpint(MLX5_GET(out + HCA_CAP_OFF, CAP_port_type), ==, 1);
+    /* a VF enables no other function */
+    g_assert_cmpint(enable_hca(r.vf[0], MLX5_CMD_OP_ENABLE_HCA, 2, &synd), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_true(vf_initializing(r.vf[1]));
+    g_assert_cmpint(enable_hca(r.vf[0], MLX5_CMD_OP_DISABLE_HCA, 2, &synd), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    /* the PF disables it: back to initializing, its function reset (no PD can be made) */
+    g_assert_cmpint(enable_hca(r.pf, MLX5_CMD_OP_DISABLE_HCA, 1, &synd), ==, 0);
+    g_assert_true(vf_initializing(r.vf[0]));
+    g_assert_false(r.vf[0]->c->hca_initialized);
+
+    /* the PF's reset takes its VFs with it */
+    g_assert_cmpint(enable_hca(r.pf, MLX5_CMD_OP_ENABLE_HCA, 2, &synd), ==, 0);
+    g_assert_false(vf_initializing(r.vf[1]));
+    mlx5_core_reset(r.pf->c, MLX5_RESET_SYSTEM);
+    g_assert_true(vf_initializing(r.vf[1]));
+    rig_free(&r);
+}
+
+static void test_switch(void)
+{
+    TEth p, v0, v1;
+    uint8_t f[60] = { 0 }, state[16];
+    uint32_t synd;
+    unsigned n;
+    Rig r;
+
+    rig_new(&r);
+    teth_setup(&p, r.pf);
+    vf_up(&r, 0, &v0);
+    vf_up(&r, 1, &v1);
+    teth_post_recv(&p, 2048, p.mem);
+    teth_post_recv(&v0, 2048, v0.mem);
+    teth_post_recv(&v1, 2048, v1.mem);
+    /* the VFs' ports are up with the PF's link */
+    g_assert_cmpint(tdrv_simple(r.vf[0], MLX5_CMD_OP_QUERY_VPORT_STATE, 0, 0, 0, state, 16), ==,
+                    0);
+    g_assert_cmpint(MLX5_GET(state, QUERY_VPORT_STATE_OUT_state), ==, 1);
+
+    /* VF to VF: the receiver's alone, never on the link */
+    n = link_frames(&r);
+    send_frame(&v0, vf_mac[1], 0x11);
+    g_assert_true(got_frame(&v1, 0x11));
+    g_assert_false(got_frame(&p, 0x11));
+    g_assert_cmpuint(link_frames(&r), ==, n);
+    /* VF to PF */
+    send_frame(&v1, pf_mac, 0x12);
+    g_assert_true(got_frame(&p, 0x12));
+    g_assert_false(got_frame(&v0, 0x12));
+    g_assert_cmpuint(link_frames(&r), ==, n);
+    /* PF to VF */
+    send_frame(&p, vf_mac[0], 0x13);
+    g_assert_true(got_frame(&v0, 0x13));
+    g_assert_cmpuint(link_frames(&r), ==, n);
+    /* to anyone else: the link */
+    send_frame(&v0, far_mac, 0x14);
+    g_assert_cmpuint(link_frames(&r), ==, n + 1);
+    g_assert_cmpmem(((GByteArray *)g_ptr_array_index(r.pf->h->tx, n))->data, 6, far_mac, 6);
+    g_assert_false(got_frame(&p, 0x14) || got_frame(&v1, 0x14));
+    /* broadcast: every other function and the link, not back to the source */
+    trace_counts_reset();
+    send_frame(&v0, bcast, 0x15);
+    g_assert_cmpuint(link_frames(&r), ==, n + 2);
+    g_assert_cmpuint(trace_count("mlx5_esw_fwd"), ==, 2);
+
+    /* from the link: to a VF's address, that VF only; to the PF's, the PF */
+    memcpy(f, vf_mac[1], 6);
+    memcpy(f + 6, far_mac, 6);
+    mlx5_st16(f + 12, 0x88b5);
+    memset(f + 14, 0x16, sizeof(f) - 14);
+    g_assert_true(mlx5_core_link_rx(r.pf->c, 1, f, sizeof(f)));
+    g_assert_false(got_frame(&p, 0x16));
+    g_assert_true(got_frame(&v1, 0x16));
+    memcpy(f, pf_mac, 6);
+    memset(f + 14, 0x17, sizeof(f) - 14);
+    g_assert_true(mlx5_core_link_rx(r.pf->c, 1, f, sizeof(f)));
+    g_assert_true(got_frame(&p, 0x17));
+    g_assert_false(got_frame(&v1, 0x17));
+
+    /* the PF's link down: the VFs' ports too, and frames to the link are lost */
+    mlx5_core_link_set_up(r.pf->c, 1, false);
+    g_assert_cmpint(tdrv_simple(r.vf[0], MLX5_CMD_OP_QUERY_VPORT_STATE, 0, 0, 0, state, 16), ==,
+                    0);
+    g_assert_cmpint(MLX5_GET(state, QUERY_VPORT_STATE_OUT_state), ==, 0);
+    mlx5_core_link_set_up(r.pf->c, 1, true);
+    g_assert_cmpint(tdrv_simple(r.vf[0], MLX5_CMD_OP_QUERY_VPORT_STATE, 0, 0, 0, state, 16), ==,
+                    0);
+    g_assert_cmpint(MLX5_GET(state, QUERY_VPORT_STATE_OUT_state), ==, 1);
+
+    /* a disabled VF is no switch port: its address is the link's again, the PF's to decide */
+    g_assert_cmpint(enable_hca(r.pf, MLX5_CMD_OP_DISABLE_HCA, 2, &synd), ==, 0);
+    n = link_frames(&r);
+    send_frame(&v0, vf_mac[1], 0x18);
+    g_assert_cmpuint(link_frames(&r), ==, n + 1);
+    rig_free(&r);
+}
+
+/* Frames a function cannot take yet wait in its queue, at most 256; the rest are dropped. */
+static void test_queue_bound(void)
+{
+    TEth p, v0;
+    uint8_t f[60] = { 0 };
+    unsigned i;
+    Rig r;
+
+    rig_new(&r);
+    teth_setup(&p, r.pf);
+    vf_up(&r, 0, &v0);
+    memcpy(f, vf_mac[0], 6);
+    memcpy(f + 6, far_mac, 6);
+    mlx5_st16(f + 12, 0x88b5);
+    trace_counts_reset();
+    for (i = 0; i < 300; i++) {
+        g_assert_true(mlx5_core_link_rx(r.pf->c, 1, f, sizeof(f)));
+    }
+    g_assert_cmpuint(trace_count("mlx5_esw_fwd"), ==, 256);
+    g_assert_cmpuint(trace_count("mlx5_esw_drop"), ==, 44);
+    /* the VF takes them at its runs, 64 a run (no receive WQE: dropped there) */
+    g_assert_true(mlx5_core_run(r.vf[0]->c, 1000));
+    g_assert_cmpuint(g_queue_get_length(&r.vf[0]->c->esw_rxq), ==, 256 - 64);
+    while (mlx5_core_run(r.vf[0]->c, 1000)) {
+    }
+    g_assert_true(g_queue_is_empty(&r.vf[0]->c->esw_rxq));
+    /* a detached VF is nobody's port; the PF's reset with it detached is harmless */
+    mlx5_core_vf_detach(r.vf[0]->c);
+    send_frame(&v0, far_mac, 1);
+    mlx5_core_reset(r.pf->c, MLX5_RESET_SYSTEM);
+    mlx5_core_vf_attach(r.pf->c, 0, r.vf[0]->c);
+    rig_free(&r);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/mlx5/sriov/enable", test_enable);
+    g_test_add_func("/mlx5/sriov/switch", test_switch);
+    g_test_add_func("/mlx5/sriov/queue-bound", test_queue_bound);
+    return g_test_run();
+}
