@@ -1,11 +1,13 @@
 #!/bin/sh
 # SR-IOV on an Ethernet port (issue 29, first steps): the PF offers 8 VFs (sriov_totalvfs);
 # `echo 4 > sriov_numvfs` makes four 15b3:1018 functions, each probed by the stock mlx5_core
-# ("Assigned random MAC address", an mlx5e netdev, an RDMA device). Two VFs moved into network
+# (an mlx5e netdev, an RDMA device; "Assigned random MAC address" but for VF 0, whose MAC the
+# PF set with `ip link set ... vf 0 mac`; `ip link show` lists the VFs, `ip -s` their
+# counters). Two VFs moved into network
 # namespaces reach each other, the PF and the other guest through the device's switch: ping
 # and md5-checked TCP VF-to-VF and other-guest-to-VF; RoCE v2 (ibv_rc_pingpong) VF-to-VF and
-# other-guest-to-VF. `echo 0` removes them cleanly (no "timeout reclaiming VFs pages"), and
-# 0 -> 2 -> 0 works again.
+# other-guest-to-VF. A VF's FLR (unbound, reset, bound) gives a working VF again. `echo 0`
+# removes them cleanly (no "timeout reclaiming VFs pages"), and 0 -> 2 -> 0 works again.
 # mlx5t-instances: 2
 # mlx5t-timeout: 600
 # mlx5t-device-args: link-type=eth
@@ -39,15 +41,23 @@ if [ "$IDX" = 0 ]; then
   tv=$(cat "$D/sriov_totalvfs") || fail "no sriov_totalvfs: the PF has no SR-IOV capability"
   echo "$E: sriov_totalvfs $tv"
   [ "$tv" = 8 ] || fail "sriov_totalvfs is $tv, expected 8 (num-vfs default)"
+  # the PF (vport group manager) sets VF 0's MAC before the VF exists
+  run ip link set "$E" vf 0 mac 02:4d:56:46:00:01 || fail "ip link set $E vf 0 mac failed"
   run sh -c "echo 4 > $D/sriov_numvfs" || fail "echo 4 > sriov_numvfs failed"
   wait_for 60 all_ready 4 || { vfs; fail "four VFs did not come up with netdevs and RDMA devices"; }
   for v in $(vfs); do
     echo "VF $v: netdev $(ls /sys/bus/pci/devices/$v/net) rdma $(ls /sys/bus/pci/devices/$v/infiniband)" \
       "MAC $(cat /sys/bus/pci/devices/$v/net/*/address)"
   done
-  n=$(dmesg | grep -c "mlx5_core .*Assigned random MAC address")
-  [ "$n" = 4 ] || fail "expected 4 'Assigned random MAC address' lines, saw $n"
   set -- $(vfs)
+  [ "$(cat /sys/bus/pci/devices/$1/net/*/address)" = 02:4d:56:46:00:01 ] ||
+    fail "VF 0 did not take the MAC its PF set"
+  n=$(dmesg | grep -c "mlx5_core .*Assigned random MAC address")
+  [ "$n" = 3 ] || fail "expected 3 'Assigned random MAC address' lines (VF 0 has its PF's), saw $n"
+  lk=$(ip link show "$E")
+  echo "$lk"
+  expect "$lk" "vf 0 +link/ether 02:4d:56:46:00:01" "ip link show: VF 0 with the MAC its PF set"
+  expect "$lk" "vf 3 +link/ether" "ip link show: four VFs"
   V0=$(ls /sys/bus/pci/devices/$1/net) R0=$(ls /sys/bus/pci/devices/$1/infiniband)
   V1=$(ls /sys/bus/pci/devices/$2/net) R1=$(ls /sys/bus/pci/devices/$2/infiniband)
   # the VFs in their own namespaces, on the PF's subnet
@@ -77,6 +87,10 @@ if [ "$IDX" = 0 ]; then
   got=$(md5sum < /tmp/vf.dst | cut -d' ' -f1)
   echo "TCP VF-to-VF: $(wc -c < /tmp/vf.dst) bytes, md5 $got"
   [ "$got" = "$want" ] || fail "TCP VF-to-VF: data differs (md5 $got, sent $want)"
+  # the PF reads its VFs' vport counters (ip -s link show: each VF's traffic)
+  tx0=$(ip -s link show "$E" | awk '/vf 0 /{f=1} f && /TX:/{getline; print $2; exit}')
+  echo "ip -s link show: VF 0 sent ${tx0:-?} packets"
+  [ "${tx0:-0}" -gt 1000 ] || fail "ip -s link show: VF 0's TX packets ($tx0) did not follow its traffic"
   G0=$(gid_index "$R0" 1 "$(ipv4_gid 192.168.77.11)") || { show_gids "$R0" 1; fail "$R0: no GID for 192.168.77.11"; }
   G1=$(gid_index "$R1" 1 "$(ipv4_gid 192.168.77.12)") || { show_gids "$R1" 1; fail "$R1: no GID for 192.168.77.12"; }
 fi
@@ -114,6 +128,20 @@ if [ "$IDX" = 0 ]; then
   wait $spid || { cat /tmp/pp.srv; fail "ibv_rc_pingpong VF-to-VF (server $R0) failed"; }
   cat /tmp/pp.cli
   grep -q "bytes in .* seconds" /tmp/pp.cli || fail "ibv_rc_pingpong VF-to-VF: no result line"
+
+  # VF FLR, as before handing a VF to vfio: unbound, reset, bound again: probed afresh and
+  # switched as before
+  vf0=$(vfs | head -n 1)
+  grep -qw flr "/sys/bus/pci/devices/$vf0/reset_method" || fail "VF $vf0 cannot be reset by FLR"
+  echo "$vf0" > /sys/bus/pci/drivers/mlx5_core/unbind || fail "unbind of VF $vf0 failed"
+  echo 1 > "/sys/bus/pci/devices/$vf0/reset" || fail "FLR of VF $vf0 failed"
+  echo "$vf0" > /sys/bus/pci/drivers/mlx5_core/bind || fail "bind of VF $vf0 failed"
+  wait_for 30 vf_ready "$vf0" || fail "VF $vf0 did not probe again after its FLR"
+  V0=$(ls /sys/bus/pci/devices/$vf0/net)
+  ip link set "$V0" netns a && ip -n a addr add 192.168.77.11/24 dev "$V0" && ip -n a link set "$V0" up ||
+    fail "VF $vf0's new netdev $V0 did not come up in namespace a"
+  wait_for 30 ip netns exec a ping -c 1 -W 1 192.168.77.12 || fail "no VF-to-VF ping after the FLR"
+  echo "VF $vf0: FLR, probed again ($V0), VF-to-VF ping answered"
 
   run sh -c "echo 0 > $D/sriov_numvfs" || fail "echo 0 > sriov_numvfs failed"
   wait_for 30 sh -c "[ -z \"\$(ls -d /sys/bus/pci/devices/*/physfn 2>/dev/null)\" ]" ||

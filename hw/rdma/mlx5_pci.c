@@ -350,6 +350,24 @@ static bool mlx5_hca_flash_read(Mlx5Hca *s, char **buf, uint32_t *img_len,
 }
 
 /*
+ * TotalVFs (and InitialVFs) as the flash's configuration says (mstconfig's
+ * SRIOV_EN, NUM_OF_VFS; at most num-vfs, the VFs QEMU made), read by the
+ * host at enumeration: set at the start and at each reboot.
+ */
+static void mlx5_hca_sriov_total(Mlx5Hca *s)
+{
+    PCIDevice *d = PCI_DEVICE(s);
+    uint16_t n;
+
+    if (!d->exp.sriov_cap) {
+        return;
+    }
+    n = mlx5_core_sriov_total(s->core);
+    pci_set_word(d->config + d->exp.sriov_cap + PCI_SRIOV_TOTAL_VF, n);
+    pci_set_word(d->config + d->exp.sriov_cap + PCI_SRIOV_INITIAL_VF, n);
+}
+
+/*
  * A reboot changed the port's type (mstconfig's LINK_TYPE_P1): a
  * ConnectX-5 with an Ethernet port is an Ethernet controller, else an
  * InfiniBand one.
@@ -375,6 +393,7 @@ static void mlx5_hca_reboot(void *opaque)
 
     timer_del(s->timer);
     mlx5_core_reboot(s->core);
+    mlx5_hca_sriov_total(s);
 }
 
 static const Mlx5CoreOps mlx5_hca_core_ops = {
@@ -724,6 +743,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
         pcie_aer_exit(pci_dev);
         return;
     }
+    mlx5_hca_sriov_total(s);
     s->nic = qemu_new_nic(&mlx5_hca_net_info, &s->conf,
                           object_get_typename(OBJECT(s)), dev->id,
                           &dev->mem_reentrancy_guard, s);

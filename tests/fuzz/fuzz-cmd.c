@@ -17,6 +17,9 @@
 #ifndef FZ_CMD_ETH
 #define FZ_CMD_ETH 0            /* fuzz-cmd-eth.c: the same on an Ethernet port */
 #endif
+#ifndef FZ_CMD_VF
+#define FZ_CMD_VF 0             /* fuzz-cmd-vf.c: the same through a VF */
+#endif
 
 enum {
     FZ_CMD_TYPE = 1,        /* a transport type other than PCI */
@@ -151,7 +154,8 @@ static void deliver(FzNode *n, uint8_t mode, const uint8_t *in, uint32_t inlen, 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     Fz f = { data, size };
-    FzNode *n = FZ_CMD_ETH ? fz_node_new_eth(false) : fz_node_new(false, false);
+    FzNode *n = FZ_CMD_VF ? fz_node_new_vf()
+                : FZ_CMD_ETH ? fz_node_new_eth(false) : fz_node_new(false, false);
     g_autofree uint8_t *in = g_malloc(0x10000);
 
     n->d->events = false;       /* commands may destroy the EQs: nothing is expected of them */
@@ -164,6 +168,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         deliver(n, mode, in, inlen, outlen);
     }
     fz_check(n);
+    if (n->pf) {
+        /* nothing a VF does reaches its PF: it is alive and answers */
+        uint8_t out[QUERY_ISSI_OUT_SIZE];
+
+        g_assert_false(n->pf->c->health_fatal);
+        mlx5_core_run(n->pf->c, 1000);
+        g_assert_cmpint(tdrv_simple(n->pf, MLX5_CMD_OP_QUERY_ISSI, 0, 0, 0, out, sizeof(out)),
+                        ==, 0);
+    }
     fz_node_free(n);
     return 0;
 }

@@ -192,9 +192,44 @@ FzNode *fz_node_new_eth(bool objects)
     return fz_node_make(false, objects, true);
 }
 
+FzNode *fz_node_new_vf(void)
+{
+    FzNode *n = g_new0(FzNode, 1);
+    Mlx5CoreConfig cfg;
+    uint8_t out[16];
+
+    mlx5_test_trace_off = !getenv("FUZZ_TRACE");
+    mlx5_core_config_default(&cfg, fz_peer_mac);
+    cfg.sm = false;
+    cfg.eth = true;
+    cfg.num_vfs = 2;
+    n->pf = tdrv_new_cfg(&cfg);
+    tdrv_bringup(n->pf);
+    mlx5_core_link_set_up(n->pf->c, 1, true);
+    mlx5_core_vf_config(n->pf->c, 0, &cfg);
+    memcpy(cfg.mac, fz_mac, 6);
+    n->eth = true;
+    n->d = tdrv_new_cfg(&cfg);
+    n->d->h->ram_hi = FZ_RAM_BYTES;
+    mlx5_core_vf_attach(n->pf->c, 0, n->d->c);
+    g_assert_cmpint(tdrv_simple(n->pf, MLX5_CMD_OP_ENABLE_HCA, 0, 1, 0, out, 16), ==, 0);
+    tdrv_bringup(n->d);
+    g_assert_cmpint(fz_set_roce_en(n, true), ==, 0);
+    g_assert_cmpint(fz_set_gid(n, FZ_GID_V6, true), ==, 0);
+    g_assert_cmpint(fz_set_gid(n, FZ_GID_V4, true), ==, 0);
+    n->d->events = false;
+    return n;
+}
+
 void fz_node_free(FzNode *n)
 {
+    if (n->pf) {
+        mlx5_core_vf_detach(n->d->c);
+    }
     tdrv_free(n->d);
+    if (n->pf) {
+        tdrv_free(n->pf);
+    }
     g_free(n);
 }
 

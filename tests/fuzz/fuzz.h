@@ -99,6 +99,7 @@ typedef struct FzNode {
     uint32_t keys[FZ_NKEYS];            /* free, UMR-enabled mkeys: MTT, KLM, KSM (x2) */
     unsigned frames_looped;
     bool eth;                           /* an Ethernet port with RoCE v2 (fz_node_new_eth) */
+    TDrv *pf;                           /* d is a VF of this PF's (fz_node_new_vf) */
 } FzNode;
 
 FzNode *fz_node_new(bool sm, bool objects);
@@ -109,6 +110,11 @@ FzNode *fz_node_new(bool sm, bool objects);
  * and, looped back by fz_settle, go to mlx5e's steering, which drops them).
  */
 FzNode *fz_node_new_eth(bool objects);
+/*
+ * A VF (no objects) of a PF with two (an Ethernet port, link up, the VF enabled by the PF's
+ * ENABLE_HCA), brought up as mlx5_core and mlx5_ib do on a VF: roce_en and the two GIDs.
+ */
+FzNode *fz_node_new_vf(void);
 #define FZ_GID_V6       0
 #define FZ_GID_V4       1
 extern const uint8_t fz_mac[6], fz_peer_mac[6], fz_gid_v6[16], fz_gid_v4[16];

@@ -392,6 +392,7 @@ static TDrv *flash_node(Mlx5CoreConfig *cfg)
     ops = fake_host_ops;
     ops.flash_write = capture_flash;
     mlx5_core_config_default(cfg, mac);
+    cfg->num_vfs = 8;                           /* the device's default */
     d = tdrv_new_ops(cfg, &ops);
     tdrv_bringup(d);
     return d;
@@ -712,9 +713,10 @@ static void test_nvconf(void)
     mlx5_st32(v, 3 << 2);                                   /* no such link type */
     g_assert_cmpint(nv_set(d, 0x01010012, v, 4), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
 
-    /* SR-IOV: up to the capability's 8 VFs; current after a firmware reset */
+    /* SR-IOV: on, with the function's 8 VFs; up to those; current after a firmware reset */
     g_assert_cmpint(nv_get(d, 0x81, 0, v, &len), ==, 0);
-    g_assert_cmpint(mlx5_ld32(v + 4) & 0xffff, ==, 8);
+    g_assert_cmphex(mlx5_ld32(v + 4), ==, 1u << 31 | 8);
+    g_assert_cmpint(mlx5_core_sriov_total(d->c), ==, 8);
     memset(v, 0, 12);
     mlx5_st32(v + 4, 1u << 31 | 9);
     g_assert_cmpint(nv_set(d, 0x80, v, 12), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
@@ -722,11 +724,12 @@ static void test_nvconf(void)
     g_assert_cmpint(nv_set(d, 0x80, v, 12), ==, 0);
     g_assert_cmpint(nv_set(d, 0x80, v, 8), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);   /* length */
     g_assert_cmpint(nv_get(d, 0x80, MNVDA_READ_CURRENT, v, &len), ==, 0);
-    g_assert_cmphex(mlx5_ld32(v + 4), ==, 0);
+    g_assert_cmphex(mlx5_ld32(v + 4), ==, 1u << 31 | 8);
     tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, 7u << 8);  /* mlx5_core's SW reset */
     reload(d);
     g_assert_cmpint(nv_get(d, 0x80, MNVDA_READ_CURRENT, v, &len), ==, 0);
     g_assert_cmphex(mlx5_ld32(v + 4), ==, 1u << 31 | 4);
+    g_assert_cmpint(mlx5_core_sriov_total(d->c), ==, 4);
     /* not the link type: it waits for a reboot (the driver stays loaded across a reset) */
     g_assert_cmpint(nv_get(d, 0x01010012, MNVDA_READ_CURRENT, v, &len), ==, 0);
     g_assert_cmphex(mlx5_ld32(v) >> 2 & 3, ==, 1);

@@ -29,6 +29,16 @@ static bool vf_initializing(TDrv *d)
     return tdrv_mmio_rd32(d, MLX5_ISEG_INITIALIZING) >> 31;
 }
 
+/* A VF's driver probes again after its PF disabled and enabled it (a function reset). */
+static void reprobe(TDrv *d)
+{
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_H, d->cmdq_pa >> 32);
+    tdrv_mmio_wr32(d, MLX5_ISEG_CMDQ_ADDR_L_SZ, (uint32_t)d->cmdq_pa);
+    d->slot = 0;
+    d->events = false;
+    tdrv_bringup(d);
+}
+
 static int enable_hca(TDrv *d, uint16_t op, unsigned fid, uint32_t *synd)
 {
     uint8_t out[16];
@@ -293,11 +303,95 @@ static void test_queue_bound(void)
     rig_free(&r);
 }
 
+static int vport_cmd(TDrv *d, uint16_t op, bool other, unsigned vport, uint8_t *in,
+                     uint32_t inlen, uint8_t *out, uint32_t outlen)
+{
+    MLX5_SET(in, CMD_IN_opcode, op);
+    MLX5_SET(in, VPORT_IN_other_vport, other);
+    MLX5_SET(in, VPORT_IN_vport_number, vport);
+    return tdrv_exec(d, in, inlen, out, outlen);
+}
+
+/* The PF manages its VFs' NIC vports (vport_group_manager): MAC, GUID, state, counters. */
+static void test_vport(void)
+{
+    static const uint8_t admin[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+    uint8_t in[MODIFY_NIC_VPORT_IN_CTX_OFF + NVC_SIZE], out[VPORT_COUNTER_OUT_SIZE];
+    uint8_t cap[QUERY_HCA_CAP_OUT_SIZE];
+    uint8_t *nvc = out + QUERY_NIC_VPORT_OUT_CTX_OFF;
+    uint32_t synd;
+    TEth p, v0;
+    Rig r;
+
+    rig_new(&r);
+    g_assert_cmpint(tdrv_simple(r.pf, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, cap, sizeof(cap)),
+                    ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_vport_group_manager), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_vhca_id), ==, 0);
+
+    /* before the VF is enabled, as mlx5_core sets an administrative MAC and node GUID */
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, MODIFY_NIC_VPORT_IN_field_select,
+             MLX5_NVC_FS_PERMANENT_ADDRESS | MLX5_NVC_FS_NODE_GUID);
+    memcpy(in + MODIFY_NIC_VPORT_IN_CTX_OFF + NVC_permanent_address_OFF, admin, 6);
+    mlx5_st64(in + MODIFY_NIC_VPORT_IN_CTX_OFF + NVC_node_guid_OFF, 0x0211223344550001ull);
+    g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT, true, 1, in,
+                              sizeof(in), out, 16), ==, 0);
+    /* no vport 3 (two VFs), and a VF manages no other vport */
+    g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT, true, 3, in,
+                              sizeof(in), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(enable_hca(r.pf, MLX5_CMD_OP_ENABLE_HCA, 1, &synd), ==, 0);
+    tdrv_bringup(r.vf[0]);
+    g_assert_cmpint(tdrv_simple(r.vf[0], MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, cap, sizeof(cap)),
+                    ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_vport_group_manager), ==, 0);
+    memset(in, 0, sizeof(in));
+    g_assert_cmpint(vport_cmd(r.vf[0], MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT, true, 2, in, 0x10,
+                              out, sizeof(out)), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(vport_cmd(r.vf[0], MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT, true, 0, in, 0x10,
+                              out, sizeof(out)), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    /* the VF's own context has them */
+    g_assert_cmpint(vport_cmd(r.vf[0], MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT, false, 0, in, 0x10,
+                              out, sizeof(out)), ==, 0);
+    g_assert_cmpmem(nvc + NVC_permanent_address_OFF, 6, admin, 6);
+    g_assert_cmphex(mlx5_ld64(nvc + NVC_node_guid_OFF), ==, 0x0211223344550001ull);
+
+    /* traffic, then the PF reads the VF's counters and state */
+    teth_setup(&p, r.pf);
+    teth_setup(&v0, r.vf[0]);
+    teth_post_recv(&p, 2048, p.mem);
+    send_frame(&v0, pf_mac, 0x21);
+    g_assert_true(got_frame(&p, 0x21));
+    memset(in, 0, sizeof(in));
+    g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_QUERY_VPORT_COUNTER, true, 1, in, 0x20, out,
+                              VPORT_COUNTER_OUT_SIZE), ==, 0);
+    g_assert_cmpuint(mlx5_ld64(out + VC_tx_ucast_OFF), ==, 1);
+    g_assert_cmpuint(mlx5_ld64(out + VC_tx_ucast_OFF + 8), ==, 60);
+    memset(in, 0, sizeof(in));
+    g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_QUERY_VPORT_STATE, true, 1, in, 0x10, out, 16),
+                    ==, 0);
+    g_assert_cmpint(MLX5_GET(out, QUERY_VPORT_STATE_OUT_state), ==, 1);
+    /* the PF's own vport by number */
+    g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT, true, 0, in, 0x10,
+                              out, sizeof(out)), ==, 0);
+    g_assert_cmpmem(nvc + NVC_permanent_address_OFF, 6, pf_mac, 6);
+
+    /* the VF's reset (its driver's reload) keeps the administrative MAC; the PF's does not */
+    g_assert_cmpint(enable_hca(r.pf, MLX5_CMD_OP_DISABLE_HCA, 1, &synd), ==, 0);
+    g_assert_cmpint(enable_hca(r.pf, MLX5_CMD_OP_ENABLE_HCA, 1, &synd), ==, 0);
+    reprobe(r.vf[0]);
+    g_assert_cmpmem(r.vf[0]->c->eth->mac, 6, admin, 6);
+    mlx5_core_reset(r.pf->c, MLX5_RESET_SYSTEM);
+    g_assert_cmpint(r.vf[0]->c->eth->mac[0] | r.vf[0]->c->eth->mac[5], ==, 0);
+    rig_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/mlx5/sriov/enable", test_enable);
     g_test_add_func("/mlx5/sriov/switch", test_switch);
     g_test_add_func("/mlx5/sriov/queue-bound", test_queue_bound);
+    g_test_add_func("/mlx5/sriov/vport", test_vport);
     return g_test_run();
 }

@@ -8,8 +8,9 @@
  * reset or the next start). The TLVs there are (docs/mstflint-notes.md):
  *   0x00000002  base MAC and GUID (read only: the device's own)
  *   0x00000003  their capability (read only)
- *   0x00000080  global PCI configuration: SRIOV_EN, NUM_OF_VFS
- *   0x00000081  its capability (read only): SR-IOV, at most 8 VFs
+ *   0x00000080  global PCI configuration: SRIOV_EN, NUM_OF_VFS (default: on,
+ *               num-vfs; the PF's TotalVFs from the next start or reboot)
+ *   0x00000081  its capability (read only): SR-IOV with at most num-vfs VFs
  *   0x01010012  port 1's link type: LINK_TYPE_P1 (1 InfiniBand, 2 Ethernet)
  * MNVQC of any other type answers "neither readable nor writable", which is
  * how mstconfig learns to skip it. The next values live with the flash
@@ -28,7 +29,6 @@ enum {
     MLX5_SYND_NV_VALUE = 0x40000023,
 };
 
-#define NV_MAX_VFS          8
 
 static const struct {
     uint32_t type;
@@ -74,10 +74,14 @@ static void mlx5_nv_default(Mlx5Core *c, unsigned i, uint8_t *v)
         break;
     case MLX5_NV_PCI_CONF:
         mlx5_st32(v, 1u << 31);                     /* sriov_valid */
+        if (c->cfg.num_vfs) {
+            mlx5_st32(v + 4, 1u << 31 | c->cfg.num_vfs);    /* SRIOV_EN */
+        }
         break;
     case MLX5_NV_PCI_CAP:
         mlx5_st32(v, 1u << 31);                     /* max_vfs_per_pf valid */
-        mlx5_st32(v + 4, 1u << 31 | NV_MAX_VFS);    /* sriov_support */
+        /* sriov_support, max_vfs_per_pf: the VFs the PCI function has */
+        mlx5_st32(v + 4, (c->cfg.num_vfs ? 1u << 31 : 0) | c->cfg.num_vfs);
         break;
     case MLX5_NV_LINK_TYPE_P1:
         mlx5_st32(v, (c->cfg.eth_default ? 2u : 1u) << 2);
@@ -138,6 +142,13 @@ static const uint8_t *mlx5_nv_entry(const uint8_t *b, size_t len, size_t *n,
     return v;
 }
 
+unsigned mlx5_core_sriov_total(Mlx5Core *c)
+{
+    uint32_t v = mlx5_ld32(c->nv.cur[MLX5_NV_PCI_CONF] + 4);
+
+    return v >> 31 ? MIN(v & 0xffff, c->cfg.num_vfs) : 0;
+}
+
 int mlx5_nv_link_type(const void *nv, size_t len)
 {
     const uint8_t *v;
@@ -156,11 +167,11 @@ int mlx5_nv_link_type(const void *nv, size_t len)
  * Check a value mstconfig writes: NUM_OF_VFS within the capability, a link
  * type of 1 or 2.
  */
-static bool mlx5_nv_value_ok(unsigned i, const uint8_t *v)
+static bool mlx5_nv_value_ok(Mlx5Core *c, unsigned i, const uint8_t *v)
 {
     switch (i) {
     case MLX5_NV_PCI_CONF:
-        return (mlx5_ld32(v + 4) & 0xffff) <= NV_MAX_VFS;
+        return (mlx5_ld32(v + 4) & 0xffff) <= c->cfg.num_vfs;
     case MLX5_NV_LINK_TYPE_P1:
         return (mlx5_ld32(v) >> 2 & 3) == 1 || (mlx5_ld32(v) >> 2 & 3) == 2;
     default:
@@ -195,7 +206,7 @@ const char *mlx5_nv_load(Mlx5Core *c, const uint8_t *buf, size_t len)
         int i = mlx5_nv_find(type);
 
         if (i < 0 || !mlx5_nv_tlvs[i].wr || size != mlx5_nv_tlvs[i].size ||
-            !mlx5_nv_value_ok(i, v)) {
+            !mlx5_nv_value_ok(c, i, v)) {
             return "a configuration entry the device does not take";
         }
         memcpy(c->nv.next[i], v, size);
@@ -253,7 +264,7 @@ void mlx5_reg_mnvda(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg)
             /* the tool sets sriov_valid on a write; keep it set */
             mlx5_st32(v, mlx5_ld32(v) | 1u << 31);
         }
-        if (!mlx5_nv_value_ok(i, v)) {
+        if (!mlx5_nv_value_ok(c, i, v)) {
             mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                           MLX5_SYND_NV_VALUE);
             return;

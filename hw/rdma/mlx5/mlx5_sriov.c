@@ -109,15 +109,24 @@ bool mlx5_sriov_initializing(Mlx5Core *c)
     return c->cfg.vf && !c->vf_enabled;
 }
 
-/* The PF was reset (a system reset: PCI FLR, PERST): so are its VFs. */
+/*
+ * The PF was reset (a system reset: PCI FLR, PERST): so are its VFs, and what
+ * it set of their vports (MACs, GUIDs) is gone.
+ */
 void mlx5_sriov_pf_reset(Mlx5Core *c)
 {
+    Mlx5CoreConfig def;
     unsigned i;
 
     for (i = 0; i < c->cfg.num_vfs; i++) {
-        if (c->vfs[i]) {
-            c->vfs[i]->vf_enabled = false;
-            mlx5_core_reset(c->vfs[i], MLX5_RESET_SYSTEM);
+        Mlx5Core *vf = c->vfs[i];
+
+        if (vf) {
+            mlx5_core_vf_config(c, i, &def);
+            memcpy(vf->cfg.mac, def.mac, 6);
+            vf->cfg.node_guid = def.node_guid;
+            vf->vf_enabled = false;
+            mlx5_core_reset(vf, MLX5_RESET_SYSTEM);
         }
     }
 }

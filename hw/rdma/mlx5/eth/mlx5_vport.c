@@ -15,9 +15,15 @@
 /*
  * The Ethernet port's fields of the general cap page (mlx5_caps.c calls this).
  */
-static void mlx5_eth_caps_general(uint8_t *cap)
+static void mlx5_eth_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
 {
     MLX5_SET(cap, CAP_port_type, 1);                /* Ethernet */
+    /*
+     * a PF manages its VFs' NIC vports (mlx5_vport_target): mlx5_core's vport
+     * manager (the VFs' MACs and GUIDs, `ip link show`'s VF list, their
+     * counters), as on a ConnectX-5; not the E-Switch (eswitch_manager 0)
+     */
+    MLX5_SET(cap, CAP_vport_group_manager, !cfg->vf);
     MLX5_SET(cap, CAP_eth_net_offloads, 1);
     MLX5_SET(cap, CAP_nic_flow_table, 1);
     MLX5_SET(cap, CAP_vport_counters, 1);
@@ -53,7 +59,7 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
 {
     switch (type) {
     case MLX5_CAP_GENERAL:
-        mlx5_eth_caps_general(cap);
+        mlx5_eth_caps_general(cfg, cap);
         mlx5_pp_caps(type, cap);
         break;
     case MLX5_CAP_QOS:
@@ -345,26 +351,43 @@ bool mlx5_eth_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
 
 /* ---- NIC vport commands -------------------------------------------------- */
 
-/* Only our own vport (0) exists: there is no eswitch. */
-static bool mlx5_vport_own(Mlx5CmdCtx *cmd)
+/*
+ * The function whose NIC vport a command names: our own, or with other_vport
+ * (a PF, the vport group manager) vport 0 (itself) or vport N, its VF N - 1
+ * (mlx5_sriov.c). NULL (and @cmd failed) for anything else: a VF manages no
+ * vport but its own, and a DevX context (a user) none.
+ */
+static Mlx5Core *mlx5_vport_target(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
+    unsigned n;
+    Mlx5Core *t;
+
     if (!mlx5_cmd_in_ok(cmd, 0x10)) {
-        return false;
+        return NULL;
     }
-    if (MLX5_GET(cmd->in, VPORT_IN_other_vport)) {
+    if (!MLX5_GET(cmd->in, VPORT_IN_other_vport)) {
+        return c;
+    }
+    n = MLX5_GET(cmd->in, VPORT_IN_vport_number);
+    t = c->cfg.vf || cmd->uid ? NULL
+        : n == 0 ? c : n <= c->cfg.num_vfs ? c->vfs[n - 1] : NULL;
+    if (!t || !t->eth) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PORT);
-        return false;
+        return NULL;
     }
-    return true;
+    trace_mlx5_eth_vport_other(cmd->opcode, n);
+    return t;
 }
 
 void mlx5_cmd_query_vport_state(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    Mlx5Eth *e = c->eth;
+    Mlx5Eth *e;
 
-    if (!mlx5_vport_own(cmd) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+    c = mlx5_vport_target(c, cmd);
+    if (!c || !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
+    e = c->eth;
     MLX5_SET(cmd->out, QUERY_VPORT_STATE_OUT_admin_state,
              e->admin_status == MLX5_PORT_STATUS_UP ? 1 : 2);
     MLX5_SET(cmd->out, QUERY_VPORT_STATE_OUT_state, e->oper_up ? 1 : 0);
@@ -372,14 +395,15 @@ void mlx5_cmd_query_vport_state(Mlx5Core *c, Mlx5CmdCtx *cmd)
 
 void mlx5_cmd_query_nic_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    Mlx5Eth *e = c->eth;
+    Mlx5Eth *e;
     uint8_t *nvc = cmd->out + QUERY_NIC_VPORT_OUT_CTX_OFF;
     unsigned type, n, i;
 
-    if (!mlx5_vport_own(cmd) ||
-        !mlx5_cmd_out_ok(cmd, QUERY_NIC_VPORT_OUT_CTX_OFF + NVC_SIZE)) {
+    c = mlx5_vport_target(c, cmd);
+    if (!c || !mlx5_cmd_out_ok(cmd, QUERY_NIC_VPORT_OUT_CTX_OFF + NVC_SIZE)) {
         return;
     }
+    e = c->eth;
     MLX5_SET(nvc, NVC_roce_en, e->roce_en);
     MLX5_SET(nvc, NVC_mtu, e->vport_mtu);
     MLX5_SET64(nvc, NVC_system_image_guid_OFF, c->cfg.sys_image_guid);
@@ -406,15 +430,17 @@ void mlx5_cmd_query_nic_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
 
 void mlx5_cmd_modify_nic_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    Mlx5Eth *e = c->eth;
+    Mlx5Core *self = c;
+    Mlx5Eth *e;
     const uint8_t *nvc = cmd->in + MODIFY_NIC_VPORT_IN_CTX_OFF;
     uint32_t fs;
     unsigned i, n, type;
 
-    if (!mlx5_vport_own(cmd) ||
-        !mlx5_cmd_in_ok(cmd, MODIFY_NIC_VPORT_IN_CTX_OFF + NVC_SIZE)) {
+    c = mlx5_vport_target(c, cmd);
+    if (!c || !mlx5_cmd_in_ok(cmd, MODIFY_NIC_VPORT_IN_CTX_OFF + NVC_SIZE)) {
         return;
     }
+    e = c->eth;
     fs = MLX5_GET(cmd->in, MODIFY_NIC_VPORT_IN_field_select);
     trace_mlx5_eth_vport_modify(fs);
     if (fs & MLX5_NVC_FS_ADDRESSES_LIST) {
@@ -440,6 +466,17 @@ void mlx5_cmd_modify_nic_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     if (fs & MLX5_NVC_FS_PERMANENT_ADDRESS) {
         memcpy(e->mac, nvc + NVC_permanent_address_OFF, 6);
+        if (c != self) {
+            /*
+             * the manager's administrative MAC of a VF (`ip link set ... vf N
+             * mac`): the VF's own from its next load on, across its resets
+             */
+            memcpy(c->cfg.mac, e->mac, 6);
+        }
+    }
+    if ((fs & MLX5_NVC_FS_NODE_GUID) && c != self) {
+        /* (a function's own node GUID is the device's) */
+        c->cfg.node_guid = mlx5_ld64(nvc + NVC_node_guid_OFF);
     }
     if (fs & MLX5_NVC_FS_PROMISC) {
         e->promisc_uc = MLX5_GET(nvc, NVC_promisc_uc);
@@ -468,16 +505,20 @@ static void mlx5_traffic(uint8_t *out, unsigned off, uint64_t pkts,
 
 void mlx5_cmd_query_vport_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    Mlx5EthCounters *n = &c->eth->cnt;
+    Mlx5EthCounters *n;
 
     /*
      * (the input's clear bit is in its seventh dword: query_vport_counter_in is
      * 0x20 bytes)
      */
-    if (!mlx5_cmd_in_ok(cmd, 0x20) || !mlx5_vport_own(cmd) ||
-        !mlx5_cmd_out_ok(cmd, VPORT_COUNTER_OUT_SIZE)) {
+    if (!mlx5_cmd_in_ok(cmd, 0x20)) {
         return;
     }
+    c = mlx5_vport_target(c, cmd);
+    if (!c || !mlx5_cmd_out_ok(cmd, VPORT_COUNTER_OUT_SIZE)) {
+        return;
+    }
+    n = &c->eth->cnt;
     mlx5_traffic(cmd->out, VC_received_errors_OFF, n->rx_errors, 0);
     mlx5_traffic(cmd->out, VC_transmit_errors_OFF, n->tx_errors, 0);
     mlx5_traffic(cmd->out, VC_rx_bcast_OFF, n->rx.bcast_pkts,

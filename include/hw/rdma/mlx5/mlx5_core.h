@@ -220,6 +220,12 @@ char *mlx5_core_inject_state(Mlx5Core *c);
 #define MLX5_VF_BAR0_SIZE   (1024u * 1024)
 #define MLX5_VF_MSIX        8
 void mlx5_core_vf_config(Mlx5Core *pf, unsigned idx, Mlx5CoreConfig *cfg);
+/*
+ * The PF's TotalVFs (PCI): what the current non-volatile configuration says
+ * (mstconfig's SRIOV_EN and NUM_OF_VFS, default num-vfs), at most num-vfs.
+ * The shell sets it at the start and at each reboot (mlx5_nvconf.c).
+ */
+unsigned mlx5_core_sriov_total(Mlx5Core *c);
 void mlx5_core_vf_attach(Mlx5Core *pf, unsigned idx, Mlx5Core *vf);
 void mlx5_core_vf_detach(Mlx5Core *vf);
 

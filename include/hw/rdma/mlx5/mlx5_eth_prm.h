@@ -397,6 +397,7 @@ enum {
 #define QUERY_VPORT_STATE_OUT_admin_state   MLX5_FIELD(3, 7, 4)
 #define QUERY_VPORT_STATE_OUT_state         MLX5_FIELD(3, 3, 0)
 #define VPORT_IN_other_vport                MLX5_FIELD(2, 31, 31)
+#define VPORT_IN_vport_number               MLX5_FIELD(2, 15, 0)
 #define QUERY_NIC_VPORT_IN_allowed_list_type MLX5_FIELD(3, 26, 24)
 #define QUERY_NIC_VPORT_OUT_CTX_OFF         0x10
 #define MODIFY_NIC_VPORT_IN_field_select    MLX5_FIELD(3, 31, 0)
@@ -422,6 +423,7 @@ enum {
     MLX5_NVC_FS_PERMANENT_ADDRESS = 1 << 3,
     MLX5_NVC_FS_PROMISC = 1 << 4,
     MLX5_NVC_FS_MTU = 1 << 6,
+    MLX5_NVC_FS_NODE_GUID = 1 << 9,
     MLX5_NVC_LIST_UC = 0,
     MLX5_NVC_LIST_MC = 1,
     MLX5_NVC_LIST_VLAN = 2,

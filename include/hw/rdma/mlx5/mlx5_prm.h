@@ -441,6 +441,7 @@ enum {
 #define Q_COUNTER_OUT_resp_cqe_flush_error_OFF      0xbc
 #define Q_COUNTER_OUT_req_cqe_flush_error_OFF       0xc0
 #define CAP_pkey_table_size                 MLX5_FIELD(12, 15, 0)
+#define CAP_vport_group_manager             MLX5_FIELD(13, 31, 31)
 #define CAP_ib_virt                         MLX5_FIELD(13, 29, 29)
 /* device_mem_cap page (MEMIC) */
 #define CAP_device_memory                   MLX5_FIELD(13, 23, 23)
