@@ -328,6 +328,13 @@ static void test_vport(void)
                     ==, 0);
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_vport_group_manager), ==, 1);
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_vhca_id), ==, 0);
+    /* another function's caps: the PF's VF 2 (function 2); no function 3 */
+    g_assert_cmpint(tdrv_simple(r.pf, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 1u << 31 | 2, 0, cap,
+                                sizeof(cap)), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_vhca_id), ==, 2);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_vport_group_manager), ==, 0);
+    g_assert_cmpint(tdrv_simple(r.pf, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 1u << 31 | 3, 0, cap,
+                                sizeof(cap)), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
 
     /* before the VF is enabled, as mlx5_core sets an administrative MAC and node GUID */
     memset(in, 0, sizeof(in));
@@ -345,6 +352,9 @@ static void test_vport(void)
     g_assert_cmpint(tdrv_simple(r.vf[0], MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, cap, sizeof(cap)),
                     ==, 0);
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_vport_group_manager), ==, 0);
+    /* a VF sees no other function's caps */
+    g_assert_cmpint(tdrv_simple(r.vf[0], MLX5_CMD_OP_QUERY_HCA_CAP, 1, 1u << 31 | 2, 0, cap,
+                                sizeof(cap)), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
     memset(in, 0, sizeof(in));
     g_assert_cmpint(vport_cmd(r.vf[0], MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT, true, 2, in, 0x10,
                               out, sizeof(out)), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);

@@ -143,6 +143,23 @@ void mlx5_cmd_query_hca_cap(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_out_ok(cmd, HCA_CAP_OFF)) {
         return;
     }
+    if (mlx5_cmd_in_ok(cmd, 0x10) &&
+        MLX5_GET(cmd->in, QUERY_HCA_CAP_IN_other_function)) {
+        /*
+         * another function's: a PF's kernel asks for one of its VFs (the
+         * E-Switch's vport setup); nobody else sees another function's
+         */
+        unsigned fid = MLX5_GET(cmd->in, QUERY_HCA_CAP_IN_function_id);
+        Mlx5Core *vf = !c->cfg.vf && !cmd->uid && fid >= 1 &&
+                       fid <= c->cfg.num_vfs ? c->vfs[fid - 1] : NULL;
+
+        if (!vf) {
+            mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                          MLX5_SYND_BAD_FUNCTION);
+            return;
+        }
+        c = vf;
+    }
     if (cur && type == MLX5_CAP_GENERAL) {
         memcpy(cap, c->cap_general_cur, HCA_CAP_SIZE);
     } else if (cur && type == MLX5_CAP_ATOMIC) {

@@ -391,6 +391,8 @@ enum {
 
 /* cmd_hca_cap (relative to the capability start) */
 #define CAP_vhca_id                         MLX5_FIELD(1, 15, 0)
+#define QUERY_HCA_CAP_IN_other_function     MLX5_FIELD(2, 31, 31)
+#define QUERY_HCA_CAP_IN_function_id        MLX5_FIELD(2, 15, 0)
 #define CAP_log_max_srq_sz                  MLX5_FIELD(4, 31, 24)
 #define CAP_log_max_qp_sz                   MLX5_FIELD(4, 23, 16)
 #define CAP_log_max_qp                      MLX5_FIELD(4, 4, 0)
