@@ -3,7 +3,9 @@
 # `echo 4 > sriov_numvfs` makes four 15b3:1018 functions, each probed by the stock mlx5_core
 # (an mlx5e netdev, an RDMA device; "Assigned random MAC address" but for VF 0, whose MAC the
 # PF set with `ip link set ... vf 0 mac`; `ip link show` lists the VFs, `ip -s` their
-# counters). Two VFs moved into network
+# counters; mlx5_core enables its E-Switch in legacy mode: the device's FDB, which the driver
+# programs, switches the functions' frames; `ip link set ... vf N state disable|auto` takes a
+# VF's carrier away and back). Two VFs moved into network
 # namespaces reach each other, the PF and the other guest through the device's switch: ping
 # and md5-checked TCP VF-to-VF and other-guest-to-VF; RoCE v2 (ibv_rc_pingpong) VF-to-VF and
 # other-guest-to-VF. A VF's FLR (unbound, reset, bound) gives a working VF again. `echo 0`
@@ -54,6 +56,13 @@ if [ "$IDX" = 0 ]; then
     fail "VF 0 did not take the MAC its PF set"
   n=$(dmesg | grep -c "mlx5_core .*Assigned random MAC address")
   [ "$n" = 3 ] || fail "expected 3 'Assigned random MAC address' lines (VF 0 has its PF's), saw $n"
+  # the PF is the E-Switch manager: mlx5_core's legacy mode, its FDB switches the VFs' frames
+  dmesg | grep -q "E-Switch: Enable: mode(LEGACY), nvfs(4)" ||
+    fail "mlx5_core did not enable its E-Switch in legacy mode for 4 VFs"
+  es=$(devlink dev eswitch show "pci/$(basename "$(readlink "$D")")" 2>&1) ||
+    fail "devlink dev eswitch show failed: $es"
+  echo "devlink: $es"
+  expect "$es" "mode legacy" "devlink dev eswitch show: legacy mode"
   lk=$(ip link show "$E")
   echo "$lk"
   expect "$lk" "vf 0 +link/ether 02:4d:56:46:00:01" "ip link show: VF 0 with the MAC its PF set"
@@ -76,6 +85,12 @@ if [ "$IDX" = 0 ]; then
     wait_for 30 ip netns exec "$1" ping -c 1 -W 1 "$2" || fail "$3: no ping reply from $2 (namespace $1)"
     echo "$3 ping $2 from namespace $1: $(ip netns exec "$1" ping -c 3 -i 0.2 "$2" | tail -n 2 | head -n 1)"
   done
+  # a VF's link as its PF says (ip link set ... vf N state: the E-Switch vport's admin state)
+  run ip link set "$E" vf 1 state disable || fail "ip link set $E vf 1 state disable failed"
+  wait_for 10 sh -c "ip -n b link show $V1 | grep -q NO-CARRIER" || fail "VF 1 kept its carrier"
+  run ip link set "$E" vf 1 state auto || fail "ip link set $E vf 1 state auto failed"
+  wait_for 10 sh -c "ip -n b link show $V1 | grep -q LOWER_UP" || fail "VF 1 has no carrier again"
+  wait_for 30 ip netns exec b ping -c 1 -W 1 192.168.77.11 || fail "VF 1 lost VF 0 after state auto"
   # TCP VF-to-VF, checked by md5
   gen_data /tmp/tcp.src
   want=$(md5sum < /tmp/tcp.src | cut -d' ' -f1)

@@ -60,6 +60,7 @@ struct Mlx5Hca {
     uint8_t sm_priority;
     uint32_t msix_vectors;
     uint16_t num_vfs;
+    bool eswitch;
     uint32_t memic_size;
     uint32_t cmd_timeout_ms;
     bool odp;
@@ -630,6 +631,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
     cfg.log_max_uctx = s->log_max_uctx;
     cfg.msix_vectors = s->msix_vectors;
     cfg.num_vfs = s->num_vfs;
+    cfg.esw_manager = s->eswitch;
     cfg.memic_size = s->memic_size;
     cfg.cmd_timeout_ms = s->cmd_timeout_ms;
     cfg.odp = s->odp;
@@ -805,6 +807,7 @@ static const Property mlx5_hca_props[] = {
     DEFINE_PROP_UINT8("sm-priority", Mlx5Hca, sm_priority, 0),
     DEFINE_PROP_UINT32("msix-vectors", Mlx5Hca, msix_vectors, 64),
     DEFINE_PROP_UINT16("num-vfs", Mlx5Hca, num_vfs, 8),
+    DEFINE_PROP_BOOL("eswitch", Mlx5Hca, eswitch, true),
     DEFINE_PROP_UINT32("memic-size", Mlx5Hca, memic_size, 256 * 1024),
     DEFINE_PROP_UINT32("cmd-timeout-ms", Mlx5Hca, cmd_timeout_ms, 0),
     DEFINE_PROP_BOOL("odp", Mlx5Hca, odp, true),
@@ -845,6 +848,8 @@ static const struct {
     { "msix-vectors", "MSI-X table size, 2..2048" },
     { "num-vfs", "SR-IOV virtual functions (PCI TotalVFs, 0..64; 0: no "
       "SR-IOV capability)" },
+    { "eswitch", "the PF is the E-Switch manager (Ethernet port with VFs): "
+      "mlx5_core's legacy FDB switches the functions' frames" },
     { "memic-size", "device memory (MEMIC) in bytes, a multiple of 4 KiB "
       "up to 1 MiB; 0 = none" },
     { "odp", "on-demand paging (page faults on MTT entries)" },

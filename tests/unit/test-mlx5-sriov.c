@@ -60,8 +60,11 @@ static void set_mac(TDrv *d, const uint8_t *mac)
     g_assert_cmpint(tdrv_exec(d, in, MODIFY_NIC_VPORT_IN_CTX_OFF + NVC_SIZE, out, 16), ==, 0);
 }
 
-/* A PF (Ethernet, num_vfs NVFS, link up) and its VFs attached, not enabled. */
-static void rig_new(Rig *r)
+/*
+ * A PF (Ethernet, num_vfs NVFS, link up; the E-Switch manager if @esw) and its VFs attached, not
+ * enabled.
+ */
+static void rig_new_esw(Rig *r, bool esw)
 {
     Mlx5CoreConfig cfg;
     unsigned i;
@@ -70,6 +73,7 @@ static void rig_new(Rig *r)
     cfg.sm = false;
     cfg.eth = true;
     cfg.num_vfs = NVFS;
+    cfg.esw_manager = esw;
     r->pf = tdrv_new_cfg(&cfg);
     tdrv_bringup(r->pf);
     mlx5_core_link_set_up(r->pf->c, 1, true);
@@ -86,6 +90,11 @@ static void rig_new(Rig *r)
         r->vf[i] = tdrv_new_cfg(&v);
         mlx5_core_vf_attach(r->pf->c, i, r->vf[i]->c);
     }
+}
+
+static void rig_new(Rig *r)
+{
+    rig_new_esw(r, false);
 }
 
 static void rig_free(Rig *r)
@@ -396,6 +405,219 @@ static void test_vport(void)
     rig_free(&r);
 }
 
+/* An FDB entry of table @ft at @index (group @fg) for destination MAC @dmac: to vports @vp. */
+static int fdb_rule(TDrv *d, uint32_t ft, uint32_t fg, uint32_t index, const uint8_t *dmac,
+                    unsigned nd, const uint32_t *vp)
+{
+    g_autofree uint8_t *in = g_malloc0(FTE_CTX_OFF + FC_dest_OFF + 8 * 8);
+    uint8_t *fc = in + FTE_CTX_OFF, out[16];
+    unsigned i;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+    MLX5_SET(in, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_FDB);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in, FTE_IN_flow_index, index);
+    MLX5_SET(fc, FC_group_id, fg);
+    MLX5_SET(fc, FC_action, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
+    MLX5_SET(fc, FC_destination_list_size, nd);
+    memcpy(fc + FC_match_value_OFF + MS_dmac_47_16_OFF, dmac, 6);
+    for (i = 0; i < nd; i++) {
+        MLX5_SET(fc + FC_dest_OFF + 8 * i, DEST_type, MLX5_FLOW_DEST_TYPE_VPORT);
+        MLX5_SET(fc + FC_dest_OFF + 8 * i, DEST_id, vp[i]);
+    }
+    return tdrv_exec(d, in, FTE_CTX_OFF + FC_dest_OFF + 8 * 8, out, sizeof(out));
+}
+
+static int vport_state(TDrv *d, unsigned vport, unsigned admin)
+{
+    uint8_t in[0x10] = { 0 }, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_MODIFY_VPORT_STATE);
+    MLX5_SET(in, CMD_IN_op_mod, MLX5_VPORT_STATE_OP_MOD_ESW);
+    MLX5_SET(in, VPORT_IN_other_vport, 1);
+    MLX5_SET(in, VPORT_IN_vport_number, vport);
+    MLX5_SET(in, MODIFY_VPORT_STATE_IN_admin_state, admin);
+    return tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+}
+
+static unsigned vf_oper(TDrv *vf)
+{
+    uint8_t out[16];
+
+    g_assert_cmpint(tdrv_simple(vf, MLX5_CMD_OP_QUERY_VPORT_STATE, 0, 0, 0, out, 16), ==, 0);
+    return MLX5_GET(out, QUERY_VPORT_STATE_OUT_state);
+}
+
+/*
+ * The E-Switch manager (esw_manager): its caps, the L2 table, the FDB switching frames by its
+ * entries (a miss from a function to the link, from the link nowhere), vport admin states and
+ * NIC_VPORT_CHANGE events.
+ */
+static void test_fdb(void)
+{
+    uint8_t cap[QUERY_HCA_CAP_OUT_SIZE], in[0x200], out[0x40], f[60] = { 0 }, eqe[64];
+    uint8_t nvc_in[MODIFY_NIC_VPORT_IN_CTX_OFF + NVC_SIZE + 8];
+    uint32_t ft, fg, synd, vp[4];
+    uint64_t eq_pa;
+    TEth p, v0, v1;
+    unsigned n;
+    Rig r;
+
+    rig_new_esw(&r, true);
+    g_assert_cmpint(tdrv_simple(r.pf, MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0, 0, cap, sizeof(cap)),
+                    ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_eswitch_manager), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, CAP_log_max_l2_table), ==, 5);
+    g_assert_cmpint(tdrv_simple(r.pf, MLX5_CMD_OP_QUERY_HCA_CAP,
+                                MLX5_CAP_ESWITCH_FLOW_TABLE << 1, 0, 0, cap, sizeof(cap)),
+                    ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_ft_support), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_max_ft_level), ==, 63);
+    /* the L2 table: 32 entries */
+    memset(in, 0, 0x20);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_L2_TABLE_ENTRY);
+    MLX5_SET(in, L2_IN_table_index, 3);
+    g_assert_cmpint(tdrv_exec(r.pf, in, 0x20, out, 16), ==, 0);
+    MLX5_SET(in, L2_IN_table_index, 32);
+    g_assert_cmpint(tdrv_exec(r.pf, in, 0x20, out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    teth_setup(&p, r.pf);
+    vf_up(&r, 0, &v0);
+    vf_up(&r, 1, &v1);
+    /* a VF is no manager: no FDB, no vport state, no L2 table */
+    g_assert_cmpint(vport_state(r.vf[0], 2, MLX5_VPORT_ADMIN_DOWN), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    MLX5_SET(in, L2_IN_table_index, 3);
+    g_assert_cmpint(tdrv_exec(r.vf[0], in, 0x20, out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_FDB);
+    MLX5_SET(in + FT_CTX_OFF, FTC_level, 1);
+    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 4);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+    g_assert_cmpint(tdrv_exec(r.vf[0], in, 0x40, out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    /* the manager's FDB: VF 1's MAC to vport 2, the PF's to vport 0, broadcast everywhere */
+    ft = teth_obj_create(r.pf, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_FDB);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in, FG_IN_start_flow_index, 0);
+    MLX5_SET(in, FG_IN_end_flow_index, 13);
+    MLX5_SET(in, FG_IN_match_criteria_enable, 1);
+    memset(in + FG_IN_criteria_OFF + MS_dmac_47_16_OFF, 0xff, 6);
+    {
+        g_autofree uint8_t *fgi = g_malloc0(FG_IN_criteria_OFF + MLX5_FTE_MATCH_PARAM_SIZE);
+
+        memcpy(fgi, in, sizeof(in) < FG_IN_criteria_OFF + MLX5_FTE_MATCH_PARAM_SIZE
+                            ? sizeof(in) : FG_IN_criteria_OFF + MLX5_FTE_MATCH_PARAM_SIZE);
+        MLX5_SET(fgi, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+        memset(fgi + FG_IN_criteria_OFF + MS_dmac_47_16_OFF, 0xff, 6);
+        g_assert_cmpint(tdrv_exec(r.pf, fgi, FG_IN_criteria_OFF + MLX5_FTE_MATCH_PARAM_SIZE,
+                                  out, 16), ==, 0);
+        fg = MLX5_GET(out, FG_OUT_group_id);
+    }
+    vp[0] = 2;
+    g_assert_cmpint(fdb_rule(r.pf, ft, fg, 0, vf_mac[1], 1, vp), ==, 0);
+    vp[0] = 0;
+    g_assert_cmpint(fdb_rule(r.pf, ft, fg, 1, pf_mac, 1, vp), ==, 0);
+    vp[0] = 0, vp[1] = 1, vp[2] = 2, vp[3] = MLX5_VPORT_UPLINK;
+    g_assert_cmpint(fdb_rule(r.pf, ft, fg, 2, bcast, 4, vp), ==, 0);
+    vp[0] = 3;                                  /* no vport 3 */
+    g_assert_cmpint(fdb_rule(r.pf, ft, fg, 3, far_mac, 1, vp), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    memset(in, 0, 0x40);
+    MLX5_SET(in, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_FDB);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    teth_obj_create(r.pf, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+
+    teth_post_recv(&p, 2048, p.mem);
+    teth_post_recv(&v0, 2048, v0.mem);
+    teth_post_recv(&v1, 2048, v1.mem);
+    n = link_frames(&r);
+    send_frame(&v0, vf_mac[1], 0x31);           /* by its entry */
+    g_assert_true(got_frame(&v1, 0x31));
+    g_assert_cmpuint(link_frames(&r), ==, n);
+    send_frame(&v1, pf_mac, 0x32);
+    g_assert_true(got_frame(&p, 0x32));
+    send_frame(&v1, vf_mac[0], 0x33);           /* VF 0's MAC has no entry: the link */
+    g_assert_false(got_frame(&v0, 0x33));
+    g_assert_cmpuint(link_frames(&r), ==, n + 1);
+    trace_counts_reset();
+    send_frame(&v0, bcast, 0x34);               /* to vports 0, 2 and the link, not back */
+    g_assert_cmpuint(trace_count("mlx5_esw_fwd"), ==, 2);
+    g_assert_cmpuint(link_frames(&r), ==, n + 2);
+    memcpy(f + 6, far_mac, 6);
+    mlx5_st16(f + 12, 0x88b5);
+    memcpy(f, vf_mac[1], 6);
+    memset(f + 14, 0x35, sizeof(f) - 14);
+    g_assert_true(mlx5_core_link_rx(r.pf->c, 1, f, sizeof(f)));
+    g_assert_true(got_frame(&v1, 0x35));
+    memcpy(f, vf_mac[0], 6);                    /* from the link, no entry: nowhere */
+    memset(f + 14, 0x36, sizeof(f) - 14);
+    g_assert_true(mlx5_core_link_rx(r.pf->c, 1, f, sizeof(f)));
+    g_assert_false(got_frame(&v0, 0x36));
+    g_assert_false(got_frame(&p, 0x36));
+    memcpy(f, pf_mac, 6);
+    memset(f + 14, 0x37, sizeof(f) - 14);
+    g_assert_true(mlx5_core_link_rx(r.pf->c, 1, f, sizeof(f)));
+    g_assert_true(got_frame(&p, 0x37));
+
+    /* vport admin state: down, up without the link, follow */
+    g_assert_cmpint(vport_state(r.pf, 1, MLX5_VPORT_ADMIN_DOWN), ==, 0);
+    g_assert_cmpuint(vf_oper(r.vf[0]), ==, 0);
+    g_assert_cmpint(vport_state(r.pf, 1, MLX5_VPORT_ADMIN_UP), ==, 0);
+    mlx5_core_link_set_up(r.pf->c, 1, false);
+    g_assert_cmpuint(vf_oper(r.vf[0]), ==, 1);
+    g_assert_cmpuint(vf_oper(r.vf[1]), ==, 0);
+    g_assert_cmpint(vport_state(r.pf, 1, MLX5_VPORT_ADMIN_AUTO), ==, 0);
+    g_assert_cmpuint(vf_oper(r.vf[0]), ==, 0);
+    mlx5_core_link_set_up(r.pf->c, 1, true);
+    g_assert_cmpuint(vf_oper(r.vf[0]), ==, 1);
+    g_assert_cmpint(vport_state(r.pf, 0, MLX5_VPORT_ADMIN_DOWN), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(vport_state(r.pf, 3, MLX5_VPORT_ADMIN_DOWN), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    /* NIC_VPORT_CHANGE: armed for UC changes of vport 2, one shot */
+    tdrv_create_eq(r.pf, 1ull << MLX5_EVENT_TYPE_NIC_VPORT_CHANGE, 4, 0, &eq_pa);
+    memset(nvc_in, 0, sizeof(nvc_in));
+    MLX5_SET(nvc_in, MODIFY_NIC_VPORT_IN_field_select, MLX5_NVC_FS_CHANGE_EVENT);
+    MLX5_SET(nvc_in + MODIFY_NIC_VPORT_IN_CTX_OFF, NVC_arm_change_event, 1);
+    MLX5_SET(nvc_in + MODIFY_NIC_VPORT_IN_CTX_OFF, NVC_event_on, MLX5_NVC_EV_UC);
+    g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT, true, 2, nvc_in,
+                              sizeof(nvc_in), out, 16), ==, 0);
+    memset(nvc_in, 0, sizeof(nvc_in));          /* VF 1: its MC list (not armed), UC list */
+    MLX5_SET(nvc_in, MODIFY_NIC_VPORT_IN_field_select, MLX5_NVC_FS_ADDRESSES_LIST);
+    MLX5_SET(nvc_in + MODIFY_NIC_VPORT_IN_CTX_OFF, NVC_allowed_list_type, MLX5_NVC_LIST_MC);
+    g_assert_cmpint(vport_cmd(r.vf[1], MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT, false, 0, nvc_in,
+                              sizeof(nvc_in), out, 16), ==, 0);
+    mlx5_core_run(r.pf->c, 100);
+    tdrv_eqe(r.pf, eq_pa, 0, eqe);
+    g_assert_cmpint(eqe[MLX5_EQE_owner] & 1, ==, 1);        /* (still the device's) */
+    MLX5_SET(nvc_in + MODIFY_NIC_VPORT_IN_CTX_OFF, NVC_allowed_list_type, MLX5_NVC_LIST_UC);
+    MLX5_SET(nvc_in + MODIFY_NIC_VPORT_IN_CTX_OFF, NVC_allowed_list_size, 1);
+    memcpy(nvc_in + MODIFY_NIC_VPORT_IN_CTX_OFF + NVC_LIST_OFF + 2, vf_mac[1], 6);
+    g_assert_cmpint(vport_cmd(r.vf[1], MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT, false, 0, nvc_in,
+                              sizeof(nvc_in), out, 16), ==, 0);
+    tdrv_eqe(r.pf, eq_pa, 0, eqe);
+    g_assert_cmpint(eqe[MLX5_EQE_type], ==, MLX5_EVENT_TYPE_NIC_VPORT_CHANGE);
+    g_assert_cmpint(mlx5_ld16(eqe + MLX5_EQE_data + 2), ==, 2);
+    g_assert_cmpint(vport_cmd(r.vf[1], MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT, false, 0, nvc_in,
+                              sizeof(nvc_in), out, 16), ==, 0);
+    tdrv_eqe(r.pf, eq_pa, 1, eqe);
+    g_assert_cmpint(eqe[MLX5_EQE_owner] & 1, ==, 1);        /* one shot: no second */
+
+    /* the root destroyed (the legacy teardown): the address switch again */
+    g_assert_cmpint(enable_hca(r.pf, MLX5_CMD_OP_DISABLE_HCA, 2, &synd), ==, 0);
+    memset(in, 0, 0x40);
+    MLX5_SET(in, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_FDB);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_DESTROY_FLOW_TABLE);
+    g_assert_cmpint(tdrv_exec(r.pf, in, 0x40, out, 16), ==, 0);
+    g_assert_cmpuint(r.pf->c->eth->root_ft_fdb, ==, 0);
+    rig_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -403,5 +625,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/sriov/switch", test_switch);
     g_test_add_func("/mlx5/sriov/queue-bound", test_queue_bound);
     g_test_add_func("/mlx5/sriov/vport", test_vport);
+    g_test_add_func("/mlx5/sriov/fdb", test_fdb);
     return g_test_run();
 }

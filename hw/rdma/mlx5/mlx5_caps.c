@@ -158,6 +158,8 @@ void mlx5_caps_build(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap,
         break;
     case MLX5_CAP_ETHERNET_OFFLOADS:
     case MLX5_CAP_FLOW_TABLE:
+    case MLX5_CAP_ESWITCH_FLOW_TABLE:
+    case MLX5_CAP_ESWITCH:
     case MLX5_CAP_ROCE:
     case MLX5_CAP_QOS:
         if (cfg->eth) {

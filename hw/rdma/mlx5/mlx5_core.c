@@ -244,6 +244,9 @@ void mlx5_function_reset(Mlx5Core *c)
     c->issi = 0;
     c->pages_given = 0;
     c->host_endianness_set = false;
+    if (!c->cfg.vf) {
+        c->vport_arm = 0;       /* (a VF's is its manager's to drop) */
+    }
     mlx5_caps_reset(c);
     mlx5_port_reset(c);
     mlx5_q_counter_reset(c);

@@ -661,6 +661,14 @@ struct Mlx5Core {
     uint16_t vf_index;
     bool vf_enabled;            /* a VF: its PF's ENABLE_HCA */
     /*
+     * the E-Switch manager's settings of this function's vport (kept across
+     * the function's own resets; the PF's reset drops them): its admin state
+     * (MODIFY_VPORT_STATE op_mod 1; the link follows it) and the
+     * NIC_VPORT_CHANGE event it armed (MLX5_NVC_EV_*, one shot)
+     */
+    uint8_t esw_admin;
+    uint8_t vport_arm;
+    /*
      * frames the embedded switch (eth/mlx5_eswitch.c) delivered to this
      * function, taken at its next run (GByteArray each)
      */
@@ -777,6 +785,8 @@ bool mlx5_esw_rx_run(Mlx5Core *c);
 void mlx5_esw_flush(Mlx5Core *c);
 /* @pf's link takes frames again: so do its VFs' SQs */
 void mlx5_esw_tx_ready(Mlx5Core *pf);
+/* A VF's link with the uplink's @uplink, as its vport's admin state says */
+bool mlx5_esw_vport_link(Mlx5Core *vf, bool uplink);
 
 /* mlx5_core.c */
 int mlx5_dma_read(Mlx5Core *c, uint64_t pa, void *buf, size_t len);

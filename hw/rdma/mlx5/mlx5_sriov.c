@@ -48,7 +48,8 @@ static void mlx5_vf_link(Mlx5Core *vf)
 {
     Mlx5Core *pf = vf->pf;
 
-    vf->link_cable = pf && pf->eth && vf->eth && mlx5_link_wanted(pf);
+    vf->link_cable = pf && pf->eth && vf->eth &&
+                     mlx5_esw_vport_link(vf, mlx5_link_wanted(pf));
     mlx5_port_set_link(vf, mlx5_link_wanted(vf));
 }
 
@@ -60,6 +61,8 @@ void mlx5_core_vf_attach(Mlx5Core *pf, unsigned idx, Mlx5Core *vf)
     vf->pf = pf;
     vf->vf_index = idx;
     vf->vf_enabled = false;
+    vf->esw_admin = MLX5_VPORT_ADMIN_AUTO;
+    vf->vport_arm = 0;
     mlx5_vf_link(vf);
 }
 
@@ -126,6 +129,8 @@ void mlx5_sriov_pf_reset(Mlx5Core *c)
             memcpy(vf->cfg.mac, def.mac, 6);
             vf->cfg.node_guid = def.node_guid;
             vf->vf_enabled = false;
+            vf->esw_admin = MLX5_VPORT_ADMIN_AUTO;
+            vf->vport_arm = 0;
             mlx5_core_reset(vf, MLX5_RESET_SYSTEM);
         }
     }

@@ -13,6 +13,17 @@
  * (at most MLX5_ESW_RXQ_MAX; more are dropped, as by a switch port's buffer)
  * and taken at the receiver's next run, so no function runs inside another.
  *
+ * With esw_manager (the PF is the E-Switch manager, as a ConnectX-5's), its
+ * driver programs the switch instead, as mlx5_core's legacy mode does: FDB
+ * flow tables (table type 4; their entries forward to vports, the uplink
+ * 0xffff among them, matching the frame's headers and its source vport), the
+ * vports' admin state (MODIFY_VPORT_STATE op_mod 1: a VF's link), the L2
+ * table (accepted; with one host it steers nothing), and NIC_VPORT_CHANGE
+ * events when an armed vport changes its address lists, promiscuity or MTU.
+ * Once the driver set an FDB root, every frame takes it: to the vports its
+ * entries name (never back to its source), or on a miss, from a function to
+ * the link, from the link nowhere.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
@@ -20,8 +31,158 @@
 #include "trace.h"
 
 #define MLX5_ESW_RXQ_MAX    256
+/* the FDB's limits (its cap page) */
+#define MLX5_ESW_LOG_MAX_FT_SIZE 16
+#define MLX5_ESW_MAX_FT_LEVEL    63
+/* an L2 table index beyond the table */
+#define MLX5_SYND_ESW_L2_INDEX   0x30000060
 /* frames taken from the queue per run */
 #define MLX5_ESW_RX_BUDGET  64
+
+/* ---- the E-Switch manager ------------------------------------------------ */
+
+bool mlx5_esw_manager_cfg(const Mlx5CoreConfig *cfg)
+{
+    return cfg->esw_manager && cfg->eth && !cfg->vf && cfg->num_vfs;
+}
+
+/* The E-Switch's cap pages (a manager's; all zero otherwise). */
+void mlx5_esw_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
+{
+    if (!mlx5_esw_manager_cfg(cfg)) {
+        return;
+    }
+    if (type == MLX5_CAP_ESWITCH_FLOW_TABLE) {
+        /*
+         * the FDB's properties (at the NIC RX properties' place of the flow
+         * table page): tables to level 63, 2^16 entries, entry updates and
+         * root changes; no ACL tables (spoof check and VST are not offered)
+         */
+        MLX5_SET(cap, FT_CAP_nic_rx_ft_support, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_flow_modify_en, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_modify_root, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_log_max_ft_size, MLX5_ESW_LOG_MAX_FT_SIZE);
+        MLX5_SET(cap, FT_CAP_nic_rx_max_ft_level, MLX5_ESW_MAX_FT_LEVEL);
+    }
+    /* MLX5_CAP_ESWITCH: no VLAN strip/insert, no encap, no merged E-Switch */
+}
+
+/* The vport number of function @c (0: the PF). */
+static uint16_t mlx5_esw_vport_of(const Mlx5Core *c)
+{
+    return c->cfg.vf ? c->vf_index + 1 : 0;
+}
+
+/* The function of vport @n of manager @pf, or NULL. */
+static Mlx5Core *mlx5_esw_function(Mlx5Core *pf, unsigned n)
+{
+    return n == 0 ? pf : n <= pf->cfg.num_vfs ? pf->vfs[n - 1] : NULL;
+}
+
+void mlx5_esw_vport_changed(Mlx5Core *c, uint8_t what)
+{
+    Mlx5Core *pf = c->cfg.vf ? c->pf : c;
+    uint8_t data[28] = { 0 };
+    uint16_t n = mlx5_esw_vport_of(c);
+
+    if (!(c->vport_arm & what) || !pf ||
+        !mlx5_esw_manager_cfg(&pf->cfg)) {
+        return;
+    }
+    c->vport_arm = 0;           /* one shot: the manager arms it again */
+    mlx5_st16(data + 2, n);
+    trace_mlx5_esw_vport_event(n, what);
+    mlx5_eq_post_async(pf, MLX5_EVENT_TYPE_NIC_VPORT_CHANGE, 0, data,
+                       sizeof(data));
+}
+
+/* A VF's link: the PF's, as its vport's admin state says. */
+bool mlx5_esw_vport_link(Mlx5Core *vf, bool uplink)
+{
+    return vf->esw_admin == MLX5_VPORT_ADMIN_UP ||
+           (vf->esw_admin == MLX5_VPORT_ADMIN_AUTO && uplink);
+}
+
+/* The manager's command naming vport @n of the E-Switch; NULL: failed. */
+static Mlx5Core *mlx5_esw_cmd_vport(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5Core *t;
+
+    if (!mlx5_cmd_in_ok(cmd, 0x10)) {
+        return NULL;
+    }
+    t = mlx5_esw_manager_cfg(&c->cfg) && !cmd->uid &&
+                MLX5_GET(cmd->in, VPORT_IN_other_vport)
+            ? mlx5_esw_function(c, MLX5_GET(cmd->in, VPORT_IN_vport_number))
+            : NULL;
+    if (!t || !t->cfg.vf) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PORT);
+        return NULL;
+    }
+    return t;
+}
+
+/*
+ * MODIFY_VPORT_STATE: op_mod 1, the E-Switch manager sets a VF vport's admin
+ * state (`ip link set ... vf N state`); op_mod 0, a function's own vNIC state,
+ * is not offered (its link is PAOS's).
+ */
+void mlx5_cmd_modify_vport_state(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5Core *vf;
+    unsigned st;
+
+    if (cmd->op_mod != MLX5_VPORT_STATE_OP_MOD_ESW) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
+        return;
+    }
+    vf = mlx5_esw_cmd_vport(c, cmd);
+    if (!vf) {
+        return;
+    }
+    st = MLX5_GET(cmd->in, MODIFY_VPORT_STATE_IN_admin_state);
+    if (st > MLX5_VPORT_ADMIN_AUTO) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PORT);
+        return;
+    }
+    trace_mlx5_esw_vport_state(vf->vf_index + 1, st);
+    vf->esw_admin = st;
+    mlx5_sriov_pf_link(c);
+}
+
+/* The manager's L2 table entry: the index checked, kept (nothing to steer). */
+static void mlx5_esw_l2(Mlx5Core *c, Mlx5CmdCtx *cmd, bool set)
+{
+    unsigned i;
+
+    if (!mlx5_cmd_in_ok(cmd, 0x20)) {
+        return;
+    }
+    i = MLX5_GET(cmd->in, L2_IN_table_index);
+    if (!mlx5_esw_manager_cfg(&c->cfg) || cmd->uid ||
+        i >= MLX5_ESW_L2_ENTRIES) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_ESW_L2_INDEX);
+        return;
+    }
+    trace_mlx5_esw_l2(i, set);
+    if (set) {
+        c->eth->l2_used[i / 32] |= 1u << (i % 32);
+    } else {
+        c->eth->l2_used[i / 32] &= ~(1u << (i % 32));
+    }
+}
+
+void mlx5_cmd_set_l2_table_entry(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    mlx5_esw_l2(c, cmd, true);
+}
+
+void mlx5_cmd_delete_l2_table_entry(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    mlx5_esw_l2(c, cmd, false);
+}
+
+/* ---- the switch ---------------------------------------------------------- */
 
 /* Copy up to @len bytes of the frame in @iov to @buf; returns how many. */
 static size_t mlx5_esw_copy(const struct iovec *iov, int iovcnt, void *buf,
@@ -107,6 +268,76 @@ static void mlx5_esw_deliver(Mlx5Core *src, Mlx5Core *d,
     d->ops->kick(d->opaque);
 }
 
+/*
+ * Steer frame @f from vport @src through manager @pf's FDB: mark the vports
+ * its entries forward to in @to (0..num_vfs, num_vfs + 1 the uplink). False if
+ * no entry took it (a miss).
+ */
+static bool mlx5_esw_fdb(Mlx5Core *pf, uint16_t src, const uint8_t *f,
+                         size_t len, bool *to)
+{
+    Mlx5FlowTable *ft = mlx5_ft_get(pf, pf->eth->root_ft_fdb);
+    uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE];
+    unsigned hops, i, uplink = pf->cfg.num_vfs + 1;
+    bool hit = false;
+    IbEthHdr h;
+
+    if (!ib_eth_parse(f, len, &h)) {
+        return false;
+    }
+    mlx5_eth_match_set(pf->eth, f, len, &h, ms);
+    mlx5_st16(ms + MS_MISC_source_port_OFF, src);
+    for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
+        const Mlx5Fte *fte = mlx5_ft_hit(pf, &ft, ms, len);
+        Mlx5FlowTable *next = NULL;
+
+        if (!fte) {
+            continue;           /* (ft is the miss table, or NULL) */
+        }
+        hit = true;
+        if (fte->action & MLX5_FLOW_CONTEXT_ACTION_DROP) {
+            break;
+        }
+        for (i = 0; i < fte->ndest; i++) {
+            uint32_t id = fte->dest[i].id;
+
+            if (fte->dest[i].type == MLX5_FLOW_DEST_TYPE_FLOW_TABLE) {
+                next = next ? next : mlx5_ft_get(pf, id);
+            } else if (fte->dest[i].type == MLX5_FLOW_DEST_TYPE_VPORT) {
+                id = id == MLX5_VPORT_UPLINK ? uplink : id;
+                if (id <= uplink) {
+                    to[id] = true;
+                }
+            }
+        }
+        ft = next;
+    }
+    return hit;
+}
+
+/*
+ * Deliver to the vports marked in @to but @src's; true unless the link refused
+ * the frame.
+ */
+static bool mlx5_esw_fdb_out(Mlx5Core *pf, Mlx5Core *src,
+                             const struct iovec *iov, int iovcnt, size_t len,
+                             bool *to, bool best_effort)
+{
+    unsigned i;
+
+    for (i = 0; i <= pf->cfg.num_vfs; i++) {
+        Mlx5Core *d = i ? mlx5_esw_vf(pf, i - 1) : pf;
+
+        if (to[i] && d && d != src) {
+            mlx5_esw_deliver(src, d, iov, iovcnt, len);
+        }
+    }
+    if (to[pf->cfg.num_vfs + 1] && pf->eth->oper_up) {
+        return pf->ops->link_tx(pf->opaque, 1, iov, iovcnt, best_effort);
+    }
+    return true;
+}
+
 bool mlx5_port_tx(Mlx5Core *c, const struct iovec *iov, int iovcnt,
                   bool best_effort)
 {
@@ -127,6 +358,17 @@ bool mlx5_port_tx(Mlx5Core *c, const struct iovec *iov, int iovcnt,
     }
     if (mlx5_esw_copy(iov, iovcnt, dst, 6) < 6) {
         return true;
+    }
+    if (pf->eth->root_ft_fdb) {
+        /* the manager's FDB; a miss goes to the link */
+        bool to[MLX5_MAX_VFS + 2] = { false };
+        g_autofree uint8_t *f = g_malloc(len);
+
+        mlx5_esw_copy(iov, iovcnt, f, len);
+        if (!mlx5_esw_fdb(pf, mlx5_esw_vport_of(c), f, len, to)) {
+            to[pf->cfg.num_vfs + 1] = true;
+        }
+        return mlx5_esw_fdb_out(pf, c, iov, iovcnt, len, to, best_effort);
     }
     if (dst[0] & 1) {
         if (c != pf) {
@@ -166,6 +408,15 @@ bool mlx5_esw_uplink_rx(Mlx5Core *pf, const uint8_t *f, size_t len)
 
     if (len < 6 || !mlx5_esw_on(pf)) {
         return false;
+    }
+    if (pf->eth->root_ft_fdb) {
+        /* the manager's FDB; a miss is dropped */
+        bool to[MLX5_MAX_VFS + 2] = { false };
+
+        mlx5_esw_fdb(pf, MLX5_VPORT_UPLINK, f, len, to);
+        to[pf->cfg.num_vfs + 1] = false;
+        mlx5_esw_fdb_out(pf, pf, &iov, 1, len, to, false);
+        return !to[0];          /* (the PF's own: its NIC tables decide) */
     }
     for (i = 0; i < pf->cfg.num_vfs; i++) {
         Mlx5Core *vf = mlx5_esw_vf(pf, i);

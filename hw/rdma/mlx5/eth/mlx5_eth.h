@@ -190,10 +190,18 @@ typedef struct Mlx5PpEntry {
     uint16_t uid;               /* the DevX context that set it, 0: kernel */
 } Mlx5PpEntry;
 
+/* the E-Switch manager's L2 table: 2^MLX5_ESW_LOG_L2_TABLE entries */
+#define MLX5_ESW_LOG_L2_TABLE   5
+#define MLX5_ESW_L2_ENTRIES     (1u << MLX5_ESW_LOG_L2_TABLE)
+
 typedef struct Mlx5Eth {
     Mlx5Table tises, tirs, rqts, fts, fgs;
     uint32_t root_ft;           /* NIC RX root table, 0 = none */
     uint32_t root_ft_tx;        /* NIC TX root table, 0 = none */
+    /* the E-Switch manager's FDB root table, 0 = none (mlx5_eswitch.c) */
+    uint32_t root_ft_fdb;
+    /* the manager's L2 table (MPFS) entries in use, by index */
+    uint32_t l2_used[MLX5_ESW_L2_ENTRIES / 32];
     uint32_t nftes;
     /* NIC vport context */
     uint8_t mac[6];             /* permanent address */
@@ -254,6 +262,17 @@ bool mlx5_eth_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint32_t reg_id, uint8_t *reg,
 void mlx5_eth_count(Mlx5EthTraffic *t, const uint8_t *f, size_t len);
 Mlx5CmdHandler mlx5_cmd_query_vport_state, mlx5_cmd_query_nic_vport_context,
     mlx5_cmd_modify_nic_vport_context, mlx5_cmd_query_vport_counter;
+
+/* mlx5_eswitch.c: the E-Switch manager (a PF with VFs and esw_manager) */
+bool mlx5_esw_manager_cfg(const Mlx5CoreConfig *cfg);
+void mlx5_esw_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap);
+/*
+ * Function @c's NIC vport changed @what (MLX5_NVC_EV_*): the event to the
+ * manager if it armed one for that
+ */
+void mlx5_esw_vport_changed(Mlx5Core *c, uint8_t what);
+Mlx5CmdHandler mlx5_cmd_modify_vport_state, mlx5_cmd_set_l2_table_entry,
+    mlx5_cmd_delete_l2_table_entry;
 
 /* mlx5_roce.c */
 void mlx5_roce_caps(uint8_t *cap);

@@ -32,14 +32,16 @@ Mlx5FlowTable *mlx5_ft_get(Mlx5Core *c, uint32_t id)
     return mlx5_table_get(&c->eth->fts, id);
 }
 
-/* NIC RX or NIC TX, of our own vport */
-static bool mlx5_ft_type_ok(Mlx5CmdCtx *cmd)
+/* NIC RX and TX tables of the function; FDB tables of the E-Switch manager */
+static bool mlx5_ft_type_ok(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     unsigned type = MLX5_GET(cmd->in, FT_IN_table_type);
 
     return !MLX5_GET(cmd->in, VPORT_IN_other_vport) &&
            (type == MLX5_FLOW_TABLE_TYPE_NIC_RX ||
-            type == MLX5_FLOW_TABLE_TYPE_NIC_TX);
+            type == MLX5_FLOW_TABLE_TYPE_NIC_TX ||
+            (type == MLX5_FLOW_TABLE_TYPE_FDB && !cmd->uid &&
+             mlx5_esw_manager_cfg(&c->cfg)));
 }
 
 /*
@@ -53,7 +55,7 @@ static Mlx5FlowTable *mlx5_ft_in(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, 0x18)) {
         return NULL;
     }
-    if (!mlx5_ft_type_ok(cmd)) {
+    if (!mlx5_ft_type_ok(c, cmd)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FT_TYPE);
         return NULL;
     }
@@ -137,6 +139,9 @@ void mlx5_ft_free(Mlx5Core *c, void *obj)
     if (c->eth->root_ft_tx == ft->id) {
         c->eth->root_ft_tx = 0;
     }
+    if (c->eth->root_ft_fdb == ft->id) {
+        c->eth->root_ft_fdb = 0;       /* (the legacy E-Switch's teardown) */
+    }
     g_free(ft);
 }
 
@@ -174,7 +179,7 @@ void mlx5_cmd_create_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, FT_CTX_OFF + 8) || !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
-    if (!mlx5_ft_type_ok(cmd)) {
+    if (!mlx5_ft_type_ok(c, cmd)) {
         synd = MLX5_SYND_FT_TYPE;
     } else if (MLX5_GET(ftc, FTC_level) > MLX5_ETH_MAX_FT_LEVEL) {
         synd = MLX5_SYND_FT_LEVEL;
@@ -266,7 +271,7 @@ void mlx5_cmd_set_flow_table_root(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     id = MLX5_GET(cmd->in, FT_IN_table_id);
-    if (!mlx5_ft_type_ok(cmd)) {
+    if (!mlx5_ft_type_ok(c, cmd)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FT_TYPE);
         return;
     }
@@ -277,6 +282,9 @@ void mlx5_cmd_set_flow_table_root(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     if (MLX5_GET(cmd->in, FT_IN_table_type) == MLX5_FLOW_TABLE_TYPE_NIC_TX) {
         c->eth->root_ft_tx = id;
+    } else if (MLX5_GET(cmd->in, FT_IN_table_type) ==
+               MLX5_FLOW_TABLE_TYPE_FDB) {
+        c->eth->root_ft_fdb = id;
     } else {
         c->eth->root_ft = id;
     }
@@ -406,13 +414,15 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
     const uint8_t *fc = cmd->in + FTE_CTX_OFF;
     uint32_t ndest = MLX5_GET(fc, FC_destination_list_size);
     uint32_t ncnt = MLX5_GET(fc, FC_flow_counter_list_size);
-    /* DECAP on receive only */
+    bool fdb = ft->type == MLX5_FLOW_TABLE_TYPE_FDB;
+    /* DECAP on receive only; the FDB forwards, drops and counts */
     uint16_t known = MLX5_FLOW_CONTEXT_ACTION_ALLOW |
                      MLX5_FLOW_CONTEXT_ACTION_DROP |
                      MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
                      MLX5_FLOW_CONTEXT_ACTION_COUNT |
-                     MLX5_FLOW_CONTEXT_ACTION_MOD_HDR |
-                     MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT |
+                     (fdb ? 0
+                          : MLX5_FLOW_CONTEXT_ACTION_MOD_HDR |
+                                MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT) |
                      (ft->type == MLX5_FLOW_TABLE_TYPE_NIC_RX
                           ? MLX5_FLOW_CONTEXT_ACTION_DECAP
                           : 0);
@@ -440,6 +450,11 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
             ft->type == MLX5_FLOW_TABLE_TYPE_NIC_RX) {
             if (!mlx5_table_get(&c->eth->tirs, id)) {
                 return MLX5_SYND_BAD_HANDLE;
+            }
+        } else if (type == MLX5_FLOW_DEST_TYPE_VPORT && fdb) {
+            /* a function of the manager's, or the uplink */
+            if (id != MLX5_VPORT_UPLINK && id > c->cfg.num_vfs) {
+                return MLX5_SYND_BAD_PORT;
             }
         } else if (type == MLX5_FLOW_DEST_TYPE_FLOW_TABLE) {
             Mlx5FlowTable *next = mlx5_ft_get(c, id);

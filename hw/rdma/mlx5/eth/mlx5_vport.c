@@ -24,6 +24,10 @@ static void mlx5_eth_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
      * counters), as on a ConnectX-5; not the E-Switch (eswitch_manager 0)
      */
     MLX5_SET(cap, CAP_vport_group_manager, !cfg->vf);
+    if (mlx5_esw_manager_cfg(cfg)) {
+        MLX5_SET(cap, CAP_eswitch_manager, 1);
+        MLX5_SET(cap, CAP_log_max_l2_table, MLX5_ESW_LOG_L2_TABLE);
+    }
     MLX5_SET(cap, CAP_eth_net_offloads, 1);
     MLX5_SET(cap, CAP_nic_flow_table, 1);
     MLX5_SET(cap, CAP_vport_counters, 1);
@@ -61,6 +65,10 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
     case MLX5_CAP_GENERAL:
         mlx5_eth_caps_general(cfg, cap);
         mlx5_pp_caps(type, cap);
+        break;
+    case MLX5_CAP_ESWITCH_FLOW_TABLE:
+    case MLX5_CAP_ESWITCH:
+        mlx5_esw_caps(cfg, type, cap);
         break;
     case MLX5_CAP_QOS:
         mlx5_pp_caps(type, cap);
@@ -213,6 +221,8 @@ void mlx5_eth_reset(Mlx5Core *c)
     mlx5_table_destroy(&e->tises, mlx5_plain_free, c);
     e->root_ft = 0;
     e->root_ft_tx = 0;
+    e->root_ft_fdb = 0;
+    memset(e->l2_used, 0, sizeof(e->l2_used));
     e->nftes = 0;
     /* (after the flow entries that held them) */
     memset(e->fcs, 0, sizeof(*e->fcs) * MLX5_ETH_MAX_FLOW_COUNTERS);
@@ -494,6 +504,24 @@ void mlx5_cmd_modify_nic_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (fs & MLX5_NVC_FS_ROCE_EN) {
         e->roce_en = MLX5_GET(nvc, NVC_roce_en);
     }
+    if (fs & MLX5_NVC_FS_CHANGE_EVENT) {
+        /* (the manager's: a function arms nothing of its own) */
+        c->vport_arm = c != self || !c->cfg.vf
+                           ? (MLX5_GET(nvc, NVC_arm_change_event)
+                                  ? MLX5_GET(nvc, NVC_event_on)
+                                  : 0)
+                           : c->vport_arm;
+    }
+    mlx5_esw_vport_changed(c,
+                           (fs & MLX5_NVC_FS_ADDRESSES_LIST
+                                ? (MLX5_GET(nvc, NVC_allowed_list_type) ==
+                                           MLX5_NVC_LIST_UC
+                                       ? MLX5_NVC_EV_UC
+                                       : MLX5_NVC_EV_MC)
+                                : 0) |
+                               (fs & MLX5_NVC_FS_PROMISC
+                                    ? MLX5_NVC_EV_PROMISC : 0) |
+                               (fs & MLX5_NVC_FS_MTU ? MLX5_NVC_EV_MTU : 0));
 }
 
 static void mlx5_traffic(uint8_t *out, unsigned off, uint64_t pkts,

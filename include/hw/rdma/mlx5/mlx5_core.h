@@ -137,6 +137,11 @@ typedef struct Mlx5CoreConfig {
     uint16_t num_vfs;
     bool     vf;
     uint16_t vhca_id;           /* the function's id (a VF: its index + 1) */
+    /*
+     * a PF with VFs is the E-Switch manager: the legacy FDB the driver
+     * programs switches the functions' frames (eth/mlx5_eswitch.c)
+     */
+    bool     esw_manager;
 } Mlx5CoreConfig;
 
 #define MLX5_CMD_TIMEOUT_MAX    0xfffff

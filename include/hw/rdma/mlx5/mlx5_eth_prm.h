@@ -50,6 +50,8 @@ enum {
     MLX5_CMD_OP_DELETE_FLOW_TABLE_ENTRY = 0x938,
     MLX5_CMD_OP_ADD_VXLAN_UDP_DPORT = 0x827,
     MLX5_CMD_OP_DELETE_VXLAN_UDP_DPORT = 0x828,
+    MLX5_CMD_OP_SET_L2_TABLE_ENTRY = 0x829,
+    MLX5_CMD_OP_DELETE_L2_TABLE_ENTRY = 0x82b,
     MLX5_CMD_OP_ALLOC_FLOW_COUNTER = 0x939,
     MLX5_CMD_OP_DEALLOC_FLOW_COUNTER = 0x93a,
     MLX5_CMD_OP_QUERY_FLOW_COUNTER = 0x93b,
@@ -94,6 +96,9 @@ enum {
 enum {
     MLX5_CAP_ETHERNET_OFFLOADS = 0x1,
     MLX5_CAP_FLOW_TABLE = 0x7,
+    /* E-Switch (eth/mlx5_eswitch.c): its flow tables' caps and its own */
+    MLX5_CAP_ESWITCH_FLOW_TABLE = 0x8,
+    MLX5_CAP_ESWITCH = 0x9,
     MLX5_CAP_ROCE = 0x4,
 };
 
@@ -316,6 +321,10 @@ enum {
 enum {
     MLX5_FLOW_TABLE_TYPE_NIC_RX = 0,
     MLX5_FLOW_TABLE_TYPE_NIC_TX = 1,
+    MLX5_FLOW_TABLE_TYPE_FDB = 4,
+    /* a destination vport (the FDB's); 0xffff: the uplink */
+    MLX5_FLOW_DEST_TYPE_VPORT = 0,
+    MLX5_VPORT_UPLINK = 0xffff,
     MLX5_FT_MISS_ACTION_DEF = 0,
     MLX5_FT_MISS_ACTION_FWD = 1,
     MLX5_FT_MODIFY_MISS_TABLE_ID = 1 << 0,
@@ -398,6 +407,28 @@ enum {
 #define QUERY_VPORT_STATE_OUT_state         MLX5_FIELD(3, 3, 0)
 #define VPORT_IN_other_vport                MLX5_FIELD(2, 31, 31)
 #define VPORT_IN_vport_number               MLX5_FIELD(2, 15, 0)
+/* MODIFY_VPORT_STATE (op_mod 1: the E-Switch vport's admin state) */
+#define MODIFY_VPORT_STATE_IN_admin_state   MLX5_FIELD(3, 7, 4)
+enum {
+    MLX5_VPORT_STATE_OP_MOD_VNIC = 0,
+    MLX5_VPORT_STATE_OP_MOD_ESW = 1,
+    MLX5_VPORT_ADMIN_DOWN = 0,
+    MLX5_VPORT_ADMIN_UP = 1,
+    MLX5_VPORT_ADMIN_AUTO = 2,
+};
+/* NIC vport context dword 1: the change event's arming (one shot) */
+#define NVC_arm_change_event                MLX5_FIELD(1, 31, 31)
+#define NVC_event_on                        MLX5_FIELD(1, 4, 0)
+enum {
+    MLX5_NVC_EV_UC = 1 << 0,
+    MLX5_NVC_EV_MC = 1 << 1,
+    MLX5_NVC_EV_PROMISC = 1 << 3,
+    MLX5_NVC_EV_MTU = 1 << 4,
+};
+/* SET/DELETE_L2_TABLE_ENTRY */
+#define L2_IN_table_index                   MLX5_FIELD(5, 23, 0)
+/* the misc match set's source vport (in the match parameters) */
+#define MS_MISC_source_port_OFF             (MLX5_FTE_MATCH_SET_SIZE + 6)
 #define QUERY_NIC_VPORT_IN_allowed_list_type MLX5_FIELD(3, 26, 24)
 #define QUERY_NIC_VPORT_OUT_CTX_OFF         0x10
 #define MODIFY_NIC_VPORT_IN_field_select    MLX5_FIELD(3, 31, 0)
@@ -422,6 +453,7 @@ enum {
     MLX5_NVC_FS_ADDRESSES_LIST = 1 << 2,
     MLX5_NVC_FS_PERMANENT_ADDRESS = 1 << 3,
     MLX5_NVC_FS_PROMISC = 1 << 4,
+    MLX5_NVC_FS_CHANGE_EVENT = 1 << 5,
     MLX5_NVC_FS_MTU = 1 << 6,
     MLX5_NVC_FS_NODE_GUID = 1 << 9,
     MLX5_NVC_LIST_UC = 0,

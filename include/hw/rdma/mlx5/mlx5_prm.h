@@ -444,6 +444,8 @@ enum {
 #define Q_COUNTER_OUT_req_cqe_flush_error_OFF       0xc0
 #define CAP_pkey_table_size                 MLX5_FIELD(12, 15, 0)
 #define CAP_vport_group_manager             MLX5_FIELD(13, 31, 31)
+#define CAP_eswitch_manager                 MLX5_FIELD(13, 24, 24)
+#define CAP_log_max_l2_table                MLX5_FIELD(36, 28, 24)
 #define CAP_ib_virt                         MLX5_FIELD(13, 29, 29)
 /* device_mem_cap page (MEMIC) */
 #define CAP_device_memory                   MLX5_FIELD(13, 23, 23)
@@ -647,6 +649,7 @@ enum {
     MLX5_EVENT_TYPE_WQ_CATAS_ERROR = 0x05,
     MLX5_EVENT_TYPE_PATH_MIG_FAILED = 0x07,
     MLX5_EVENT_TYPE_PORT_CHANGE = 0x09,
+    MLX5_EVENT_TYPE_NIC_VPORT_CHANGE = 0x0d,
     MLX5_EVENT_TYPE_CMD = 0x0a,
     MLX5_EVENT_TYPE_PAGE_REQUEST = 0x0b,
     MLX5_EVENT_TYPE_PAGE_FAULT = 0x0c,
