@@ -5,7 +5,7 @@
 # PF set with `ip link set ... vf 0 mac`; `ip link show` lists the VFs, `ip -s` their
 # counters; mlx5_core enables its E-Switch in legacy mode: the device's FDB, which the driver
 # programs, switches the functions' frames; `ip link set ... vf N state disable|auto` takes a
-# VF's carrier away and back). Two VFs moved into network
+# VF's carrier away and back, `spoofchk on` drops a VF's frames from another MAC). Two VFs moved into network
 # namespaces reach each other, the PF and the other guest through the device's switch: ping
 # and md5-checked TCP VF-to-VF and other-guest-to-VF; RoCE v2 (ibv_rc_pingpong) VF-to-VF and
 # other-guest-to-VF. A VF's FLR (unbound, reset, bound) gives a working VF again. `echo 0`
@@ -91,6 +91,21 @@ if [ "$IDX" = 0 ]; then
   run ip link set "$E" vf 1 state auto || fail "ip link set $E vf 1 state auto failed"
   wait_for 10 sh -c "ip -n b link show $V1 | grep -q LOWER_UP" || fail "VF 1 has no carrier again"
   wait_for 30 ip netns exec b ping -c 1 -W 1 192.168.77.11 || fail "VF 1 lost VF 0 after state auto"
+  # spoof check (the vport's ingress ACL): VF 0, whose MAC its PF set, is cut off with another
+  # source MAC, and is not without the check
+  run ip link set "$E" vf 0 spoofchk on || fail "ip link set $E vf 0 spoofchk on failed"
+  expect "$(ip link show "$E")" "vf 0 .*spoof checking on" "ip link show: VF 0 spoof checking on"
+  ip -n a link set "$V0" address 02:4d:56:46:00:99 || fail "cannot change VF 0's MAC"
+  ip -n a neigh flush all; ip -n b neigh flush all
+  ip netns exec a ping -c 2 -W 1 192.168.77.12 >/dev/null &&
+    fail "VF 0 reached VF 1 from a spoofed MAC under spoofchk on"
+  echo "spoofchk on: VF 0's frames from a spoofed MAC dropped"
+  run ip link set "$E" vf 0 spoofchk off || fail "ip link set $E vf 0 spoofchk off failed"
+  wait_for 20 ip netns exec a ping -c 1 -W 1 192.168.77.12 ||
+    fail "VF 0 with another MAC and spoofchk off does not reach VF 1"
+  ip -n a link set "$V0" address 02:4d:56:46:00:01
+  ip -n a neigh flush all; ip -n b neigh flush all
+  wait_for 20 ip netns exec a ping -c 1 -W 1 192.168.77.12 || fail "VF 0 lost VF 1 after the MAC came back"
   # TCP VF-to-VF, checked by md5
   gen_data /tmp/tcp.src
   want=$(md5sum < /tmp/tcp.src | cut -d' ' -f1)

@@ -8,7 +8,8 @@
 #
 # Targets (tests/fuzz/fuzz-*.c): cmd (command queue entries, mailbox chains, every command's
 # input), cmd-eth (the same on an Ethernet port: vport, TIS/TIR/RQT, SQ/RQ, flow steering), cmd-vf (the
-# same through an SR-IOV VF, its PF checked alive; seeded from cmd-eth), wqe (send and receive WQEs, UMR, doorbell records), frame (wire frames: all BTH
+# same through an SR-IOV VF, its PF checked alive; seeded from cmd-eth), cmd-esw (the E-Switch
+# manager's: FDB, vport states, other vports; its VFs checked alive), wqe (send and receive WQEs, UMR, doorbell records), frame (wire frames: all BTH
 # opcodes and extension headers), mad (SMP, SA, CM, PMA and MAD_IFC), mmio (BAR0 registers,
 # UAR doorbells, doorbell records), roce (frames from an Ethernet link: RoCE v2 over IPv4, IPv6
 # and 802.1Q to every QP type, roce_en and the GID table toggled under traffic, the NIC path),
@@ -43,7 +44,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-ALL="cmd cmd-eth cmd-vf wqe frame mad mmio roce eth vsc"
+ALL="cmd cmd-eth cmd-vf cmd-esw wqe frame mad mmio roce eth vsc"
 time_s=600 jobs=1 merge= record=0 qemu=0 targets=() tests=()
 while (($#)); do
   case $1 in

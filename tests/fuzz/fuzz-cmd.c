@@ -20,6 +20,9 @@
 #ifndef FZ_CMD_VF
 #define FZ_CMD_VF 0             /* fuzz-cmd-vf.c: the same through a VF */
 #endif
+#ifndef FZ_CMD_ESW
+#define FZ_CMD_ESW 0            /* fuzz-cmd-esw.c: the E-Switch manager's */
+#endif
 
 enum {
     FZ_CMD_TYPE = 1,        /* a transport type other than PCI */
@@ -154,7 +157,8 @@ static void deliver(FzNode *n, uint8_t mode, const uint8_t *in, uint32_t inlen, 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     Fz f = { data, size };
-    FzNode *n = FZ_CMD_VF ? fz_node_new_vf()
+    FzNode *n = FZ_CMD_ESW ? fz_node_new_esw()
+                : FZ_CMD_VF ? fz_node_new_vf()
                 : FZ_CMD_ETH ? fz_node_new_eth(false) : fz_node_new(false, false);
     g_autofree uint8_t *in = g_malloc(0x10000);
 
@@ -166,8 +170,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         fz_bytes(&f, in, inlen);
         deliver(n, mode, in, inlen, outlen);
+        if (FZ_CMD_ESW && !n->d->c->health_fatal) {
+            /* a frame each way between the VFs: through whatever the switch is now */
+            for (unsigned i = 0; i < 2; i++) {
+                Mlx5Core *vf = n->vf[i]->c;
+                uint8_t f[64] = { 0 };
+                struct iovec iov = { .iov_base = f, .iov_len = sizeof(f) };
+
+                memcpy(f, n->vf[!i]->c->cfg.mac, 6);
+                memcpy(f + 6, vf->cfg.mac, 6);
+                f[12] = 0x08;
+                mlx5_port_tx(vf, &iov, 1, false);
+                mlx5_core_run(n->vf[!i]->c, 100);
+            }
+        }
     }
     fz_check(n);
+    for (unsigned i = 0; FZ_CMD_ESW && i < 2; i++) {
+        /* nothing the manager does kills its VFs */
+        uint8_t out[QUERY_ISSI_OUT_SIZE];
+
+        g_assert_false(n->vf[i]->c->health_fatal);
+        if (n->vf[i]->c->hca_enabled) {     /* (unless the manager disabled it) */
+            g_assert_cmpint(tdrv_simple(n->vf[i], MLX5_CMD_OP_QUERY_ISSI, 0, 0, 0, out,
+                                        sizeof(out)), ==, 0);
+        }
+    }
     if (n->pf) {
         /* nothing a VF does reaches its PF: it is alive and answers */
         uint8_t out[QUERY_ISSI_OUT_SIZE];

@@ -221,8 +221,50 @@ FzNode *fz_node_new_vf(void)
     return n;
 }
 
+FzNode *fz_node_new_esw(void)
+{
+    FzNode *n = g_new0(FzNode, 1);
+    Mlx5CoreConfig cfg;
+    uint8_t out[16];
+
+    mlx5_test_trace_off = !getenv("FUZZ_TRACE");
+    mlx5_core_config_default(&cfg, fz_mac);
+    cfg.sm = false;
+    cfg.eth = true;
+    cfg.num_vfs = 2;
+    cfg.esw_manager = true;
+    n->eth = true;
+    n->d = tdrv_new_cfg(&cfg);
+    n->d->h->ram_hi = FZ_RAM_BYTES;
+    tdrv_bringup(n->d);
+    mlx5_core_link_set_up(n->d->c, 1, true);
+    g_assert_cmpint(fz_set_roce_en(n, true), ==, 0);
+    g_assert_cmpint(fz_set_gid(n, FZ_GID_V6, true), ==, 0);
+    g_assert_cmpint(fz_set_gid(n, FZ_GID_V4, true), ==, 0);
+    for (unsigned i = 0; i < 2; i++) {
+        Mlx5CoreConfig v;
+
+        mlx5_core_vf_config(n->d->c, i, &v);
+        v.mac[0] = 0x02;
+        v.mac[5] = 0x10 + i;
+        n->vf[i] = tdrv_new_cfg(&v);
+        mlx5_core_vf_attach(n->d->c, i, n->vf[i]->c);
+        g_assert_cmpint(tdrv_simple(n->d, MLX5_CMD_OP_ENABLE_HCA, 0, i + 1, 0, out, 16), ==,
+                        0);
+        tdrv_bringup(n->vf[i]);
+    }
+    n->d->events = false;
+    return n;
+}
+
 void fz_node_free(FzNode *n)
 {
+    for (unsigned i = 0; i < 2; i++) {
+        if (n->vf[i]) {
+            mlx5_core_vf_detach(n->vf[i]->c);
+            tdrv_free(n->vf[i]);
+        }
+    }
     if (n->pf) {
         mlx5_core_vf_detach(n->d->c);
     }

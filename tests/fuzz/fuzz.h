@@ -100,6 +100,7 @@ typedef struct FzNode {
     unsigned frames_looped;
     bool eth;                           /* an Ethernet port with RoCE v2 (fz_node_new_eth) */
     TDrv *pf;                           /* d is a VF of this PF's (fz_node_new_vf) */
+    TDrv *vf[2];                        /* d is the PF of these VFs (fz_node_new_esw) */
 } FzNode;
 
 FzNode *fz_node_new(bool sm, bool objects);
@@ -115,6 +116,12 @@ FzNode *fz_node_new_eth(bool objects);
  * ENABLE_HCA), brought up as mlx5_core and mlx5_ib do on a VF: roce_en and the two GIDs.
  */
 FzNode *fz_node_new_vf(void);
+/*
+ * The E-Switch manager: an Ethernet PF (no objects; link up, roce_en, two GIDs) with two VFs,
+ * enabled and brought up, each with its MAC and a frame of traffic to the other through the
+ * address switch.
+ */
+FzNode *fz_node_new_esw(void);
 #define FZ_GID_V6       0
 #define FZ_GID_V4       1
 extern const uint8_t fz_mac[6], fz_peer_mac[6], fz_gid_v6[16], fz_gid_v4[16];

@@ -120,18 +120,24 @@ static void vf_up(Rig *r, unsigned i, TEth *t)
     teth_setup(t, r->vf[i]);
 }
 
-/* Send a 60-byte frame to @dst from the channel @t (inline, no checksums). */
-static void send_frame(TEth *t, const uint8_t *dst, uint8_t tag)
+/* Send a 60-byte frame to @dst from @src on the channel @t (inline, no checksums). */
+static void send_frame_from(TEth *t, const uint8_t *dst, const uint8_t *src, uint8_t tag)
 {
     uint8_t f[60] = { 0 }, cqe[64];
 
     memcpy(f, dst, 6);
-    memcpy(f + 6, t->d->c->eth->mac, 6);
+    memcpy(f + 6, src, 6);
     mlx5_st16(f + 12, 0x88b5);
     memset(f + 14, tag, sizeof(f) - 14);
     teth_post_send(t, MLX5_OPCODE_SEND, 0, 0, f, sizeof(f), 0, 0, -1);
     g_assert_true(teth_poll_cqe(t, cqe));
     g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+}
+
+/* ... from the function's own MAC */
+static void send_frame(TEth *t, const uint8_t *dst, uint8_t tag)
+{
+    send_frame_from(t, dst, t->d->c->eth->mac, tag);
 }
 
 /* The next frame received on @t has tag @tag (a receive WQE posted first). */
@@ -606,6 +612,95 @@ static void test_fdb(void)
                               sizeof(nvc_in), out, 16), ==, 0);
     tdrv_eqe(r.pf, eq_pa, 1, eqe);
     g_assert_cmpint(eqe[MLX5_EQE_owner] & 1, ==, 1);        /* one shot: no second */
+
+    /*
+     * VF 0's ingress ACL, as mlx5_core's spoof check: its MAC as the source allowed, the rest
+     * dropped; the manager's alone, and each vport's its own
+     */
+    {
+        uint32_t acl, fga, fgb;
+        g_autofree uint8_t *fgi = g_malloc0(FG_IN_criteria_OFF + MLX5_FTE_MATCH_PARAM_SIZE);
+        g_autofree uint8_t *fte = g_malloc0(FTE_CTX_OFF + FC_dest_OFF + 8);
+
+        memset(in, 0, 0x40);
+        MLX5_SET(in, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_ESW_INGRESS_ACL);
+        MLX5_SET(in, VPORT_IN_other_vport, 1);
+        MLX5_SET(in, VPORT_IN_vport_number, 1);
+        MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 2);
+        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+        g_assert_cmpint(tdrv_exec(r.vf[0], in, 0x40, out, 16), ==,
+                        MLX5_CMD_STAT_BAD_PARAM_ERR);
+        MLX5_SET(in, VPORT_IN_vport_number, 0);                 /* the manager's own: none */
+        g_assert_cmpint(tdrv_exec(r.pf, in, 0x40, out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+        MLX5_SET(in, VPORT_IN_vport_number, 1);
+        acl = teth_obj_create(r.pf, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
+        MLX5_SET(fgi, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+        MLX5_SET(fgi, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_ESW_INGRESS_ACL);
+        MLX5_SET(fgi, VPORT_IN_other_vport, 1);
+        MLX5_SET(fgi, VPORT_IN_vport_number, 2);                /* another vport's table */
+        MLX5_SET(fgi, FT_IN_table_id, acl);
+        MLX5_SET(fgi, FG_IN_match_criteria_enable, 1);
+        memset(fgi + FG_IN_criteria_OFF + MS_smac_47_16_OFF, 0xff, 6);
+        g_assert_cmpint(tdrv_exec(r.pf, fgi, FG_IN_criteria_OFF + MLX5_FTE_MATCH_PARAM_SIZE,
+                                  out, 16), ==, MLX5_CMD_STAT_BAD_RES_ERR);
+        MLX5_SET(fgi, VPORT_IN_vport_number, 1);
+        g_assert_cmpint(tdrv_exec(r.pf, fgi, FG_IN_criteria_OFF + MLX5_FTE_MATCH_PARAM_SIZE,
+                                  out, 16), ==, 0);
+        fga = MLX5_GET(out, FG_OUT_group_id);
+        memset(fgi + FG_IN_criteria_OFF, 0, MLX5_FTE_MATCH_PARAM_SIZE);
+        MLX5_SET(fgi, FG_IN_match_criteria_enable, 0);
+        MLX5_SET(fgi, FG_IN_start_flow_index, 1);
+        MLX5_SET(fgi, FG_IN_end_flow_index, 1);
+        g_assert_cmpint(tdrv_exec(r.pf, fgi, FG_IN_criteria_OFF + MLX5_FTE_MATCH_PARAM_SIZE,
+                                  out, 16), ==, 0);
+        fgb = MLX5_GET(out, FG_OUT_group_id);
+        MLX5_SET(fte, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+        MLX5_SET(fte, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_ESW_INGRESS_ACL);
+        MLX5_SET(fte, VPORT_IN_other_vport, 1);
+        MLX5_SET(fte, VPORT_IN_vport_number, 1);
+        MLX5_SET(fte, FT_IN_table_id, acl);
+        MLX5_SET(fte + FTE_CTX_OFF, FC_group_id, fga);
+        MLX5_SET(fte + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_ALLOW);
+        memcpy(fte + FTE_CTX_OFF + FC_match_value_OFF + MS_smac_47_16_OFF, vf_mac[0], 6);
+        g_assert_cmpint(tdrv_exec(r.pf, fte, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==, 0);
+        memset(fte + FTE_CTX_OFF, 0, FC_dest_OFF + 8);
+        MLX5_SET(fte, FTE_IN_flow_index, 1);
+        MLX5_SET(fte + FTE_CTX_OFF, FC_group_id, fgb);
+        MLX5_SET(fte + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_DROP);
+        g_assert_cmpint(tdrv_exec(r.pf, fte, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==, 0);
+        /* (an ACL forwards to no vport: that is the FDB's) */
+        MLX5_SET(fgi, FG_IN_start_flow_index, 2);
+        MLX5_SET(fgi, FG_IN_end_flow_index, 2);
+        g_assert_cmpint(tdrv_exec(r.pf, fgi, FG_IN_criteria_OFF + MLX5_FTE_MATCH_PARAM_SIZE,
+                                  out, 16), ==, 0);
+        MLX5_SET(fte, FTE_IN_flow_index, 2);
+        MLX5_SET(fte + FTE_CTX_OFF, FC_group_id, MLX5_GET(out, FG_OUT_group_id));
+        MLX5_SET(fte + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
+        MLX5_SET(fte + FTE_CTX_OFF, FC_destination_list_size, 1);
+        MLX5_SET(fte + FTE_CTX_OFF + FC_dest_OFF, DEST_type, MLX5_FLOW_DEST_TYPE_VPORT);
+        MLX5_SET(fte + FTE_CTX_OFF + FC_dest_OFF, DEST_id, 2);
+        g_assert_cmpint(tdrv_exec(r.pf, fte, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==,
+                        MLX5_CMD_STAT_BAD_PARAM_ERR);
+        g_assert_cmphex(tdrv_syndrome(out), ==, 0x30000006);
+        memset(in, 0, 0x40);
+        MLX5_SET(in, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_ESW_INGRESS_ACL);
+        MLX5_SET(in, VPORT_IN_other_vport, 1);
+        MLX5_SET(in, VPORT_IN_vport_number, 1);
+        MLX5_SET(in, FT_IN_table_id, acl);
+        teth_obj_create(r.pf, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+        trace_counts_reset();
+        send_frame(&v0, pf_mac, 0x38);                          /* its own MAC: allowed */
+        g_assert_true(got_frame(&p, 0x38));
+        send_frame_from(&v0, pf_mac, far_mac, 0x39);            /* spoofed: dropped */
+        g_assert_false(got_frame(&p, 0x39));
+        g_assert_cmpuint(trace_count("mlx5_esw_acl_drop"), ==, 1);
+        /* the ACL table gone: no spoof check */
+        MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_DESTROY_FLOW_TABLE);
+        g_assert_cmpint(tdrv_exec(r.pf, in, 0x40, out, 16), ==, 0);
+        g_assert_cmpuint(r.vf[0]->c->acl_root[0], ==, 0);
+        send_frame_from(&v0, pf_mac, far_mac, 0x3a);
+        g_assert_true(got_frame(&p, 0x3a));
+    }
 
     /* the root destroyed (the legacy teardown): the address switch again */
     g_assert_cmpint(enable_hca(r.pf, MLX5_CMD_OP_DISABLE_HCA, 2, &synd), ==, 0);

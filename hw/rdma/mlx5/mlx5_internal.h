@@ -668,6 +668,8 @@ struct Mlx5Core {
      */
     uint8_t esw_admin;
     uint8_t vport_arm;
+    /* and its ACLs: the root tables (the manager's) of its ingress, egress */
+    uint32_t acl_root[2];
     /*
      * frames the embedded switch (eth/mlx5_eswitch.c) delivered to this
      * function, taken at its next run (GByteArray each)

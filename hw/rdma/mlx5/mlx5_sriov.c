@@ -63,6 +63,7 @@ void mlx5_core_vf_attach(Mlx5Core *pf, unsigned idx, Mlx5Core *vf)
     vf->vf_enabled = false;
     vf->esw_admin = MLX5_VPORT_ADMIN_AUTO;
     vf->vport_arm = 0;
+    vf->acl_root[0] = vf->acl_root[1] = 0;
     mlx5_vf_link(vf);
 }
 
@@ -131,6 +132,7 @@ void mlx5_sriov_pf_reset(Mlx5Core *c)
             vf->vf_enabled = false;
             vf->esw_admin = MLX5_VPORT_ADMIN_AUTO;
             vf->vport_arm = 0;
+            vf->acl_root[0] = vf->acl_root[1] = 0;
             mlx5_core_reset(vf, MLX5_RESET_SYSTEM);
         }
     }

@@ -34,6 +34,7 @@
 /* the FDB's limits (its cap page) */
 #define MLX5_ESW_LOG_MAX_FT_SIZE 16
 #define MLX5_ESW_MAX_FT_LEVEL    63
+#define MLX5_ESW_LOG_MAX_ACL     8
 /* an L2 table index beyond the table */
 #define MLX5_SYND_ESW_L2_INDEX   0x30000060
 /* frames taken from the queue per run */
@@ -56,13 +57,20 @@ void mlx5_esw_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
         /*
          * the FDB's properties (at the NIC RX properties' place of the flow
          * table page): tables to level 63, 2^16 entries, entry updates and
-         * root changes; no ACL tables (spoof check and VST are not offered)
+         * root changes
          */
         MLX5_SET(cap, FT_CAP_nic_rx_ft_support, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_flow_modify_en, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_modify_root, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_ft_size, MLX5_ESW_LOG_MAX_FT_SIZE);
         MLX5_SET(cap, FT_CAP_nic_rx_max_ft_level, MLX5_ESW_MAX_FT_LEVEL);
+        /* each VF vport's ingress and egress ACL (spoof check) */
+        MLX5_SET(cap, ESW_FT_CAP_acl_in_ft_support, 1);
+        MLX5_SET(cap, ESW_FT_CAP_acl_in_log_max_ft_size, MLX5_ESW_LOG_MAX_ACL);
+        MLX5_SET(cap, ESW_FT_CAP_acl_in_max_ft_level, MLX5_ESW_MAX_FT_LEVEL);
+        MLX5_SET(cap, ESW_FT_CAP_acl_out_ft_support, 1);
+        MLX5_SET(cap, ESW_FT_CAP_acl_out_log_max_ft_size, MLX5_ESW_LOG_MAX_ACL);
+        MLX5_SET(cap, ESW_FT_CAP_acl_out_max_ft_level, MLX5_ESW_MAX_FT_LEVEL);
     }
     /* MLX5_CAP_ESWITCH: no VLAN strip/insert, no encap, no merged E-Switch */
 }
@@ -180,6 +188,70 @@ void mlx5_cmd_set_l2_table_entry(Mlx5Core *c, Mlx5CmdCtx *cmd)
 void mlx5_cmd_delete_l2_table_entry(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     mlx5_esw_l2(c, cmd, false);
+}
+
+void mlx5_esw_acl_root(Mlx5Core *c, unsigned vport, bool egress, uint32_t id)
+{
+    Mlx5Core *vf = mlx5_esw_function(c, vport);
+
+    if (vf) {
+        trace_mlx5_esw_acl_root(vport, egress, id);
+        vf->acl_root[egress] = id;
+    }
+}
+
+void mlx5_esw_acl_gone(Mlx5Core *c, Mlx5FlowTable *ft)
+{
+    Mlx5Core *vf = mlx5_esw_function(c, ft->vport);
+    unsigned i;
+
+    for (i = 0; vf && i < 2; i++) {
+        if (vf->acl_root[i] == ft->id) {
+            vf->acl_root[i] = 0;
+        }
+    }
+}
+
+/*
+ * Does VF @vf's ingress (frames it sends) or @egress ACL drop frame @f? Its
+ * entries match the frame's headers; the first that matches decides (DROP, or
+ * ALLOW and the table it forwards to, if any); no entry: allowed.
+ */
+static bool mlx5_esw_acl_drops(Mlx5Core *pf, Mlx5Core *vf, bool egress,
+                               const uint8_t *f, size_t len)
+{
+    Mlx5FlowTable *ft;
+    uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE];
+    unsigned hops, i;
+    IbEthHdr h;
+
+    if (!vf || !vf->acl_root[egress]) {
+        return false;
+    }
+    ft = mlx5_ft_get(pf, vf->acl_root[egress]);
+    if (!ft || !ib_eth_parse(f, len, &h)) {
+        return false;
+    }
+    mlx5_eth_match_set(pf->eth, f, len, &h, ms);
+    for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
+        const Mlx5Fte *fte = mlx5_ft_hit(pf, &ft, ms, len);
+        Mlx5FlowTable *next = NULL;
+
+        if (!fte) {
+            continue;
+        }
+        if (fte->action & MLX5_FLOW_CONTEXT_ACTION_DROP) {
+            trace_mlx5_esw_acl_drop(vf->vf_index + 1, egress, len);
+            return true;
+        }
+        for (i = 0; i < fte->ndest && !next; i++) {
+            if (fte->dest[i].type == MLX5_FLOW_DEST_TYPE_FLOW_TABLE) {
+                next = mlx5_ft_get(pf, fte->dest[i].id);
+            }
+        }
+        ft = next;
+    }
+    return false;
 }
 
 /* ---- the switch ---------------------------------------------------------- */
@@ -320,15 +392,17 @@ static bool mlx5_esw_fdb(Mlx5Core *pf, uint16_t src, const uint8_t *f,
  * the frame.
  */
 static bool mlx5_esw_fdb_out(Mlx5Core *pf, Mlx5Core *src,
-                             const struct iovec *iov, int iovcnt, size_t len,
-                             bool *to, bool best_effort)
+                             const struct iovec *iov, int iovcnt,
+                             const uint8_t *f, size_t len, bool *to,
+                             bool best_effort)
 {
     unsigned i;
 
     for (i = 0; i <= pf->cfg.num_vfs; i++) {
         Mlx5Core *d = i ? mlx5_esw_vf(pf, i - 1) : pf;
 
-        if (to[i] && d && d != src) {
+        if (to[i] && d && d != src &&
+            !(i && mlx5_esw_acl_drops(pf, d, true, f, len))) {
             mlx5_esw_deliver(src, d, iov, iovcnt, len);
         }
     }
@@ -365,10 +439,13 @@ bool mlx5_port_tx(Mlx5Core *c, const struct iovec *iov, int iovcnt,
         g_autofree uint8_t *f = g_malloc(len);
 
         mlx5_esw_copy(iov, iovcnt, f, len);
+        if (c != pf && mlx5_esw_acl_drops(pf, c, false, f, len)) {
+            return true;        /* its ingress ACL (a spoofed source) */
+        }
         if (!mlx5_esw_fdb(pf, mlx5_esw_vport_of(c), f, len, to)) {
             to[pf->cfg.num_vfs + 1] = true;
         }
-        return mlx5_esw_fdb_out(pf, c, iov, iovcnt, len, to, best_effort);
+        return mlx5_esw_fdb_out(pf, c, iov, iovcnt, f, len, to, best_effort);
     }
     if (dst[0] & 1) {
         if (c != pf) {
@@ -415,7 +492,7 @@ bool mlx5_esw_uplink_rx(Mlx5Core *pf, const uint8_t *f, size_t len)
 
         mlx5_esw_fdb(pf, MLX5_VPORT_UPLINK, f, len, to);
         to[pf->cfg.num_vfs + 1] = false;
-        mlx5_esw_fdb_out(pf, pf, &iov, 1, len, to, false);
+        mlx5_esw_fdb_out(pf, pf, &iov, 1, f, len, to, false);
         return !to[0];          /* (the PF's own: its NIC tables decide) */
     }
     for (i = 0; i < pf->cfg.num_vfs; i++) {

@@ -151,6 +151,7 @@ struct Mlx5FlowTable {
     uint8_t miss_action;
     uint32_t miss_id;
     GPtrArray *groups;          /* Mlx5FlowGroup, by start index */
+    uint16_t vport;             /* an E-Switch ACL's vport */
     /* entries and tables forwarding to it, the root */
     uint32_t refcount;
 };
@@ -273,6 +274,10 @@ void mlx5_esw_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap);
 void mlx5_esw_vport_changed(Mlx5Core *c, uint8_t what);
 Mlx5CmdHandler mlx5_cmd_modify_vport_state, mlx5_cmd_set_l2_table_entry,
     mlx5_cmd_delete_l2_table_entry;
+/* The root table of vport @vport's ingress or (@egress) ACL: @id, 0 = none. */
+void mlx5_esw_acl_root(Mlx5Core *c, unsigned vport, bool egress, uint32_t id);
+/* ACL table @ft of manager @c is destroyed: no longer any vport's root */
+void mlx5_esw_acl_gone(Mlx5Core *c, Mlx5FlowTable *ft);
 
 /* mlx5_roce.c */
 void mlx5_roce_caps(uint8_t *cap);

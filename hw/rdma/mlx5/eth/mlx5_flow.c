@@ -32,16 +32,29 @@ Mlx5FlowTable *mlx5_ft_get(Mlx5Core *c, uint32_t id)
     return mlx5_table_get(&c->eth->fts, id);
 }
 
-/* NIC RX and TX tables of the function; FDB tables of the E-Switch manager */
+static bool mlx5_ft_acl(unsigned type)
+{
+    return type == MLX5_FLOW_TABLE_TYPE_ESW_EGRESS_ACL ||
+           type == MLX5_FLOW_TABLE_TYPE_ESW_INGRESS_ACL;
+}
+
+/*
+ * NIC RX and TX tables of the function; FDB tables of the E-Switch manager,
+ * and its ACL tables of a VF's vport (other_vport, vport 1..num-vfs)
+ */
 static bool mlx5_ft_type_ok(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     unsigned type = MLX5_GET(cmd->in, FT_IN_table_type);
+    unsigned vport = MLX5_GET(cmd->in, VPORT_IN_vport_number);
+    bool esw = !cmd->uid && mlx5_esw_manager_cfg(&c->cfg);
 
-    return !MLX5_GET(cmd->in, VPORT_IN_other_vport) &&
-           (type == MLX5_FLOW_TABLE_TYPE_NIC_RX ||
-            type == MLX5_FLOW_TABLE_TYPE_NIC_TX ||
-            (type == MLX5_FLOW_TABLE_TYPE_FDB && !cmd->uid &&
-             mlx5_esw_manager_cfg(&c->cfg)));
+    if (MLX5_GET(cmd->in, VPORT_IN_other_vport)) {
+        return esw && mlx5_ft_acl(type) && vport >= 1 &&
+               vport <= c->cfg.num_vfs;
+    }
+    return type == MLX5_FLOW_TABLE_TYPE_NIC_RX ||
+           type == MLX5_FLOW_TABLE_TYPE_NIC_TX ||
+           (type == MLX5_FLOW_TABLE_TYPE_FDB && esw);
 }
 
 /*
@@ -60,8 +73,10 @@ static Mlx5FlowTable *mlx5_ft_in(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return NULL;
     }
     ft = mlx5_ft_get(c, MLX5_GET(cmd->in, FT_IN_table_id));
-    if (ft && ft->type != MLX5_GET(cmd->in, FT_IN_table_type)) {
-        ft = NULL;
+    if (ft && (ft->type != MLX5_GET(cmd->in, FT_IN_table_type) ||
+               (mlx5_ft_acl(ft->type) &&
+                ft->vport != MLX5_GET(cmd->in, VPORT_IN_vport_number)))) {
+        ft = NULL;              /* (an ACL is its vport's) */
     }
     if (!ft) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
@@ -142,6 +157,9 @@ void mlx5_ft_free(Mlx5Core *c, void *obj)
     if (c->eth->root_ft_fdb == ft->id) {
         c->eth->root_ft_fdb = 0;       /* (the legacy E-Switch's teardown) */
     }
+    if (mlx5_ft_acl(ft->type)) {
+        mlx5_esw_acl_gone(c, ft);
+    }
     g_free(ft);
 }
 
@@ -199,6 +217,8 @@ void mlx5_cmd_create_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
     ft->log_size = MLX5_GET(ftc, FTC_log_size);
     ft->miss_action = MLX5_GET(ftc, FTC_table_miss_action);
     ft->miss_id = MLX5_GET(ftc, FTC_table_miss_id);
+    ft->vport = mlx5_ft_acl(ft->type) ? MLX5_GET(cmd->in, VPORT_IN_vport_number)
+                                      : 0;
     ft->groups = g_ptr_array_new();
     if (mlx5_table_alloc(&c->eth->fts, ft, &ft->id)) {
         g_ptr_array_free(ft->groups, true);
@@ -276,11 +296,19 @@ void mlx5_cmd_set_flow_table_root(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     ft = id ? mlx5_ft_get(c, id) : NULL;
-    if (id && (!ft || ft->type != MLX5_GET(cmd->in, FT_IN_table_type))) {
+    if (id && (!ft || ft->type != MLX5_GET(cmd->in, FT_IN_table_type) ||
+               (mlx5_ft_acl(ft->type) &&
+                ft->vport != MLX5_GET(cmd->in, VPORT_IN_vport_number)))) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_RES_ERR, MLX5_SYND_BAD_HANDLE);
         return;
     }
-    if (MLX5_GET(cmd->in, FT_IN_table_type) == MLX5_FLOW_TABLE_TYPE_NIC_TX) {
+    if (mlx5_ft_acl(MLX5_GET(cmd->in, FT_IN_table_type))) {
+        mlx5_esw_acl_root(c, MLX5_GET(cmd->in, VPORT_IN_vport_number),
+                          MLX5_GET(cmd->in, FT_IN_table_type) ==
+                              MLX5_FLOW_TABLE_TYPE_ESW_EGRESS_ACL,
+                          id);
+    } else if (MLX5_GET(cmd->in, FT_IN_table_type) ==
+               MLX5_FLOW_TABLE_TYPE_NIC_TX) {
         c->eth->root_ft_tx = id;
     } else if (MLX5_GET(cmd->in, FT_IN_table_type) ==
                MLX5_FLOW_TABLE_TYPE_FDB) {
@@ -414,8 +442,11 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
     const uint8_t *fc = cmd->in + FTE_CTX_OFF;
     uint32_t ndest = MLX5_GET(fc, FC_destination_list_size);
     uint32_t ncnt = MLX5_GET(fc, FC_flow_counter_list_size);
-    bool fdb = ft->type == MLX5_FLOW_TABLE_TYPE_FDB;
-    /* DECAP on receive only; the FDB forwards, drops and counts */
+    bool fdb = ft->type == MLX5_FLOW_TABLE_TYPE_FDB || mlx5_ft_acl(ft->type);
+    /*
+     * DECAP on receive only; the FDB forwards, drops and counts, an ACL
+     * allows, drops and counts
+     */
     uint16_t known = MLX5_FLOW_CONTEXT_ACTION_ALLOW |
                      MLX5_FLOW_CONTEXT_ACTION_DROP |
                      MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
@@ -451,7 +482,8 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
             if (!mlx5_table_get(&c->eth->tirs, id)) {
                 return MLX5_SYND_BAD_HANDLE;
             }
-        } else if (type == MLX5_FLOW_DEST_TYPE_VPORT && fdb) {
+        } else if (type == MLX5_FLOW_DEST_TYPE_VPORT &&
+                   ft->type == MLX5_FLOW_TABLE_TYPE_FDB) {
             /* a function of the manager's, or the uplink */
             if (id != MLX5_VPORT_UPLINK && id > c->cfg.num_vfs) {
                 return MLX5_SYND_BAD_PORT;

@@ -321,6 +321,8 @@ enum {
 enum {
     MLX5_FLOW_TABLE_TYPE_NIC_RX = 0,
     MLX5_FLOW_TABLE_TYPE_NIC_TX = 1,
+    MLX5_FLOW_TABLE_TYPE_ESW_EGRESS_ACL = 2,
+    MLX5_FLOW_TABLE_TYPE_ESW_INGRESS_ACL = 3,
     MLX5_FLOW_TABLE_TYPE_FDB = 4,
     /* a destination vport (the FDB's); 0xffff: the uplink */
     MLX5_FLOW_DEST_TYPE_VPORT = 0,
@@ -425,6 +427,13 @@ enum {
     MLX5_NVC_EV_PROMISC = 1 << 3,
     MLX5_NVC_EV_MTU = 1 << 4,
 };
+/* the E-Switch flow table caps: the ingress and egress ACLs' properties */
+#define ESW_FT_CAP_acl_in_ft_support        MLX5_FIELD(32, 31, 31)
+#define ESW_FT_CAP_acl_in_log_max_ft_size   MLX5_FIELD(33, 29, 24)
+#define ESW_FT_CAP_acl_in_max_ft_level      MLX5_FIELD(33, 7, 0)
+#define ESW_FT_CAP_acl_out_ft_support       MLX5_FIELD(48, 31, 31)
+#define ESW_FT_CAP_acl_out_log_max_ft_size  MLX5_FIELD(49, 29, 24)
+#define ESW_FT_CAP_acl_out_max_ft_level     MLX5_FIELD(49, 7, 0)
 /* SET/DELETE_L2_TABLE_ENTRY */
 #define L2_IN_table_index                   MLX5_FIELD(5, 23, 0)
 /* the misc match set's source vport (in the match parameters) */
