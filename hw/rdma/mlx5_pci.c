@@ -97,28 +97,40 @@ struct Mlx5Hca {
  */
 #define MLX5_TX_STALL_NS    (100 * 1000 * 1000)
 
-static Mlx5DmaResult mlx5_hca_dma_read(void *opaque, uint64_t pa, void *buf,
-                                       size_t len)
+/* (the PF's and its VFs' core ops: @opaque is the function's PCIDevice) */
+Mlx5DmaResult mlx5_pci_dma_read(void *opaque, uint64_t pa, void *buf,
+                                size_t len)
 {
-    Mlx5Hca *s = opaque;
-
-    return pci_dma_read(PCI_DEVICE(s), pa, buf, len) == MEMTX_OK ? 0 : -1;
+    return pci_dma_read(PCI_DEVICE(opaque), pa, buf, len) == MEMTX_OK ? 0 : -1;
 }
 
-static Mlx5DmaResult mlx5_hca_dma_write(void *opaque, uint64_t pa,
-                                        const void *buf, size_t len)
+Mlx5DmaResult mlx5_pci_dma_write(void *opaque, uint64_t pa, const void *buf,
+                                 size_t len)
 {
-    Mlx5Hca *s = opaque;
-
-    return pci_dma_write(PCI_DEVICE(s), pa, buf, len) == MEMTX_OK ? 0 : -1;
+    return pci_dma_write(PCI_DEVICE(opaque), pa, buf, len) == MEMTX_OK ? 0
+                                                                        : -1;
 }
 
-static void mlx5_hca_irq(void *opaque, unsigned vector)
+void mlx5_pci_irq(void *opaque, unsigned vector)
 {
     PCIDevice *d = PCI_DEVICE(opaque);
 
     if (msix_enabled(d) && vector < msix_nr_vectors_allocated(d)) {
         msix_notify(d, vector);
+    }
+}
+
+int64_t mlx5_pci_now_ns(void *opaque)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+void mlx5_pci_deadline(QEMUTimer *t, int64_t when_ns)
+{
+    if (when_ns == INT64_MAX) {
+        timer_del(t);
+    } else {
+        timer_mod(t, when_ns);
     }
 }
 
@@ -219,20 +231,9 @@ static bool mlx5_hca_link_tx(void *opaque, unsigned port,
     return false;
 }
 
-static int64_t mlx5_hca_now_ns(void *opaque)
-{
-    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-}
-
 static void mlx5_hca_set_deadline(void *opaque, int64_t when_ns)
 {
-    Mlx5Hca *s = opaque;
-
-    if (when_ns == INT64_MAX) {
-        timer_del(s->timer);
-    } else {
-        timer_mod(s->timer, when_ns);
-    }
+    mlx5_pci_deadline(MLX5_HCA(opaque)->timer, when_ns);
 }
 
 /*
@@ -398,12 +399,12 @@ static void mlx5_hca_reboot(void *opaque)
 }
 
 static const Mlx5CoreOps mlx5_hca_core_ops = {
-    .dma_read = mlx5_hca_dma_read,
-    .dma_write = mlx5_hca_dma_write,
-    .irq = mlx5_hca_irq,
+    .dma_read = mlx5_pci_dma_read,
+    .dma_write = mlx5_pci_dma_write,
+    .irq = mlx5_pci_irq,
     .kick = mlx5_hca_kick,
     .link_tx = mlx5_hca_link_tx,
-    .now_ns = mlx5_hca_now_ns,
+    .now_ns = mlx5_pci_now_ns,
     .set_deadline = mlx5_hca_set_deadline,
     .report = mlx5_hca_report,
     .flash_write = mlx5_hca_flash_write,
@@ -724,17 +725,8 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
                : NULL;
     if (bad) {
         error_setg(errp, "mlx5-hca: flash %s: %s", s->flash, bad);
-        mlx5_core_free(s->core);
-        s->core = NULL;
-        timer_free(s->timer);
-        timer_free(s->tx_stall);
-        qemu_bh_delete(s->bh);
-        msix_unuse_all_vectors(pci_dev);
-        msix_uninit_exclusive_bar(pci_dev);
-        pcie_aer_exit(pci_dev);
-        return;
     }
-    if (s->num_vfs && !mlx5_hca_sriov_init(s, errp)) {
+    if (bad || (s->num_vfs && !mlx5_hca_sriov_init(s, errp))) {
         mlx5_core_free(s->core);
         s->core = NULL;
         timer_free(s->timer);

@@ -8,6 +8,7 @@
 #define HW_RDMA_MLX5_PCI_H
 
 #include "hw/pci/pci_device.h"
+#include "qemu/timer.h"
 #include "hw/rdma/mlx5/mlx5_core.h"
 
 #define TYPE_MLX5_VF        "mlx5-vf"
@@ -18,5 +19,15 @@
 
 /* The core of the PF of VF @vf (NULL if none). */
 Mlx5Core *mlx5_hca_pf_core(PCIDevice *vf);
+
+/* Mlx5CoreOps of both (@opaque: the function's PCIDevice) */
+Mlx5DmaResult mlx5_pci_dma_read(void *opaque, uint64_t pa, void *buf,
+                                size_t len);
+Mlx5DmaResult mlx5_pci_dma_write(void *opaque, uint64_t pa, const void *buf,
+                                 size_t len);
+void mlx5_pci_irq(void *opaque, unsigned vector);
+int64_t mlx5_pci_now_ns(void *opaque);
+/* the core's deadline on timer @t (INT64_MAX: none) */
+void mlx5_pci_deadline(QEMUTimer *t, int64_t when_ns);
 
 #endif

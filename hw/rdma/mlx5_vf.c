@@ -38,28 +38,6 @@ struct Mlx5Vf {
     Mlx5Core *core;
 };
 
-static Mlx5DmaResult mlx5_vf_dma_read(void *opaque, uint64_t pa, void *buf,
-                                      size_t len)
-{
-    return pci_dma_read(PCI_DEVICE(opaque), pa, buf, len) == MEMTX_OK ? 0 : -1;
-}
-
-static Mlx5DmaResult mlx5_vf_dma_write(void *opaque, uint64_t pa,
-                                       const void *buf, size_t len)
-{
-    return pci_dma_write(PCI_DEVICE(opaque), pa, buf, len) == MEMTX_OK ? 0
-                                                                        : -1;
-}
-
-static void mlx5_vf_irq(void *opaque, unsigned vector)
-{
-    PCIDevice *d = PCI_DEVICE(opaque);
-
-    if (msix_enabled(d) && vector < msix_nr_vectors_allocated(d)) {
-        msix_notify(d, vector);
-    }
-}
-
 static void mlx5_vf_kick(void *opaque)
 {
     qemu_bh_schedule(MLX5_VF(opaque)->bh);
@@ -73,20 +51,9 @@ static bool mlx5_vf_link_tx(void *opaque, unsigned port,
     return true;
 }
 
-static int64_t mlx5_vf_now_ns(void *opaque)
-{
-    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-}
-
 static void mlx5_vf_set_deadline(void *opaque, int64_t when_ns)
 {
-    Mlx5Vf *s = opaque;
-
-    if (when_ns == INT64_MAX) {
-        timer_del(s->timer);
-    } else {
-        timer_mod(s->timer, when_ns);
-    }
+    mlx5_pci_deadline(MLX5_VF(opaque)->timer, when_ns);
 }
 
 static void mlx5_vf_report(void *opaque, const char *msg)
@@ -102,12 +69,12 @@ static void mlx5_vf_port_type(void *opaque, bool eth)
 }
 
 static const Mlx5CoreOps mlx5_vf_core_ops = {
-    .dma_read = mlx5_vf_dma_read,
-    .dma_write = mlx5_vf_dma_write,
-    .irq = mlx5_vf_irq,
+    .dma_read = mlx5_pci_dma_read,
+    .dma_write = mlx5_pci_dma_write,
+    .irq = mlx5_pci_irq,
     .kick = mlx5_vf_kick,
     .link_tx = mlx5_vf_link_tx,
-    .now_ns = mlx5_vf_now_ns,
+    .now_ns = mlx5_pci_now_ns,
     .set_deadline = mlx5_vf_set_deadline,
     .report = mlx5_vf_report,
     .port_type = mlx5_vf_port_type,
