@@ -346,6 +346,19 @@ static void test_roce_refuse(void)
     g_assert_false(frame_is_ours(&a->port, frame, len));     /* not a's MAC */
     frame[5] = 9;
     g_assert_false(frame_is_ours(&b->port, frame, len));
+    /* ... unless it is the MAC of the GID the frame is for (its netdev's: changed, random) */
+    {
+        uint8_t keep[IB_ROCE_MAX_GIDS];
+
+        for (unsigned i = 0; i < b->port.gid_end; i++) {
+            keep[i] = b->port.gids[i].mac[5];
+            b->port.gids[i].mac[5] = 9;
+        }
+        g_assert_true(frame_is_ours(&b->port, frame, len));
+        for (unsigned i = 0; i < b->port.gid_end; i++) {
+            b->port.gids[i].mac[5] = keep[i];
+        }
+    }
     frame[5] = 2;
     frame[14 + 19] = 99;                                             /* another IPv4 address */
     g_assert_false(frame_is_ours(&b->port, frame, len));
