@@ -19,10 +19,10 @@
 # ibv_devinfo, mstflint) and the port comes back. A reset the firmware asks for (fault injection
 # fw-reset) is refused when devlink's enable_remote_dev_reset is off and carried out (a remote
 # fw_activate in devlink's statistics) when it is on. `mstconfig` lists the non-volatile
-# configuration and stores LINK_TYPE_P1=ETH for the next start. With fwtest.expect=VERSION and
+# configuration and stores LINK_TYPE_P1=ETH and NUM_OF_VFS=4 (of the 8 VFs) for the next start. With fwtest.expect=VERSION and
 # fwtest.link=Ethernet|InfiniBand on the kernel command line (the later boots
 # scripts/firmware.sh makes on the same flash file) the test checks that the device started with
-# that version and port type (and PCI class code), stores the other port type, runs fw_activate
+# that version and port type (and PCI class code, and sriov_totalvfs 4), stores the other port type, runs fw_activate
 # (the port type stays: the driver stays loaded) and reboots: after the reboot the port is of
 # the other type.
 # mlx5t-instances: 1
@@ -61,6 +61,9 @@ if [ -n "$expect" ]; then
   esac
   # (the class code in configuration space: an Ethernet or an InfiniBand controller)
   [ "$(cls)" = $class ] || fail "the $LL port's class code is $(cls), not $class"
+  # and TotalVFs as NUM_OF_VFS was stored (the PCI function has 8)
+  tv=$(cat "/sys/bus/pci/devices/$BDF/sriov_totalvfs")
+  [ "$tv" = 4 ] || fail "sriov_totalvfs is $tv, not the stored NUM_OF_VFS 4"
   mstconfig -e -d "$BDF" query LINK_TYPE_P1 | tee /tmp/mc.out
   grep -Eq "LINK_TYPE_P1 +IB\(1\) +${cur%(*}\(${cur#*(} +${cur%(*}\(" /tmp/mc.out ||
     fail "mstconfig does not show LINK_TYPE_P1 current and next $cur"
@@ -222,10 +225,17 @@ wait_for 240 sh -c "devlink health show pci/$BDF reporter fw_fatal | grep -q 'er
 wait_ib_active mlx5_0 1 120
 check_version 16.38.1000 "the firmware reset"
 
-# ---- the port type for the next start (the next boot checks it, and switches back by fw_activate)
-mstconfig -y -d "$BDF" set LINK_TYPE_P1=ETH > /tmp/mc.out 2>&1 || { cat /tmp/mc.out; fail "set"; }
+# ---- the port type and the VFs for the next start (the next boot checks them, and switches
+# the port back by fw_activate)
+tv=$(cat "/sys/bus/pci/devices/$BDF/sriov_totalvfs")
+[ "$tv" = 8 ] || fail "sriov_totalvfs is $tv, not the default NUM_OF_VFS 8"
+mstconfig -y -d "$BDF" set LINK_TYPE_P1=ETH NUM_OF_VFS=4 > /tmp/mc.out 2>&1 ||
+  { cat /tmp/mc.out; fail "set"; }
 grep -q "Applying... Done" /tmp/mc.out || { cat /tmp/mc.out; fail "mstconfig set: not applied"; }
 mstconfig -e -d "$BDF" query LINK_TYPE_P1 | tee /tmp/mc.out
 grep -Eq "LINK_TYPE_P1 +IB\(1\) +IB\(1\) +ETH\(2\)" /tmp/mc.out ||
   fail "mstconfig: LINK_TYPE_P1 is not default IB, current IB, next ETH"
+mstconfig -e -d "$BDF" query NUM_OF_VFS | tee /tmp/mc.out
+grep -Eq "NUM_OF_VFS +8 +8 +4" /tmp/mc.out ||
+  fail "mstconfig: NUM_OF_VFS is not default 8, current 8, next 4"
 echo "firmware: OK"
