@@ -401,6 +401,42 @@ static void test_vport(void)
                               out, sizeof(out)), ==, 0);
     g_assert_cmpmem(nvc + NVC_permanent_address_OFF, 6, pf_mac, 6);
 
+    /*
+     * the HCA vport context (InfiniBand's; mlx5_core writes a VF's at each VF Enable): the PF
+     * sets a VF's node GUID and state policy and reads them back; a VF sets none
+     */
+    {
+        uint8_t hin[HCA_VPORT_CTX_OFF + 0x40] = { 0 }, hout[QUERY_HCA_VPORT_CONTEXT_OUT_SIZE];
+        uint8_t *hc = hin + HCA_VPORT_CTX_OFF;
+
+        MLX5_SET(hin, QUERY_HCA_VPORT_CONTEXT_IN_port_num, 1);
+        g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_MODIFY_HCA_VPORT_CONTEXT, true, 1, hin,
+                                  sizeof(hin), out, 16), ==, 0);       /* (nothing selected) */
+        MLX5_SET(hc, HCA_VPORT_CTX_field_select,
+                 MLX5_HCA_VPORT_SEL_NODE_GUID | MLX5_HCA_VPORT_SEL_STATE_POLICY);
+        mlx5_st64(hc + HCA_VPORT_CTX_node_guid_OFF, 0x0211223344550002ull);
+        MLX5_SET(hc, HCA_VPORT_CTX_vport_state_policy, 3);              /* no such policy */
+        g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_MODIFY_HCA_VPORT_CONTEXT, true, 1, hin,
+                                  sizeof(hin), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+        MLX5_SET(hc, HCA_VPORT_CTX_vport_state_policy, 1);
+        g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_MODIFY_HCA_VPORT_CONTEXT, true, 1, hin,
+                                  sizeof(hin), out, 16), ==, 0);
+        g_assert_cmpint(vport_cmd(r.vf[0], MLX5_CMD_OP_MODIFY_HCA_VPORT_CONTEXT, true, 2, hin,
+                                  sizeof(hin), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+        g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_MODIFY_HCA_VPORT_CONTEXT, false, 0, hin,
+                                  sizeof(hin), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+        memset(hin, 0, sizeof(hin));
+        g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_QUERY_HCA_VPORT_CONTEXT, true, 1, hin,
+                                  0x10, hout, sizeof(hout)), ==, 0);
+        g_assert_cmphex(mlx5_ld64(hout + HCA_VPORT_CTX_OFF + HCA_VPORT_CTX_node_guid_OFF), ==,
+                        0x0211223344550002ull);
+        g_assert_cmpint(MLX5_GET(hout + HCA_VPORT_CTX_OFF, HCA_VPORT_CTX_vport_state_policy), ==,
+                        1);
+        /* another vport's GID table: not offered */
+        g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_QUERY_HCA_VPORT_GID, true, 1, hin, 0x10,
+                                  hout, 0x20), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    }
+
     /* the VF's reset (its driver's reload) keeps the administrative MAC; the PF's does not */
     g_assert_cmpint(enable_hca(r.pf, MLX5_CMD_OP_DISABLE_HCA, 1, &synd), ==, 0);
     g_assert_cmpint(enable_hca(r.pf, MLX5_CMD_OP_ENABLE_HCA, 1, &synd), ==, 0);

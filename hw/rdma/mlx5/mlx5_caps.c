@@ -38,6 +38,13 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_local_ca_ack_delay, 16);
     MLX5_SET(cap, CAP_port_type, 0);                /* InfiniBand */
     MLX5_SET(cap, CAP_vhca_id, cfg->vhca_id);
+    /*
+     * a PF manages its VFs' vports (mlx5_sriov.c): on an Ethernet port their
+     * NIC vport contexts (mlx5_core's vport manager: the VFs' MACs and GUIDs,
+     * `ip link show`'s VF list, their counters), on both their HCA vport
+     * contexts (GUIDs, state policy), as on a ConnectX-5
+     */
+    MLX5_SET(cap, CAP_vport_group_manager, !cfg->vf);
     MLX5_SET(cap, CAP_num_ports, 1);
     MLX5_SET(cap, CAP_log_max_msg, cfg->log_max_msg);
     MLX5_SET(cap, CAP_cqe_version, 1);

@@ -173,6 +173,7 @@ Mlx5CmdHandler mlx5_cmd_create_qp, mlx5_cmd_destroy_qp, mlx5_cmd_modify_qp,
 /* mlx5_mad.c */
 Mlx5CmdHandler mlx5_cmd_attach_to_mcg, mlx5_cmd_detach_from_mcg;
 Mlx5CmdHandler mlx5_cmd_mad_ifc, mlx5_cmd_query_hca_vport_context,
+    mlx5_cmd_modify_hca_vport_context,
     mlx5_cmd_query_hca_vport_gid, mlx5_cmd_query_hca_vport_pkey;
 void mlx5_reg_pcap(Mlx5Core *c, Mlx5CmdCtx *cmd, uint8_t *reg, bool write);
 

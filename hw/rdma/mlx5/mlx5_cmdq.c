@@ -100,6 +100,7 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     ECMD(QUERY_ROCE_ADDRESS, mlx5_cmd_query_roce_address),
     ECMD(SET_ROCE_ADDRESS, mlx5_cmd_set_roce_address),
     UCMD(QUERY_HCA_VPORT_CONTEXT, mlx5_cmd_query_hca_vport_context),
+    CMD(MODIFY_HCA_VPORT_CONTEXT, mlx5_cmd_modify_hca_vport_context, false),
     CMD(QUERY_HCA_VPORT_GID, mlx5_cmd_query_hca_vport_gid, false),
     CMD(QUERY_HCA_VPORT_PKEY, mlx5_cmd_query_hca_vport_pkey, false),
     EUCMD(QUERY_VPORT_COUNTER, mlx5_cmd_query_vport_counter),

@@ -391,28 +391,56 @@ void mlx5_cmd_mad_ifc(Mlx5Core *c, Mlx5CmdCtx *cmd)
 
 /* ---- HCA vport queries --------------------------------------------------- */
 
+/*
+ * The function whose HCA vport (port 1) a command names: our own (vport 0),
+ * or with other_vport a VF's (vport N: VF N-1), which only its PF's kernel
+ * names. NULL (and @cmd failed) for anything else.
+ */
+static Mlx5Core *mlx5_hca_vport(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    unsigned n;
+    Mlx5Core *t = NULL;
+
+    if (!mlx5_cmd_in_ok(cmd, 0x10)) {
+        return NULL;
+    }
+    n = MLX5_GET(cmd->in, QUERY_HCA_VPORT_CONTEXT_IN_vport_number);
+    if (!MLX5_GET(cmd->in, QUERY_HCA_VPORT_CONTEXT_IN_other_vport)) {
+        t = n ? NULL : c;
+    } else if (!c->cfg.vf && !cmd->uid && n >= 1 && n <= c->cfg.num_vfs) {
+        t = c->vfs[n - 1];
+    }
+    if (!t || MLX5_GET(cmd->in, QUERY_HCA_VPORT_CONTEXT_IN_port_num) > 1) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PORT);
+        return NULL;
+    }
+    return t;
+}
+
+/* Our own HCA vport only (the GID and P_Key tables of another are not offered) */
 static bool mlx5_vport_in_ok(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    if (!mlx5_cmd_in_ok(cmd, 0x10)) {
-        return false;
-    }
-    if (MLX5_GET(cmd->in, QUERY_HCA_VPORT_CONTEXT_IN_other_vport) ||
-        MLX5_GET(cmd->in, QUERY_HCA_VPORT_CONTEXT_IN_vport_number) ||
-        MLX5_GET(cmd->in, QUERY_HCA_VPORT_CONTEXT_IN_port_num) > 1) {
+    Mlx5Core *t = mlx5_hca_vport(c, cmd);
+
+    if (t && t != c) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PORT);
-        return false;
     }
-    return true;
+    return t == c;
 }
 
 void mlx5_cmd_query_hca_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    const Mlx5Port *p = &c->port;
+    const Mlx5Port *p;
     uint8_t *ctx = cmd->out + HCA_VPORT_CTX_OFF;
 
-    if (!mlx5_vport_in_ok(c, cmd) ||
-        !mlx5_cmd_out_ok(cmd, QUERY_HCA_VPORT_CONTEXT_OUT_SIZE)) {
+    c = mlx5_hca_vport(c, cmd);
+    if (!c || !mlx5_cmd_out_ok(cmd, QUERY_HCA_VPORT_CONTEXT_OUT_SIZE)) {
         return;
+    }
+    p = &c->port;
+    if (c->cfg.vf) {
+        /* (a VF's, as its PF reads it: with the policy the PF set) */
+        MLX5_SET(ctx, HCA_VPORT_CTX_vport_state_policy, c->esw_admin);
     }
     MLX5_SET(ctx, HCA_VPORT_CTX_has_smi, 1);
     MLX5_SET(ctx, HCA_VPORT_CTX_grh_required, 0);
@@ -428,6 +456,46 @@ void mlx5_cmd_query_hca_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
     MLX5_SET(ctx, HCA_VPORT_CTX_subnet_timeout, p->subnet_timeout);
     MLX5_SET(ctx, HCA_VPORT_CTX_sm_lid, p->sm_lid);
     MLX5_SET(ctx, HCA_VPORT_CTX_sm_sl, p->sm_sl);
+}
+
+/*
+ * MODIFY_HCA_VPORT_CONTEXT: a PF's kernel sets a VF's port and node GUID and
+ * its port's state policy (`ip link set ib0 vf N node_guid|port_guid|state`;
+ * mlx5_core restores them at each VF Enable). Kept across the VF's resets.
+ */
+void mlx5_cmd_modify_hca_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    const uint8_t *ctx = cmd->in + HCA_VPORT_CTX_OFF;
+    uint32_t fs;
+    Mlx5Core *vf;
+
+    if (!mlx5_cmd_in_ok(cmd, HCA_VPORT_CTX_OFF + 0x40)) {
+        return;
+    }
+    vf = mlx5_hca_vport(c, cmd);
+    if (!vf) {
+        return;
+    }
+    fs = MLX5_GET(ctx, HCA_VPORT_CTX_field_select);
+    if (!vf->cfg.vf ||
+        (fs & MLX5_HCA_VPORT_SEL_STATE_POLICY &&
+         MLX5_GET(ctx, HCA_VPORT_CTX_vport_state_policy) > 2)) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PORT);
+        return;
+    }
+    trace_mlx5_port_vf_context(vf->vf_index + 1, fs);
+    if (fs & MLX5_HCA_VPORT_SEL_PORT_GUID) {
+        vf->cfg.port_guid = mlx5_ld64(ctx + HCA_VPORT_CTX_port_guid_OFF);
+        vf->ib.guid = vf->cfg.port_guid;
+    }
+    if (fs & MLX5_HCA_VPORT_SEL_NODE_GUID) {
+        vf->cfg.node_guid = mlx5_ld64(ctx + HCA_VPORT_CTX_node_guid_OFF);
+        vf->ib.node.node_guid = vf->cfg.node_guid;
+    }
+    if (fs & MLX5_HCA_VPORT_SEL_STATE_POLICY) {
+        vf->esw_admin = MLX5_GET(ctx, HCA_VPORT_CTX_vport_state_policy);
+        mlx5_sriov_pf_link(c);
+    }
 }
 
 void mlx5_cmd_query_hca_vport_gid(Mlx5Core *c, Mlx5CmdCtx *cmd)

@@ -129,6 +129,7 @@ void mlx5_sriov_pf_reset(Mlx5Core *c)
             mlx5_core_vf_config(c, i, &def);
             memcpy(vf->cfg.mac, def.mac, 6);
             vf->cfg.node_guid = def.node_guid;
+            vf->cfg.port_guid = def.port_guid;
             vf->vf_enabled = false;
             vf->esw_admin = MLX5_VPORT_ADMIN_AUTO;
             vf->vport_arm = 0;

@@ -18,12 +18,6 @@
 static void mlx5_eth_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
 {
     MLX5_SET(cap, CAP_port_type, 1);                /* Ethernet */
-    /*
-     * a PF manages its VFs' NIC vports (mlx5_vport_target): mlx5_core's vport
-     * manager (the VFs' MACs and GUIDs, `ip link show`'s VF list, their
-     * counters), as on a ConnectX-5; not the E-Switch (eswitch_manager 0)
-     */
-    MLX5_SET(cap, CAP_vport_group_manager, !cfg->vf);
     if (mlx5_esw_manager_cfg(cfg)) {
         MLX5_SET(cap, CAP_eswitch_manager, 1);
         MLX5_SET(cap, CAP_log_max_l2_table, MLX5_ESW_LOG_L2_TABLE);

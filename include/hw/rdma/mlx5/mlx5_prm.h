@@ -250,6 +250,7 @@ enum {
     MLX5_CMD_OP_ARM_RQ = 0x703,
     MLX5_CMD_OP_QUERY_VPORT_STATE = 0x750,
     MLX5_CMD_OP_QUERY_HCA_VPORT_CONTEXT = 0x762,
+    MLX5_CMD_OP_MODIFY_HCA_VPORT_CONTEXT = 0x763,
     MLX5_CMD_OP_QUERY_HCA_VPORT_GID = 0x764,
     MLX5_CMD_OP_QUERY_HCA_VPORT_PKEY = 0x765,
     MLX5_CMD_OP_ALLOC_PD = 0x800,
@@ -967,6 +968,12 @@ enum {
 #define QUERY_HCA_VPORT_CONTEXT_IN_vport_number MLX5_FIELD(2, 15, 0)
 #define QUERY_HCA_VPORT_CONTEXT_OUT_SIZE        0x210
 #define HCA_VPORT_CTX_OFF                       0x10
+#define HCA_VPORT_CTX_field_select              MLX5_FIELD(0, 31, 0)
+enum {
+    MLX5_HCA_VPORT_SEL_PORT_GUID = 1 << 0,
+    MLX5_HCA_VPORT_SEL_NODE_GUID = 1 << 1,
+    MLX5_HCA_VPORT_SEL_STATE_POLICY = 1 << 2,
+};
 #define HCA_VPORT_CTX_has_smi                   MLX5_FIELD(8, 30, 30)
 #define HCA_VPORT_CTX_grh_required              MLX5_FIELD(8, 28, 28)
 #define HCA_VPORT_CTX_port_physical_state       MLX5_FIELD(8, 15, 12)
