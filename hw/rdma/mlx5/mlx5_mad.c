@@ -417,7 +417,7 @@ static Mlx5Core *mlx5_hca_vport(Mlx5Core *c, Mlx5CmdCtx *cmd)
     return t;
 }
 
-/* Our own HCA vport only (the GID and P_Key tables of another are not offered) */
+/* Our own HCA vport only (another's GID and P_Key tables are not offered) */
 static bool mlx5_vport_in_ok(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5Core *t = mlx5_hca_vport(c, cmd);
