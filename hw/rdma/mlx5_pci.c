@@ -143,18 +143,18 @@ void mlx5_pci_deadline(QEMUTimer *t, int64_t when_ns)
  * engaged QEMU refuses such an access (MEMTX_ACCESS_ERROR: a DMA error for the
  * core, a lost message) instead of running the core again from inside itself.
  */
-static bool mlx5_hca_guard(Mlx5Hca *s)
+bool mlx5_pci_guard(void *dev)
 {
-    MemReentrancyGuard *g = &DEVICE(s)->mem_reentrancy_guard;
+    MemReentrancyGuard *g = &DEVICE(dev)->mem_reentrancy_guard;
     bool was = g->engaged_in_io;
 
     g->engaged_in_io = true;
     return was;
 }
 
-static void mlx5_hca_unguard(Mlx5Hca *s, bool was)
+void mlx5_pci_unguard(void *dev, bool was)
 {
-    DEVICE(s)->mem_reentrancy_guard.engaged_in_io = was;
+    DEVICE(dev)->mem_reentrancy_guard.engaged_in_io = was;
 }
 
 static void mlx5_hca_kick(void *opaque)
@@ -188,9 +188,9 @@ static void mlx5_hca_tx_stall(void *opaque)
     trace_mlx5_pci_tx_stall();
     /* calls mlx5_hca_link_sent for the frame */
     qemu_purge_queued_packets(nc);
-    was = mlx5_hca_guard(s);
+    was = mlx5_pci_guard(s);
     mlx5_core_link_tx_ready(s->core, 1);
-    mlx5_hca_unguard(s, was);
+    mlx5_pci_unguard(s, was);
 }
 
 /*
@@ -372,13 +372,11 @@ static void mlx5_hca_sriov_total(Mlx5Hca *s)
 /*
  * A reboot changed the port's type (mstconfig's LINK_TYPE_P1): a
  * ConnectX-5 with an Ethernet port is an Ethernet controller, else an
- * InfiniBand one.
+ * InfiniBand one (its VFs too: they follow their PF's port)
  */
-static void mlx5_hca_port_type(void *opaque, bool eth)
+void mlx5_pci_port_type(void *opaque, bool eth)
 {
-    Mlx5Hca *s = opaque;
-
-    pci_config_set_class(PCI_DEVICE(s)->config,
+    pci_config_set_class(PCI_DEVICE(opaque)->config,
                          eth ? PCI_CLASS_NETWORK_ETHERNET : MLX5_PCI_CLASS_IB);
 }
 
@@ -408,7 +406,7 @@ static const Mlx5CoreOps mlx5_hca_core_ops = {
     .set_deadline = mlx5_hca_set_deadline,
     .report = mlx5_hca_report,
     .flash_write = mlx5_hca_flash_write,
-    .port_type = mlx5_hca_port_type,
+    .port_type = mlx5_pci_port_type,
 };
 
 static void mlx5_hca_bh(void *opaque)
@@ -426,10 +424,10 @@ static void mlx5_hca_bh(void *opaque)
 static void mlx5_hca_timer(void *opaque)
 {
     Mlx5Hca *s = opaque;
-    bool was = mlx5_hca_guard(s);
+    bool was = mlx5_pci_guard(s);
 
     mlx5_core_expire(s->core, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
-    mlx5_hca_unguard(s, was);
+    mlx5_pci_unguard(s, was);
     qemu_bh_schedule(s->bh);
 }
 
@@ -485,10 +483,10 @@ static ssize_t mlx5_hca_nc_receive(NetClientState *nc, const uint8_t *buf,
 static void mlx5_hca_nc_link_status(NetClientState *nc)
 {
     Mlx5Hca *s = qemu_get_nic_opaque(nc);
-    bool was = mlx5_hca_guard(s);
+    bool was = mlx5_pci_guard(s);
 
     mlx5_core_link_set_up(s->core, 1, !nc->link_down);
-    mlx5_hca_unguard(s, was);
+    mlx5_pci_unguard(s, was);
 }
 
 static NetClientInfo mlx5_hca_net_info = {
@@ -545,10 +543,10 @@ static void mlx5_hca_write_config(PCIDevice *dev, uint32_t address,
 
     if (mlx5_hca_vsc_reg(s, address, len)) {
         /* an ICMD command may run here: the core's guard, as for MMIO */
-        bool was = mlx5_hca_guard(s);
+        bool was = mlx5_pci_guard(s);
 
         mlx5_core_vsc_write(s->core, address - s->vsc, val);
-        mlx5_hca_unguard(s, was);
+        mlx5_pci_unguard(s, was);
         return;
     }
     pci_default_write_config(dev, address, val, len);
@@ -666,7 +664,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
 
     pci_config_set_vendor_id(pci_dev->config, PCI_VENDOR_ID_MELLANOX);
     pci_config_set_device_id(pci_dev->config, MLX5_PCI_DEVICE_ID_CX5);
-    mlx5_hca_port_type(s, cfg.eth);
+    mlx5_pci_port_type(s, cfg.eth);
     pci_dev->config[PCI_INTERRUPT_PIN] = 1;
 
     if (pcie_endpoint_cap_init(pci_dev, 0x80) < 0) {

@@ -27,6 +27,10 @@ Mlx5DmaResult mlx5_pci_dma_write(void *opaque, uint64_t pa, const void *buf,
                                  size_t len);
 void mlx5_pci_irq(void *opaque, unsigned vector);
 int64_t mlx5_pci_now_ns(void *opaque);
+void mlx5_pci_port_type(void *opaque, bool eth);
+/* the device's re-entrancy guard (mlx5_pci.c): engage, and back as it was */
+bool mlx5_pci_guard(void *dev);
+void mlx5_pci_unguard(void *dev, bool was);
 /* the core's deadline on timer @t (INT64_MAX: none) */
 void mlx5_pci_deadline(QEMUTimer *t, int64_t when_ns);
 

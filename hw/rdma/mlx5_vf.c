@@ -61,13 +61,6 @@ static void mlx5_vf_report(void *opaque, const char *msg)
     warn_report("mlx5-vf %s: %s", PCI_DEVICE(opaque)->name, msg);
 }
 
-/* the PF's port type changed (at its reboot): so does the VF's class */
-static void mlx5_vf_port_type(void *opaque, bool eth)
-{
-    pci_config_set_class(PCI_DEVICE(opaque)->config,
-                         eth ? PCI_CLASS_NETWORK_ETHERNET : MLX5_PCI_CLASS_IB);
-}
-
 static const Mlx5CoreOps mlx5_vf_core_ops = {
     .dma_read = mlx5_pci_dma_read,
     .dma_write = mlx5_pci_dma_write,
@@ -77,19 +70,17 @@ static const Mlx5CoreOps mlx5_vf_core_ops = {
     .now_ns = mlx5_pci_now_ns,
     .set_deadline = mlx5_vf_set_deadline,
     .report = mlx5_vf_report,
-    .port_type = mlx5_vf_port_type,
+    .port_type = mlx5_pci_port_type,
 };
 
 /* the device's re-entrancy guard around timer work (as mlx5_pci.c's) */
 static void mlx5_vf_timer(void *opaque)
 {
     Mlx5Vf *s = opaque;
-    MemReentrancyGuard *g = &DEVICE(s)->mem_reentrancy_guard;
-    bool was = g->engaged_in_io;
+    bool was = mlx5_pci_guard(s);
 
-    g->engaged_in_io = true;
     mlx5_core_expire(s->core, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
-    g->engaged_in_io = was;
+    mlx5_pci_unguard(s, was);
     qemu_bh_schedule(s->bh);
 }
 
@@ -148,8 +139,7 @@ static void mlx5_vf_realize(PCIDevice *pci_dev, Error **errp)
         return;
     }
     mlx5_core_vf_config(pf, idx, &cfg);
-    pci_config_set_class(pci_dev->config, cfg.eth ? PCI_CLASS_NETWORK_ETHERNET
-                                                  : MLX5_PCI_CLASS_IB);
+    mlx5_pci_port_type(pci_dev, cfg.eth);
     if (pcie_endpoint_cap_init(pci_dev, 0x80) < 0) {
         error_setg(errp, "mlx5-vf: failed to add the PCIe capability");
         return;

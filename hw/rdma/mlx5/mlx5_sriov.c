@@ -53,6 +53,24 @@ static void mlx5_vf_link(Mlx5Core *vf)
     mlx5_port_set_link(vf, mlx5_link_wanted(vf));
 }
 
+/*
+ * What the PF (the vport manager) set of VF @vf's vport goes: its admin
+ * state, event arming and ACLs, and the administrative MAC and GUIDs
+ */
+static void mlx5_vf_vport_reset(Mlx5Core *pf, Mlx5Core *vf)
+{
+    Mlx5CoreConfig def;
+
+    mlx5_core_vf_config(pf, vf->vf_index, &def);
+    memcpy(vf->cfg.mac, def.mac, 6);
+    vf->cfg.node_guid = def.node_guid;
+    vf->cfg.port_guid = def.port_guid;
+    vf->vf_enabled = false;
+    vf->esw_admin = MLX5_VPORT_ADMIN_AUTO;
+    vf->vport_arm = 0;
+    vf->acl_root[0] = vf->acl_root[1] = 0;
+}
+
 void mlx5_core_vf_attach(Mlx5Core *pf, unsigned idx, Mlx5Core *vf)
 {
     g_assert(!pf->cfg.vf && vf->cfg.vf && idx < pf->cfg.num_vfs);
@@ -60,10 +78,7 @@ void mlx5_core_vf_attach(Mlx5Core *pf, unsigned idx, Mlx5Core *vf)
     pf->vfs[idx] = vf;
     vf->pf = pf;
     vf->vf_index = idx;
-    vf->vf_enabled = false;
-    vf->esw_admin = MLX5_VPORT_ADMIN_AUTO;
-    vf->vport_arm = 0;
-    vf->acl_root[0] = vf->acl_root[1] = 0;
+    mlx5_vf_vport_reset(pf, vf);
     mlx5_vf_link(vf);
 }
 
@@ -119,22 +134,12 @@ bool mlx5_sriov_initializing(Mlx5Core *c)
  */
 void mlx5_sriov_pf_reset(Mlx5Core *c)
 {
-    Mlx5CoreConfig def;
     unsigned i;
 
     for (i = 0; i < c->cfg.num_vfs; i++) {
-        Mlx5Core *vf = c->vfs[i];
-
-        if (vf) {
-            mlx5_core_vf_config(c, i, &def);
-            memcpy(vf->cfg.mac, def.mac, 6);
-            vf->cfg.node_guid = def.node_guid;
-            vf->cfg.port_guid = def.port_guid;
-            vf->vf_enabled = false;
-            vf->esw_admin = MLX5_VPORT_ADMIN_AUTO;
-            vf->vport_arm = 0;
-            vf->acl_root[0] = vf->acl_root[1] = 0;
-            mlx5_core_reset(vf, MLX5_RESET_SYSTEM);
+        if (c->vfs[i]) {
+            mlx5_vf_vport_reset(c, c->vfs[i]);
+            mlx5_core_reset(c->vfs[i], MLX5_RESET_SYSTEM);
         }
     }
 }

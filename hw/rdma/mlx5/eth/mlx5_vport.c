@@ -498,13 +498,10 @@ void mlx5_cmd_modify_nic_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (fs & MLX5_NVC_FS_ROCE_EN) {
         e->roce_en = MLX5_GET(nvc, NVC_roce_en);
     }
-    if (fs & MLX5_NVC_FS_CHANGE_EVENT) {
-        /* (the manager's: a function arms nothing of its own) */
-        c->vport_arm = c != self || !c->cfg.vf
-                           ? (MLX5_GET(nvc, NVC_arm_change_event)
-                                  ? MLX5_GET(nvc, NVC_event_on)
-                                  : 0)
-                           : c->vport_arm;
+    if ((fs & MLX5_NVC_FS_CHANGE_EVENT) && (c != self || !c->cfg.vf)) {
+        /* (the manager's: a VF arms nothing of its own) */
+        c->vport_arm = MLX5_GET(nvc, NVC_arm_change_event)
+                           ? MLX5_GET(nvc, NVC_event_on) : 0;
     }
     mlx5_esw_vport_changed(c,
                            (fs & MLX5_NVC_FS_ADDRESSES_LIST
