@@ -5,7 +5,8 @@
 # PF set with `ip link set ... vf 0 mac`; `ip link show` lists the VFs, `ip -s` their
 # counters; mlx5_core enables its E-Switch in legacy mode: the device's FDB, which the driver
 # programs, switches the functions' frames; `ip link set ... vf N state disable|auto` takes a
-# VF's carrier away and back, `spoofchk on` drops a VF's frames from another MAC). Two VFs moved into network
+# VF's carrier away and back, `spoofchk on` drops a VF's frames from another MAC, `vlan 10
+# qos 3` puts a VF in a VLAN (VST) the other guest reaches on its own VLAN interface). Two VFs moved into network
 # namespaces reach each other, the PF and the other guest through the device's switch: ping
 # and md5-checked TCP VF-to-VF and other-guest-to-VF; RoCE v2 (ibv_rc_pingpong) VF-to-VF and
 # other-guest-to-VF. A VF's FLR (unbound, reset, bound) gives a working VF again. `echo 0`
@@ -142,6 +143,33 @@ else
   done
 fi
 barrier tcp 6310
+
+# VST (ip link set ... vf 1 vlan 10 qos 3: the vport's E-Switch context tags what VF 1 sends
+# and strips what it gets, its ACLs drop its own tagged frames and others' untagged ones): VF 1
+# reaches the other guest's VLAN 10 interface, no longer untagged VF 0; vlan 0 undoes it
+if [ "$IDX" = 0 ]; then
+  run ip link set "$E" vf 1 vlan 10 qos 3 || fail "ip link set $E vf 1 vlan 10 qos 3 failed"
+  expect "$(ip link show "$E")" "vf 1 .*vlan 10, qos 3" "ip link show: VF 1 in VLAN 10, qos 3"
+  ip -n b addr add 192.168.78.12/24 dev "$V1"
+  barrier vst 6312
+  wait_for 30 ip netns exec b ping -c 1 -W 1 192.168.78.2 ||
+    fail "VF 1 in VLAN 10 does not reach the other guest's VLAN 10 interface"
+  echo "VST: VF 1 (VLAN 10) to the other guest's $E.10:" \
+    "$(ip netns exec b ping -c 3 -i 0.2 192.168.78.2 | tail -n 2 | head -n 1)"
+  ip -n a neigh flush all; ip -n b neigh flush all
+  ip netns exec b ping -c 2 -W 1 192.168.77.11 >/dev/null && fail "VF 1 in VLAN 10 reached untagged VF 0"
+  echo "VST: VF 1 (VLAN 10) and untagged VF 0 do not reach each other"
+  run ip link set "$E" vf 1 vlan 0 || fail "ip link set $E vf 1 vlan 0 failed"
+  wait_for 20 ip netns exec b ping -c 1 -W 1 192.168.77.11 || fail "VF 1 lost VF 0 after vlan 0"
+  ip -n b addr del 192.168.78.12/24 dev "$V1"
+  barrier vst-done 6314
+else
+  ip link add link "$E" name "$E.10" type vlan id 10 || fail "cannot add $E.10"
+  ip addr add 192.168.78.2/24 dev "$E.10" && ip link set "$E.10" up || fail "$E.10 did not come up"
+  barrier vst 6312
+  barrier vst-done 6314
+  ip link del "$E.10"
+fi
 
 # RoCE v2 from the other guest's PF to VF 0 (the exchange over the management network)
 RDEV=${R0:-mlx5_0}

@@ -749,6 +749,157 @@ static void test_fdb(void)
     rig_free(&r);
 }
 
+/* MODIFY_ESW_VPORT_CONTEXT of @vport: field select @fs, C-VLAN insert mode @ins, TCI @tci. */
+static int esw_vport_vlan(TDrv *d, unsigned vport, unsigned fs, bool strip, unsigned ins,
+                          uint16_t tci, uint32_t *synd)
+{
+    uint8_t in[ESW_VPORT_IN_CTX_OFF + ESW_VPORT_CTX_SIZE] = { 0 }, out[16];
+    uint8_t *ctx = in + ESW_VPORT_IN_CTX_OFF;
+    int st;
+
+    MLX5_SET(in, ESW_VPORT_IN_field_select, fs);
+    MLX5_SET(ctx, ESWC_vport_cvlan_strip, strip);
+    MLX5_SET(ctx, ESWC_vport_cvlan_insert, ins);
+    MLX5_SET(ctx, ESWC_cvlan_pcp, tci >> 13);
+    MLX5_SET(ctx, ESWC_cvlan_id, tci & 0xfff);
+    st = vport_cmd(d, MLX5_CMD_OP_MODIFY_ESW_VPORT_CONTEXT, true, vport, in, sizeof(in), out,
+                   sizeof(out));
+    *synd = tdrv_syndrome(out);
+    return st;
+}
+
+/*
+ * The next frame received on @t: its first 16 bytes in @f, and in @tci the C-VLAN tag its RQ
+ * stripped (its CQE's; -1: none).
+ */
+static bool got_head(TEth *t, uint8_t *f, int *tci)
+{
+    uint8_t cqe[64];
+
+    if (!teth_poll_cqe(t, cqe)) {
+        return false;
+    }
+    *tci = cqe[MLX5_CQE_l4_l3_hdr_type] & 1 ? mlx5_ld16(cqe + MLX5_CQE_vlan_info) : -1;
+    fake_read(t->d->h, t->mem, f, 16);
+    teth_post_recv(t, 2048, t->mem);
+    return true;
+}
+
+/*
+ * VST (`ip link set PF vf 0 vlan 10 qos 3`, the legacy E-Switch's vport context): VF 0's
+ * untagged frames leave tagged with its VLAN and priority, tagged ones as they are; what the
+ * switch gives it loses its C-VLAN tag; what the caps do not offer is refused.
+ */
+static void test_vst(void)
+{
+    const uint8_t *dmacs[3] = { pf_mac, vf_mac[0], vf_mac[1] };
+    uint8_t cap[QUERY_HCA_CAP_OUT_SIZE], in[0x40] = { 0 }, out[0x120], f[64] = { 0 }, h[16];
+    uint8_t qin[0x10] = { 0 };
+    g_autofree uint8_t *fgi = g_malloc0(FG_IN_criteria_OFF + MLX5_FTE_MATCH_PARAM_SIZE);
+    const uint16_t tci = 3 << 13 | 10;
+    uint32_t ft, fg, synd, vp;
+    TEth p, v0, v1;
+    unsigned i, n;
+    GByteArray *l;
+    int t;
+    Rig r;
+
+    rig_new_esw(&r, true);
+    g_assert_cmpint(tdrv_simple(r.pf, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_ESWITCH << 1, 0, 0,
+                                cap, sizeof(cap)), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, ESW_CAP_vport_cvlan_strip), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, ESW_CAP_vport_cvlan_insert_if_not_exist), ==, 1);
+    teth_setup(&p, r.pf);
+    vf_up(&r, 0, &v0);
+    vf_up(&r, 1, &v1);
+    /* an FDB: each function's MAC to its vport */
+    MLX5_SET(in, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_FDB);
+    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 4);
+    ft = teth_obj_create(r.pf, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
+    MLX5_SET(fgi, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+    MLX5_SET(fgi, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_FDB);
+    MLX5_SET(fgi, FT_IN_table_id, ft);
+    MLX5_SET(fgi, FG_IN_end_flow_index, 3);
+    MLX5_SET(fgi, FG_IN_match_criteria_enable, 1);
+    memset(fgi + FG_IN_criteria_OFF + MS_dmac_47_16_OFF, 0xff, 6);
+    g_assert_cmpint(tdrv_exec(r.pf, fgi, FG_IN_criteria_OFF + MLX5_FTE_MATCH_PARAM_SIZE, out,
+                              16), ==, 0);
+    fg = MLX5_GET(out, FG_OUT_group_id);
+    for (i = 0; i < 3; i++) {
+        vp = i;
+        g_assert_cmpint(fdb_rule(r.pf, ft, fg, i, dmacs[i], 1, &vp), ==, 0);
+    }
+    MLX5_SET(in, FT_IN_table_id, ft);
+    teth_obj_create(r.pf, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+
+    /* what the caps do not offer, and who may not */
+    g_assert_cmpint(esw_vport_vlan(r.pf, 1, MLX5_ESWC_FS_SVLAN_STRIP, true, 0, 0, &synd), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(esw_vport_vlan(r.pf, 1, MLX5_ESWC_FS_CVLAN_INSERT, false, 3, tci, &synd),
+                    ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(esw_vport_vlan(r.vf[1], 1, MLX5_ESWC_FS_CVLAN_STRIP, true, 0, 0, &synd),
+                    ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(esw_vport_vlan(r.pf, 3, MLX5_ESWC_FS_CVLAN_STRIP, true, 0, 0, &synd), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_false(r.vf[0]->c->esw_cvlan_strip);
+    /* VST on vport 1, read back */
+    g_assert_cmpint(esw_vport_vlan(r.pf, 1, MLX5_ESWC_FS_CVLAN_STRIP | MLX5_ESWC_FS_CVLAN_INSERT,
+                                   true, MLX5_ESWC_CVLAN_INSERT_WHEN_NO_CVLAN, tci, &synd),
+                    ==, 0);
+    g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_QUERY_ESW_VPORT_CONTEXT, true, 1, qin,
+                              sizeof(qin), out, ESW_VPORT_OUT_CTX_OFF + ESW_VPORT_CTX_SIZE),
+                    ==, 0);
+    g_assert_cmpint(MLX5_GET(out + ESW_VPORT_OUT_CTX_OFF, ESWC_vport_cvlan_strip), ==, 1);
+    g_assert_cmpint(MLX5_GET(out + ESW_VPORT_OUT_CTX_OFF, ESWC_vport_cvlan_insert), ==, 1);
+    g_assert_cmpint(MLX5_GET(out + ESW_VPORT_OUT_CTX_OFF, ESWC_cvlan_pcp), ==, 3);
+    g_assert_cmpint(MLX5_GET(out + ESW_VPORT_OUT_CTX_OFF, ESWC_cvlan_id), ==, 10);
+
+    teth_post_recv(&p, 2048, p.mem);
+    teth_post_recv(&v0, 2048, v0.mem);
+    teth_post_recv(&v1, 2048, v1.mem);
+    /* untagged from VF 0: tagged at the PF, at VF 1 and on the link */
+    send_frame(&v0, pf_mac, 0x41);
+    g_assert_true(got_head(&p, h, &t));        /* (its RQ strips: the CQE has it) */
+    g_assert_cmphex(t, ==, tci);
+    send_frame(&v0, vf_mac[1], 0x42);
+    g_assert_true(got_head(&v1, h, &t));
+    g_assert_cmphex(t, ==, tci);
+    n = link_frames(&r);
+    send_frame(&v0, far_mac, 0x43);                     /* no entry: the link */
+    g_assert_cmpuint(link_frames(&r), ==, n + 1);
+    l = g_ptr_array_index(r.pf->h->tx, n);
+    g_assert_cmpuint(l->len, ==, 64);
+    g_assert_cmphex(mlx5_ld16(l->data + 12), ==, 0x8100);
+    g_assert_cmphex(mlx5_ld16(l->data + 14), ==, tci);
+    g_assert_cmphex(mlx5_ld16(l->data + 16), ==, 0x88b5);
+    /* tagged already: as it is (insert only when there is none) */
+    memcpy(f, pf_mac, 6);
+    memcpy(f + 6, vf_mac[0], 6);
+    mlx5_st16(f + 12, 0x8100);
+    mlx5_st16(f + 14, 5);
+    mlx5_st16(f + 16, 0x88b5);
+    teth_post_send(&v0, MLX5_OPCODE_SEND, 0, 0, f, 60, 0, 0, -1);
+    g_assert_true(teth_poll_cqe(&v0, out));
+    g_assert_true(got_head(&p, h, &t));
+    g_assert_cmphex(t, ==, 5);
+    /* to VF 0, tagged from the link or from VF 1: stripped */
+    memcpy(f, vf_mac[0], 6);
+    memcpy(f + 6, far_mac, 6);
+    mlx5_st16(f + 14, tci);
+    g_assert_true(mlx5_core_link_rx(r.pf->c, 1, f, 64));
+    g_assert_true(got_head(&v0, h, &t));
+    g_assert_cmphex(mlx5_ld16(h + 12), ==, 0x88b5);
+    g_assert_cmpint(t, ==, -1);
+    send_frame(&v1, vf_mac[0], 0x44);                   /* untagged: as it is */
+    g_assert_true(got_head(&v0, h, &t));
+    g_assert_cmphex(mlx5_ld16(h + 12), ==, 0x88b5);
+    g_assert_cmpint(t, ==, -1);
+    /* the PF's reset drops the vport's settings */
+    mlx5_core_reset(r.pf->c, MLX5_RESET_SYSTEM);
+    g_assert_false(r.vf[0]->c->esw_cvlan_strip || r.vf[0]->c->esw_cvlan_insert);
+    rig_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -757,5 +908,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/sriov/queue-bound", test_queue_bound);
     g_test_add_func("/mlx5/sriov/vport", test_vport);
     g_test_add_func("/mlx5/sriov/fdb", test_fdb);
+    g_test_add_func("/mlx5/sriov/vst", test_vst);
     return g_test_run();
 }

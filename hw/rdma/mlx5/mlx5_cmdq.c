@@ -95,6 +95,8 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     UCMD(QUERY_XRQ, mlx5_cmd_query_xrq),
     EUCMD(QUERY_VPORT_STATE, mlx5_cmd_query_vport_state),
     ECMD(MODIFY_VPORT_STATE, mlx5_cmd_modify_vport_state),
+    ECMD(QUERY_ESW_VPORT_CONTEXT, mlx5_cmd_query_esw_vport_context),
+    ECMD(MODIFY_ESW_VPORT_CONTEXT, mlx5_cmd_modify_esw_vport_context),
     EUCMD(QUERY_NIC_VPORT_CONTEXT, mlx5_cmd_query_nic_vport_context),
     ECMD(MODIFY_NIC_VPORT_CONTEXT, mlx5_cmd_modify_nic_vport_context),
     ECMD(QUERY_ROCE_ADDRESS, mlx5_cmd_query_roce_address),

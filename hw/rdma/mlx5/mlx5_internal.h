@@ -671,6 +671,12 @@ struct Mlx5Core {
     /* and its ACLs: the root tables (the manager's) of its ingress, egress */
     uint32_t acl_root[2];
     /*
+     * and its E-Switch vport context (VST): strip the C-VLAN tag of what the
+     * switch gives it; insert @esw_cvlan_tci into what it sends untagged
+     */
+    bool esw_cvlan_strip, esw_cvlan_insert;
+    uint16_t esw_cvlan_tci;
+    /*
      * frames the embedded switch (eth/mlx5_eswitch.c) delivered to this
      * function, taken at its next run (GByteArray each)
      */

@@ -69,6 +69,8 @@ static void mlx5_vf_vport_reset(Mlx5Core *pf, Mlx5Core *vf)
     vf->esw_admin = MLX5_VPORT_ADMIN_AUTO;
     vf->vport_arm = 0;
     vf->acl_root[0] = vf->acl_root[1] = 0;
+    vf->esw_cvlan_strip = vf->esw_cvlan_insert = false;
+    vf->esw_cvlan_tci = 0;
 }
 
 void mlx5_core_vf_attach(Mlx5Core *pf, unsigned idx, Mlx5Core *vf)

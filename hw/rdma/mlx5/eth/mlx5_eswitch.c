@@ -37,6 +37,8 @@
 #define MLX5_ESW_LOG_MAX_ACL     8
 /* an L2 table index beyond the table */
 #define MLX5_SYND_ESW_L2_INDEX   0x30000060
+/* an E-Switch vport context field the caps do not offer */
+#define MLX5_SYND_ESW_VPORT_FIELD 0x30000061
 /* frames taken from the queue per run */
 #define MLX5_ESW_RX_BUDGET  64
 
@@ -72,7 +74,17 @@ void mlx5_esw_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
         MLX5_SET(cap, ESW_FT_CAP_acl_out_log_max_ft_size, MLX5_ESW_LOG_MAX_ACL);
         MLX5_SET(cap, ESW_FT_CAP_acl_out_max_ft_level, MLX5_ESW_MAX_FT_LEVEL);
     }
-    /* MLX5_CAP_ESWITCH: no VLAN strip/insert, no encap, no merged E-Switch */
+    if (type == MLX5_CAP_ESWITCH) {
+        /*
+         * a vport's C-VLAN strip and insert-if-untagged (VST, as a
+         * ConnectX-5: mlx5_core's legacy mode sets them in the vport's
+         * E-Switch context and drops tagged frames in its ingress ACL);
+         * no insert-always or overwrite, no S-VLAN, no encap, no merged
+         * E-Switch
+         */
+        MLX5_SET(cap, ESW_CAP_vport_cvlan_strip, 1);
+        MLX5_SET(cap, ESW_CAP_vport_cvlan_insert_if_not_exist, 1);
+    }
 }
 
 /* The vport number of function @c (0: the PF). */
@@ -156,6 +168,62 @@ void mlx5_cmd_modify_vport_state(Mlx5Core *c, Mlx5CmdCtx *cmd)
     trace_mlx5_esw_vport_state(vf->vf_index + 1, st);
     vf->esw_admin = st;
     mlx5_sriov_pf_link(c);
+}
+
+void mlx5_cmd_query_esw_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    Mlx5Core *vf = mlx5_esw_cmd_vport(c, cmd);
+    uint8_t *ctx = cmd->out + ESW_VPORT_OUT_CTX_OFF;
+
+    if (!vf ||
+        !mlx5_cmd_out_ok(cmd, ESW_VPORT_OUT_CTX_OFF + ESW_VPORT_CTX_SIZE)) {
+        return;
+    }
+    MLX5_SET(ctx, ESWC_vport_cvlan_strip, vf->esw_cvlan_strip);
+    MLX5_SET(ctx, ESWC_vport_cvlan_insert,
+             vf->esw_cvlan_insert ? MLX5_ESWC_CVLAN_INSERT_WHEN_NO_CVLAN : 0);
+    MLX5_SET(ctx, ESWC_cvlan_pcp, vf->esw_cvlan_tci >> 13);
+    MLX5_SET(ctx, ESWC_cvlan_id, vf->esw_cvlan_tci & 0xfff);
+}
+
+/*
+ * MODIFY_ESW_VPORT_CONTEXT: a VF vport's C-VLAN strip and insert (`ip link set
+ * ... vf N vlan V qos Q`). What the caps do not offer (S-VLAN, insert always
+ * or overwrite, the FDB-to-vport register) is refused, and nothing changes.
+ */
+void mlx5_cmd_modify_esw_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    const uint8_t *ctx = cmd->in + ESW_VPORT_IN_CTX_OFF;
+    Mlx5Core *vf;
+    unsigned fs, ins;
+
+    if (!mlx5_cmd_in_ok(cmd, ESW_VPORT_IN_CTX_OFF + ESW_VPORT_CTX_SIZE)) {
+        return;
+    }
+    vf = mlx5_esw_cmd_vport(c, cmd);
+    if (!vf) {
+        return;
+    }
+    fs = MLX5_GET(cmd->in, ESW_VPORT_IN_field_select);
+    ins = MLX5_GET(ctx, ESWC_vport_cvlan_insert);
+    if ((fs & (MLX5_ESWC_FS_SVLAN_STRIP | MLX5_ESWC_FS_SVLAN_INSERT |
+               MLX5_ESWC_FS_REG_C_ID)) ||
+        ((fs & MLX5_ESWC_FS_CVLAN_INSERT) &&
+         ins > MLX5_ESWC_CVLAN_INSERT_WHEN_NO_CVLAN)) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
+                      MLX5_SYND_ESW_VPORT_FIELD);
+        return;
+    }
+    if (fs & MLX5_ESWC_FS_CVLAN_STRIP) {
+        vf->esw_cvlan_strip = MLX5_GET(ctx, ESWC_vport_cvlan_strip);
+    }
+    if (fs & MLX5_ESWC_FS_CVLAN_INSERT) {
+        vf->esw_cvlan_insert = ins;
+        vf->esw_cvlan_tci = MLX5_GET(ctx, ESWC_cvlan_pcp) << 13 |
+                            MLX5_GET(ctx, ESWC_cvlan_id);
+    }
+    trace_mlx5_esw_vport_vlan(vf->vf_index + 1, vf->esw_cvlan_strip,
+                              vf->esw_cvlan_insert, vf->esw_cvlan_tci);
 }
 
 /* The manager's L2 table entry: the index checked, kept (nothing to steer). */
@@ -336,6 +404,14 @@ static void mlx5_esw_deliver(Mlx5Core *src, Mlx5Core *d,
     b = g_byte_array_sized_new(len);
     g_byte_array_set_size(b, len);
     mlx5_esw_copy(iov, iovcnt, b->data, len);
+    if (d->esw_cvlan_strip && len >= IB_ETH_HLEN + 4 &&
+        mlx5_ld16(b->data + 12) == IB_ETHERTYPE_VLAN) {
+        /* VST: its vport's C-VLAN tag stripped (after its egress ACL) */
+        trace_mlx5_esw_vlan(mlx5_esw_vport_of(d), false,
+                            mlx5_ld16(b->data + 14));
+        memmove(b->data + 12, b->data + 16, len - 16);
+        g_byte_array_set_size(b, len - 4);
+    }
     g_queue_push_tail(&d->esw_rxq, b);
     d->ops->kick(d->opaque);
 }
@@ -416,8 +492,9 @@ bool mlx5_port_tx(Mlx5Core *c, const struct iovec *iov, int iovcnt,
                   bool best_effort)
 {
     Mlx5Core *pf = c->cfg.vf ? c->pf : c;
+    g_autofree uint8_t *f = NULL;
+    struct iovec one;
     size_t len = 0;
-    uint8_t dst[6];
     unsigned i;
     int k;
 
@@ -430,24 +507,38 @@ bool mlx5_port_tx(Mlx5Core *c, const struct iovec *iov, int iovcnt,
     for (k = 0; k < iovcnt; k++) {
         len += iov[k].iov_len;
     }
-    if (mlx5_esw_copy(iov, iovcnt, dst, 6) < 6) {
+    if (len < IB_ETH_HLEN) {
         return true;
     }
+    /* one flat copy (room for a tag): the ACL and the FDB match on it */
+    f = g_malloc(len + 4);
+    mlx5_esw_copy(iov, iovcnt, f, len);
+    if (c != pf && mlx5_esw_acl_drops(pf, c, false, f, len)) {
+        return true;            /* its ingress ACL (a spoofed source) */
+    }
+    if (c != pf && c->esw_cvlan_insert &&
+        mlx5_ld16(f + 12) != IB_ETHERTYPE_VLAN) {
+        /* VST: its vport's C-VLAN tag into what it sends untagged */
+        trace_mlx5_esw_vlan(mlx5_esw_vport_of(c), true, c->esw_cvlan_tci);
+        memmove(f + 16, f + 12, len - 12);
+        mlx5_st16(f + 12, IB_ETHERTYPE_VLAN);
+        mlx5_st16(f + 14, c->esw_cvlan_tci);
+        len += 4;
+    }
+    one.iov_base = f;
+    one.iov_len = len;
+    iov = &one;
+    iovcnt = 1;
     if (pf->eth->root_ft_fdb) {
         /* the manager's FDB; a miss goes to the link */
         bool to[MLX5_MAX_VFS + 2] = { false };
-        g_autofree uint8_t *f = g_malloc(len);
 
-        mlx5_esw_copy(iov, iovcnt, f, len);
-        if (c != pf && mlx5_esw_acl_drops(pf, c, false, f, len)) {
-            return true;        /* its ingress ACL (a spoofed source) */
-        }
         if (!mlx5_esw_fdb(pf, mlx5_esw_vport_of(c), f, len, to)) {
             to[pf->cfg.num_vfs + 1] = true;
         }
         return mlx5_esw_fdb_out(pf, c, iov, iovcnt, f, len, to, best_effort);
     }
-    if (dst[0] & 1) {
+    if (f[0] & 1) {
         if (c != pf) {
             mlx5_esw_deliver(c, pf, iov, iovcnt, len);
         }
@@ -459,14 +550,14 @@ bool mlx5_port_tx(Mlx5Core *c, const struct iovec *iov, int iovcnt,
             }
         }
     } else {
-        if (c != pf && mlx5_esw_addr_is(pf, dst)) {
+        if (c != pf && mlx5_esw_addr_is(pf, f)) {
             mlx5_esw_deliver(c, pf, iov, iovcnt, len);
             return true;
         }
         for (i = 0; i < pf->cfg.num_vfs; i++) {
             Mlx5Core *vf = mlx5_esw_vf(pf, i);
 
-            if (vf && vf != c && mlx5_esw_addr_is(vf, dst)) {
+            if (vf && vf != c && mlx5_esw_addr_is(vf, f)) {
                 mlx5_esw_deliver(c, vf, iov, iovcnt, len);
                 return true;
             }

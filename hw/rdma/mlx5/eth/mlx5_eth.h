@@ -273,7 +273,8 @@ void mlx5_esw_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap);
  */
 void mlx5_esw_vport_changed(Mlx5Core *c, uint8_t what);
 Mlx5CmdHandler mlx5_cmd_modify_vport_state, mlx5_cmd_set_l2_table_entry,
-    mlx5_cmd_delete_l2_table_entry;
+    mlx5_cmd_delete_l2_table_entry, mlx5_cmd_query_esw_vport_context,
+    mlx5_cmd_modify_esw_vport_context;
 /* The root table of vport @vport's ingress or (@egress) ACL: @id, 0 = none. */
 void mlx5_esw_acl_root(Mlx5Core *c, unsigned vport, bool egress, uint32_t id);
 /* ACL table @ft of manager @c is destroyed: no longer any vport's root */

@@ -14,6 +14,8 @@
 /* ---- opcodes ------------------------------------------------------------- */
 enum {
     MLX5_CMD_OP_MODIFY_VPORT_STATE = 0x751,
+    MLX5_CMD_OP_QUERY_ESW_VPORT_CONTEXT = 0x752,
+    MLX5_CMD_OP_MODIFY_ESW_VPORT_CONTEXT = 0x753,
     MLX5_CMD_OP_QUERY_NIC_VPORT_CONTEXT = 0x754,
     MLX5_CMD_OP_MODIFY_NIC_VPORT_CONTEXT = 0x755,
     MLX5_CMD_OP_QUERY_VPORT_COUNTER = 0x770,
@@ -434,6 +436,34 @@ enum {
 #define ESW_FT_CAP_acl_out_ft_support       MLX5_FIELD(48, 31, 31)
 #define ESW_FT_CAP_acl_out_log_max_ft_size  MLX5_FIELD(49, 29, 24)
 #define ESW_FT_CAP_acl_out_max_ft_level     MLX5_FIELD(49, 7, 0)
+/* the E-Switch caps (page 0x9): the vport context's C-VLAN strip and insert */
+#define ESW_CAP_vport_cvlan_strip           MLX5_FIELD(0, 30, 30)
+#define ESW_CAP_vport_cvlan_insert_if_not_exist MLX5_FIELD(0, 28, 28)
+/*
+ * QUERY/MODIFY_ESW_VPORT_CONTEXT (other_vport, vport_number as VPORT_IN_*):
+ * MODIFY's field select and the context (at ESW_VPORT_IN_CTX_OFF in MODIFY's
+ * input, ESW_VPORT_OUT_CTX_OFF in QUERY's output)
+ */
+#define ESW_VPORT_IN_field_select           MLX5_FIELD(3, 4, 0)
+#define ESW_VPORT_IN_CTX_OFF                0x10
+#define ESW_VPORT_OUT_CTX_OFF               0x10
+#define ESW_VPORT_CTX_SIZE                  0x100
+#define ESWC_fdb_to_vport_reg_c             MLX5_FIELD(0, 31, 31)
+#define ESWC_vport_svlan_strip              MLX5_FIELD(0, 28, 28)
+#define ESWC_vport_cvlan_strip              MLX5_FIELD(0, 27, 27)
+#define ESWC_vport_svlan_insert             MLX5_FIELD(0, 26, 26)
+#define ESWC_vport_cvlan_insert             MLX5_FIELD(0, 25, 24)
+#define ESWC_cvlan_cfi                      MLX5_FIELD(2, 15, 15)
+#define ESWC_cvlan_pcp                      MLX5_FIELD(2, 14, 12)
+#define ESWC_cvlan_id                       MLX5_FIELD(2, 11, 0)
+enum {
+    MLX5_ESWC_FS_SVLAN_STRIP = 1 << 0,
+    MLX5_ESWC_FS_CVLAN_STRIP = 1 << 1,
+    MLX5_ESWC_FS_SVLAN_INSERT = 1 << 2,
+    MLX5_ESWC_FS_CVLAN_INSERT = 1 << 3,
+    MLX5_ESWC_FS_REG_C_ID = 1 << 4,
+    MLX5_ESWC_CVLAN_INSERT_WHEN_NO_CVLAN = 1,
+};
 /* SET/DELETE_L2_TABLE_ENTRY */
 #define L2_IN_table_index                   MLX5_FIELD(5, 23, 0)
 /* the misc match set's source vport (in the match parameters) */
