@@ -6,7 +6,8 @@
 # counters; mlx5_core enables its E-Switch in legacy mode: the device's FDB, which the driver
 # programs, switches the functions' frames; `ip link set ... vf N state disable|auto` takes a
 # VF's carrier away and back, `spoofchk on` drops a VF's frames from another MAC, `vlan 10
-# qos 3` puts a VF in a VLAN (VST) the other guest reaches on its own VLAN interface). Two VFs moved into network
+# qos 3` puts a VF in a VLAN (VST) the other guest reaches on its own VLAN interface,
+# `max_tx_rate 1` holds a VF to 1 Mbit/s). Two VFs moved into network
 # namespaces reach each other, the PF and the other guest through the device's switch: ping
 # and md5-checked TCP VF-to-VF and other-guest-to-VF; RoCE v2 (ibv_rc_pingpong) VF-to-VF and
 # other-guest-to-VF. A VF's FLR (unbound, reset, bound) gives a working VF again. `echo 0`
@@ -118,6 +119,23 @@ if [ "$IDX" = 0 ]; then
   got=$(md5sum < /tmp/vf.dst | cut -d' ' -f1)
   echo "TCP VF-to-VF: $(wc -c < /tmp/vf.dst) bytes, md5 $got"
   [ "$got" = "$want" ] || fail "TCP VF-to-VF: data differs (md5 $got, sent $want)"
+  # max_tx_rate (mlx5_core's E-Switch QoS: a root TSAR, a scheduling element for the vport):
+  # VF 0 sends no faster than 1 Mbit/s, so 500 kB to VF 1 take at least ~4 s; then no limit
+  run ip link set "$E" vf 0 max_tx_rate 1 || fail "ip link set $E vf 0 max_tx_rate 1 failed"
+  expect "$(ip link show "$E")" "vf 0 .*max_tx_rate 1Mbps" "ip link show: VF 0 max_tx_rate 1Mbps"
+  head -c 500000 /tmp/tcp.src > /tmp/rate.src
+  t0=$(cut -d' ' -f1 /proc/uptime)
+  (sleep 1; ip netns exec a nc -w 3 192.168.77.12 5303 < /tmp/rate.src) &
+  spid=$!
+  ip netns exec b timeout 120 nc -l -p 5303 > /tmp/rate.dst || fail "TCP at max_tx_rate 1: receive failed"
+  wait $spid || fail "TCP at max_tx_rate 1: send failed"
+  t1=$(cut -d' ' -f1 /proc/uptime)
+  cmp -s /tmp/rate.src /tmp/rate.dst || fail "TCP at max_tx_rate 1: data differs"
+  el=$(awk "BEGIN { print $t1 - $t0 - 1 }")
+  need=$(awk "BEGIN { print 0.9 * 500000 * 8 / 1000000 }")
+  echo "VF 0 at max_tx_rate 1: 500000 bytes in $el s (at least $need s)"
+  awk "BEGIN { exit !($el >= $need) }" || fail "VF 0 beat its max_tx_rate: $el s < $need s"
+  run ip link set "$E" vf 0 max_tx_rate 0 || fail "ip link set $E vf 0 max_tx_rate 0 failed"
   # the PF reads its VFs' vport counters (ip -s link show: each VF's traffic)
   tx0=$(ip -s link show "$E" | awk '/vf 0 /{f=1} f && /TX:/{getline; print $2; exit}')
   echo "ip -s link show: VF 0 sent ${tx0:-?} packets"

@@ -8,6 +8,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "mlx5-testeth.h"
+#include "hw/rdma/mlx5/mlx5_qos_prm.h"
 
 static const uint8_t pf_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
 static const uint8_t vf_mac[2][6] = {
@@ -900,6 +901,139 @@ static void test_vst(void)
     rig_free(&r);
 }
 
+/*
+ * A scheduling element command of @d in hierarchy @hier: CREATE (@op) with @type, @parent,
+ * @vport, @max Mb/s and @bw share (its id in *@id), or another naming *@id (MODIFY: @max).
+ */
+static int sched(TDrv *d, uint16_t op, unsigned hier, unsigned type, uint32_t parent,
+                 unsigned vport, uint32_t max, uint32_t bw, uint32_t *id)
+{
+    uint8_t in[SCHED_IN_SIZE] = { 0 }, out[SCHED_OUT_CTX_OFF + SCHED_CTX_SIZE];
+    uint8_t *ctx = in + SCHED_IN_CTX_OFF;
+    bool ctx_in = op == MLX5_CMD_OP_CREATE_SCHEDULING_ELEMENT ||
+                  op == MLX5_CMD_OP_MODIFY_SCHEDULING_ELEMENT;
+    int st;
+
+    MLX5_SET(in, CMD_IN_opcode, op);
+    MLX5_SET(in, SCHED_IN_hierarchy, hier);
+    MLX5_SET(in, SCHED_IN_element_id, *id);
+    MLX5_SET(in, SCHED_IN_modify_bitmask,
+             MLX5_SCHED_MODIFY_MAX_AVERAGE_BW | MLX5_SCHED_MODIFY_BW_SHARE);
+    MLX5_SET(ctx, SCHED_CTX_element_type, type);
+    MLX5_SET(ctx, SCHED_CTX_vport_number, vport);
+    MLX5_SET(ctx, SCHED_CTX_parent_element_id, parent);
+    MLX5_SET(ctx, SCHED_CTX_max_average_bw, max);
+    MLX5_SET(ctx, SCHED_CTX_bw_share, bw);
+    st = tdrv_exec(d, in, ctx_in ? SCHED_IN_SIZE : SCHED_IN_ID_SIZE, out, sizeof(out));
+    if (!st && op == MLX5_CMD_OP_CREATE_SCHEDULING_ELEMENT) {
+        *id = MLX5_GET(out, SCHED_OUT_element_id);
+    } else if (!st && op == MLX5_CMD_OP_QUERY_SCHEDULING_ELEMENT) {
+        g_assert_cmpint(MLX5_GET(out + SCHED_OUT_CTX_OFF, SCHED_CTX_element_type), ==, type);
+        g_assert_cmpint(MLX5_GET(out + SCHED_OUT_CTX_OFF, SCHED_CTX_vport_number), ==, vport);
+        g_assert_cmpint(MLX5_GET(out + SCHED_OUT_CTX_OFF, SCHED_CTX_parent_element_id), ==,
+                        parent);
+        g_assert_cmpint(MLX5_GET(out + SCHED_OUT_CTX_OFF, SCHED_CTX_max_average_bw), ==, max);
+    }
+    return st;
+}
+
+/*
+ * A VF's rate limit (`ip link set PF vf 0 max_tx_rate 8`, mlx5_core's esw/qos.c): the manager's
+ * root TSAR and a vport element with max_average_bw; VF 0's SQs then send no faster; what the
+ * QoS caps do not offer (bandwidth shares, rate groups, the NIC hierarchy) is refused.
+ */
+static void test_rate(void)
+{
+    const unsigned C = MLX5_CMD_OP_CREATE_SCHEDULING_ELEMENT, E = MLX5_SCHED_HIERARCHY_E_SWITCH;
+    const unsigned TSAR = MLX5_SCHED_ELEM_TSAR, VPORT = MLX5_SCHED_ELEM_VPORT;
+    uint8_t cap[QUERY_HCA_CAP_OUT_SIZE], f[1000] = { 0 }, cqe[64];
+    uint32_t root = 0, el = 0, x = 0;
+    FakeHost *h;
+    TEth v0;
+    unsigned i;
+    Rig r;
+
+    rig_new_esw(&r, true);
+    g_assert_cmpint(tdrv_simple(r.pf, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_QOS << 1, 0, 0, cap,
+                                sizeof(cap)), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, QOS_CAP_esw_scheduling), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, QOS_CAP_esw_rate_limit), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, QOS_CAP_esw_bw_share), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, QOS_CAP_log_esw_max_sched_depth), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, QOS_CAP_esw_element_type), ==, 3);
+    vf_up(&r, 0, &v0);
+    g_assert_cmpint(tdrv_simple(r.vf[0], MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_QOS << 1, 0, 0,
+                                cap, sizeof(cap)), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, QOS_CAP_esw_scheduling), ==, 0);
+
+    /* who may not, what is not offered */
+    g_assert_cmpint(sched(r.vf[0], C, E, TSAR, 0, 0, 0, 0, &x), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(sched(r.pf, C, 3, TSAR, 0, 0, 0, 0, &x), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(sched(r.pf, C, E, 2, 0, 0, 0, 0, &x), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(sched(r.pf, C, E, VPORT, 0, 1, 0, 0, &x), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(sched(r.pf, C, E, TSAR, 0, 0, 0, 0, &root), ==, 0);
+    g_assert_cmpint(root, !=, 0);
+    g_assert_cmpint(sched(r.pf, C, E, TSAR, root, 0, 0, 0, &x), ==,   /* (no rate groups) */
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(sched(r.pf, C, E, VPORT, root, 3, 0, 0, &x), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(sched(r.pf, C, E, VPORT, root, 1, 0, 10, &x), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(sched(r.pf, C, E, VPORT, root, 1, 0, 0, &el), ==, 0);
+    g_assert_cmpint(sched(r.pf, C, E, VPORT, root, 1, 0, 0, &x), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    x = el;
+    g_assert_cmpint(sched(r.vf[0], MLX5_CMD_OP_MODIFY_SCHEDULING_ELEMENT, E, VPORT, root, 1, 8, 0,
+                          &x), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(sched(r.pf, MLX5_CMD_OP_MODIFY_SCHEDULING_ELEMENT, E, VPORT, root, 1, 8, 5,
+                          &el), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpuint(r.vf[0]->c->esw_max_mbps, ==, 0);
+
+    /* 8 Mb/s: 1000 bytes a millisecond, VF 0's frames leave one a millisecond */
+    g_assert_cmpint(sched(r.pf, MLX5_CMD_OP_MODIFY_SCHEDULING_ELEMENT, E, VPORT, root, 1, 8, 0,
+                          &el), ==, 0);
+    g_assert_cmpint(sched(r.pf, MLX5_CMD_OP_QUERY_SCHEDULING_ELEMENT, E, VPORT, root, 1, 8, 0,
+                          &el), ==, 0);
+    h = r.vf[0]->h;
+    memcpy(f, far_mac, 6);
+    memcpy(f + 6, vf_mac[0], 6);
+    mlx5_st16(f + 12, 0x88b5);
+    fake_write(h, v0.mem, f + 14, sizeof(f) - 14);
+    for (i = 0; i < 3; i++) {
+        teth_post_send(&v0, MLX5_OPCODE_SEND, 0, 0, f, 14, sizeof(f) - 14, v0.mem, -1);
+    }
+    g_assert_true(teth_poll_cqe(&v0, cqe));
+    g_assert_false(teth_poll_cqe(&v0, cqe));
+    g_assert_cmpuint(link_frames(&r), ==, 1);
+    g_assert_cmpint(h->deadline - h->now, ==, 1000000);
+    h->now += 999999;
+    mlx5_core_expire(r.vf[0]->c, h->now);
+    g_assert_false(teth_poll_cqe(&v0, cqe));
+    h->now = h->deadline;
+    mlx5_core_expire(r.vf[0]->c, h->now);
+    g_assert_true(teth_poll_cqe(&v0, cqe));
+    g_assert_cmpuint(link_frames(&r), ==, 2);
+    /* no limit: the next WQE leaves once the held one wakes */
+    g_assert_cmpint(sched(r.pf, MLX5_CMD_OP_MODIFY_SCHEDULING_ELEMENT, E, VPORT, root, 1, 0, 0,
+                          &el), ==, 0);
+    h->now = h->deadline;
+    mlx5_core_expire(r.vf[0]->c, h->now);
+    g_assert_true(teth_poll_cqe(&v0, cqe));
+    g_assert_cmpuint(link_frames(&r), ==, 3);
+
+    /* the root TSAR goes after its vports */
+    g_assert_cmpint(sched(r.pf, MLX5_CMD_OP_MODIFY_SCHEDULING_ELEMENT, E, VPORT, root, 1, 8, 0,
+                          &el), ==, 0);
+    g_assert_cmpint(sched(r.pf, MLX5_CMD_OP_DESTROY_SCHEDULING_ELEMENT, E, 0, 0, 0, 0, 0, &root),
+                    ==, MLX5_CMD_STAT_BAD_RES_STATE_ERR);
+    g_assert_cmpint(sched(r.pf, MLX5_CMD_OP_DESTROY_SCHEDULING_ELEMENT, E, 0, 0, 0, 0, 0, &el),
+                    ==, 0);
+    g_assert_cmpuint(r.vf[0]->c->esw_max_mbps, ==, 0);
+    g_assert_cmpint(sched(r.pf, MLX5_CMD_OP_DESTROY_SCHEDULING_ELEMENT, E, 0, 0, 0, 0, 0, &el),
+                    ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(sched(r.pf, MLX5_CMD_OP_DESTROY_SCHEDULING_ELEMENT, E, 0, 0, 0, 0, 0, &root),
+                    ==, 0);
+    rig_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -909,5 +1043,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/sriov/vport", test_vport);
     g_test_add_func("/mlx5/sriov/fdb", test_fdb);
     g_test_add_func("/mlx5/sriov/vst", test_vst);
+    g_test_add_func("/mlx5/sriov/rate", test_rate);
     return g_test_run();
 }

@@ -677,6 +677,13 @@ struct Mlx5Core {
     bool esw_cvlan_strip, esw_cvlan_insert;
     uint16_t esw_cvlan_tci;
     /*
+     * and its scheduling element's rate limit (Mb/s, 0: none;
+     * eth/mlx5_esw_qos.c): its SQs send no faster together; what it sent
+     * has left by esw_tx_next
+     */
+    uint32_t esw_max_mbps;
+    int64_t esw_tx_next;
+    /*
      * frames the embedded switch (eth/mlx5_eswitch.c) delivered to this
      * function, taken at its next run (GByteArray each)
      */

@@ -93,8 +93,7 @@ static uint16_t mlx5_esw_vport_of(const Mlx5Core *c)
     return c->cfg.vf ? c->vf_index + 1 : 0;
 }
 
-/* The function of vport @n of manager @pf, or NULL. */
-static Mlx5Core *mlx5_esw_function(Mlx5Core *pf, unsigned n)
+Mlx5Core *mlx5_esw_function(Mlx5Core *pf, unsigned n)
 {
     return n == 0 ? pf : n <= pf->cfg.num_vfs ? pf->vfs[n - 1] : NULL;
 }

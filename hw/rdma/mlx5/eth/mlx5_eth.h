@@ -184,6 +184,17 @@ enum {
 #define MLX5_PP_MAX_RATE        100000000u      /* kbps: 100 Gb/s */
 #define MLX5_PP_MIN_RATE        1u              /* kbps */
 
+/* the E-Switch's scheduling elements (mlx5_esw_qos.c) */
+#define MLX5_ESW_SCHED_MAX      128
+
+typedef struct Mlx5EswSched {
+    uint32_t id;                /* 0: a free slot; else the slot's index + 1 */
+    uint8_t type;               /* MLX5_SCHED_ELEM_* */
+    uint16_t vport;             /* a VPORT element's */
+    uint32_t parent;            /* a TSAR's id; 0: none (the root TSAR) */
+    uint32_t max_bw;            /* Mb/s; 0: no limit */
+} Mlx5EswSched;
+
 typedef struct Mlx5PpEntry {
     uint32_t rate;              /* kbps; 0: not set */
     uint32_t burst;             /* bytes sent at once, at most (0: a frame) */
@@ -234,6 +245,7 @@ typedef struct Mlx5Eth {
     /* the link refused a frame: SQs wait for link_tx_ready */
     bool tx_blocked;
     Mlx5PpEntry pp[MLX5_PP_TABLE_SIZE];
+    Mlx5EswSched sched[MLX5_ESW_SCHED_MAX];
     /* [MLX5_ETH_MAX_FRAME + MLX5_ETH_MAX_TSO]: TX assembly */
     uint8_t *frame;
     /*
@@ -275,6 +287,14 @@ void mlx5_esw_vport_changed(Mlx5Core *c, uint8_t what);
 Mlx5CmdHandler mlx5_cmd_modify_vport_state, mlx5_cmd_set_l2_table_entry,
     mlx5_cmd_delete_l2_table_entry, mlx5_cmd_query_esw_vport_context,
     mlx5_cmd_modify_esw_vport_context;
+/* The function of vport @n of manager @pf (0: the PF), or NULL. */
+Mlx5Core *mlx5_esw_function(Mlx5Core *pf, unsigned n);
+/* mlx5_esw_qos.c: the E-Switch's scheduling elements (a VF's max_tx_rate) */
+void mlx5_esw_qos_caps(const Mlx5CoreConfig *cfg, uint8_t *cap);
+void mlx5_esw_qos_reset(Mlx5Core *c);
+Mlx5CmdHandler mlx5_cmd_create_scheduling_element,
+    mlx5_cmd_destroy_scheduling_element, mlx5_cmd_query_scheduling_element,
+    mlx5_cmd_modify_scheduling_element;
 /* The root table of vport @vport's ingress or (@egress) ACL: @id, 0 = none. */
 void mlx5_esw_acl_root(Mlx5Core *c, unsigned vport, bool egress, uint32_t id);
 /* ACL table @ft of manager @c is destroyed: no longer any vport's root */

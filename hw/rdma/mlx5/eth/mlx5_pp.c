@@ -87,7 +87,7 @@ uint32_t mlx5_pp_check_index(uint32_t index)
 }
 
 /* Nanoseconds @bytes take at @kbps (1 kbit/s: 1 bit per millisecond). */
-static int64_t mlx5_pp_ns(uint64_t bytes, uint32_t kbps)
+static int64_t mlx5_pp_ns(uint64_t bytes, uint64_t kbps)
 {
     return (int64_t)MIN(bytes * 8 * 1000000 / kbps, (uint64_t)INT64_MAX / 4);
 }
@@ -104,22 +104,34 @@ static const Mlx5PpEntry *mlx5_pp_entry(Mlx5Core *c, const Mlx5Qp *sq)
     return pe->rate ? pe : NULL;
 }
 
+/*
+ * Also the rate limit of the function's E-Switch vport (mlx5_esw_qos.c): its
+ * SQs together start a WQE only once what the function sent has left at it.
+ */
 bool mlx5_pp_may_send(Mlx5Core *c, Mlx5Qp *sq)
 {
     const Mlx5PpEntry *pe = mlx5_pp_entry(c, sq);
-    int64_t now, burst;
+    int64_t now, burst, wake = 0;
 
-    if (!pe) {
+    if (!pe && !c->esw_max_mbps) {
         return true;
     }
     now = c->ops->now_ns(c->opaque);
-    burst = mlx5_pp_ns(pe->burst, pe->rate);
-    if (sq->pp_next <= now || sq->pp_next - now < burst) {
+    if (pe) {
+        burst = mlx5_pp_ns(pe->burst, pe->rate);
+        if (sq->pp_next > now && sq->pp_next - now >= burst) {
+            wake = burst ? sq->pp_next - burst + 1 : sq->pp_next;
+        }
+    }
+    if (c->esw_max_mbps && c->esw_tx_next > now) {
+        wake = MAX(wake, c->esw_tx_next);
+    }
+    if (!wake) {
         return true;
     }
     /* wait: mlx5_pp_expire queues it again */
     sq->pp_waiting = true;
-    sq->pp_wake = burst ? sq->pp_next - burst + 1 : sq->pp_next;
+    sq->pp_wake = wake;
     if (sq->pp_wake < c->pp_deadline) {
         c->pp_deadline = sq->pp_wake;
         mlx5_exec_set_deadline(c);
@@ -131,10 +143,18 @@ bool mlx5_pp_may_send(Mlx5Core *c, Mlx5Qp *sq)
 void mlx5_pp_charge(Mlx5Core *c, Mlx5Qp *sq, size_t len)
 {
     const Mlx5PpEntry *pe = mlx5_pp_entry(c, sq);
+    int64_t now;
 
+    if (!pe && !c->esw_max_mbps) {
+        return;
+    }
+    now = c->ops->now_ns(c->opaque);
     if (pe) {
-        sq->pp_next = MAX(sq->pp_next, c->ops->now_ns(c->opaque)) +
-                      mlx5_pp_ns(len, pe->rate);
+        sq->pp_next = MAX(sq->pp_next, now) + mlx5_pp_ns(len, pe->rate);
+    }
+    if (c->esw_max_mbps) {
+        c->esw_tx_next = MAX(c->esw_tx_next, now) +
+                         mlx5_pp_ns(len, (uint64_t)c->esw_max_mbps * 1000);
     }
 }
 

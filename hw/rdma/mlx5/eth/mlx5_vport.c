@@ -66,6 +66,7 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
         break;
     case MLX5_CAP_QOS:
         mlx5_pp_caps(type, cap);
+        mlx5_esw_qos_caps(cfg, cap);
         break;
     case MLX5_CAP_ETHERNET_OFFLOADS:
         MLX5_SET(cap, ETH_CAP_csum_cap, 1);
@@ -225,6 +226,7 @@ void mlx5_eth_reset(Mlx5Core *c)
     e->promisc_uc = e->promisc_mc = e->promisc_all = e->roce_en = false;
     e->n_uc = e->n_mc = 0;
     mlx5_pp_reset(e);
+    mlx5_esw_qos_reset(c);
     e->admin_status = MLX5_PORT_STATUS_UP;
     e->admin_mtu = 1500 + 22;
     e->oper_up = c->port.link_up;
