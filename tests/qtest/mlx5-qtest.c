@@ -136,10 +136,33 @@ static uint32_t cfg_addr(unsigned devfn, unsigned off)
     return 0x80000000u | (devfn << 8) | (off & 0xfc);
 }
 
+/*
+ * Extended configuration space (0x100 and above: SR-IOV, ARI) only by MMCONFIG: the test is
+ * the firmware, so it enables q35's PCIEXBAR (the MCH's register 0x60; 256 buses) at the
+ * address SeaBIOS uses, once.
+ */
+#define ECAM_BASE UINT64_C(0xb0000000)
+
+static uint64_t ecam(Qt *q, unsigned devfn, unsigned off)
+{
+    if (!q->ecam) {
+        qt_ok(q, "outl 0x%x 0x%x", CFG_ADDR, cfg_addr(0, 0x64));
+        qt_ok(q, "outl 0x%x 0x%x", CFG_DATA, (uint32_t)(ECAM_BASE >> 32));
+        qt_ok(q, "outl 0x%x 0x%x", CFG_ADDR, cfg_addr(0, 0x60));
+        qt_ok(q, "outl 0x%x 0x%x", CFG_DATA, (uint32_t)ECAM_BASE | 1);
+        q->ecam = true;
+    }
+    return ECAM_BASE + (devfn << 12) + off;
+}
+
 static uint32_t cfg_rd_devfn(Qt *q, unsigned devfn, unsigned off, unsigned size)
 {
+    static const char *const rd[] = { [1] = "readb", [2] = "readw", [4] = "readl" };
     uint32_t v;
 
+    if (off >= 0x100) {
+        return qt_num(qt_cmd(q, "%s 0x%" PRIx64, rd[size], ecam(q, devfn, off)));
+    }
     qt_ok(q, "outl 0x%x 0x%x", CFG_ADDR, cfg_addr(devfn, off));
     v = qt_num(qt_cmd(q, "inl 0x%x", CFG_DATA)) >> (8 * (off & 3));
     return size == 4 ? v : v & ((1u << (8 * size)) - 1);
@@ -153,8 +176,13 @@ uint32_t qt_cfg_rd(Qt *q, unsigned off, unsigned size)
 void qt_cfg_wr(Qt *q, unsigned off, unsigned size, uint32_t v)
 {
     static const char *const op[] = { [1] = "outb", [2] = "outw", [4] = "outl" };
+    static const char *const wr[] = { [1] = "writeb", [2] = "writew", [4] = "writel" };
 
     g_assert(size == 1 || size == 2 || size == 4);
+    if (off >= 0x100) {
+        qt_ok(q, "%s 0x%" PRIx64 " 0x%x", wr[size], ecam(q, q->devfn, off), v);
+        return;
+    }
     qt_ok(q, "outl 0x%x 0x%x", CFG_ADDR, cfg_addr(q->devfn, off));
     qt_ok(q, "%s 0x%x 0x%x", op[size], CFG_DATA + (off & 3), v);
 }
@@ -174,7 +202,7 @@ static unsigned find_cap(Qt *q, uint8_t id)
 
 void qt_msix_vector(Qt *q, unsigned v, uint64_t addr, uint32_t data, bool masked)
 {
-    uint64_t e = QT_MSIX_BAR + 16ull * v;   /* the table is at offset 0 of its BAR */
+    uint64_t e = q->msix_bar + 16ull * v;   /* the table is at offset 0 of its BAR */
 
     qt_writel(q, e, (uint32_t)addr);
     qt_writel(q, e + 4, addr >> 32);
@@ -182,9 +210,27 @@ void qt_msix_vector(Qt *q, unsigned v, uint64_t addr, uint32_t data, bool masked
     qt_writel(q, e + 12, masked);
 }
 
+/* The function's command register, capabilities and MSI-X (each vector to msi_pa). */
+static void fn_enable(Qt *q)
+{
+    unsigned v;
+
+    qt_cfg_wr(q, 0x04, 2, qt_cfg_rd(q, 0x04, 2) | 0x6);    /* memory space, bus master */
+    q->pcie_cap = find_cap(q, 0x10);
+    q->msix_cap = find_cap(q, 0x11);
+    g_assert_cmpuint(qt_cfg_rd(q, q->msix_cap + 4, 4), ==, 2);     /* BIR 2, offset 0 */
+    q->nvec = (qt_cfg_rd(q, q->msix_cap + 2, 2) & 0x7ff) + 1;
+    /* MSI-X on, function not masked; each vector writes its number + 1 to guest RAM */
+    qt_cfg_wr(q, q->msix_cap + 2, 2, 0x8000);
+    for (v = 0; v < q->nvec && v < FAKE_MAX_VECTORS; v++) {
+        qt_msix_vector(q, v, q->msi_pa + 4 * v, v + 1, false);
+    }
+    qt_ok(q, "memset 0x%" PRIx64 " 0x%x 0", q->msi_pa, 4 * FAKE_MAX_VECTORS);
+}
+
 void qt_pci_enable(Qt *q)
 {
-    unsigned devfn, v;
+    unsigned devfn;
     uint32_t bar2;
 
     for (devfn = 0; devfn < 256; devfn++) {
@@ -196,25 +242,70 @@ void qt_pci_enable(Qt *q)
     g_assert_cmpuint(devfn, <, 256);
     q->devfn = devfn;
     /* BAR0: 64-bit, 32 MiB; BAR2: the MSI-X table and PBA */
-    qt_cfg_wr(q, 0x10, 4, (uint32_t)QT_BAR0);
-    qt_cfg_wr(q, 0x14, 4, QT_BAR0 >> 32);
+    qt_cfg_wr(q, 0x10, 4, (uint32_t)q->bar0);
+    qt_cfg_wr(q, 0x14, 4, q->bar0 >> 32);
     bar2 = qt_cfg_rd(q, 0x18, 4);
-    qt_cfg_wr(q, 0x18, 4, (uint32_t)QT_MSIX_BAR);
+    qt_cfg_wr(q, 0x18, 4, (uint32_t)q->msix_bar);
     if ((bar2 & 6) == 4) {
-        qt_cfg_wr(q, 0x1c, 4, QT_MSIX_BAR >> 32);
+        qt_cfg_wr(q, 0x1c, 4, q->msix_bar >> 32);
     }
-    qt_cfg_wr(q, 0x04, 2, qt_cfg_rd(q, 0x04, 2) | 0x6);    /* memory space, bus master */
-    g_assert_cmphex(qt_cfg_rd(q, 0x10, 4) & ~0xfu, ==, (uint32_t)QT_BAR0);
-    q->pcie_cap = find_cap(q, 0x10);
-    q->msix_cap = find_cap(q, 0x11);
-    g_assert_cmpuint(qt_cfg_rd(q, q->msix_cap + 4, 4), ==, 2);     /* BIR 2, offset 0 */
-    q->nvec = (qt_cfg_rd(q, q->msix_cap + 2, 2) & 0x7ff) + 1;
-    /* MSI-X on, function not masked; each vector writes its number + 1 to guest RAM */
-    qt_cfg_wr(q, q->msix_cap + 2, 2, 0x8000);
-    for (v = 0; v < q->nvec && v < FAKE_MAX_VECTORS; v++) {
-        qt_msix_vector(q, v, QT_MSI_PA + 4 * v, v + 1, false);
+    fn_enable(q);
+    g_assert_cmphex(qt_cfg_rd(q, 0x10, 4) & ~0xfu, ==, (uint32_t)q->bar0);
+}
+
+/* SR-IOV extended capability registers (PCIe base spec 9.3.3) */
+#define SRIOV_CTRL      0x08
+#define SRIOV_NUM_VF    0x10
+#define SRIOV_VF_OFFSET 0x14
+#define SRIOV_VF_STRIDE 0x16
+#define SRIOV_BAR       0x24
+
+static unsigned find_ext_cap(Qt *q, uint16_t id)
+{
+    unsigned off = 0x100, n;
+
+    for (n = 0; off && n < 64; n++) {
+        uint32_t h = qt_cfg_rd(q, off, 4);
+
+        if ((h & 0xffff) == id) {
+            return off;
+        }
+        off = h >> 20;
     }
-    qt_ok(q, "memset 0x%" PRIx64 " 0x%x 0", QT_MSI_PA, 4 * FAKE_MAX_VECTORS);
+    g_error("extended capability 0x%x not found", id);
+}
+
+void qt_sriov_enable(Qt *q, unsigned n, uint64_t bar0, uint64_t msix)
+{
+    unsigned c = find_ext_cap(q, 0x10);
+
+    qt_cfg_wr(q, c + SRIOV_NUM_VF, 2, n);
+    qt_cfg_wr(q, c + SRIOV_BAR, 4, (uint32_t)bar0);                /* 64-bit */
+    qt_cfg_wr(q, c + SRIOV_BAR + 4, 4, bar0 >> 32);
+    qt_cfg_wr(q, c + SRIOV_BAR + 8, 4, (uint32_t)msix);            /* BAR2, 32-bit */
+    qt_cfg_wr(q, c + SRIOV_CTRL, 2, 0x9);                          /* VF Enable, VF MSE */
+}
+
+Qt *qt_vf(Qt *pf, unsigned i, uint64_t msi_pa)
+{
+    unsigned c = find_ext_cap(pf, 0x10);
+    uint32_t bar0 = qt_cfg_rd(pf, c + SRIOV_BAR, 4) & ~0xfu;
+    uint64_t bar0_hi = qt_cfg_rd(pf, c + SRIOV_BAR + 4, 4);
+    Qt *v = g_new(Qt, 1);
+
+    *v = *pf;
+    v->view = true;
+    v->devfn = pf->devfn + qt_cfg_rd(pf, c + SRIOV_VF_OFFSET, 2) +
+               i * qt_cfg_rd(pf, c + SRIOV_VF_STRIDE, 2);
+    /* (a VF's own ID registers read all ones; its PF's capability names its device) */
+    g_assert_cmphex(qt_cfg_rd(pf, c + 0x1a, 2), ==, MLX5_PCI_DEVICE_ID_CX5_VF);
+    g_assert_cmphex(qt_cfg_rd(v, 0, 4), ==, 0xffffffff);
+    g_assert_cmphex(qt_cfg_rd(v, 0x06, 2) & 0x10, ==, 0x10);       /* it exists: a cap list */
+    v->bar0 = (bar0_hi << 32 | bar0) + i * (uint64_t)MLX5_VF_BAR0_SIZE;
+    v->msix_bar = (qt_cfg_rd(pf, c + SRIOV_BAR + 8, 4) & ~0xfu) + i * 4096ull;
+    v->msi_pa = msi_pa;
+    fn_enable(v);
+    return v;
 }
 
 /* ---- FakeRemoteOps --------------------------------------------------------------------- */
@@ -235,18 +326,22 @@ static void r_read(void *o, uint64_t pa, void *buf, size_t len)
  */
 static void r_mmio_write(void *o, uint64_t off, uint64_t val, unsigned size)
 {
+    Qt *q = o;
+
     g_assert(size == 4 || size == 8);
     if (size == 4) {
-        qt_ok(o, "writel 0x%" PRIx64 " 0x%x", QT_BAR0 + off, bswap32(val));
+        qt_ok(o, "writel 0x%" PRIx64 " 0x%x", q->bar0 + off, bswap32(val));
     } else {
-        qt_ok(o, "writeq 0x%" PRIx64 " 0x%" PRIx64, QT_BAR0 + off, bswap64(val));
+        qt_ok(o, "writeq 0x%" PRIx64 " 0x%" PRIx64, q->bar0 + off, bswap64(val));
     }
 }
 
 static uint64_t r_mmio_read(void *o, uint64_t off, unsigned size)
 {
+    Qt *q = o;
+
     g_assert(size == 4);
-    return bswap32(qt_readl(o, QT_BAR0 + off));
+    return bswap32(qt_readl(q, q->bar0 + off));
 }
 
 static void r_run(void *o)
@@ -258,13 +353,13 @@ static void r_run(void *o)
 static unsigned r_irqs(void *o, unsigned vector)
 {
     Qt *q = o;
-    uint32_t w = qt_readl(q, QT_MSI_PA + 4 * vector);
+    uint32_t w = qt_readl(q, q->msi_pa + 4 * vector);
 
     if (!w) {
         return 0;
     }
     g_assert_cmpuint(w, ==, vector + 1);
-    qt_writel(q, QT_MSI_PA + 4 * vector, 0);
+    qt_writel(q, q->msi_pa + 4 * vector, 0);
     return 1;
 }
 
@@ -346,6 +441,9 @@ Qt *qt_start(const char *extra_args)
     g_assert_cmpint(q->fd, >=, 0);
     close(ls);
     q->in = fdopen(dup(q->fd), "r");
+    q->bar0 = QT_BAR0;
+    q->msix_bar = QT_MSIX_BAR;
+    q->msi_pa = QT_MSI_PA;
     g_test_message("QEMU: %s", cmd);
     return q;
 }

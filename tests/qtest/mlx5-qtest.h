@@ -30,7 +30,11 @@ typedef struct Qt {
     int fd;
     FILE *in;
     char *dir, *stderr_path;
-    unsigned devfn;                 /* of the mlx5-hca on bus 0 */
+    unsigned devfn;                 /* of the mlx5-hca on bus 0 (a VF view: the VF's) */
+    /* where this function's BAR0 and MSI-X BAR are, and where its MSI-X messages land */
+    uint64_t bar0, msix_bar, msi_pa;
+    bool view;                      /* a VF's view of its PF's QEMU (qt_vf) */
+    bool ecam;                      /* MMCONFIG enabled (for extended config space) */
     unsigned pcie_cap, msix_cap;    /* config-space offsets of the capabilities */
     unsigned nvec;
 } Qt;
@@ -59,6 +63,16 @@ void qt_cfg_wr(Qt *q, unsigned off, unsigned size, uint32_t v);
  * v's message going to guest RAM at QT_MSI_PA + 4 * v (polled by tdrv_irqs).
  */
 void qt_pci_enable(Qt *q);
+/*
+ * SR-IOV: the PF's driver makes @n VFs (NumVFs, VF BAR0 at @bar0 and the MSI-X BAR at @msix,
+ * each VF's at its index times the BAR's size, VF Enable and VF MSE).
+ */
+void qt_sriov_enable(Qt *q, unsigned n, uint64_t bar0, uint64_t msix);
+/*
+ * A view of VF @i (made by qt_sriov_enable) on the same QEMU: its config space, BARs (which
+ * its command register enables) and MSI-X (messages at @msi_pa); g_free it, never qt_quit.
+ */
+Qt *qt_vf(Qt *pf, unsigned i, uint64_t msi_pa);
 /* Point MSI-X vector @v at @addr with @data (the test's own misuse of the table). */
 void qt_msix_vector(Qt *q, unsigned v, uint64_t addr, uint32_t data, bool masked);
 

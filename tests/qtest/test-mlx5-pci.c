@@ -10,7 +10,9 @@
  *  - MSI-X misuse: a vector aimed at the device's own command doorbell (fired from the
  *    retransmission timer), masked vectors (pending bit, delivery on unmask), MSI-X disabled;
  *  - FLR (PCIe Initiate Function Level Reset) and machine reset in the middle of traffic:
- *    no DMA afterwards, and the device comes up again for a new driver.
+ *    no DMA afterwards, and the device comes up again for a new driver;
+ *  - hostile VFs (SR-IOV through the PF's capability, MMCONFIG): another function's commands
+ *    and objects, the PF's keys, a VF's FLR and VF Enable off under the VFs' drivers.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -398,6 +400,110 @@ static void test_system_reset_mid_traffic(void)
     reset_mid_traffic(false);
 }
 
+/* Where the VFs' BARs and driver memory go (the PF's driver keeps below VF_RAM). */
+#define VF_BAR0     UINT64_C(0xc4000000)
+#define VF_MSIX     UINT64_C(0xc8000000)
+#define VF_RAM      UINT64_C(0x05000000)
+#define VF_RAM_SIZE UINT64_C(0x04000000)
+
+/* Command @op of @d with dword 2 @dw2 (a function id, a QPN, a CQN): its status. */
+static int cmd_dw2(TDrv *d, uint16_t op, uint16_t op_mod, uint32_t dw2)
+{
+    g_autofree uint8_t *out = g_malloc0(1024);
+    int st = tdrv_simple(d, op, op_mod, dw2, 0, out, 1024);
+
+    g_test_message("command 0x%x dw2 0x%x: status 0x%x syndrome 0x%x", op, dw2, st,
+                   tdrv_syndrome(out));
+    return st;
+}
+
+/*
+ * Hostile VFs (issue 29): two VFs made through the PF's SR-IOV capability, each driven by its
+ * own mini driver over QEMU's PCI layer (its BARs, MSI-X and DMA), one of them hostile. It
+ * cannot enable, disable or read another function, cannot name the PF's QPs, CQs or memory
+ * keys (its commands fail; its SEND with the PF's lkey ends in a local protection error), and
+ * its FLR, and the PF's taking the VFs away under their drivers, leave the PF and the other
+ * VF working. (Which guest memory a function may reach by address is the IOMMU's to police;
+ * a function's keys are its own by construction: each VF is a core of its own.)
+ */
+static void test_vf_isolation(void)
+{
+    Qt *q = start("");
+    TDrv *d = tdrv_new_remote(&qt_remote_ops, q, QT_LID, QT_ALLOC_LO, VF_RAM);
+    Qt *vq[2];
+    TDrv *v[2];
+    TQp a, b, va, vb;
+    uint8_t segs[32];
+    uint32_t pd;
+    unsigned i, devctl;
+    enum { BAD_PARAM = MLX5_CMD_STAT_BAD_PARAM_ERR, BAD_RES = MLX5_CMD_STAT_BAD_RES_ERR };
+
+    tdrv_bringup(d);
+    /* PF keys with indices beyond any the VF will have */
+    pd = tdrv_alloc_pd(d);
+    for (i = 0; i < 16; i++) {
+        create_pa_mkey(d, pd);
+    }
+    tqp_rc_pair(&a, d, &b, d);
+    traffic(q, d, &a, &b, 8192);
+
+    qt_sriov_enable(q, 2, VF_BAR0, VF_MSIX);
+    for (i = 0; i < 2; i++) {
+        vq[i] = qt_vf(q, i, QT_MSI_PA + 0x1000 * (i + 1));
+        v[i] = tdrv_new_remote(&qt_remote_ops, vq[i], 0, VF_RAM + i * VF_RAM_SIZE,
+                               VF_RAM + (i + 1) * VF_RAM_SIZE);
+        /* "initializing" until its PF enables it */
+        g_assert_cmphex(tdrv_mmio_rd32(v[i], MLX5_ISEG_INITIALIZING) >> 31, ==, 1);
+        g_assert_cmpint(cmd_dw2(d, MLX5_CMD_OP_ENABLE_HCA, 0, i + 1), ==, 0);
+        g_assert_cmphex(tdrv_mmio_rd32(v[i], MLX5_ISEG_INITIALIZING) >> 31, ==, 0);
+        tdrv_bringup(v[i]);
+    }
+
+    /* VF 0 may not enable, disable or read another function */
+    g_assert_cmpint(cmd_dw2(v[0], MLX5_CMD_OP_ENABLE_HCA, 0, 2), ==, BAD_PARAM);
+    g_assert_cmpint(cmd_dw2(v[0], MLX5_CMD_OP_DISABLE_HCA, 0, 2), ==, BAD_PARAM);
+    g_assert_cmpint(cmd_dw2(v[0], MLX5_CMD_OP_QUERY_HCA_CAP, 1, 1u << 31 | 2), ==, BAD_PARAM);
+    g_assert_cmpint(cmd_dw2(v[0], MLX5_CMD_OP_QUERY_HCA_CAP, 1, 1u << 31 | 0), ==, BAD_PARAM);
+    g_assert_cmpint(cmd_dw2(v[1], MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0), ==, 0);
+    /* nor name the PF's objects */
+    g_assert_cmpint(cmd_dw2(v[0], MLX5_CMD_OP_QUERY_QP, 0, a.qpn), ==, BAD_RES);
+    g_assert_cmpint(cmd_dw2(v[0], MLX5_CMD_OP_2RST_QP, 0, a.qpn), ==, BAD_RES);
+    g_assert_cmpint(cmd_dw2(v[0], MLX5_CMD_OP_DESTROY_QP, 0, b.qpn), ==, BAD_RES);
+    g_assert_cmpint(cmd_dw2(v[0], MLX5_CMD_OP_DESTROY_CQ, 0, a.cqn), ==, BAD_RES);
+    g_assert_cmpint(cmd_dw2(v[0], MLX5_CMD_OP_DESTROY_MKEY, 0, a.key >> 8), ==, BAD_RES);
+    traffic(q, d, &a, &b, 8192);
+    /* nor use the PF's memory keys: its SEND with the PF's lkey fails locally */
+    tqp_rc_pair(&va, v[0], &vb, v[0]);
+    g_assert_cmphex(va.key >> 8, !=, a.key >> 8);
+    g_assert_cmphex(vb.key >> 8, !=, a.key >> 8);
+    data_seg(segs, 256, a.key, a.mem);
+    expect_error(q, &va, MLX5_OPCODE_SEND, segs, 1, MLX5_CQE_SYNDROME_LOCAL_PROT_ERR);
+
+    /* VF 0's FLR in the middle of the PF's traffic: the PF and VF 1 go on */
+    for (i = 0; i < 4; i++) {
+        raddr_seg(segs, b.mem, b.key);
+        data_seg(segs + 16, 8192, a.key, a.mem);
+        tqp_post_send(&a, MLX5_OPCODE_RDMA_WRITE, 0, segs, 2, false, true);
+    }
+    devctl = vq[0]->pcie_cap + 8;
+    qt_cfg_wr(vq[0], devctl, 2, qt_cfg_rd(vq[0], devctl, 2) | 0x8000);
+    qt_clock_step(q, 1000000);
+    g_assert_cmphex(qt_cfg_rd(vq[0], 0x04, 2) & 0x6, ==, 0);     /* (it was reset) */
+    traffic(q, d, &a, &b, 8192);
+    g_assert_cmpint(cmd_dw2(v[1], MLX5_CMD_OP_QUERY_HCA_CAP, 1, 0), ==, 0);
+
+    /* the PF takes its VFs away under their drivers (VF Enable off): the PF goes on */
+    qt_cfg_wr(q, 0x160 + 8, 2, 0);
+    qt_clock_step(q, 1000000);
+    traffic(q, d, &a, &b, 8192);
+    for (i = 0; i < 2; i++) {
+        tdrv_free(v[i]);
+        g_free(vq[i]);
+    }
+    tdrv_free(d);
+    quit(q, NULL);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -408,5 +514,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5-pci/hostile/msix-mask", test_msix_mask);
     g_test_add_func("/mlx5-pci/hostile/flr-mid-traffic", test_flr_mid_traffic);
     g_test_add_func("/mlx5-pci/hostile/reset-mid-traffic", test_system_reset_mid_traffic);
+    g_test_add_func("/mlx5-pci/hostile/vf-isolation", test_vf_isolation);
     return g_test_run();
 }
