@@ -1878,6 +1878,21 @@ static void test_roce(void)
     g_assert_cmpint(set_roce_addr(&t, 1, my_ip, 2, 1, 0), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
     g_assert_cmpint(set_roce_addr(&t, 1, my_ip, 2, 0, 2), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
     g_assert_cmpint(set_roce_addr(&t, 1, my_ip, 2, 0, 1), ==, 0);
+    {
+        /*
+         * mlx5_core's switchdev mode: index 0, its fe80:: default GID with l3_type 0 (IPv4)
+         * and no MAC, as firmware takes it (an IPv6 address)
+         */
+        uint8_t rin[ROCE_ADDR_OFF + ROCE_ADDR_SIZE] = { 0 };
+        uint8_t *a = rin + ROCE_ADDR_OFF;
+
+        MLX5_SET(rin, CMD_IN_opcode, MLX5_CMD_OP_SET_ROCE_ADDRESS);
+        a[ROCE_ADDR_l3_OFF] = 0xfe;
+        a[ROCE_ADDR_l3_OFF + 1] = 0x80;
+        a[ROCE_ADDR_l3_OFF + 15] = 1;
+        MLX5_SET(a, ROCE_ADDR_version, 2);
+        g_assert_cmpint(tdrv_exec(t.d, rin, sizeof(rin), out, 16), ==, 0);
+    }
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_ROCE_ADDRESS);
     MLX5_SET(in, ROCE_ADDR_IN_index, 1);
     g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, ROCE_ADDR_OFF + ROCE_ADDR_SIZE), ==, 0);

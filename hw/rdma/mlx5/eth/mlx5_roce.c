@@ -66,12 +66,14 @@ void mlx5_cmd_set_roce_address(Mlx5Core *c, Mlx5CmdCtx *cmd)
     memcpy(g.gid, a + ROCE_ADDR_l3_OFF, 16);
     v4mapped = ib_gid_is_v4mapped(g.gid);
     /*
-     * only RoCE v2 is offered (ROCE cap roce_version); the L3 type must fit the
-     * address
+     * only RoCE v2 is offered (ROCE cap roce_version); an IPv4-mapped address
+     * must say IPv4. (mlx5_core's switchdev mode writes index 0 with its
+     * fe80:: default GID and l3_type 0, IPv4, as firmware takes it: the
+     * address decides, an IPv6 one.)
      */
     if (version != MLX5_ROCE_VERSION_2 ||
         (l3 != MLX5_ROCE_L3_TYPE_IPV4 && l3 != MLX5_ROCE_L3_TYPE_IPV6) ||
-        (l3 == MLX5_ROCE_L3_TYPE_IPV4) != v4mapped) {
+        (l3 == MLX5_ROCE_L3_TYPE_IPV6 && v4mapped)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_UNSUPPORTED);
         return;
     }
