@@ -896,6 +896,110 @@ static void test_decap(void)
     eth_free(&t);
 }
 
+/* Outer Ethernet and IPv4 (protocol @proto, @l4 bytes after it) in front of an L2 tunnel. */
+static size_t tunnel_outer(uint8_t *f, uint8_t proto, size_t l4)
+{
+    memset(f, 0, 34);
+    memcpy(f, my_mac, 6);
+    memcpy(f + 6, peer_mac, 6);
+    mlx5_st16(f + 12, 0x0800);
+    f[14] = 0x45;
+    mlx5_st16(f + 16, 20 + l4);
+    f[22] = 64;
+    f[23] = proto;
+    memcpy(f + 26, "\x0a\x00\x00\x02\x0a\x00\x00\x01", 8);
+    return 34;
+}
+
+/* The next frame @t receives: @want of @n bytes? */
+static void rx_is(TEth *t, const uint8_t *want, size_t n)
+{
+    uint8_t cqe[64], got[512];
+
+    g_assert_true(teth_poll_cqe(t, cqe));
+    g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
+    g_assert_cmpint(mlx5_ld32(cqe + MLX5_CQE_byte_cnt), ==, n);
+    fake_read(t->d->h, t->mem, got, n);
+    g_assert_cmpmem(got, n, want, n);
+    teth_post_recv(t, 2048, t->mem);
+}
+
+/*
+ * DECAP of GENEVE and GRE L2 tunnels (pyverbs test_mlx5_dr's root-table l2_gre and l2_geneve
+ * reformats): an entry matching every frame decaps and forwards to the TIR; a GENEVE tunnel
+ * (with options) and a GRE tunnel (with a key) arrive as their inner frames; GRE of IPv4 (no
+ * inner Ethernet) and a tunnel cut short inside the inner Ethernet header arrive whole.
+ */
+static void test_decap_l2(void)
+{
+    uint8_t in[0x400] = { 0 }, out[16], f[512];
+    uint8_t inner[54];
+    uint32_t ft, fg;
+    size_t o, n;
+    TEth t;
+
+    eth_setup(&t);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+    MLX5_SET(in + FT_CTX_OFF, FTC_level, 1);
+    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 1);
+    ft = teth_obj_create(t.d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, 0);
+    fg = MLX5_GET(out, FG_OUT_group_id);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in + FTE_CTX_OFF, FC_group_id, fg);
+    MLX5_SET(in + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_DECAP |
+             MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
+    MLX5_SET(in + FTE_CTX_OFF, FC_destination_list_size, 1);
+    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_type, MLX5_FLOW_DEST_TYPE_TIR);
+    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_id, t.tirn);
+    g_assert_cmpint(tdrv_exec(t.d, in, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==, 0);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, FT_IN_table_id, ft);
+    teth_obj_create(t.d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+    /* the inner frame: Ethernet, 40 bytes */
+    memcpy(inner, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01\x88\xb5", 14);
+    memset(inner + 14, 0x6b, 40);
+    teth_post_recv(&t, 2048, t.mem);
+
+    /* GENEVE: UDP 6081, 8 bytes of options (opt_len 2), protocol TEB, VNI 7 */
+    o = tunnel_outer(f, 17, 8 + 16 + sizeof(inner));
+    mlx5_st16(f + o, 50000);
+    mlx5_st16(f + o + 2, 6081);
+    mlx5_st16(f + o + 4, 8 + 16 + sizeof(inner));
+    f[o + 8] = 2;
+    f[o + 9] = 0;
+    mlx5_st16(f + o + 10, 0x6558);
+    mlx5_st32(f + o + 12, 7 << 8);
+    memset(f + o + 16, 0xee, 8);
+    memcpy(f + o + 24, inner, sizeof(inner));
+    n = o + 24 + sizeof(inner);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, n));
+    rx_is(&t, inner, sizeof(inner));
+    /* ... cut short inside the inner Ethernet header: whole */
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, o + 24 + 10));
+    rx_is(&t, f, o + 24 + 10);
+
+    /* GRE with a key (K), version 1 (as pyverbs sends it), protocol TEB */
+    o = tunnel_outer(f, 47, 8 + sizeof(inner));
+    mlx5_st16(f + o, 0x2001);
+    mlx5_st16(f + o + 2, 0x6558);
+    mlx5_st32(f + o + 4, 0x1234);
+    memcpy(f + o + 8, inner, sizeof(inner));
+    n = o + 8 + sizeof(inner);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, n));
+    rx_is(&t, inner, sizeof(inner));
+    /* GRE of IPv4 (no inner Ethernet): whole */
+    mlx5_st16(f + o + 2, 0x0800);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, n));
+    rx_is(&t, f, n);
+    eth_free(&t);
+}
+
 static uint32_t sport_root_table(TEth *t, uint32_t *fg);
 
 /* ALLOC_MODIFY_HEADER_CONTEXT of @n actions (8 bytes each) for table type @tt; the status. */
@@ -2220,6 +2324,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/eth/mpw", test_mpw);
     g_test_add_func("/mlx5/eth/vxlan", test_vxlan);
     g_test_add_func("/mlx5/eth/decap", test_decap);
+    g_test_add_func("/mlx5/eth/decap-l2", test_decap_l2);
     g_test_add_func("/mlx5/eth/modify-header", test_modhdr);
     g_test_add_func("/mlx5/eth/encap", test_encap);
     g_test_add_func("/mlx5/eth/blueflame", test_blueflame);

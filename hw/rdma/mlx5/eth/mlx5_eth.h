@@ -402,6 +402,12 @@ void mlx5_vxlan_reset(Mlx5Eth *e);
  */
 size_t mlx5_vxlan_inner(const Mlx5Eth *e, const uint8_t *f, size_t len,
                         const IbEthHdr *h, IbEthHdr *in);
+/*
+ * mlx5_tunnel.c: the inner Ethernet frame of an L2 tunnel (VXLAN, GENEVE, GRE
+ * with TEB): its offset in @f and its headers in @in; 0 if @f is none
+ */
+size_t mlx5_tunnel_l2_inner(const Mlx5Eth *e, const uint8_t *f, size_t len,
+                            const IbEthHdr *h, IbEthHdr *in);
 
 /* mlx5_modify_hdr.c */
 Mlx5CmdHandler mlx5_cmd_alloc_modify_header_context,

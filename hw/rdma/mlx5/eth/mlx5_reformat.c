@@ -13,11 +13,11 @@
  * entries use it.
  *
  * DECAP (NIC RX, the `decap` flow-table cap; mlx5_ib's L2_TUNNEL_TO_L2
- * reformat, DPDK's vxlan_decap) takes the outer Ethernet, IP, UDP and VXLAN
- * headers off a frame of a VXLAN tunnel (a UDP port of the table,
- * mlx5_vxlan.c): what is left is the inner Ethernet frame, which the TIR
- * receives and later tables match on. A frame that is no such tunnel passes
- * unchanged. Header rewrites (MOD_HDR) are mlx5_modify_hdr.c's.
+ * reformat, DPDK's vxlan_decap) takes the outer headers off a frame of an L2
+ * tunnel (VXLAN, GENEVE or GRE, mlx5_tunnel.c): what is left is the inner
+ * Ethernet frame, which the TIR receives and later tables match on. A frame
+ * that is no such tunnel passes unchanged. Header rewrites (MOD_HDR) are
+ * mlx5_modify_hdr.c's.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -144,7 +144,7 @@ void mlx5_reformat_encap(Mlx5Core *c, uint32_t id, uint8_t *f, size_t *len)
 static void mlx5_eth_decap(Mlx5Eth *e, uint8_t *f, size_t *len, IbEthHdr *h)
 {
     IbEthHdr in;
-    size_t off = mlx5_vxlan_inner(e, f, *len, h, &in);
+    size_t off = mlx5_tunnel_l2_inner(e, f, *len, h, &in);
 
     if (!off) {
         trace_mlx5_eth_decap(*len, 0);
