@@ -1,17 +1,18 @@
 #!/bin/sh
-# SR-IOV on an Ethernet port (issue 29, first steps): the PF offers 8 VFs (sriov_totalvfs);
-# `echo 4 > sriov_numvfs` makes four 15b3:1018 functions, each probed by the stock mlx5_core
-# (an mlx5e netdev, an RDMA device; "Assigned random MAC address" but for VF 0, whose MAC the
-# PF set with `ip link set ... vf 0 mac`; `ip link show` lists the VFs, `ip -s` their
-# counters; mlx5_core enables its E-Switch in legacy mode: the device's FDB, which the driver
-# programs, switches the functions' frames; `ip link set ... vf N state disable|auto` takes a
-# VF's carrier away and back, `spoofchk on` drops a VF's frames from another MAC, `vlan 10
-# qos 3` puts a VF in a VLAN (VST) the other guest reaches on its own VLAN interface,
-# `max_tx_rate 1` holds a VF to 1 Mbit/s). Two VFs moved into network
-# namespaces reach each other, the PF and the other guest through the device's switch: ping
-# and md5-checked TCP VF-to-VF and other-guest-to-VF; RoCE v2 (ibv_rc_pingpong) VF-to-VF and
+# SR-IOV on an Ethernet port (issue 29): the PF offers 8 VFs (sriov_totalvfs); `echo 4 >
+# sriov_numvfs` makes four 15b3:1018 functions, each probed by the stock mlx5_core (an mlx5e
+# netdev, an RDMA device; "Assigned random MAC address" but for VF 0, whose MAC the PF set with
+# `ip link set ... vf 0 mac`; `ip link show` lists the VFs, `ip -s` their counters; mlx5_core
+# enables its E-Switch in legacy mode: the device's FDB, which the driver programs, switches
+# the functions' frames; `ip link set ... vf N state disable|auto` takes a VF's carrier away and
+# back, `spoofchk on` drops a VF's frames from another MAC, `vlan 10 qos 3` puts a VF in a VLAN
+# (VST) the other guest reaches on its own VLAN interface, `max_tx_rate 1` holds a VF to
+# 1 Mbit/s). Two VFs moved into network namespaces reach each other, the PF and the other guest
+# through the device's switch: ping and md5-checked TCP VF-to-VF and other-guest-to-VF; RoCE v2
+# (ibv_rc_pingpong) VF-to-VF and other-guest-to-VF, ib_send_bw and rping (RDMA CM)
 # other-guest-to-VF. A VF's FLR (unbound, reset, bound) gives a working VF again. `echo 0`
-# removes them cleanly (no "timeout reclaiming VFs pages"), and 0 -> 2 -> 0 works again.
+# removes them cleanly while two of them ping each other (no "timeout reclaiming VFs pages"),
+# and 0 -> 2 -> 0 works again.
 # mlx5t-instances: 2
 # mlx5t-timeout: 600
 # mlx5t-device-args: link-type=eth
@@ -193,6 +194,17 @@ fi
 RDEV=${R0:-mlx5_0}
 roce_pair "ibv_rc_pingpong other-guest-to-VF" 0 "bytes in .* seconds" \
   ibv_rc_pingpong -d "$R0" -g "$G0" -p $ROCE_PORT -- ibv_rc_pingpong -d mlx5_0 -g "$GP" -p $ROCE_PORT 10.0.0.1
+# perftest (its exchange over the management network) and RDMA CM (rping in VF 0's namespace:
+# the CM resolves 192.168.77.11 to the VF's RDMA device; iproute2's ip by its path, as timeout
+# would run busybox's)
+run modprobe rdma_ucm || fail "modprobe rdma_ucm failed"
+IPR=$(command -v ip)
+ROCE_PORT=$((ROCE_PORT + 1))
+roce_pair "ib_send_bw other-guest-to-VF" 0 "^ *65536 +200 " \
+  ib_send_bw -d "$R0" -x "$G0" -n 200 -p $ROCE_PORT -- ib_send_bw -d mlx5_0 -x "$GP" -n 200 -p $ROCE_PORT 10.0.0.1
+ROCE_PORT=$((ROCE_PORT + 1))
+roce_pair "rping other-guest-to-VF" 0 "rdma-ping-9" \
+  "$IPR" netns exec a rping -s -a 192.168.77.11 -C 10 -v -- rping -c -a 192.168.77.11 -C 10 -v
 
 if [ "$IDX" = 0 ]; then
   # RoCE v2 between two VFs of this guest (100 iterations: both programs poll on the one vCPU)
@@ -219,7 +231,12 @@ if [ "$IDX" = 0 ]; then
   wait_for 30 ip netns exec a ping -c 1 -W 1 192.168.77.12 || fail "no VF-to-VF ping after the FLR"
   echo "VF $vf0: FLR, probed again ($V0), VF-to-VF ping answered"
 
+  # removed under traffic: VF 0 pings VF 1 every 10 ms meanwhile
+  ip netns exec a ping -i 0.01 -q 192.168.77.12 > /dev/null 2>&1 &
+  ppid=$!
+  sleep 1
   run sh -c "echo 0 > $D/sriov_numvfs" || fail "echo 0 > sriov_numvfs failed"
+  kill $ppid 2>/dev/null
   wait_for 30 sh -c "[ -z \"\$(ls -d /sys/bus/pci/devices/*/physfn 2>/dev/null)\" ]" ||
     fail "VFs still present after echo 0"
   [ "$(cat $D/sriov_numvfs)" = 0 ] || fail "sriov_numvfs is not 0"
