@@ -809,36 +809,29 @@ static void test_vxlan(void)
 }
 
 /*
- * DECAP: a root table whose group matches the VNI and the inner IP protocol (misc and inner
- * headers); its entry for VNI 42 / inner TCP takes the tunnel headers off and forwards to the
- * TIR; other frames miss to the MAC table and arrive whole.
+ * A root table (missing to the MAC table) with one entry: frames matching @value under
+ * @criteria (match_criteria_enable @mce; NULL and 0: every frame) are decapped and go to the TIR.
  */
-static void test_decap(void)
+static void decap_root(TEth *t, unsigned mce, const uint8_t *criteria, const uint8_t *value)
 {
-    uint8_t cap[HCA_CAP_OFF + HCA_CAP_SIZE], in[0x400] = { 0 }, out[16], f[512], got[512];
-    uint8_t cqe[64];
+    uint8_t in[0x400] = { 0 }, out[16];
     uint32_t ft, fg;
-    size_t len = 104 + 40;
-    TEth t;
 
-    eth_setup(&t);
-    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_FLOW_TABLE << 1 | 1, 0,
-                                0, cap, sizeof(cap)), ==, 0);
-    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_decap), ==, 1);
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
     MLX5_SET(in + FT_CTX_OFF, FTC_level, 1);
     MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 1);
     MLX5_SET(in + FT_CTX_OFF, FTC_table_miss_action, MLX5_FT_MISS_ACTION_FWD);
-    MLX5_SET(in + FT_CTX_OFF, FTC_table_miss_id, t.ft);
-    ft = teth_obj_create(t.d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
+    MLX5_SET(in + FT_CTX_OFF, FTC_table_miss_id, t->ft);
+    ft = teth_obj_create(t->d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
     memset(in, 0, sizeof(in));
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
     MLX5_SET(in, FT_IN_table_id, ft);
     MLX5_SET(in, FG_IN_end_flow_index, 1);
-    MLX5_SET(in, FG_IN_match_criteria_enable, 6);                /* misc, inner */
-    MLX5_SET(in + FG_IN_criteria_OFF, MS_vxlan_vni, 0xffffff);
-    MLX5_SET(in + FG_IN_criteria_OFF + MS_INNER_OFF, MS_ip_protocol, 0xff);
-    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, 0);
+    MLX5_SET(in, FG_IN_match_criteria_enable, mce);
+    if (criteria) {
+        memcpy(in + FG_IN_criteria_OFF, criteria, MLX5_FTE_MATCH_PARAM_SIZE);
+    }
+    g_assert_cmpint(tdrv_exec(t->d, in, sizeof(in), out, 16), ==, 0);
     fg = MLX5_GET(out, FG_OUT_group_id);
     memset(in, 0, sizeof(in));
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
@@ -847,14 +840,38 @@ static void test_decap(void)
     MLX5_SET(in + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_DECAP |
              MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
     MLX5_SET(in + FTE_CTX_OFF, FC_destination_list_size, 1);
-    MLX5_SET(in + FTE_CTX_OFF + FC_match_value_OFF, MS_vxlan_vni, 42);
-    MLX5_SET(in + FTE_CTX_OFF + FC_match_value_OFF + MS_INNER_OFF, MS_ip_protocol, 6);
+    if (value) {
+        memcpy(in + FTE_CTX_OFF + FC_match_value_OFF, value, MLX5_FTE_MATCH_PARAM_SIZE);
+    }
     MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_type, MLX5_FLOW_DEST_TYPE_TIR);
-    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_id, t.tirn);
-    g_assert_cmpint(tdrv_exec(t.d, in, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==, 0);
+    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_id, t->tirn);
+    g_assert_cmpint(tdrv_exec(t->d, in, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==, 0);
     memset(in, 0, sizeof(in));
     MLX5_SET(in, FT_IN_table_id, ft);
-    teth_obj_create(t.d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+    teth_obj_create(t->d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+}
+
+/*
+ * DECAP: a root table whose group matches the VNI and the inner IP protocol (misc and inner
+ * headers); its entry for VNI 42 / inner TCP takes the tunnel headers off and forwards to the
+ * TIR; other frames miss to the MAC table and arrive whole.
+ */
+static void test_decap(void)
+{
+    uint8_t cap[HCA_CAP_OFF + HCA_CAP_SIZE], out[16], f[512], got[512], cqe[64];
+    uint8_t crit[MLX5_FTE_MATCH_PARAM_SIZE] = { 0 }, val[MLX5_FTE_MATCH_PARAM_SIZE] = { 0 };
+    size_t len = 104 + 40;
+    TEth t;
+
+    eth_setup(&t);
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_FLOW_TABLE << 1 | 1, 0,
+                                0, cap, sizeof(cap)), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_decap), ==, 1);
+    MLX5_SET(crit, MS_vxlan_vni, 0xffffff);                     /* misc, inner */
+    MLX5_SET(crit + MS_INNER_OFF, MS_ip_protocol, 0xff);
+    MLX5_SET(val, MS_vxlan_vni, 42);
+    MLX5_SET(val + MS_INNER_OFF, MS_ip_protocol, 6);
+    decap_root(&t, 6, crit, val);
 
     /* VNI 42, inner TCP: the inner frame arrives */
     vxlan_hdr(f, 4789, 40);
@@ -932,35 +949,12 @@ static void rx_is(TEth *t, const uint8_t *want, size_t n)
  */
 static void test_decap_l2(void)
 {
-    uint8_t in[0x400] = { 0 }, out[16], f[512];
-    uint8_t inner[54];
-    uint32_t ft, fg;
+    uint8_t f[512], inner[54];
     size_t o, n;
     TEth t;
 
     eth_setup(&t);
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
-    MLX5_SET(in + FT_CTX_OFF, FTC_level, 1);
-    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 1);
-    ft = teth_obj_create(t.d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
-    memset(in, 0, sizeof(in));
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
-    MLX5_SET(in, FT_IN_table_id, ft);
-    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, 0);
-    fg = MLX5_GET(out, FG_OUT_group_id);
-    memset(in, 0, sizeof(in));
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
-    MLX5_SET(in, FT_IN_table_id, ft);
-    MLX5_SET(in + FTE_CTX_OFF, FC_group_id, fg);
-    MLX5_SET(in + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_DECAP |
-             MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
-    MLX5_SET(in + FTE_CTX_OFF, FC_destination_list_size, 1);
-    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_type, MLX5_FLOW_DEST_TYPE_TIR);
-    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_id, t.tirn);
-    g_assert_cmpint(tdrv_exec(t.d, in, FTE_CTX_OFF + FC_dest_OFF + 8, out, 16), ==, 0);
-    memset(in, 0, sizeof(in));
-    MLX5_SET(in, FT_IN_table_id, ft);
-    teth_obj_create(t.d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+    decap_root(&t, 0, NULL, NULL);
     /* the inner frame: Ethernet, 40 bytes */
     memcpy(inner, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01\x88\xb5", 14);
     memset(inner + 14, 0x6b, 40);
