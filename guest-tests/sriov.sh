@@ -6,8 +6,8 @@
 # enables its E-Switch in legacy mode: the device's FDB, which the driver programs, switches
 # the functions' frames; `ip link set ... vf N state disable|auto` takes a VF's carrier away and
 # back, `spoofchk on` drops a VF's frames from another MAC, `vlan 10 qos 3` puts a VF in a VLAN
-# (VST) the other guest reaches on its own VLAN interface, `max_tx_rate 1` holds a VF to
-# 1 Mbit/s). Two VFs moved into network namespaces reach each other, the PF and the other guest
+# (VST) the other guest reaches on its own VLAN interface, `max_tx_rate` holds a VF's TCP and
+# RDMA to its rate). Two VFs moved into network namespaces reach each other, the PF and the other guest
 # through the device's switch: ping and md5-checked TCP VF-to-VF and other-guest-to-VF; RoCE v2
 # (ibv_rc_pingpong) VF-to-VF and other-guest-to-VF, ib_send_bw and rping (RDMA CM)
 # other-guest-to-VF. A VF's FLR (unbound, reset, bound) gives a working VF again. `echo 0`
@@ -205,6 +205,19 @@ roce_pair "ib_send_bw other-guest-to-VF" 0 "^ *65536 +200 " \
 ROCE_PORT=$((ROCE_PORT + 1))
 roce_pair "rping other-guest-to-VF" 0 "rdma-ping-9" \
   "$IPR" netns exec a rping -s -a 192.168.77.11 -C 10 -v -- rping -c -a 192.168.77.11 -C 10 -v
+# max_tx_rate holds the VF's RDMA too: ib_send_bw from VF 0 at 2 Mbit/s (800 kB) averages
+# below 0.3 MB/s (unpaced: tens of MB/s)
+[ "$IDX" = 0 ] && { run ip link set "$E" vf 0 max_tx_rate 2 || fail "max_tx_rate 2 failed"; }
+ROCE_PORT=$((ROCE_PORT + 1))
+roce_pair "ib_send_bw VF-to-other-guest at max_tx_rate 2" 1 "^ *4096 +200 " \
+  ib_send_bw -d mlx5_0 -x "$GP" -s 4096 -n 200 -p $ROCE_PORT -- \
+  ib_send_bw -d "$R0" -x "$G0" -s 4096 -n 200 -p $ROCE_PORT 10.0.0.2
+if [ "$IDX" = 0 ]; then
+  bw=$(awk '$1 == 4096 && $2 == 200 { print $4 }' "$ROCE_OUT")
+  echo "ib_send_bw from VF 0 at max_tx_rate 2: BW average ${bw:-?} MB/s"
+  awk "BEGIN { exit !(${bw:-99} < 0.3) }" || fail "VF 0's RDMA beat its max_tx_rate: ${bw:-?} MB/s"
+  run ip link set "$E" vf 0 max_tx_rate 0 || fail "max_tx_rate 0 failed"
+fi
 
 if [ "$IDX" = 0 ]; then
   # RoCE v2 between two VFs of this guest (100 iterations: both programs poll on the one vCPU)

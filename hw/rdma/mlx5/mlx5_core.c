@@ -239,6 +239,7 @@ void mlx5_function_reset(Mlx5Core *c)
     c->ib_deadline = c->poll_deadline = c->port_deadline = INT64_MAX;
     c->lro_deadline = INT64_MAX;
     c->pp_deadline = INT64_MAX;
+    c->esw_rdma_held = false;           /* (with ib.tx_blocked) */
     c->hca_enabled = false;
     c->hca_initialized = false;
     c->issi = 0;

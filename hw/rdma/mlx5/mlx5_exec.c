@@ -676,8 +676,18 @@ static bool mlx5_ib_link_tx(IbPort *port, const struct iovec *iov, int iovcnt,
                             bool best_effort)
 {
     Mlx5Core *c = port->dev;
+    bool ok = mlx5_port_tx(c, iov, iovcnt, best_effort);
+    size_t len = 0;
+    int i;
 
-    return mlx5_port_tx(c, iov, iovcnt, best_effort);
+    if (!c->eth || !c->esw_max_mbps) {
+        return ok;
+    }
+    for (i = 0; i < iovcnt; i++) {
+        len += iov[i].iov_len;
+    }
+    /* (sent either way: a false only holds what follows) */
+    return mlx5_pp_rdma_sent(c, len) && ok;
 }
 
 static IbQp *mlx5_ib_qp_lookup(IbPort *port, uint32_t qpn)

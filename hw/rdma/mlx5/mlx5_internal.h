@@ -678,11 +678,12 @@ struct Mlx5Core {
     uint16_t esw_cvlan_tci;
     /*
      * and its scheduling element's rate limit (Mb/s, 0: none;
-     * eth/mlx5_esw_qos.c): its SQs send no faster together; what it sent
-     * has left by esw_tx_next
+     * eth/mlx5_esw_qos.c): its SQs and its RDMA transport send no faster
+     * together; what it sent has left by esw_tx_next
      */
     uint32_t esw_max_mbps;
     int64_t esw_tx_next;
+    bool esw_rdma_held;         /* its RDMA transport waits for esw_tx_next */
     /*
      * frames the embedded switch (eth/mlx5_eswitch.c) delivered to this
      * function, taken at its next run (GByteArray each)

@@ -3,9 +3,10 @@
  * uses them for a VF's rate limit (`ip link set PF vf N max_tx_rate M`): a
  * root TSAR (DWRR) and under it an element per vport with its
  * max_average_bw. The device enforces the limit on what the vport's function
- * sends from its SQs: together they send no faster than the element's rate,
- * or its TSAR's if that is lower (mlx5_pp.c's pacer holds an SQ whose WQE
- * would run ahead of it). What a ConnectX-5's QoS page offers beyond this is
+ * sends from its SQs and its RDMA transport: together they send no faster
+ * than the element's rate, or its TSAR's if that is lower (mlx5_pp.c's pacer
+ * holds an SQ whose WQE would run ahead of it, and the transport after a
+ * packet that did). What a ConnectX-5's QoS page offers beyond this is
  * not claimed: no bandwidth shares (min_tx_rate), no rate groups (scheduling
  * depth 0), no NIC hierarchy.
  *

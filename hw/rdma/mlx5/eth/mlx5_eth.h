@@ -390,6 +390,12 @@ uint32_t mlx5_pp_check_index(uint32_t index);
 bool mlx5_pp_may_send(Mlx5Core *c, Mlx5Qp *sq);
 /* @sq sent a frame of @len bytes. */
 void mlx5_pp_charge(Mlx5Core *c, Mlx5Qp *sq, size_t len);
+/*
+ * The RDMA transport of function @c sent a frame of @len bytes: charged to its
+ * vport's rate limit; false: the transport stops (the link is "busy") until
+ * what the function sent has left at the rate
+ */
+bool mlx5_pp_rdma_sent(Mlx5Core *c, size_t len);
 void mlx5_pp_expire(Mlx5Core *c, int64_t now);
 
 /* mlx5_vxlan.c */

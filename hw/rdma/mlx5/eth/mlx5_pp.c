@@ -140,6 +140,28 @@ bool mlx5_pp_may_send(Mlx5Core *c, Mlx5Qp *sq)
     return false;
 }
 
+bool mlx5_pp_rdma_sent(Mlx5Core *c, size_t len)
+{
+    int64_t now;
+
+    if (!c->esw_max_mbps) {
+        return true;
+    }
+    now = c->ops->now_ns(c->opaque);
+    c->esw_tx_next = MAX(c->esw_tx_next, now) +
+                     mlx5_pp_ns(len, (uint64_t)c->esw_max_mbps * 1000);
+    if (c->esw_tx_next <= now) {
+        return true;
+    }
+    /* the transport stops until then: mlx5_pp_expire lets it go on */
+    c->esw_rdma_held = true;
+    if (c->esw_tx_next < c->pp_deadline) {
+        c->pp_deadline = c->esw_tx_next;
+        mlx5_exec_set_deadline(c);
+    }
+    return false;
+}
+
 void mlx5_pp_charge(Mlx5Core *c, Mlx5Qp *sq, size_t len)
 {
     const Mlx5PpEntry *pe = mlx5_pp_entry(c, sq);
@@ -163,6 +185,14 @@ void mlx5_pp_expire(Mlx5Core *c, int64_t now)
     Mlx5Qp *qp;
 
     c->pp_deadline = INT64_MAX;
+    if (c->esw_rdma_held) {
+        if (c->esw_tx_next <= now) {
+            c->esw_rdma_held = false;
+            ib_port_tx_ready(&c->ib);
+        } else {
+            c->pp_deadline = c->esw_tx_next;
+        }
+    }
     MLX5_TABLE_FOREACH(&c->qps, qp) {
         if (qp->st != MLX5_QP_ST_ETH_SQ || !qp->pp_waiting) {
             continue;
