@@ -140,6 +140,13 @@ bool mlx5_pp_may_send(Mlx5Core *c, Mlx5Qp *sq)
     return false;
 }
 
+/* @len bytes the function sent at @now: charged to its vport's rate limit */
+static void mlx5_pp_vport_charge(Mlx5Core *c, int64_t now, size_t len)
+{
+    c->esw_tx_next = MAX(c->esw_tx_next, now) +
+                     mlx5_pp_ns(len, (uint64_t)c->esw_max_mbps * 1000);
+}
+
 bool mlx5_pp_rdma_sent(Mlx5Core *c, size_t len)
 {
     int64_t now;
@@ -148,8 +155,7 @@ bool mlx5_pp_rdma_sent(Mlx5Core *c, size_t len)
         return true;
     }
     now = c->ops->now_ns(c->opaque);
-    c->esw_tx_next = MAX(c->esw_tx_next, now) +
-                     mlx5_pp_ns(len, (uint64_t)c->esw_max_mbps * 1000);
+    mlx5_pp_vport_charge(c, now, len);
     if (c->esw_tx_next <= now) {
         return true;
     }
@@ -175,8 +181,7 @@ void mlx5_pp_charge(Mlx5Core *c, Mlx5Qp *sq, size_t len)
         sq->pp_next = MAX(sq->pp_next, now) + mlx5_pp_ns(len, pe->rate);
     }
     if (c->esw_max_mbps) {
-        c->esw_tx_next = MAX(c->esw_tx_next, now) +
-                         mlx5_pp_ns(len, (uint64_t)c->esw_max_mbps * 1000);
+        mlx5_pp_vport_charge(c, now, len);
     }
 }
 

@@ -7,9 +7,8 @@
  * and, version 1's, acknowledgment; the version is not checked otherwise, as
  * pyverbs' GRE tunnels are version 1 and decap on a card). Any other frame,
  * or one whose inner Ethernet header is cut short, is no L2 tunnel and passes
- * unchanged. (Matching on the inner headers
- * and the stateless offloads stay VXLAN's: the caps claim no GRE or GENEVE
- * offloads.)
+ * unchanged. (Matching on the inner headers and the stateless offloads stay
+ * VXLAN's: the caps claim no GRE or GENEVE offloads.)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
