@@ -40,6 +40,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(Mlx5Hca, MLX5_HCA)
 #define MLX5_PCI_ARI_OFFSET 0x150
 #define MLX5_PCI_SRIOV_OFFSET 0x160
 #define MLX5_RUN_BUDGET     256
+/* WQEs a queue's doorbell runs in the vCPU that rang it (mlx5_pci.h) */
+#define MLX5_DOORBELL_BUDGET    16
 
 /* one kind of fuzz-record output */
 typedef struct Mlx5HcaRecorder {
@@ -81,7 +83,7 @@ struct Mlx5Hca {
 
     MemoryRegion bar0;
     NICState *nic;
-    QEMUBH *bh;
+    Mlx5Doorbell db;            /* its bh is the device's bottom half */
     QEMUTimer *timer;
     /* a frame the backend has not taken yet (see link_tx) */
     QEMUTimer *tx_stall;
@@ -134,6 +136,52 @@ void mlx5_pci_deadline(QEMUTimer *t, int64_t when_ns)
     }
 }
 
+void mlx5_pci_kick(Mlx5Doorbell *db)
+{
+    if (db->ringing) {
+        db->kicked = true;
+    } else {
+        qemu_bh_schedule(db->bh);
+    }
+}
+
+bool mlx5_pci_bar0_write(Mlx5Doorbell *db, Mlx5Core *c, hwaddr addr,
+                         uint64_t val, unsigned size)
+{
+    bool more;
+
+    /*
+     * The initialization segment (command doorbell, reset) stays with the
+     * bottom half: a command may take long, a doorbell's WQEs do not.
+     */
+    if (!db->budget || addr < MLX5_ISEG_SIZE || db->ringing) {
+        mlx5_core_mmio_write(c, addr, val, size);
+        return false;
+    }
+    db->ringing = true;
+    db->kicked = false;
+    mlx5_core_mmio_write(c, addr, val, size);
+    if (!db->kicked || mlx5_core_doorbell_waits(c)) {
+        /* nothing to run, or its BlueFlame copy may follow: not yet */
+        db->ringing = false;
+        if (db->kicked) {
+            qemu_bh_schedule(db->bh);
+        }
+        return false;
+    }
+    /*
+     * Kicks while the core runs are for work the run does; what is left
+     * over (commands among it), the run reports, and the bottom half takes it.
+     */
+    more = mlx5_core_run_queues(c, db->budget);
+    db->ringing = false;
+    trace_mlx5_pci_doorbell_run(addr, more);
+    if (more) {
+        qemu_bh_schedule(db->bh);
+    }
+    return true;
+}
+
 /*
  * The device's re-entrancy guard, engaged around the core's work from timers
  * and link-status changes as QEMU engages it around MMIO, network receive and
@@ -161,7 +209,7 @@ static void mlx5_hca_kick(void *opaque)
 {
     Mlx5Hca *s = opaque;
 
-    qemu_bh_schedule(s->bh);
+    mlx5_pci_kick(&s->db);
 }
 
 static void mlx5_hca_link_sent(NetClientState *nc, ssize_t len)
@@ -414,7 +462,7 @@ static void mlx5_hca_bh(void *opaque)
     Mlx5Hca *s = opaque;
 
     if (mlx5_core_run(s->core, MLX5_RUN_BUDGET)) {
-        qemu_bh_schedule(s->bh);
+        qemu_bh_schedule(s->db.bh);
     }
     if (s->nic && mlx5_core_link_can_rx(s->core, 1)) {
         qemu_flush_queued_packets(qemu_get_queue(s->nic));
@@ -428,7 +476,7 @@ static void mlx5_hca_timer(void *opaque)
 
     mlx5_core_expire(s->core, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
     mlx5_pci_unguard(s, was);
-    qemu_bh_schedule(s->bh);
+    qemu_bh_schedule(s->db.bh);
 }
 
 static uint64_t mlx5_hca_bar0_read(void *opaque, hwaddr addr, unsigned size)
@@ -443,7 +491,11 @@ static void mlx5_hca_bar0_write(void *opaque, hwaddr addr, uint64_t val,
 {
     Mlx5Hca *s = opaque;
 
-    mlx5_core_mmio_write(s->core, addr, val, size);
+    if (mlx5_pci_bar0_write(&s->db, s->core, addr, val, size) && s->nic &&
+        mlx5_core_link_can_rx(s->core, 1)) {
+        /* frames that waited for the core */
+        qemu_flush_queued_packets(qemu_get_queue(s->nic));
+    }
 }
 
 static const MemoryRegionOps mlx5_hca_bar0_ops = {
@@ -474,7 +526,7 @@ static ssize_t mlx5_hca_nc_receive(NetClientState *nc, const uint8_t *buf,
 
     if (!mlx5_core_link_rx(s->core, 1, buf, size)) {
         /* QEMU keeps the frame; flushed after the run */
-        qemu_bh_schedule(s->bh);
+        qemu_bh_schedule(s->db.bh);
         return 0;
     }
     return size;
@@ -585,6 +637,14 @@ Mlx5Core *mlx5_hca_pf_core(PCIDevice *vf)
 
     return pf && object_dynamic_cast(OBJECT(pf), TYPE_MLX5_HCA)
                ? MLX5_HCA(pf)->core : NULL;
+}
+
+uint32_t mlx5_hca_pf_doorbell_budget(PCIDevice *vf)
+{
+    PCIDevice *pf = pcie_sriov_get_pf(vf);
+
+    return pf && object_dynamic_cast(OBJECT(pf), TYPE_MLX5_HCA)
+               ? MLX5_HCA(pf)->db.budget : 0;
 }
 
 static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
@@ -706,7 +766,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
         msix_vector_use(pci_dev, i);
     }
 
-    s->bh = qemu_bh_new_guarded(mlx5_hca_bh, s, &dev->mem_reentrancy_guard);
+    s->db.bh = qemu_bh_new_guarded(mlx5_hca_bh, s, &dev->mem_reentrancy_guard);
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, mlx5_hca_timer, s);
     s->tx_stall = timer_new_ns(QEMU_CLOCK_VIRTUAL, mlx5_hca_tx_stall, s);
     for (i = 0; i < MLX5_RECORD_KINDS; i++) {
@@ -729,7 +789,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
         s->core = NULL;
         timer_free(s->timer);
         timer_free(s->tx_stall);
-        qemu_bh_delete(s->bh);
+        qemu_bh_delete(s->db.bh);
         msix_unuse_all_vectors(pci_dev);
         msix_uninit_exclusive_bar(pci_dev);
         pcie_aer_exit(pci_dev);
@@ -755,7 +815,7 @@ static void mlx5_hca_exit(PCIDevice *pci_dev)
     s->nic = NULL;
     timer_free(s->timer);
     timer_free(s->tx_stall);
-    qemu_bh_delete(s->bh);
+    qemu_bh_delete(s->db.bh);
     mlx5_core_free(s->core);
     s->core = NULL;
     for (int i = 0; i < MLX5_RECORD_KINDS; i++) {
@@ -817,6 +877,8 @@ static const Property mlx5_hca_props[] = {
     DEFINE_PROP_UINT64("fault-seed", Mlx5Hca, fault_seed, 0),
     DEFINE_PROP_STRING("fuzz-record", Mlx5Hca, fuzz_record),
     DEFINE_PROP_STRING("flash", Mlx5Hca, flash),
+    DEFINE_PROP_UINT32("doorbell-budget", Mlx5Hca, db.budget,
+                       MLX5_DOORBELL_BUDGET),
 };
 
 /* what -device mlx5-hca,help says of each property (docs/user-guide.md) */
@@ -864,6 +926,8 @@ static const struct {
       "non-volatile configuration (default: none, the process's)" },
     { "fuzz-record", "directory to record guest inputs to, in the fuzz "
       "targets' formats (slows the device)" },
+    { "doorbell-budget", "WQEs a queue's doorbell runs in the vCPU that "
+      "rang it, the rest in the main loop (0: all in the main loop)" },
 };
 
 /*

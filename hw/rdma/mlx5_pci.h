@@ -19,6 +19,8 @@
 
 /* The core of the PF of VF @vf (NULL if none). */
 Mlx5Core *mlx5_hca_pf_core(PCIDevice *vf);
+/* the doorbell budget of the PF of VF @vf (its doorbell-budget) */
+uint32_t mlx5_hca_pf_doorbell_budget(PCIDevice *vf);
 
 /* Mlx5CoreOps of both (@opaque: the function's PCIDevice) */
 Mlx5DmaResult mlx5_pci_dma_read(void *opaque, uint64_t pa, void *buf,
@@ -33,5 +35,25 @@ bool mlx5_pci_guard(void *dev);
 void mlx5_pci_unguard(void *dev, bool was);
 /* the core's deadline on timer @t (INT64_MAX: none) */
 void mlx5_pci_deadline(QEMUTimer *t, int64_t when_ns);
+
+/*
+ * A doorbell served where it is rung: a write to a UAR page runs the work it
+ * asks for (up to @budget WQEs a queue, then the bottom half goes on) in the
+ * thread that wrote it, the guest's vCPU, instead of handing it to the main
+ * loop (docs/benchmarks.md, "Small messages"). Budget 0: every doorbell goes
+ * to the bottom half.
+ */
+typedef struct Mlx5Doorbell {
+    QEMUBH *bh;
+    uint32_t budget;
+    bool ringing;       /* in a UAR write: a kick is served there */
+    bool kicked;
+} Mlx5Doorbell;
+
+/* the core's kick: the bottom half, or the UAR write being served */
+void mlx5_pci_kick(Mlx5Doorbell *db);
+/* a BAR0 write; true if it ran the core (its work is done or scheduled) */
+bool mlx5_pci_bar0_write(Mlx5Doorbell *db, Mlx5Core *c, hwaddr addr,
+                         uint64_t val, unsigned size);
 
 #endif

@@ -33,14 +33,14 @@ struct Mlx5Vf {
     PCIDevice parent_obj;
 
     MemoryRegion bar0;
-    QEMUBH *bh;
+    Mlx5Doorbell db;                    /* its bh is the VF's bottom half */
     QEMUTimer *timer;
     Mlx5Core *core;
 };
 
 static void mlx5_vf_kick(void *opaque)
 {
-    qemu_bh_schedule(MLX5_VF(opaque)->bh);
+    mlx5_pci_kick(&MLX5_VF(opaque)->db);
 }
 
 /* never called: a VF's frames go through its PF's switch (mlx5_eswitch.c) */
@@ -81,7 +81,7 @@ static void mlx5_vf_timer(void *opaque)
 
     mlx5_core_expire(s->core, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
     mlx5_pci_unguard(s, was);
-    qemu_bh_schedule(s->bh);
+    qemu_bh_schedule(s->db.bh);
 }
 
 static void mlx5_vf_bh(void *opaque)
@@ -89,7 +89,7 @@ static void mlx5_vf_bh(void *opaque)
     Mlx5Vf *s = opaque;
 
     if (mlx5_core_run(s->core, MLX5_VF_RUN_BUDGET)) {
-        qemu_bh_schedule(s->bh);
+        qemu_bh_schedule(s->db.bh);
     }
 }
 
@@ -101,7 +101,9 @@ static uint64_t mlx5_vf_bar0_read(void *opaque, hwaddr addr, unsigned size)
 static void mlx5_vf_bar0_write(void *opaque, hwaddr addr, uint64_t val,
                                unsigned size)
 {
-    mlx5_core_mmio_write(MLX5_VF(opaque)->core, addr, val, size);
+    Mlx5Vf *s = MLX5_VF(opaque);
+
+    mlx5_pci_bar0_write(&s->db, s->core, addr, val, size);
 }
 
 static const MemoryRegionOps mlx5_vf_bar0_ops = {
@@ -162,8 +164,9 @@ static void mlx5_vf_realize(PCIDevice *pci_dev, Error **errp)
     for (i = 0; i < cfg.msix_vectors; i++) {
         msix_vector_use(pci_dev, i);
     }
-    s->bh = qemu_bh_new_guarded(mlx5_vf_bh, s,
+    s->db.bh = qemu_bh_new_guarded(mlx5_vf_bh, s,
                                 &DEVICE(s)->mem_reentrancy_guard);
+    s->db.budget = mlx5_hca_pf_doorbell_budget(pci_dev);
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, mlx5_vf_timer, s);
     s->core = mlx5_core_new(&cfg, &mlx5_vf_core_ops, s);
     mlx5_core_vf_attach(pf, idx, s->core);
@@ -175,7 +178,7 @@ static void mlx5_vf_exit(PCIDevice *pci_dev)
 
     mlx5_core_vf_detach(s->core);
     timer_free(s->timer);
-    qemu_bh_delete(s->bh);
+    qemu_bh_delete(s->db.bh);
     mlx5_core_free(s->core);
     s->core = NULL;
     msix_unuse_all_vectors(pci_dev);

@@ -1517,6 +1517,49 @@ static void test_blueflame(void)
     eth_free(&t);
 }
 
+/*
+ * When a send doorbell served in the vCPU runs (mlx5_bf.c): a doorbell that its BlueFlame copy
+ * may follow waits for it, unless the buffer's last doorbell came without one; a complete copy
+ * makes the buffer wait again; a new UAR starts out waiting (mlx5_core's write-combining test
+ * runs on one).
+ */
+static void test_blueflame_wait(void)
+{
+    uint8_t copy[64], cqe[64], out[16];
+    uint32_t uar2;
+    TEth t;
+
+    eth_setup(&t);
+    bf_nop(&t, true, copy);
+    bf_copy(&t, 0, copy, 8, 8, -1);             /* first doorbell on buffer 0: may get a copy */
+    g_assert_true(mlx5_core_doorbell_waits(t.d->c));
+    g_assert_false(mlx5_core_doorbell_waits(t.d->c));   /* (read once) */
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    bf_nop(&t, true, copy);
+    bf_copy(&t, 1, copy, 8, 8, -1);             /* buffer 1 has its own history */
+    g_assert_true(mlx5_core_doorbell_waits(t.d->c));
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    bf_nop(&t, true, copy);
+    bf_copy(&t, 0, copy, 8, 8, -1);             /* buffer 0's last came without a copy */
+    g_assert_false(mlx5_core_doorbell_waits(t.d->c));
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    bf_nop(&t, false, copy);                    /* a complete copy: buffer 0 waits again */
+    bf_copy(&t, 0, copy, 64, 8, -1);
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    bf_nop(&t, true, copy);
+    bf_copy(&t, 0, copy, 8, 8, -1);
+    g_assert_true(mlx5_core_doorbell_waits(t.d->c));
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    /* a CQ doorbell never waits */
+    tdrv_mmio_wr64(t.d, ((uint64_t)t.d->uar << 12) + MLX5_UAR_CQ_DB, (uint64_t)t.cqn);
+    g_assert_false(mlx5_core_doorbell_waits(t.d->c));
+    /* a new UAR: its buffers know nothing yet */
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_ALLOC_UAR, 0, 0, 0, out, 16), ==, 0);
+    uar2 = MLX5_GET(out, ALLOC_OUT_handle);
+    bf_copy_uar(&t, uar2, 0, copy, 8, 8, -1);
+    g_assert_true(mlx5_core_doorbell_waits(t.d->c));
+    eth_free(&t);
+}
 
 /*
  * A root table at level 1 missing to the MAC table (level 5), with one group over entries 0..3
@@ -2322,6 +2365,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/eth/modify-header", test_modhdr);
     g_test_add_func("/mlx5/eth/encap", test_encap);
     g_test_add_func("/mlx5/eth/blueflame", test_blueflame);
+    g_test_add_func("/mlx5/eth/blueflame-wait", test_blueflame_wait);
     g_test_add_func("/mlx5/eth/steering", test_steering);
     g_test_add_func("/mlx5/eth/flow-counters", test_flow_counters);
     g_test_add_func("/mlx5/eth/toeplitz", test_toeplitz);

@@ -30,6 +30,17 @@
  * trusts BlueFlame (so lets user space map BF UARs) only if a completion comes
  * for one of the first of them.
  *
+ * When the engine runs matters once a doorbell is served in the vCPU that
+ * rings it (mlx5_pci.c): run at the first 8 bytes, it would always beat the
+ * copy. So a doorbell that a copy may follow waits for it (the shell leaves it
+ * to the bottom half, and the copy's last store runs the engine), unless its
+ * buffer's previous doorbell came without a copy: a driver that rings plain
+ * doorbells there (libmlx5 without BlueFlame, mlx5e, DPDK) gets them run at
+ * once. A buffer learns this per UAR, fresh with each ALLOC_UAR; a copy
+ * written after a doorbell that ran at once finds the engine past its WQE and
+ * is dropped, which differs from a card only for a copy unlike its WQE in the
+ * ring, and only the write-combining test writes such, on a fresh UAR.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
@@ -53,11 +64,28 @@ static Mlx5BfBuf *mlx5_bf_buf_find(Mlx5Core *c, uint64_t base)
  * A buffer to collect a new write at @base in: its own, a free one, else the
  * next in turn (round robin).
  */
+/* bit of the buffer at @base in its UAR's bf_plain (0: none) */
+static uint32_t mlx5_bf_bit(Mlx5Core *c, uint64_t base, Mlx5Uar **u)
+{
+    uint64_t n = ((uint32_t)base - MLX5_UAR_BF_BASE) / MLX5_BF_BUF_SIZE;
+
+    *u = mlx5_table_get(&c->uars, base >> 32);
+    return *u && n < 32 ? 1u << n : 0;
+}
+
 static Mlx5BfBuf *mlx5_bf_buf_new(Mlx5Core *c, uint64_t base)
 {
     Mlx5BfBuf *b = mlx5_bf_buf_find(c, base);
     unsigned i;
 
+    if (b && b->len == 8 && b->need > 8) {
+        /* its last doorbell came without the copy its DS count allows */
+        Mlx5Uar *u;
+        uint32_t bit = mlx5_bf_bit(c, base, &u);
+        if (bit) {
+            u->bf_plain |= bit;
+        }
+    }
     if (!b) {
         for (i = 0; i < MLX5_BF_BUFS && !b; i++) {
             if (!c->bf.buf[i].len) {
@@ -80,6 +108,8 @@ static void mlx5_bf_deliver(Mlx5Core *c, Mlx5BfBuf *b)
     uint32_t qpn = mlx5_ld32(b->data + 4) >> 8;
     uint16_t idx = mlx5_ld16(b->data + 1);
     Mlx5BfCopy *cp = NULL;
+    Mlx5Uar *u;
+    uint32_t bit;
     unsigned i;
 
     for (i = 0; i < MLX5_BF_COPIES; i++) {
@@ -104,6 +134,12 @@ static void mlx5_bf_deliver(Mlx5Core *c, Mlx5BfBuf *b)
     cp->len = b->need;
     memcpy(cp->wqe, b->data, b->need);
     trace_mlx5_bf_copy(qpn, idx, b->need);
+    bit = mlx5_bf_bit(c, b->base, &u);
+    if (bit) {
+        u->bf_plain &= ~bit;            /* its driver writes copies */
+    }
+    /* the doorbell that waited for it runs now (mlx5_pci.c) */
+    c->ops->kick(c->opaque);
 }
 
 /*
@@ -145,6 +181,10 @@ static bool mlx5_bf_collect(Mlx5Core *c, uint32_t uar, uint64_t po,
         b->need = (ds * 16 + MLX5_SEND_WQE_BB - 1) & ~(MLX5_SEND_WQE_BB - 1);
         if (!ds || b->need > MLX5_BF_BUF_SIZE) {
             b->len = 0;                 /* a plain doorbell, whatever follows */
+        } else {
+            Mlx5Uar *u;
+            uint32_t bit = mlx5_bf_bit(c, base, &u);
+            c->db_wait_copy = !(bit && (u->bf_plain & bit));
         }
         return true;                    /* (a WQE is at least 64 bytes) */
     }

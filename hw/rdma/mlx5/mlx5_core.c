@@ -488,6 +488,7 @@ void mlx5_core_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val,
                           unsigned size)
 {
     mlx5_record_mmio(c, off, val, size);
+    c->db_wait_copy = false;            /* (this write's, if it rings) */
     if (mlx5_memic_mmio_write(c, off, val, size)) {
         /* device memory: not traced, libmlx5 copies 4 bytes at a time */
         return;
@@ -509,7 +510,15 @@ void mlx5_core_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val,
     }
 }
 
-bool mlx5_core_run(Mlx5Core *c, unsigned budget)
+bool mlx5_core_doorbell_waits(Mlx5Core *c)
+{
+    bool w = c->db_wait_copy;
+
+    c->db_wait_copy = false;
+    return w;
+}
+
+bool mlx5_core_run_queues(Mlx5Core *c, unsigned budget)
 {
     bool more;
 
@@ -517,13 +526,23 @@ bool mlx5_core_run(Mlx5Core *c, unsigned budget)
         return false;
     }
     c->busy++;
-    mlx5_cmdq_process(c);
     more = mlx5_esw_rx_run(c);
     more |= mlx5_exec_run(c, budget);
     /* what the last burst of frames completed, compressed */
     mlx5_cqe_comp_flush_all(c);
     c->busy--;
-    return more;
+    return more || c->db_pending;
+}
+
+bool mlx5_core_run(Mlx5Core *c, unsigned budget)
+{
+    if (c->health_fatal) {
+        return false;
+    }
+    c->busy++;
+    mlx5_cmdq_process(c);
+    c->busy--;
+    return mlx5_core_run_queues(c, budget);
 }
 
 void mlx5_core_expire(Mlx5Core *c, int64_t now_ns)

@@ -96,6 +96,11 @@ typedef struct Mlx5Pd {
 typedef struct Mlx5Uar {
     uint32_t index;
     uint32_t uid;
+    /*
+     * BlueFlame buffers (bit n: the n-th from MLX5_UAR_BF_BASE) whose last
+     * doorbell came without a copy (mlx5_bf.c): their doorbells run at once
+     */
+    uint32_t bf_plain;
 } Mlx5Uar;
 
 typedef struct Mlx5Xrcd {
@@ -565,6 +570,8 @@ struct Mlx5Core {
     uint32_t cmdq_addr_l;
     uint8_t nic_interface;
     uint32_t db_pending;        /* command doorbell bits not yet executed */
+    /* the last send doorbell may have its BlueFlame copy to come (mlx5_bf.c) */
+    bool db_wait_copy;
     uint32_t cq_db_hi_latch;    /* first half of a split 64-bit CQ doorbell */
     /* inside run/expire/rx: no nested frame processing */
     unsigned busy;

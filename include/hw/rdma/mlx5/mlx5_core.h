@@ -178,6 +178,17 @@ void mlx5_core_mmio_write(Mlx5Core *c, uint64_t off, uint64_t val,
  * Do pending work, at most @budget units. Returns true if more work is pending.
  */
 bool mlx5_core_run(Mlx5Core *c, unsigned budget);
+/*
+ * The data path's part of mlx5_core_run(), for a doorbell served in the thread
+ * that rang it: queues, the switch, the transport; commands are left for
+ * mlx5_core_run(). Returns true if anything is left.
+ */
+bool mlx5_core_run_queues(Mlx5Core *c, unsigned budget);
+/*
+ * Whether the send doorbell just written may be followed by its BlueFlame copy
+ * (mlx5_bf.c), so should not run yet; the copy's completion kicks. Clears it.
+ */
+bool mlx5_core_doorbell_waits(Mlx5Core *c);
 /* Timers: the core's deadline (set through ops->set_deadline) has passed. */
 void mlx5_core_expire(Mlx5Core *c, int64_t now_ns);
 /*
