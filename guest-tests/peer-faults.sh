@@ -11,10 +11,12 @@
 #     boots instance 1 again (mlx5t.restart=1), and a new ib_write_bw between the survivor and
 #     the new peer must work.
 #  3. Leak: instance 0 runs 1,000 create/destroy cycles of PDs, MRs, CQs, SRQs, RC/UD QPs, XRC
-#     domains and MWs (leak-cycles) after a warm-up of 1,000; the runner measures QEMU's resident
-#     memory before and after and fails the run if it grew by more than 2 MiB. It grows by about
-#     0.1 MiB; a leak of 4 KiB per CQ destroyed, injected once to check the check, grew it by
-#     2.3 MiB and failed the run.
+#     domains and MWs (leak-cycles) after a warm-up of 1,000; the runner measures QEMU's own
+#     resident memory (its heap and mappings under 256 MiB: not the guest's RAM, where the guest
+#     touching a new transparent huge page adds 2 MiB at once, nor TCG's code buffer) before and
+#     after and fails the run if it grew by more than 2 MiB. It grows by about 0.1 MiB; a leak of
+#     4 KiB per CQ destroyed, injected once to check the check, grew it by 2.3 MiB and failed
+#     the run.
 #     On an ASan build the RSS limit is only reported (quarantine); LeakSanitizer checks at exit.
 #     Under driver coverage (scripts/coverage.sh) 20 cycles run and nothing is measured.
 # mlx5t-instances: 2
