@@ -256,9 +256,9 @@ def start_switch(path, log_file):
 
 def own_rss(pid):
     """QEMU's own resident memory in KiB: the resident pages of its heap and of its other
-    mappings smaller than 256 MiB. That leaves out the guest's RAM (1 GiB and up, where the guest touching a new
-    transparent huge page adds 2 MiB at once) and TCG's translation buffer, neither of which
-    a leak in the device grows; the heap and the threads' malloc arenas are in."""
+    mappings smaller than 256 MiB (the threads' malloc arenas among them). That leaves out the
+    guest's RAM (1 GiB and up, where the guest touching a new transparent huge page adds 2 MiB
+    at once) and TCG's translation buffer, neither of which a leak in the device grows."""
     total, counted = 0, False
     with open(f"/proc/{pid}/smaps") as f:
         for line in f:

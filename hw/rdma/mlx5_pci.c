@@ -631,20 +631,27 @@ static bool mlx5_hca_sriov_init(Mlx5Hca *s, Error **errp)
     return true;
 }
 
-Mlx5Core *mlx5_hca_pf_core(PCIDevice *vf)
+/* the mlx5-hca whose VF @vf is, or NULL */
+static Mlx5Hca *mlx5_hca_pf_of(PCIDevice *vf)
 {
     PCIDevice *pf = pcie_sriov_get_pf(vf);
 
-    return pf && object_dynamic_cast(OBJECT(pf), TYPE_MLX5_HCA)
-               ? MLX5_HCA(pf)->core : NULL;
+    return pf && object_dynamic_cast(OBJECT(pf), TYPE_MLX5_HCA) ? MLX5_HCA(pf)
+                                                                : NULL;
+}
+
+Mlx5Core *mlx5_hca_pf_core(PCIDevice *vf)
+{
+    Mlx5Hca *pf = mlx5_hca_pf_of(vf);
+
+    return pf ? pf->core : NULL;
 }
 
 uint32_t mlx5_hca_pf_doorbell_budget(PCIDevice *vf)
 {
-    PCIDevice *pf = pcie_sriov_get_pf(vf);
+    Mlx5Hca *pf = mlx5_hca_pf_of(vf);
 
-    return pf && object_dynamic_cast(OBJECT(pf), TYPE_MLX5_HCA)
-               ? MLX5_HCA(pf)->db.budget : 0;
+    return pf ? pf->db.budget : 0;
 }
 
 static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)

@@ -60,19 +60,40 @@ static Mlx5BfBuf *mlx5_bf_buf_find(Mlx5Core *c, uint64_t base)
     return NULL;
 }
 
+/* the UAR of the buffer at @base, its bit in bf_plain in *@bit (0: none) */
+static Mlx5Uar *mlx5_bf_uar(Mlx5Core *c, uint64_t base, uint32_t *bit)
+{
+    uint64_t n = ((uint32_t)base - MLX5_UAR_BF_BASE) / MLX5_BF_BUF_SIZE;
+    Mlx5Uar *u = mlx5_table_get(&c->uars, base >> 32);
+
+    *bit = u && n < 32 ? 1u << n : 0;
+    return u;
+}
+
+/* Whether the buffer at @base rings plain doorbells, so they run at once. */
+static bool mlx5_bf_plain(Mlx5Core *c, uint64_t base)
+{
+    uint32_t bit;
+    Mlx5Uar *u = mlx5_bf_uar(c, base, &bit);
+
+    return bit && (u->bf_plain & bit);
+}
+
+/* What the buffer at @base's last doorbell showed: a plain one, or a copy. */
+static void mlx5_bf_learn(Mlx5Core *c, uint64_t base, bool plain)
+{
+    uint32_t bit;
+    Mlx5Uar *u = mlx5_bf_uar(c, base, &bit);
+
+    if (bit) {
+        u->bf_plain = plain ? u->bf_plain | bit : u->bf_plain & ~bit;
+    }
+}
+
 /*
  * A buffer to collect a new write at @base in: its own, a free one, else the
  * next in turn (round robin).
  */
-/* bit of the buffer at @base in its UAR's bf_plain (0: none) */
-static uint32_t mlx5_bf_bit(Mlx5Core *c, uint64_t base, Mlx5Uar **u)
-{
-    uint64_t n = ((uint32_t)base - MLX5_UAR_BF_BASE) / MLX5_BF_BUF_SIZE;
-
-    *u = mlx5_table_get(&c->uars, base >> 32);
-    return *u && n < 32 ? 1u << n : 0;
-}
-
 static Mlx5BfBuf *mlx5_bf_buf_new(Mlx5Core *c, uint64_t base)
 {
     Mlx5BfBuf *b = mlx5_bf_buf_find(c, base);
@@ -80,11 +101,7 @@ static Mlx5BfBuf *mlx5_bf_buf_new(Mlx5Core *c, uint64_t base)
 
     if (b && b->len == 8 && b->need > 8) {
         /* its last doorbell came without the copy its DS count allows */
-        Mlx5Uar *u;
-        uint32_t bit = mlx5_bf_bit(c, base, &u);
-        if (bit) {
-            u->bf_plain |= bit;
-        }
+        mlx5_bf_learn(c, base, true);
     }
     if (!b) {
         for (i = 0; i < MLX5_BF_BUFS && !b; i++) {
@@ -108,8 +125,6 @@ static void mlx5_bf_deliver(Mlx5Core *c, Mlx5BfBuf *b)
     uint32_t qpn = mlx5_ld32(b->data + 4) >> 8;
     uint16_t idx = mlx5_ld16(b->data + 1);
     Mlx5BfCopy *cp = NULL;
-    Mlx5Uar *u;
-    uint32_t bit;
     unsigned i;
 
     for (i = 0; i < MLX5_BF_COPIES; i++) {
@@ -134,10 +149,7 @@ static void mlx5_bf_deliver(Mlx5Core *c, Mlx5BfBuf *b)
     cp->len = b->need;
     memcpy(cp->wqe, b->data, b->need);
     trace_mlx5_bf_copy(qpn, idx, b->need);
-    bit = mlx5_bf_bit(c, b->base, &u);
-    if (bit) {
-        u->bf_plain &= ~bit;            /* its driver writes copies */
-    }
+    mlx5_bf_learn(c, b->base, false);   /* its driver writes copies */
     /* the doorbell that waited for it runs now (mlx5_pci.c) */
     c->ops->kick(c->opaque);
 }
@@ -182,9 +194,7 @@ static bool mlx5_bf_collect(Mlx5Core *c, uint32_t uar, uint64_t po,
         if (!ds || b->need > MLX5_BF_BUF_SIZE) {
             b->len = 0;                 /* a plain doorbell, whatever follows */
         } else {
-            Mlx5Uar *u;
-            uint32_t bit = mlx5_bf_bit(c, base, &u);
-            c->db_wait_copy = !(bit && (u->bf_plain & bit));
+            c->db_wait_copy = !mlx5_bf_plain(c, base);
         }
         return true;                    /* (a WQE is at least 64 bytes) */
     }
