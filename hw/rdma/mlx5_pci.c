@@ -17,6 +17,7 @@
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
 #include "qemu/timer.h"
+#include "hw/core/cpu.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pcie.h"
 #include "hw/pci/pcie_sriov.h"
@@ -83,6 +84,7 @@ struct Mlx5Hca {
 
     MemoryRegion bar0;
     NICState *nic;
+    bool rx_held;               /* QEMU holds frames for it (rx_resume) */
     Mlx5Doorbell db;            /* its bh is the device's bottom half */
     QEMUTimer *timer;
     /* a frame the backend has not taken yet (see link_tx) */
@@ -145,6 +147,47 @@ void mlx5_pci_kick(Mlx5Doorbell *db)
     }
 }
 
+static void mlx5_pci_bf_check(CPUState *cpu, run_on_cpu_data data)
+{
+    Mlx5Doorbell *db = data.host_ptr;
+    Object *owner = db->owner;
+    bool late = db->waiting && DEVICE(owner)->realized;
+
+    db->check_queued = false;
+    trace_mlx5_pci_bf_check(late);
+    if (late) {
+        /* no copy (or not all of it) yet: the bottom half runs the doorbell */
+        qemu_bh_schedule(db->bh);
+    }
+    object_unref(owner);
+}
+
+/*
+ * A doorbell waits for the BlueFlame copy that may follow it (mlx5_bf.c). The
+ * copy's stores come next from the same vCPU, so before its next translation
+ * block in practice (libmlx5 and libmlx5-based libraries copy 64 bytes with
+ * straight-line stores), and its last store runs the doorbell. The fallback,
+ * for a doorbell without a copy, is checked when that vCPU next leaves its
+ * translated code: only if the doorbell still waits then does the bottom half
+ * get it. Scheduling the bottom half at once would wake the main loop (an
+ * eventfd write and a context switch) for every BlueFlame post, only for it to
+ * find the work done.
+ */
+static void mlx5_pci_bf_wait(Mlx5Doorbell *db)
+{
+    db->waiting = true;
+    if (!current_cpu || !db->owner) {
+        qemu_bh_schedule(db->bh);       /* (qtest: no vCPU) */
+        return;
+    }
+    if (!db->check_queued) {
+        db->check_queued = true;
+        object_ref(db->owner);
+        async_run_on_cpu(current_cpu, mlx5_pci_bf_check,
+                         RUN_ON_CPU_HOST_PTR(db));
+    }
+}
+
 bool mlx5_pci_bar0_write(Mlx5Doorbell *db, Mlx5Core *c, hwaddr addr,
                          uint64_t val, unsigned size)
 {
@@ -165,10 +208,11 @@ bool mlx5_pci_bar0_write(Mlx5Doorbell *db, Mlx5Core *c, hwaddr addr,
         /* nothing to run, or its BlueFlame copy may follow: not yet */
         db->ringing = false;
         if (db->kicked) {
-            qemu_bh_schedule(db->bh);
+            mlx5_pci_bf_wait(db);
         }
         return false;
     }
+    db->waiting = false;                /* (this run serves it) */
     /*
      * Kicks while the core runs are for work the run does; what is left
      * over (commands among it), the run reports, and the bottom half takes it.
@@ -457,6 +501,20 @@ static const Mlx5CoreOps mlx5_hca_core_ops = {
     .port_type = mlx5_pci_port_type,
 };
 
+/*
+ * Frames QEMU held back while the core was busy go in after its run. Only
+ * then: a flush, even of an empty queue, wakes the main loop (it tells it to
+ * poll the backend again), which would cost an eventfd write and a context
+ * switch for every doorbell the vCPU serves.
+ */
+static void mlx5_hca_rx_resume(Mlx5Hca *s)
+{
+    if (s->rx_held && s->nic && mlx5_core_link_can_rx(s->core, 1)) {
+        s->rx_held = false;
+        qemu_flush_queued_packets(qemu_get_queue(s->nic));
+    }
+}
+
 static void mlx5_hca_bh(void *opaque)
 {
     Mlx5Hca *s = opaque;
@@ -464,9 +522,7 @@ static void mlx5_hca_bh(void *opaque)
     if (mlx5_core_run(s->core, MLX5_RUN_BUDGET)) {
         qemu_bh_schedule(s->db.bh);
     }
-    if (s->nic && mlx5_core_link_can_rx(s->core, 1)) {
-        qemu_flush_queued_packets(qemu_get_queue(s->nic));
-    }
+    mlx5_hca_rx_resume(s);
 }
 
 static void mlx5_hca_timer(void *opaque)
@@ -491,10 +547,8 @@ static void mlx5_hca_bar0_write(void *opaque, hwaddr addr, uint64_t val,
 {
     Mlx5Hca *s = opaque;
 
-    if (mlx5_pci_bar0_write(&s->db, s->core, addr, val, size) && s->nic &&
-        mlx5_core_link_can_rx(s->core, 1)) {
-        /* frames that waited for the core */
-        qemu_flush_queued_packets(qemu_get_queue(s->nic));
+    if (mlx5_pci_bar0_write(&s->db, s->core, addr, val, size)) {
+        mlx5_hca_rx_resume(s);
     }
 }
 
@@ -515,8 +569,10 @@ static const MemoryRegionOps mlx5_hca_bar0_ops = {
 static bool mlx5_hca_nc_can_receive(NetClientState *nc)
 {
     Mlx5Hca *s = qemu_get_nic_opaque(nc);
+    bool ok = mlx5_core_link_can_rx(s->core, 1);
 
-    return mlx5_core_link_can_rx(s->core, 1);
+    s->rx_held |= !ok;                  /* QEMU queues the frame */
+    return ok;
 }
 
 static ssize_t mlx5_hca_nc_receive(NetClientState *nc, const uint8_t *buf,
@@ -526,6 +582,7 @@ static ssize_t mlx5_hca_nc_receive(NetClientState *nc, const uint8_t *buf,
 
     if (!mlx5_core_link_rx(s->core, 1, buf, size)) {
         /* QEMU keeps the frame; flushed after the run */
+        s->rx_held = true;
         qemu_bh_schedule(s->db.bh);
         return 0;
     }
@@ -774,6 +831,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
     }
 
     s->db.bh = qemu_bh_new_guarded(mlx5_hca_bh, s, &dev->mem_reentrancy_guard);
+    s->db.owner = OBJECT(s);
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, mlx5_hca_timer, s);
     s->tx_stall = timer_new_ns(QEMU_CLOCK_VIRTUAL, mlx5_hca_tx_stall, s);
     for (i = 0; i < MLX5_RECORD_KINDS; i++) {

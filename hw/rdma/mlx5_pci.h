@@ -45,9 +45,13 @@ void mlx5_pci_deadline(QEMUTimer *t, int64_t when_ns);
  */
 typedef struct Mlx5Doorbell {
     QEMUBH *bh;
+    Object *owner;      /* the function (its realized state, a reference) */
     uint32_t budget;
     bool ringing;       /* in a UAR write: a kick is served there */
     bool kicked;
+    /* a doorbell waits for its BlueFlame copy (mlx5_pci_bf_wait) */
+    bool waiting;
+    bool check_queued;
 } Mlx5Doorbell;
 
 /* the core's kick: the bottom half, or the UAR write being served */

@@ -166,6 +166,7 @@ static void mlx5_vf_realize(PCIDevice *pci_dev, Error **errp)
     }
     s->db.bh = qemu_bh_new_guarded(mlx5_vf_bh, s,
                                 &DEVICE(s)->mem_reentrancy_guard);
+    s->db.owner = OBJECT(s);
     s->db.budget = mlx5_hca_pf_doorbell_budget(pci_dev);
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, mlx5_vf_timer, s);
     s->core = mlx5_core_new(&cfg, &mlx5_vf_core_ops, s);

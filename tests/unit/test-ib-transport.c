@@ -589,6 +589,41 @@ static void test_rc_psn_wrap(void)
     wire_free(w);
 }
 
+/*
+ * ACK coalescing: a burst of requests gets one cumulative ACK, and a READ
+ * response in the middle of the burst goes out after the ACK of the requests
+ * before it (PSN order), so the requester sees three packets for eleven
+ * requests: ACK, READ response, ACK.
+ */
+static void test_rc_ack_coalescing(void)
+{
+    Wire *w = wire_new(IB_QPT_RC, 3);
+    FakeNode *a = w->node[0], *b = w->node[1];
+    unsigned i;
+
+    fill(a->mem, 4096, 7);
+    fill(b->mem + 0x8000, 64, 9);
+    for (i = 0; i < 8; i++) {
+        post_send(a, IB_WR_RDMA_WRITE, i * 64, 64, 0x4000 + i * 64, i);
+    }
+    post_send(a, IB_WR_RDMA_READ, 0x10000, 64, 0x8000, 8);
+    post_send(a, IB_WR_RDMA_WRITE, 0x1000, 64, 0x5000, 9);
+    post_send(a, IB_WR_RDMA_WRITE, 0x1040, 64, 0x5040, 10);
+    wire_run(w, 1000);
+    g_assert_cmpuint(a->nsend, ==, 11);
+    for (i = 0; i < 11; i++) {
+        g_assert_cmpint(a->send_status[i], ==, IB_WC_SUCCESS);
+        g_assert_cmpuint(a->send_cookie[i] & 0xffff, ==, i);
+    }
+    g_assert_cmpmem(b->mem + 0x4000, 512, a->mem, 512);
+    g_assert_cmpmem(b->mem + 0x5000, 128, a->mem + 0x1000, 128);
+    g_assert_cmpmem(a->mem + 0x10000, 64, b->mem + 0x8000, 64);
+    g_assert_cmpuint(b->port.stat_rx, ==, 11);
+    g_assert_cmpuint(a->port.stat_rx, ==, 3);
+    g_assert_false(b->qp.ack_pending);
+    wire_free(w);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -606,6 +641,7 @@ int main(int argc, char **argv)
     g_test_add_func("/ib/rc/remote-access-error", test_rc_remote_access_error);
     g_test_add_func("/ib/rc/recv-too-small", test_rc_recv_too_small);
     g_test_add_func("/ib/rc/psn-wrap", test_rc_psn_wrap);
+    g_test_add_func("/ib/rc/ack-coalescing", test_rc_ack_coalescing);
     g_test_add_func("/ib/ud/send", test_ud);
     g_test_add_func("/ib/uc/loss", test_uc_loss);
     g_test_add_func("/ib/uc/send-inv", test_uc_send_inv);

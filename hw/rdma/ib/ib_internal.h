@@ -27,6 +27,8 @@ uint8_t ib_transport_bits(const IbQp *qp);
 
 /* ib_resp.c: the RC/UC responder */
 void ib_resp_rx(IbQp *qp, const IbPacket *p);
+/* send the QP's coalesced ACK, if one waits */
+void ib_resp_ack_flush(IbQp *qp);
 void ib_uc_rx(IbQp *qp, const IbPacket *p);
 /* READ responses to transmit; returns packets sent */
 unsigned ib_resp_tx(IbQp *qp, unsigned budget);

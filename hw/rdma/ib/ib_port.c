@@ -139,6 +139,7 @@ static void ib_qp_reset_state(IbQp *qp)
     qp->req_fault = qp->req_fault_rsp = qp->resp_fault = false;
     qp->in_send = qp->in_write = qp->have_rwr = false;
     qp->nak_sent = qp->comm_est = false;
+    qp->ack_pending = false;
     qp->dc_connected = false;
     qp->mig_state = IB_MIG_MIGRATED;
     qp->msn = 0;
@@ -390,6 +391,13 @@ bool ib_port_run(IbPort *port, unsigned budget)
         port->lb_count--;
         ib_port_rx(port, port->lb[slot], port->lb_len[slot]);
         budget--;
+    }
+    /* the ACKs the burst of frames received (these too) asked for */
+    if (port->acks_pending) {
+        port->acks_pending = false;
+        for (qp = port->qps; qp; qp = qp->next) {
+            ib_resp_ack_flush(qp);
+        }
     }
     for (qp = port->qps; qp && budget && !ib_port_tx_stopped(port);
          qp = qp->next) {

@@ -17,14 +17,57 @@
 
 /* ---- responder ----------------------------------------------------------- */
 
-static void ib_resp_send_aeth(IbQp *qp, uint32_t psn, uint8_t syndrome)
+static void ib_resp_aeth(IbQp *qp, uint32_t psn, uint8_t syndrome,
+                         uint32_t msn)
 {
     IbPacket p;
 
     ib_qp_fill_hdr(qp, &p, ib_transport_bits(qp) | OP(ACKNOWLEDGE), psn);
     p.aeth_syndrome = syndrome;
-    p.aeth_msn = qp->msn & IB_PSN_MASK;
+    p.aeth_msn = msn & IB_PSN_MASK;
     ib_port_send(qp->port, &p, NULL, 0);
+}
+
+/*
+ * ACK coalescing: the ACK an AckReq asks for waits for the end of the burst of
+ * frames being received (ib_port_run sends it, in the same main-loop turn), so
+ * one cumulative ACK of the newest PSN answers every request of the burst, as
+ * a ConnectX does; IBA 9.7.5.1.1 lets a responder coalesce. Anything else the
+ * responder sends (NAK, atomic ACK, READ response) sends it first, so the
+ * requester sees acknowledgements in PSN order.
+ */
+static void ib_resp_ack(IbQp *qp, uint32_t psn)
+{
+    IbPort *port = qp->port;
+
+    if (port->qps != qp && !qp->prev) {
+        /* not on the port's list, which ib_port_run walks */
+        ib_resp_aeth(qp, psn, IB_AETH_ACK | IB_AETH_CREDITS_INVALID, qp->msn);
+        return;
+    }
+    qp->ack_pending = true;
+    qp->ack_psn = psn;
+    qp->ack_msn = qp->msn;
+    if (!port->acks_pending) {
+        port->acks_pending = true;
+        port->ops->kick(port);
+    }
+}
+
+void ib_resp_ack_flush(IbQp *qp)
+{
+    if (qp->ack_pending) {
+        qp->ack_pending = false;
+        trace_ib_resp_ack(qp->qpn, qp->ack_psn);
+        ib_resp_aeth(qp, qp->ack_psn, IB_AETH_ACK | IB_AETH_CREDITS_INVALID,
+                     qp->ack_msn);
+    }
+}
+
+static void ib_resp_send_aeth(IbQp *qp, uint32_t psn, uint8_t syndrome)
+{
+    ib_resp_ack_flush(qp);
+    ib_resp_aeth(qp, psn, syndrome, qp->msn);
 }
 
 void ib_resp_error(IbQp *qp, uint8_t nak, IbQpEvent ev)
@@ -250,6 +293,7 @@ static void ib_resp_atomic_ack(IbQp *qp, const IbRespRes *r)
     p.aeth_syndrome = IB_AETH_ACK | IB_AETH_CREDITS_INVALID;
     p.aeth_msn = qp->msn & IB_PSN_MASK;
     p.atomic_orig = r->orig;
+    ib_resp_ack_flush(qp);
     ib_port_send(qp->port, &p, NULL, 0);
 }
 
@@ -346,8 +390,8 @@ static void ib_resp_duplicate(IbQp *qp, const IbPacket *p)
     }
     if (op != OP(READ_REQUEST) && op != OP(COMPARE_SWAP) &&
         op != OP(FETCH_ADD)) {
-        ib_resp_send_aeth(qp, (qp->epsn - 1) & IB_PSN_MASK,
-                          IB_AETH_ACK | IB_AETH_CREDITS_INVALID);
+        /* (merged with an ACK still waiting: the same PSN) */
+        ib_resp_ack(qp, (qp->epsn - 1) & IB_PSN_MASK);
     }
 }
 
@@ -438,7 +482,7 @@ void ib_resp_rx(IbQp *qp, const IbPacket *p)
     }
     qp->epsn = (qp->epsn + 1) & IB_PSN_MASK;
     if (p->ack_req && op != OP(COMPARE_SWAP) && op != OP(FETCH_ADD)) {
-        ib_resp_send_aeth(qp, p->psn, IB_AETH_ACK | IB_AETH_CREDITS_INVALID);
+        ib_resp_ack(qp, p->psn);
     }
 }
 
@@ -493,6 +537,7 @@ unsigned ib_resp_tx(IbQp *qp, unsigned budget)
         ib_qp_fill_hdr(qp, &p, ib_transport_bits(qp) | op, r->tx_psn);
         p.aeth_syndrome = IB_AETH_ACK | IB_AETH_CREDITS_INVALID;
         p.aeth_msn = qp->msn & IB_PSN_MASK;
+        ib_resp_ack_flush(qp);
         ib_port_send(qp->port, &p, qp->port->payload, chunk);
         r->tx_psn = (r->tx_psn + 1) & IB_PSN_MASK;
         if (idx + 1 >= r->npsn) {

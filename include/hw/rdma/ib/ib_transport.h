@@ -435,6 +435,9 @@ struct IbQp {
     uint64_t read_left;
     uint64_t write_total;
     bool nak_sent;
+    /* an ACK waiting for the end of the burst (ib_resp_ack) */
+    bool ack_pending;
+    uint32_t ack_psn, ack_msn;
     bool comm_est;
     /* a page fault of the responder waits for its resume */
     bool resp_fault;
@@ -563,6 +566,7 @@ struct IbPort {
     uint64_t guid;
     bool link_up;
     bool tx_blocked;            /* the link asked us to wait */
+    bool acks_pending;          /* some QP's ACK waits for ib_port_run */
     IbQp *qps;                  /* QPs not in RESET */
     uint8_t hdr[IB_MAX_FRAME];
     uint8_t payload[IB_MAX_PAYLOAD];
