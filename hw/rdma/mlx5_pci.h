@@ -52,6 +52,7 @@ typedef struct Mlx5Doorbell {
     /* a doorbell waits for its BlueFlame copy (mlx5_pci_bf_wait) */
     bool waiting;
     bool check_queued;
+    bool left;          /* the last run left work to the bottom half */
 } Mlx5Doorbell;
 
 /* the core's kick: the bottom half, or the UAR write being served */

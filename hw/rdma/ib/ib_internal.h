@@ -29,6 +29,8 @@ uint8_t ib_transport_bits(const IbQp *qp);
 void ib_resp_rx(IbQp *qp, const IbPacket *p);
 /* send the QP's coalesced ACK, if one waits */
 void ib_resp_ack_flush(IbQp *qp);
+/* ... every QP's (ib_port.c) */
+void ib_port_flush_acks(IbPort *port);
 void ib_uc_rx(IbQp *qp, const IbPacket *p);
 /* READ responses to transmit; returns packets sent */
 unsigned ib_resp_tx(IbQp *qp, unsigned budget);

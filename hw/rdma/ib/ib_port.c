@@ -298,6 +298,24 @@ static void ib_port_loopback(IbPort *port, const struct iovec *iov, int iovcnt)
  * If the link asks us to wait, port->tx_blocked is set and the transmit loops
  * stop until tx_ready.
  */
+/*
+ * Send the ACKs that wait for the end of a burst (ib_resp_ack). ib_port_run
+ * does at the end of the burst, and any frame the port sends first: an ACK
+ * never waits behind new requests or data (a WRITE the guest posted on seeing
+ * the one it acknowledges, say, which is on the wire for a while at 64 KiB).
+ */
+void ib_port_flush_acks(IbPort *port)
+{
+    IbQp *qp;
+
+    if (port->acks_pending) {
+        port->acks_pending = false;
+        for (qp = port->qps; qp; qp = qp->next) {
+            ib_resp_ack_flush(qp);
+        }
+    }
+}
+
 void ib_port_send(IbPort *port, IbPacket *p, const void *payload,
                   uint32_t payload_len)
 {
@@ -307,6 +325,8 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload,
     struct iovec iov[3];
     static const uint8_t zero_pad[4];
     bool mcast;
+
+    ib_port_flush_acks(port);
 
     if (!port->link_up) {
         /* a dead link eats frames; timeouts recover */
@@ -393,12 +413,7 @@ bool ib_port_run(IbPort *port, unsigned budget)
         budget--;
     }
     /* the ACKs the burst of frames received (these too) asked for */
-    if (port->acks_pending) {
-        port->acks_pending = false;
-        for (qp = port->qps; qp; qp = qp->next) {
-            ib_resp_ack_flush(qp);
-        }
-    }
+    ib_port_flush_acks(port);
     for (qp = port->qps; qp && budget && !ib_port_tx_stopped(port);
          qp = qp->next) {
         if (qp->tx_pending) {
