@@ -294,11 +294,6 @@ static void ib_port_loopback(IbPort *port, const struct iovec *iov, int iovcnt)
 }
 
 /*
- * Build and send one packet: headers from @p, @payload_len bytes at @payload.
- * If the link asks us to wait, port->tx_blocked is set and the transmit loops
- * stop until tx_ready.
- */
-/*
  * Send the ACKs that wait for the end of a burst (ib_resp_ack). ib_port_run
  * does at the end of the burst, and any frame the port sends first: an ACK
  * never waits behind new requests or data (a WRITE the guest posted on seeing
@@ -316,6 +311,11 @@ void ib_port_flush_acks(IbPort *port)
     }
 }
 
+/*
+ * Build and send one packet: headers from @p, @payload_len bytes at @payload.
+ * If the link asks us to wait, port->tx_blocked is set and the transmit loops
+ * stop until tx_ready.
+ */
 void ib_port_send(IbPort *port, IbPacket *p, const void *payload,
                   uint32_t payload_len)
 {

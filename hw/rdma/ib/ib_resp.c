@@ -32,9 +32,9 @@ static void ib_resp_aeth(IbQp *qp, uint32_t psn, uint8_t syndrome,
  * ACK coalescing: the ACK an AckReq asks for waits for the end of the burst of
  * frames being received (ib_port_run sends it, in the same main-loop turn), so
  * one cumulative ACK of the newest PSN answers every request of the burst, as
- * a ConnectX does; IBA 9.7.5.1.1 lets a responder coalesce. Anything else the
- * responder sends (NAK, atomic ACK, READ response) sends it first, so the
- * requester sees acknowledgements in PSN order.
+ * a ConnectX does; IBA 9.7.5.1.1 lets a responder coalesce. Any other frame
+ * the port sends (a NAK, atomic ACK or READ response among them) sends it
+ * first (ib_port_send), so the requester sees acknowledgements in PSN order.
  */
 static void ib_resp_ack(IbQp *qp, uint32_t psn)
 {
@@ -66,7 +66,6 @@ void ib_resp_ack_flush(IbQp *qp)
 
 static void ib_resp_send_aeth(IbQp *qp, uint32_t psn, uint8_t syndrome)
 {
-    ib_resp_ack_flush(qp);
     ib_resp_aeth(qp, psn, syndrome, qp->msn);
 }
 
@@ -293,7 +292,6 @@ static void ib_resp_atomic_ack(IbQp *qp, const IbRespRes *r)
     p.aeth_syndrome = IB_AETH_ACK | IB_AETH_CREDITS_INVALID;
     p.aeth_msn = qp->msn & IB_PSN_MASK;
     p.atomic_orig = r->orig;
-    ib_resp_ack_flush(qp);
     ib_port_send(qp->port, &p, NULL, 0);
 }
 
@@ -537,7 +535,6 @@ unsigned ib_resp_tx(IbQp *qp, unsigned budget)
         ib_qp_fill_hdr(qp, &p, ib_transport_bits(qp) | op, r->tx_psn);
         p.aeth_syndrome = IB_AETH_ACK | IB_AETH_CREDITS_INVALID;
         p.aeth_msn = qp->msn & IB_PSN_MASK;
-        ib_resp_ack_flush(qp);
         ib_port_send(qp->port, &p, qp->port->payload, chunk);
         r->tx_psn = (r->tx_psn + 1) & IB_PSN_MASK;
         if (idx + 1 >= r->npsn) {
