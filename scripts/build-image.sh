@@ -146,9 +146,10 @@ TOOL_PACKAGES="busybox-static dash kmod iproute2 ethtool ibverbs-utils ibverbs-p
 # on; LIO loads its backstore modules target_core_* at the first configfs access, and logs each
 # one missing), iSER (iscsi_target_mod + ib_isert, whose logins need crc32c; ib_iser, iscsi_tcp for
 # iscsiadm's SendTargets over TCP), NFS over RDMA (nfsd, nfsv4, rpcrdma) and RDS (rds_rdma).
-# 8021q: VLAN interfaces (a VF's VST VLAN reached from the other guest).
+# 8021q: VLAN interfaces (a VF's VST VLAN reached from the other guest). bridge, sch_ingress,
+# act_mirred, cls_flower, cls_matchall: switching between representors in switchdev mode.
 WANT_MODULES="mlx5_core mlx5_ib ib_core ib_uverbs ib_umad ib_cm iw_cm rdma_cm rdma_ucm ib_ipoib
-  nvme_rdma nvmet_rdma brd vxlan 8021q
+  nvme_rdma nvmet_rdma brd vxlan 8021q bridge sch_ingress act_mirred cls_flower cls_matchall
   virtio_pci virtio_net rdma_rxe crc32_generic
   target_core_mod target_core_iblock target_core_file target_core_pscsi target_core_user ib_srpt
   ib_srp scsi_transport_srp sd_mod iscsi_target_mod ib_isert ib_iser

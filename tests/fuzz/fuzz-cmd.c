@@ -180,7 +180,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 memcpy(f, n->vf[!i]->c->cfg.mac, 6);
                 memcpy(f + 6, vf->cfg.mac, 6);
                 f[12] = 0x08;
-                mlx5_port_tx(vf, &iov, 1, false);
+                mlx5_port_tx(vf, 0, &iov, 1, false);
                 mlx5_core_run(n->vf[!i]->c, 100);
             }
         }

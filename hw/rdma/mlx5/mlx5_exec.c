@@ -676,7 +676,7 @@ static bool mlx5_ib_link_tx(IbPort *port, const struct iovec *iov, int iovcnt,
                             bool best_effort)
 {
     Mlx5Core *c = port->dev;
-    bool ok = mlx5_port_tx(c, iov, iovcnt, best_effort);
+    bool ok = mlx5_port_tx(c, 0, iov, iovcnt, best_effort);
     size_t len = 0;
     int i;
 

@@ -795,12 +795,12 @@ void mlx5_sriov_pf_link(Mlx5Core *c);
 
 /* eth/mlx5_eswitch.c: the embedded switch */
 /*
- * Send a frame out of function @c's port (its NIC SQs, its RoCE or IB
- * transport): to the link, or through the switch to other functions.
- * Returns false as Mlx5CoreOps.link_tx does.
+ * Send a frame out of function @c's port (its NIC SQ @sqn, or with @sqn 0 its
+ * RoCE or IB transport): to the link, or through the switch to other
+ * functions. Returns false as Mlx5CoreOps.link_tx does.
  */
-bool mlx5_port_tx(Mlx5Core *c, const struct iovec *iov, int iovcnt,
-                  bool best_effort);
+bool mlx5_port_tx(Mlx5Core *c, uint32_t sqn, const struct iovec *iov,
+                  int iovcnt, bool best_effort);
 /* A frame from @pf's link: true if it was a VF's alone (the PF's is not). */
 bool mlx5_esw_uplink_rx(Mlx5Core *pf, const uint8_t *f, size_t len);
 /* Receive what the switch queued for @c: true if more waits. */

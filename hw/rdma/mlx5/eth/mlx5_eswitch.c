@@ -41,6 +41,8 @@
 #define MLX5_SYND_ESW_VPORT_FIELD 0x30000061
 /* frames taken from the queue per run */
 #define MLX5_ESW_RX_BUDGET  64
+/* what a queued frame carries in front: its source vport */
+#define MLX5_ESW_META       2
 
 /* ---- the E-Switch manager ------------------------------------------------ */
 
@@ -58,14 +60,14 @@ void mlx5_esw_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
     if (type == MLX5_CAP_ESWITCH_FLOW_TABLE) {
         /*
          * the FDB's properties (at the NIC RX properties' place of the flow
-         * table page): tables to level 63, 2^16 entries, entry updates and
-         * root changes
+         * table page): tables to level 255 (switchdev's reach 188), 2^16
+         * entries, entry updates and root changes
          */
         MLX5_SET(cap, FT_CAP_nic_rx_ft_support, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_flow_modify_en, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_modify_root, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_ft_size, MLX5_ESW_LOG_MAX_FT_SIZE);
-        MLX5_SET(cap, FT_CAP_nic_rx_max_ft_level, MLX5_ESW_MAX_FT_LEVEL);
+        MLX5_SET(cap, FT_CAP_nic_rx_max_ft_level, MLX5_FDB_MAX_FT_LEVEL);
         /* each VF vport's ingress and egress ACL (spoof check) */
         MLX5_SET(cap, ESW_FT_CAP_acl_in_ft_support, 1);
         MLX5_SET(cap, ESW_FT_CAP_acl_in_log_max_ft_size, MLX5_ESW_LOG_MAX_ACL);
@@ -87,8 +89,7 @@ void mlx5_esw_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
     }
 }
 
-/* The vport number of function @c (0: the PF). */
-static uint16_t mlx5_esw_vport_of(const Mlx5Core *c)
+uint16_t mlx5_esw_vport_of(const Mlx5Core *c)
 {
     return c->cfg.vf ? c->vf_index + 1 : 0;
 }
@@ -367,13 +368,19 @@ static Mlx5Core *mlx5_esw_vf(Mlx5Core *pf, unsigned i)
     return vf && vf->vf_enabled && vf->eth ? vf : NULL;
 }
 
-/* Does @pf switch frames: an Ethernet port with a VF enabled. */
+/*
+ * Does @pf switch frames: an Ethernet port with a VF enabled, or whose
+ * manager set an FDB (switchdev mode has one with no VF too).
+ */
 static bool mlx5_esw_on(Mlx5Core *pf)
 {
     unsigned i;
 
     if (!pf->eth || pf->cfg.vf) {
         return false;
+    }
+    if (pf->eth->root_ft_fdb) {
+        return true;
     }
     for (i = 0; i < pf->cfg.num_vfs; i++) {
         if (mlx5_esw_vf(pf, i)) {
@@ -383,45 +390,49 @@ static bool mlx5_esw_on(Mlx5Core *pf)
     return false;
 }
 
-/* Hand a copy of the frame to function @d's next run. */
-static void mlx5_esw_deliver(Mlx5Core *src, Mlx5Core *d,
+/*
+ * Hand a copy of the frame from vport @src (MLX5_VPORT_UPLINK: the link) to
+ * function @d's next run. The copy starts with the source vport (2 bytes, host
+ * order): the receiver's tables match on it.
+ */
+static void mlx5_esw_deliver(uint16_t src, Mlx5Core *d,
                              const struct iovec *iov, int iovcnt, size_t len)
 {
     GByteArray *b;
+    uint8_t *f;
 
     if (!d->eth || !d->hca_initialized || !d->eth->oper_up ||
         d->health_fatal) {
         return;
     }
     if (g_queue_get_length(&d->esw_rxq) >= MLX5_ESW_RXQ_MAX) {
-        trace_mlx5_esw_drop(src->cfg.vf ? src->vf_index + 1 : 0,
-                            d->cfg.vf ? d->vf_index + 1 : 0, len);
+        trace_mlx5_esw_drop(src, mlx5_esw_vport_of(d), len);
         return;
     }
-    trace_mlx5_esw_fwd(src->cfg.vf ? src->vf_index + 1 : 0,
-                       d->cfg.vf ? d->vf_index + 1 : 0, len);
-    b = g_byte_array_sized_new(len);
-    g_byte_array_set_size(b, len);
-    mlx5_esw_copy(iov, iovcnt, b->data, len);
+    trace_mlx5_esw_fwd(src, mlx5_esw_vport_of(d), len);
+    b = g_byte_array_sized_new(len + MLX5_ESW_META);
+    g_byte_array_set_size(b, len + MLX5_ESW_META);
+    memcpy(b->data, &src, MLX5_ESW_META);
+    f = b->data + MLX5_ESW_META;
+    mlx5_esw_copy(iov, iovcnt, f, len);
     if (d->esw_cvlan_strip && len >= IB_ETH_HLEN + 4 &&
-        mlx5_ld16(b->data + 12) == IB_ETHERTYPE_VLAN) {
+        mlx5_ld16(f + 12) == IB_ETHERTYPE_VLAN) {
         /* VST: its vport's C-VLAN tag stripped (after its egress ACL) */
-        trace_mlx5_esw_vlan(mlx5_esw_vport_of(d), false,
-                            mlx5_ld16(b->data + 14));
-        memmove(b->data + 12, b->data + 16, len - 16);
-        g_byte_array_set_size(b, len - 4);
+        trace_mlx5_esw_vlan(mlx5_esw_vport_of(d), false, mlx5_ld16(f + 14));
+        memmove(f + 12, f + 16, len - 16);
+        g_byte_array_set_size(b, b->len - 4);
     }
     g_queue_push_tail(&d->esw_rxq, b);
     d->ops->kick(d->opaque);
 }
 
 /*
- * Steer frame @f from vport @src through manager @pf's FDB: mark the vports
- * its entries forward to in @to (0..num_vfs, num_vfs + 1 the uplink). False if
- * no entry took it (a miss).
+ * Steer frame @f from vport @src (its SQ @sqn, 0: none) through manager @pf's
+ * FDB: mark the vports its entries forward to in @to (0..num_vfs, num_vfs + 1
+ * the uplink). False if no entry took it (a miss).
  */
-static bool mlx5_esw_fdb(Mlx5Core *pf, uint16_t src, const uint8_t *f,
-                         size_t len, bool *to)
+static bool mlx5_esw_fdb(Mlx5Core *pf, uint16_t src, uint32_t sqn,
+                         const uint8_t *f, size_t len, bool *to)
 {
     Mlx5FlowTable *ft = mlx5_ft_get(pf, pf->eth->root_ft_fdb);
     uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE];
@@ -434,6 +445,7 @@ static bool mlx5_esw_fdb(Mlx5Core *pf, uint16_t src, const uint8_t *f,
     }
     mlx5_eth_match_set(pf->eth, f, len, &h, ms);
     mlx5_st16(ms + MS_MISC_source_port_OFF, src);
+    MLX5_SET(ms, MS_source_sqn, sqn);
     for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
         const Mlx5Fte *fte = mlx5_ft_hit(pf, &ft, ms, len);
         Mlx5FlowTable *next = NULL;
@@ -463,10 +475,10 @@ static bool mlx5_esw_fdb(Mlx5Core *pf, uint16_t src, const uint8_t *f,
 }
 
 /*
- * Deliver to the vports marked in @to but @src's; true unless the link refused
- * the frame.
+ * Deliver a frame from vport @src to the vports marked in @to but @src; true
+ * unless the link refused the frame.
  */
-static bool mlx5_esw_fdb_out(Mlx5Core *pf, Mlx5Core *src,
+static bool mlx5_esw_fdb_out(Mlx5Core *pf, uint16_t src,
                              const struct iovec *iov, int iovcnt,
                              const uint8_t *f, size_t len, bool *to,
                              bool best_effort)
@@ -476,7 +488,7 @@ static bool mlx5_esw_fdb_out(Mlx5Core *pf, Mlx5Core *src,
     for (i = 0; i <= pf->cfg.num_vfs; i++) {
         Mlx5Core *d = i ? mlx5_esw_vf(pf, i - 1) : pf;
 
-        if (to[i] && d && d != src &&
+        if (to[i] && d && i != src &&
             !(i && mlx5_esw_acl_drops(pf, d, true, f, len))) {
             mlx5_esw_deliver(src, d, iov, iovcnt, len);
         }
@@ -487,9 +499,10 @@ static bool mlx5_esw_fdb_out(Mlx5Core *pf, Mlx5Core *src,
     return true;
 }
 
-bool mlx5_port_tx(Mlx5Core *c, const struct iovec *iov, int iovcnt,
-                  bool best_effort)
+bool mlx5_port_tx(Mlx5Core *c, uint32_t sqn, const struct iovec *iov,
+                  int iovcnt, bool best_effort)
 {
+    uint16_t me = mlx5_esw_vport_of(c);
     Mlx5Core *pf = c->cfg.vf ? c->pf : c;
     g_autofree uint8_t *f = NULL;
     struct iovec one;
@@ -532,32 +545,32 @@ bool mlx5_port_tx(Mlx5Core *c, const struct iovec *iov, int iovcnt,
         /* the manager's FDB; a miss goes to the link */
         bool to[MLX5_MAX_VFS + 2] = { false };
 
-        if (!mlx5_esw_fdb(pf, mlx5_esw_vport_of(c), f, len, to)) {
+        if (!mlx5_esw_fdb(pf, me, sqn, f, len, to)) {
             to[pf->cfg.num_vfs + 1] = true;
         }
-        return mlx5_esw_fdb_out(pf, c, iov, iovcnt, f, len, to, best_effort);
+        return mlx5_esw_fdb_out(pf, me, iov, iovcnt, f, len, to, best_effort);
     }
     if (f[0] & 1) {
         if (c != pf) {
-            mlx5_esw_deliver(c, pf, iov, iovcnt, len);
+            mlx5_esw_deliver(me, pf, iov, iovcnt, len);
         }
         for (i = 0; i < pf->cfg.num_vfs; i++) {
             Mlx5Core *vf = mlx5_esw_vf(pf, i);
 
             if (vf && vf != c) {
-                mlx5_esw_deliver(c, vf, iov, iovcnt, len);
+                mlx5_esw_deliver(me, vf, iov, iovcnt, len);
             }
         }
     } else {
         if (c != pf && mlx5_esw_addr_is(pf, f)) {
-            mlx5_esw_deliver(c, pf, iov, iovcnt, len);
+            mlx5_esw_deliver(me, pf, iov, iovcnt, len);
             return true;
         }
         for (i = 0; i < pf->cfg.num_vfs; i++) {
             Mlx5Core *vf = mlx5_esw_vf(pf, i);
 
             if (vf && vf != c && mlx5_esw_addr_is(vf, f)) {
-                mlx5_esw_deliver(c, vf, iov, iovcnt, len);
+                mlx5_esw_deliver(me, vf, iov, iovcnt, len);
                 return true;
             }
         }
@@ -579,11 +592,15 @@ bool mlx5_esw_uplink_rx(Mlx5Core *pf, const uint8_t *f, size_t len)
     if (pf->eth->root_ft_fdb) {
         /* the manager's FDB; a miss is dropped */
         bool to[MLX5_MAX_VFS + 2] = { false };
+        bool to_pf;
 
-        mlx5_esw_fdb(pf, MLX5_VPORT_UPLINK, f, len, to);
+        mlx5_esw_fdb(pf, MLX5_VPORT_UPLINK, 0, f, len, to);
         to[pf->cfg.num_vfs + 1] = false;
-        mlx5_esw_fdb_out(pf, pf, &iov, 1, f, len, to, false);
-        return !to[0];          /* (the PF's own: its NIC tables decide) */
+        /* the PF's copy is the caller's, at once (its NIC tables decide) */
+        to_pf = to[0];
+        to[0] = false;
+        mlx5_esw_fdb_out(pf, MLX5_VPORT_UPLINK, &iov, 1, f, len, to, false);
+        return !to_pf;
     }
     for (i = 0; i < pf->cfg.num_vfs; i++) {
         Mlx5Core *vf = mlx5_esw_vf(pf, i);
@@ -592,9 +609,9 @@ bool mlx5_esw_uplink_rx(Mlx5Core *pf, const uint8_t *f, size_t len)
             continue;
         }
         if (f[0] & 1) {
-            mlx5_esw_deliver(pf, vf, &iov, 1, len);
+            mlx5_esw_deliver(MLX5_VPORT_UPLINK, vf, &iov, 1, len);
         } else if (mlx5_esw_addr_is(vf, f)) {
-            mlx5_esw_deliver(pf, vf, &iov, 1, len);
+            mlx5_esw_deliver(MLX5_VPORT_UPLINK, vf, &iov, 1, len);
             return true;
         }
     }
@@ -608,9 +625,12 @@ bool mlx5_esw_rx_run(Mlx5Core *c)
     for (n = 0; n < MLX5_ESW_RX_BUDGET && !g_queue_is_empty(&c->esw_rxq);
          n++) {
         GByteArray *b = g_queue_pop_head(&c->esw_rxq);
+        uint16_t src;
 
+        memcpy(&src, b->data, MLX5_ESW_META);
         if (c->eth && !c->health_fatal) {
-            mlx5_eth_rx(c, b->data, b->len);
+            mlx5_eth_rx(c, b->data + MLX5_ESW_META, b->len - MLX5_ESW_META,
+                        src);
         }
         g_byte_array_unref(b);
     }

@@ -27,6 +27,11 @@
  * 67; this covers them
  */
 #define MLX5_ETH_MAX_FT_LEVEL   127
+/*
+ * the FDB's: mlx5_core's switchdev mode puts its fixed FDB priorities at
+ * levels up to 188 (its per-vport tables)
+ */
+#define MLX5_FDB_MAX_FT_LEVEL   255
 #define MLX5_ETH_LOG_MAX_FT_SIZE 20
 /* live entries over all tables */
 #define MLX5_ETH_MAX_FTES       4096
@@ -212,6 +217,8 @@ typedef struct Mlx5Eth {
     uint32_t root_ft_tx;        /* NIC TX root table, 0 = none */
     /* the E-Switch manager's FDB root table, 0 = none (mlx5_eswitch.c) */
     uint32_t root_ft_fdb;
+    /* RDMA RX root table (which RoCE frames the transport takes), 0 = none */
+    uint32_t root_ft_rdma;
     /* the manager's L2 table (MPFS) entries in use, by index */
     uint32_t l2_used[MLX5_ESW_L2_ENTRIES / 32];
     uint32_t nftes;
@@ -289,6 +296,8 @@ Mlx5CmdHandler mlx5_cmd_modify_vport_state, mlx5_cmd_set_l2_table_entry,
     mlx5_cmd_modify_esw_vport_context;
 /* The function of vport @n of manager @pf (0: the PF), or NULL. */
 Mlx5Core *mlx5_esw_function(Mlx5Core *pf, unsigned n);
+/* The vport number of function @c (0: the PF, 1..: its VFs). */
+uint16_t mlx5_esw_vport_of(const Mlx5Core *c);
 /* mlx5_esw_qos.c: the E-Switch's scheduling elements (a VF's max_tx_rate) */
 void mlx5_esw_qos_caps(const Mlx5CoreConfig *cfg, uint8_t *cap);
 void mlx5_esw_qos_reset(Mlx5Core *c);
@@ -361,11 +370,18 @@ typedef struct Mlx5SteerHit {
     (MLX5_ETH_MAX_FRAME + 8 + MLX5_ETH_MAX_ENCAP_HDR)
 /*
  * Steer frame @f of @len bytes (at most MLX5_ETH_MAX_FRAME + 8; parsed in @h)
- * from the root: the TIRs it goes to, at most MLX5_ETH_MAX_DEST (0 = dropped).
+ * that came from vport @src (MLX5_VPORT_UPLINK: the link) from the root: the
+ * TIRs it goes to, at most MLX5_ETH_MAX_DEST (0 = dropped).
  */
 unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
-                         const IbEthHdr *h, Mlx5SteerHit *hits,
+                         const IbEthHdr *h, uint16_t src, Mlx5SteerHit *hits,
                          uint32_t *flow_tag);
+/*
+ * May the RDMA transport take RoCE frame @f from vport @src? Yes without an
+ * RDMA RX root; else as its tables say (ALLOW; DROP or a miss: no).
+ */
+bool mlx5_flow_rdma_rx(Mlx5Core *c, const uint8_t *f, size_t len,
+                       const IbEthHdr *h, uint16_t src);
 
 /* mlx5_flow_counter.c */
 Mlx5CmdHandler mlx5_cmd_alloc_flow_counter, mlx5_cmd_dealloc_flow_counter,
@@ -469,7 +485,8 @@ void mlx5_eth_tx_ready(Mlx5Core *c);
  */
 void mlx5_eth_match_set(const Mlx5Eth *e, const uint8_t *f, size_t len,
                         const IbEthHdr *h, uint8_t *ms);
-void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len);
+/* A frame from vport @src (MLX5_VPORT_UPLINK: the link) to this function. */
+void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len, uint16_t src);
 /* An error CQE for a receive on @rq (wqe_id and wqe_counter from @cqe). */
 void mlx5_eth_rx_err_cqe(Mlx5Core *c, Mlx5Qp *rq, uint8_t *cqe, IbWcStatus st);
 

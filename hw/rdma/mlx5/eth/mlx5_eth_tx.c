@@ -88,7 +88,7 @@ static void mlx5_eth_xmit(Mlx5Core *c, Mlx5Qp *sq, uint8_t *f, size_t len)
     }
     iov.iov_base = f;
     iov.iov_len = len;
-    if (!mlx5_port_tx(c, &iov, 1, false)) {
+    if (!mlx5_port_tx(c, sq->qpn, &iov, 1, false)) {
         e->tx_blocked = true;   /* taken; the next waits for link_tx_ready */
     }
 }

@@ -39,8 +39,9 @@ static bool mlx5_ft_acl(unsigned type)
 }
 
 /*
- * NIC RX and TX tables of the function; FDB tables of the E-Switch manager,
- * and its ACL tables of a VF's vport (other_vport, vport 1..num-vfs)
+ * NIC RX, NIC TX and RDMA RX tables of the function; FDB tables of the
+ * E-Switch manager, and its ACL tables of a VF's vport (other_vport, vport
+ * 1..num-vfs)
  */
 static bool mlx5_ft_type_ok(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
@@ -54,6 +55,7 @@ static bool mlx5_ft_type_ok(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     return type == MLX5_FLOW_TABLE_TYPE_NIC_RX ||
            type == MLX5_FLOW_TABLE_TYPE_NIC_TX ||
+           type == MLX5_FLOW_TABLE_TYPE_RDMA_RX ||
            (type == MLX5_FLOW_TABLE_TYPE_FDB && esw);
 }
 
@@ -157,6 +159,9 @@ void mlx5_ft_free(Mlx5Core *c, void *obj)
     if (c->eth->root_ft_fdb == ft->id) {
         c->eth->root_ft_fdb = 0;       /* (the legacy E-Switch's teardown) */
     }
+    if (c->eth->root_ft_rdma == ft->id) {
+        c->eth->root_ft_rdma = 0;
+    }
     if (mlx5_ft_acl(ft->type)) {
         mlx5_esw_acl_gone(c, ft);
     }
@@ -175,7 +180,9 @@ static uint32_t mlx5_ft_check_miss(Mlx5Core *c, const uint8_t *ftc,
     uint8_t act = MLX5_GET(ftc, FTC_table_miss_action);
     Mlx5FlowTable *next;
 
-    if (act == MLX5_FT_MISS_ACTION_DEF) {
+    if (act == MLX5_FT_MISS_ACTION_DEF ||
+        (act == MLX5_FT_MISS_ACTION_SWITCH_DOMAIN &&
+         type == MLX5_FLOW_TABLE_TYPE_RDMA_RX)) {
         return 0;
     }
     if (act != MLX5_FT_MISS_ACTION_FWD) {
@@ -199,7 +206,11 @@ void mlx5_cmd_create_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     if (!mlx5_ft_type_ok(c, cmd)) {
         synd = MLX5_SYND_FT_TYPE;
-    } else if (MLX5_GET(ftc, FTC_level) > MLX5_ETH_MAX_FT_LEVEL) {
+    } else if (MLX5_GET(ftc, FTC_level) >
+               (MLX5_GET(cmd->in, FT_IN_table_type) ==
+                        MLX5_FLOW_TABLE_TYPE_FDB
+                    ? MLX5_FDB_MAX_FT_LEVEL
+                    : MLX5_ETH_MAX_FT_LEVEL)) {
         synd = MLX5_SYND_FT_LEVEL;
     } else if (MLX5_GET(ftc, FTC_log_size) > MLX5_ETH_LOG_MAX_FT_SIZE) {
         synd = MLX5_SYND_BAD_SIZE;
@@ -313,6 +324,9 @@ void mlx5_cmd_set_flow_table_root(Mlx5Core *c, Mlx5CmdCtx *cmd)
     } else if (MLX5_GET(cmd->in, FT_IN_table_type) ==
                MLX5_FLOW_TABLE_TYPE_FDB) {
         c->eth->root_ft_fdb = id;
+    } else if (MLX5_GET(cmd->in, FT_IN_table_type) ==
+               MLX5_FLOW_TABLE_TYPE_RDMA_RX) {
+        c->eth->root_ft_rdma = id;
     } else {
         c->eth->root_ft = id;
     }
@@ -442,10 +456,12 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
     const uint8_t *fc = cmd->in + FTE_CTX_OFF;
     uint32_t ndest = MLX5_GET(fc, FC_destination_list_size);
     uint32_t ncnt = MLX5_GET(fc, FC_flow_counter_list_size);
-    bool fdb = ft->type == MLX5_FLOW_TABLE_TYPE_FDB || mlx5_ft_acl(ft->type);
+    bool fdb = ft->type == MLX5_FLOW_TABLE_TYPE_FDB ||
+               ft->type == MLX5_FLOW_TABLE_TYPE_RDMA_RX ||
+               mlx5_ft_acl(ft->type);
     /*
-     * DECAP on receive only; the FDB forwards, drops and counts, an ACL
-     * allows, drops and counts
+     * DECAP on receive only; the FDB forwards, drops and counts, an ACL and
+     * an RDMA RX table allow, drop, count and go on in another table
      */
     uint16_t known = MLX5_FLOW_CONTEXT_ACTION_ALLOW |
                      MLX5_FLOW_CONTEXT_ACTION_DROP |
@@ -783,7 +799,7 @@ unsigned mlx5_fte_ops(const Mlx5Fte *fte, bool *encapped, uint32_t *ops)
  * frame as it is then.
  */
 unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
-                         const IbEthHdr *h, Mlx5SteerHit *hits,
+                         const IbEthHdr *h, uint16_t src, Mlx5SteerHit *hits,
                          uint32_t *flow_tag)
 {
     Mlx5Eth *e = c->eth;
@@ -797,6 +813,7 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
 
     *flow_tag = 0;
     mlx5_eth_match_set(e, f, len, h, ms);
+    mlx5_st16(ms + MS_MISC_source_port_OFF, src);
     for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
         const Mlx5Fte *fte = mlx5_ft_hit(c, &ft, ms, len);
         Mlx5FlowTable *next = NULL;
@@ -821,6 +838,7 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
         }
         if (k) {
             mlx5_eth_match_set(e, w, len, &wh, ms);
+            mlx5_st16(ms + MS_MISC_source_port_OFF, src);
         }
         for (i = 0; i < fte->ndest; i++) {
             if (fte->dest[i].type != MLX5_FLOW_DEST_TYPE_TIR) {
@@ -836,4 +854,40 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
         ft = next;
     }
     return n;
+}
+
+bool mlx5_flow_rdma_rx(Mlx5Core *c, const uint8_t *f, size_t len,
+                       const IbEthHdr *h, uint16_t src)
+{
+    Mlx5FlowTable *ft = mlx5_ft_get(c, c->eth->root_ft_rdma);
+    uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE];
+    unsigned hops, i;
+
+    if (!c->eth->root_ft_rdma) {
+        return true;
+    }
+    mlx5_eth_match_set(c->eth, f, len, h, ms);
+    mlx5_st16(ms + MS_MISC_source_port_OFF, src);
+    for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
+        const Mlx5Fte *fte = mlx5_ft_hit(c, &ft, ms, len);
+        Mlx5FlowTable *next = NULL;
+
+        if (!fte) {
+            continue;           /* (ft is the miss table, or NULL) */
+        }
+        if (fte->action & MLX5_FLOW_CONTEXT_ACTION_DROP) {
+            return false;
+        }
+        if (fte->action & MLX5_FLOW_CONTEXT_ACTION_ALLOW) {
+            return true;
+        }
+        for (i = 0; i < fte->ndest && !next; i++) {
+            if (fte->dest[i].type == MLX5_FLOW_DEST_TYPE_FLOW_TABLE) {
+                next = mlx5_ft_get(c, fte->dest[i].id);
+            }
+        }
+        ft = next;
+    }
+    /* a miss (to the switch domain, or none) */
+    return false;
 }

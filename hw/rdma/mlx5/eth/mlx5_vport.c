@@ -166,6 +166,21 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_destination, 4);
         /* MLX5_ETH_MAX_FTES */
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_flow, 12);
+        /*
+         * RDMA RX tables: entries match a RoCE frame's headers and its source
+         * vport and ALLOW it to the transport or DROP it; a miss may hand it
+         * back to the Ethernet side (table_miss_action_domain). mlx5_core's
+         * switchdev mode lets the PF's RoCE take only its own vport's frames
+         * this way (mlx5_rdma_enable_roce); without them it refuses the mode
+         */
+        MLX5_SET(cap, FT_CAP_rdma_rx_ft_support, 1);
+        MLX5_SET(cap, FT_CAP_rdma_rx_table_miss_action_domain, 1);
+        MLX5_SET(cap, FT_CAP_rdma_rx_log_max_ft_size,
+                 MLX5_ETH_LOG_MAX_FT_SIZE);
+        MLX5_SET(cap, FT_CAP_rdma_rx_max_ft_level, MLX5_ETH_MAX_FT_LEVEL);
+        MLX5_SET(cap, FT_CAP_rdma_rx_log_max_ft_num, 10);
+        MLX5_SET(cap, FT_CAP_rdma_rx_log_max_destination, 4);
+        MLX5_SET(cap, FT_CAP_rdma_rx_log_max_flow, 12);
         break;
     case MLX5_CAP_ROCE:
         mlx5_roce_caps(cap);
@@ -217,6 +232,7 @@ void mlx5_eth_reset(Mlx5Core *c)
     e->root_ft = 0;
     e->root_ft_tx = 0;
     e->root_ft_fdb = 0;
+    e->root_ft_rdma = 0;
     memset(e->l2_used, 0, sizeof(e->l2_used));
     e->nftes = 0;
     /* (after the flow entries that held them) */

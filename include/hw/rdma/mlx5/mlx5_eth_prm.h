@@ -168,6 +168,19 @@ enum {
 #define FT_CAP_nic_rx_log_max_flow_counter  MLX5_FIELD(20, 15, 8)
 #define FT_CAP_nic_rx_log_max_destination   MLX5_FIELD(20, 7, 0)
 #define FT_CAP_nic_rx_log_max_flow          MLX5_FIELD(21, 7, 0)
+/*
+ * flow_table_properties_nic_receive_rdma at byte 0x80, the same layout: the
+ * RDMA RX tables (table type 7) that decide which RoCE frames a function's
+ * transport takes; table_miss_action_domain: a table's miss may hand the frame
+ * back to the Ethernet side (MLX5_FT_MISS_ACTION_SWITCH_DOMAIN)
+ */
+#define FT_CAP_rdma_rx_ft_support           MLX5_FIELD(32, 31, 31)
+#define FT_CAP_rdma_rx_table_miss_action_domain MLX5_FIELD(32, 8, 8)
+#define FT_CAP_rdma_rx_log_max_ft_size      MLX5_FIELD(33, 29, 24)
+#define FT_CAP_rdma_rx_max_ft_level         MLX5_FIELD(33, 7, 0)
+#define FT_CAP_rdma_rx_log_max_ft_num       MLX5_FIELD(35, 7, 0)
+#define FT_CAP_rdma_rx_log_max_destination  MLX5_FIELD(36, 7, 0)
+#define FT_CAP_rdma_rx_log_max_flow         MLX5_FIELD(37, 7, 0)
 /* flow_table_properties_nic_transmit at byte 0x100: the same layout */
 #define FT_CAP_nic_tx_ft_support            MLX5_FIELD(64, 31, 31)
 #define FT_CAP_nic_tx_flow_counter          MLX5_FIELD(64, 29, 29)
@@ -326,11 +339,14 @@ enum {
     MLX5_FLOW_TABLE_TYPE_ESW_EGRESS_ACL = 2,
     MLX5_FLOW_TABLE_TYPE_ESW_INGRESS_ACL = 3,
     MLX5_FLOW_TABLE_TYPE_FDB = 4,
+    MLX5_FLOW_TABLE_TYPE_RDMA_RX = 7,
     /* a destination vport (the FDB's); 0xffff: the uplink */
     MLX5_FLOW_DEST_TYPE_VPORT = 0,
     MLX5_VPORT_UPLINK = 0xffff,
     MLX5_FT_MISS_ACTION_DEF = 0,
     MLX5_FT_MISS_ACTION_FWD = 1,
+    /* (RDMA RX) a miss goes on as an Ethernet frame */
+    MLX5_FT_MISS_ACTION_SWITCH_DOMAIN = 2,
     MLX5_FT_MODIFY_MISS_TABLE_ID = 1 << 0,
     MLX5_FLOW_CONTEXT_ACTION_ALLOW = 1 << 0,
     MLX5_FLOW_CONTEXT_ACTION_DROP = 1 << 1,
