@@ -9,6 +9,10 @@
 # VF's link (down/up takes the VF's carrier away and back); its counters are the VF's. VF 1
 # reaches the other guest through tc rules (mirred) between its representor and the uplink
 # representor: ping, md5-checked TCP and RoCE v2 (ibv_rc_pingpong) from the other guest's PF.
+# Then a Linux bridge of both representors and the uplink representor: mlx5_core's bridge
+# offload (vport metadata: reg_c_0 set by the vports' ingress ACLs, matched by the FDB) puts
+# what the bridge learns into the device's FDB ("offload" in bridge fdb show); VF 0 reaches VF 1
+# (ping, md5-checked TCP) and VF 1 the other guest without crossing the representors.
 # Back to legacy mode, VF 1 reaches the other guest through the legacy FDB again; sriov_numvfs
 # 0 -> 2 -> 0 works in switchdev mode.
 # mlx5t-instances: 2
@@ -45,6 +49,11 @@ rep() {
 # rx_packets DEV [NS]: the interface's received packets (its driver's statistics)
 rx_packets() {
   ip ${2:+-n "$2"} -s link show "$1" | awk '/RX:/ { getline; print $2; exit }'
+}
+# rep_rx DEV: the frames that reached the representor's own receive queues (ethtool -S
+# rx_packets; its ip -s counters are its VF's vport's, offloaded traffic included)
+rep_rx() {
+  ethtool -S "$1" | awk '$1 == "rx_packets:" { print $2; exit }'
 }
 # md5_tcp NS_RX ADDR PORT NS_TX: TCP from namespace NS_TX (or the host's) to ADDR in NS_RX
 # (or the host's), checked by md5
@@ -156,8 +165,43 @@ if [ "$IDX" = 0 ]; then
   tx=$(tc -s filter show dev "$R1" ingress | awk '/Sent/ { print $4; exit }')
   echo "tc: $R1 -> $E redirected ${tx:-?} packets"
   [ "${tx:-0}" -gt 10 ] || fail "tc on $R1 redirected ${tx:-0} packets: VF 1's traffic took another way"
-  # back to legacy mode: the representors go, VF 1 reaches the other guest by the legacy FDB
   tc qdisc del dev "$E" ingress
+  tc qdisc del dev "$R1" ingress
+
+  # a Linux bridge of the representors and the uplink: mlx5_core's bridge offload (vport
+  # metadata: the device's ingress ACLs tag each frame with its vport's, its FDB matches it)
+  # puts the addresses the bridge learns into the device's FDB ("offload" in bridge fdb
+  # show), and the frames between the VFs and to the link no longer cross the representors
+  ip -n a addr add 192.168.77.11/24 dev "$V0"
+  ip addr del "$ME/24" dev "$E"
+  run ip link add br0 type bridge || fail "no bridge"
+  for p in "$R0" "$R1" "$E"; do
+    run ip link set "$p" master br0 || fail "ip link set $p master br0 failed (bridge offload)"
+  done
+  ip addr add "$ME/24" dev br0 && ip link set br0 up
+  M0=$(ip -n a link show "$V0" | sed -n 's/.*link\/ether \([^ ]*\).*/\1/p')
+  wait_for 30 ip netns exec a ping -c 1 -W 1 192.168.77.13 || fail "bridge: VF 0 does not reach VF 1"
+  wait_for 30 ip netns exec b ping -c 1 -W 1 "$PEER" || fail "bridge: VF 1 does not reach the other guest"
+  wait_for 30 ping -c 1 -W 1 "$PEER" || fail "bridge: the PF (br0) does not reach the other guest"
+  fdb=$(bridge fdb show br br0 | grep -v permanent)
+  echo "$fdb"
+  for m in "$M0" "$M1"; do
+    expect "$fdb" "^$m dev .*offload" "bridge fdb show: $m learned and offloaded"
+  done
+  r0=$(rep_rx "$R0") r1=$(rep_rx "$R1")
+  echo "bridge: VF 0 to VF 1: $(ip netns exec a ping -c 50 -i 0.05 192.168.77.13 | tail -n 2 | head -n 1)"
+  echo "bridge: VF 1 to the other guest: $(ip netns exec b ping -c 50 -i 0.05 "$PEER" | tail -n 2 | head -n 1)"
+  md5_tcp b 192.168.77.13 5404 a
+  echo "frames the representors received during 100 pings and a TCP transfer:" \
+    "$R0 $r0 -> $(rep_rx "$R0"), $R1 $r1 -> $(rep_rx "$R1")"
+  [ "$(rep_rx "$R0")" -lt $((r0 + 20)) ] && [ "$(rep_rx "$R1")" -lt $((r1 + 20)) ] ||
+    fail "bridge: the VFs' frames still cross their representors (not offloaded)"
+  for p in "$R0" "$R1" "$E"; do ip link set "$p" nomaster; done
+  ip link del br0
+  ip addr add "$ME/24" dev "$E"
+  wait_for 30 ping -c 1 -W 1 "$PEER" || fail "the uplink representor lost the other guest after the bridge"
+
+  # back to legacy mode: the representors go, VF 1 reaches the other guest by the legacy FDB
   run devlink dev eswitch set "pci/$BDF" mode legacy || fail "devlink: no way back to legacy mode"
   expect "$(devlink dev eswitch show "pci/$BDF")" "mode legacy" "devlink dev eswitch show: legacy mode"
   [ -z "$(rep 0)" ] || fail "VF 0's representor is still there in legacy mode"

@@ -464,7 +464,7 @@ static void test_fdb(void)
         MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
         g_assert_cmpint(tdrv_exec(r.vf[0], in, 0x40, out, 16), ==,
                         MLX5_CMD_STAT_BAD_PARAM_ERR);
-        MLX5_SET(in, VPORT_IN_vport_number, 0);                 /* the manager's own: none */
+        MLX5_SET(in, VPORT_IN_vport_number, NVFS + 1);          /* no such vport */
         g_assert_cmpint(tdrv_exec(r.pf, in, 0x40, out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
         MLX5_SET(in, VPORT_IN_vport_number, 1);
         acl = teth_obj_create(r.pf, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);

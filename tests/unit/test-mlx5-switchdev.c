@@ -9,6 +9,15 @@
  */
 #include "mlx5-testsriov.h"
 
+/* Flow commands name vport @vp's tables (an ACL's, other_vport); -1: the function's own. */
+static int vp = -1;
+
+static void set_vport(uint8_t *in)
+{
+    MLX5_SET(in, VPORT_IN_other_vport, vp >= 0);
+    MLX5_SET(in, VPORT_IN_vport_number, vp >= 0 ? vp : 0);
+}
+
 /* CREATE_FLOW_TABLE of @type at @level, 2^@log_size entries, miss action @miss (to @miss_id). */
 static int mk_ft(TDrv *d, unsigned type, unsigned level, unsigned log_size, unsigned miss,
                  uint32_t miss_id, uint32_t *id)
@@ -17,6 +26,7 @@ static int mk_ft(TDrv *d, unsigned type, unsigned level, unsigned log_size, unsi
     int st;
 
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+    set_vport(in);
     MLX5_SET(in, FT_IN_table_type, type);
     MLX5_SET(in + FT_CTX_OFF, FTC_level, level);
     MLX5_SET(in + FT_CTX_OFF, FTC_log_size, log_size);
@@ -35,6 +45,7 @@ static uint32_t mk_fg(TDrv *d, unsigned type, uint32_t ft, uint32_t start, uint3
     uint8_t out[16];
 
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+    set_vport(in);
     MLX5_SET(in, FT_IN_table_type, type);
     MLX5_SET(in, FT_IN_table_id, ft);
     MLX5_SET(in, FG_IN_start_flow_index, start);
@@ -46,6 +57,9 @@ static uint32_t mk_fg(TDrv *d, unsigned type, uint32_t ft, uint32_t start, uint3
     return MLX5_GET(out, FG_OUT_group_id);
 }
 
+/* the modify-header context of the entries mk_fte() makes (with MOD_HDR) */
+static uint32_t fte_modhdr;
+
 /* SET_FLOW_TABLE_ENTRY @index of @ft (group @fg): match @val, @action, @nd destinations. */
 static int mk_fte(TDrv *d, unsigned type, uint32_t ft, uint32_t fg, uint32_t index,
                   const uint8_t *val, uint16_t action, unsigned nd, const uint8_t *dt,
@@ -56,12 +70,14 @@ static int mk_fte(TDrv *d, unsigned type, uint32_t ft, uint32_t fg, uint32_t ind
     unsigned i;
 
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+    set_vport(in);
     MLX5_SET(in, FT_IN_table_type, type);
     MLX5_SET(in, FT_IN_table_id, ft);
     MLX5_SET(in, FTE_IN_flow_index, index);
     MLX5_SET(fc, FC_group_id, fg);
     MLX5_SET(fc, FC_action, action);
     MLX5_SET(fc, FC_destination_list_size, nd);
+    MLX5_SET(fc, FC_modify_header_id, fte_modhdr);
     memcpy(fc + FC_match_value_OFF, val, MLX5_FTE_MATCH_PARAM_SIZE);
     for (i = 0; i < nd && i < 4; i++) {
         MLX5_SET(fc + FC_dest_OFF + 8 * i, DEST_type, dt[i]);
@@ -75,6 +91,7 @@ static void set_root(TDrv *d, unsigned type, uint32_t ft)
     uint8_t in[0x40] = { 0 }, out[16];
 
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT);
+    set_vport(in);
     MLX5_SET(in, FT_IN_table_type, type);
     MLX5_SET(in, FT_IN_table_id, ft);
     g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
@@ -225,6 +242,14 @@ static void test_offloads(void)
     rig_free(&r);
 }
 
+/* May the PF's RoCE transport take @f from vport @src? */
+static bool rdma_rx(Rig *r, const uint8_t *f, size_t len, const IbEthHdr *h, uint16_t src)
+{
+    Mlx5SwMeta m = { .src = src };
+
+    return mlx5_flow_rdma_rx(r->pf->c, f, len, h, &m);
+}
+
 /*
  * RDMA RX tables (table type 7): an entry ALLOWs RoCE frames of a source vport to the
  * transport, a miss hands them back to the Ethernet side (table_miss_action 2, RDMA RX only).
@@ -249,7 +274,7 @@ static void test_rdma_rx(void)
     mlx5_st16(f + 12, 0x88b5);
     g_assert_true(ib_eth_parse(f, sizeof(f), &h));
     /* no RDMA RX root: the transport takes what is its */
-    g_assert_true(mlx5_flow_rdma_rx(r.pf->c, f, sizeof(f), &h, MLX5_VPORT_UPLINK));
+    g_assert_true(rdma_rx(&r, f, sizeof(f), &h, MLX5_VPORT_UPLINK));
 
     /* as mlx5_rdma_enable_roce(): level 24, one entry, misses to the switch domain */
     g_assert_cmpint(mk_ft(r.pf, RDMA, 24, 0, MLX5_FT_MISS_ACTION_SWITCH_DOMAIN, 0, &ft), ==, 0);
@@ -265,9 +290,9 @@ static void test_rdma_rx(void)
     g_assert_cmpint(mk_fte(r.pf, RDMA, ft, fg, 0, val, MLX5_FLOW_CONTEXT_ACTION_ALLOW, 0, dt,
                            di), ==, 0);
     set_root(r.pf, RDMA, ft);
-    g_assert_true(mlx5_flow_rdma_rx(r.pf->c, f, sizeof(f), &h, 0));
-    g_assert_false(mlx5_flow_rdma_rx(r.pf->c, f, sizeof(f), &h, 1));
-    g_assert_false(mlx5_flow_rdma_rx(r.pf->c, f, sizeof(f), &h, MLX5_VPORT_UPLINK));
+    g_assert_true(rdma_rx(&r, f, sizeof(f), &h, 0));
+    g_assert_false(rdma_rx(&r, f, sizeof(f), &h, 1));
+    g_assert_false(rdma_rx(&r, f, sizeof(f), &h, MLX5_VPORT_UPLINK));
     /* the switch domain is no miss action of a NIC RX table */
     g_assert_cmpint(mk_ft(r.pf, MLX5_FLOW_TABLE_TYPE_NIC_RX, 1, 0,
                           MLX5_FT_MISS_ACTION_SWITCH_DOMAIN, 0, &bad), ==,
@@ -278,7 +303,174 @@ static void test_rdma_rx(void)
     MLX5_SET(in, FT_IN_table_id, ft);
     g_assert_cmpint(tdrv_exec(r.pf, in, sizeof(in), out, sizeof(out)), ==, 0);
     g_assert_cmpuint(r.pf->c->eth->root_ft_rdma, ==, 0);
-    g_assert_true(mlx5_flow_rdma_rx(r.pf->c, f, sizeof(f), &h, 1));
+    g_assert_true(rdma_rx(&r, f, sizeof(f), &h, 1));
+    rig_free(&r);
+}
+
+/* ALLOC_MODIFY_HEADER_CONTEXT for @tt: one SET of @field bits @off..+@len to @data. */
+static int modhdr_set(TDrv *d, unsigned tt, unsigned field, unsigned off, unsigned len,
+                      uint32_t data, uint32_t *id)
+{
+    uint8_t in[0x18] = { 0 }, out[16] = { 0 };
+    int st;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_MODIFY_HEADER_CONTEXT);
+    MLX5_SET(in, MODHDR_IN_table_type, tt);
+    MLX5_SET(in, MODHDR_IN_num_of_actions, 1);
+    mlx5_st16(in + 0x10, 1 << 12 | field);         /* SET */
+    in[0x12] = off;
+    in[0x13] = len;
+    mlx5_st32(in + 0x14, data);
+    st = tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+    *id = MLX5_GET(out, MODHDR_OUT_id);
+    return st;
+}
+
+/* MODIFY_ESW_VPORT_CONTEXT of the manager's own vport: the FDB-to-vport registers @regs. */
+static int pass_regs(TDrv *d, unsigned fs, unsigned regs)
+{
+    uint8_t in[ESW_VPORT_IN_CTX_OFF + ESW_VPORT_CTX_SIZE] = { 0 }, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_MODIFY_ESW_VPORT_CONTEXT);
+    MLX5_SET(in, ESW_VPORT_IN_field_select, fs);
+    MLX5_SET(in + ESW_VPORT_IN_CTX_OFF, ESWC_fdb_to_vport_reg_c_id, regs);
+    return tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+}
+
+/*
+ * Vport metadata, as mlx5_core's offloads mode uses it with esw_uplink_ingress_acl and
+ * fdb_to_vport_reg_c_id: each vport's ingress ACL writes its metadata into reg_c_0
+ * (bits 31:16), the FDB and the PF's NIC RX (the manager's vport passes reg_c_0 on) match it
+ * instead of the source vport.
+ */
+static void test_metadata(void)
+{
+    const unsigned FDB = MLX5_FLOW_TABLE_TYPE_FDB, NIC = MLX5_FLOW_TABLE_TYPE_NIC_RX;
+    const unsigned ACL = MLX5_FLOW_TABLE_TYPE_ESW_INGRESS_ACL;
+    uint8_t cap[QUERY_HCA_CAP_OUT_SIZE], crit[MLX5_FTE_MATCH_PARAM_SIZE];
+    uint8_t val[MLX5_FTE_MATCH_PARAM_SIZE], dt[1], in[0x20] = { 0 }, out[0x120];
+    uint32_t di[1], acl[3], mh[3], fg, fdb, fgm, offl, fgo, bad;
+    const uint16_t vports[3] = { 1, 2, MLX5_VPORT_UPLINK };
+    TEth p, v0, v1;
+    unsigned i;
+    Rig r;
+
+    rig_new_esw(&r, true);
+    g_assert_cmpint(tdrv_simple(r.pf, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_ESWITCH << 1, 0, 0,
+                                cap, sizeof(cap)), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, ESW_CAP_esw_uplink_ingress_acl), ==, 1);
+    g_assert_cmpint(tdrv_simple(r.pf, MLX5_CMD_OP_QUERY_HCA_CAP,
+                                MLX5_CAP_ESWITCH_FLOW_TABLE << 1, 0, 0, cap, sizeof(cap)),
+                    ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, ESW_FT_CAP_fdb_to_vport_reg_c_id), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, ESW_FT_CAP_acl_in_max_modify_header_actions),
+                    >, 0);
+    teth_setup(&p, r.pf);
+    vf_up(&r, 0, &v0);
+    vf_up(&r, 1, &v1);
+
+    /* E-Switch contexts write registers only; NIC contexts no registers */
+    g_assert_cmpint(modhdr_set(r.pf, FDB, 0x04, 0, 16, 0x1234, &bad), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);           /* DMAC_47_16 */
+    g_assert_cmpint(modhdr_set(r.pf, NIC, 0x51, 16, 16, 1, &bad), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(modhdr_set(r.vf[0], ACL, 0x51, 16, 16, 1, &bad), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);           /* a VF is no manager */
+    /* the manager's own vport passes reg_c_0 on; reg_c_1 is not offered */
+    g_assert_cmpint(pass_regs(r.pf, MLX5_ESWC_FS_REG_C_ID, 2), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(pass_regs(r.pf, MLX5_ESWC_FS_CVLAN_STRIP, 0), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);           /* no VST on its own vport */
+    g_assert_cmpint(pass_regs(r.pf, MLX5_ESWC_FS_REG_C_ID, 1), ==, 0);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_ESW_VPORT_CONTEXT);
+    g_assert_cmpint(tdrv_exec(r.pf, in, sizeof(in), out, sizeof(out)), ==, 0);
+    g_assert_cmpint(MLX5_GET(out + ESW_VPORT_OUT_CTX_OFF, ESWC_fdb_to_vport_reg_c_id), ==, 1);
+
+    /* VF 0's, VF 1's and the uplink's ingress ACLs: metadata 0x11, 0x12, 0x1 */
+    memset(crit, 0, sizeof(crit));
+    memset(val, 0, sizeof(val));
+    for (i = 0; i < 3; i++) {
+        vp = vports[i];
+        g_assert_cmpint(modhdr_set(r.pf, ACL, 0x51, 16, 16, i < 2 ? 0x11 + i : 1, &mh[i]), ==,
+                        0);
+        g_assert_cmpint(mk_ft(r.pf, ACL, 0, 0, 0, 0, &acl[i]), ==, 0);
+        fg = mk_fg(r.pf, ACL, acl[i], 0, 0, 0, crit);
+        fte_modhdr = mh[i];
+        g_assert_cmpint(mk_fte(r.pf, ACL, acl[i], fg, 0, val,
+                               MLX5_FLOW_CONTEXT_ACTION_MOD_HDR |
+                                   MLX5_FLOW_CONTEXT_ACTION_ALLOW, 0, dt, di), ==, 0);
+        set_root(r.pf, ACL, acl[i]);
+    }
+    vp = -1;
+    fte_modhdr = 0;
+
+    /* the FDB by metadata: VF 0's and the uplink's to the PF, nothing else */
+    g_assert_cmpint(mk_ft(r.pf, FDB, 184, 4, 0, 0, &fdb), ==, 0);
+    mlx5_st32(crit + MS_MISC2_reg_c_0_OFF, 0xffff0000);
+    fgm = mk_fg(r.pf, FDB, fdb, 0, 3, 1 << 3, crit);
+    dt[0] = MLX5_FLOW_DEST_TYPE_VPORT, di[0] = 0;
+    mlx5_st32(val + MS_MISC2_reg_c_0_OFF, 0x11 << 16);
+    g_assert_cmpint(mk_fte(r.pf, FDB, fdb, fgm, 0, val, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1,
+                           dt, di), ==, 0);
+    mlx5_st32(val + MS_MISC2_reg_c_0_OFF, 1 << 16);
+    g_assert_cmpint(mk_fte(r.pf, FDB, fdb, fgm, 1, val, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1,
+                           dt, di), ==, 0);
+    set_root(r.pf, FDB, fdb);
+    /* the PF's NIC RX by metadata too: VF 0's to its channel, the rest dropped */
+    g_assert_cmpint(mk_ft(r.pf, NIC, 38, 2, 0, 0, &offl), ==, 0);
+    fgo = mk_fg(r.pf, NIC, offl, 0, 1, 1 << 3, crit);
+    dt[0] = MLX5_FLOW_DEST_TYPE_TIR, di[0] = p.tirn;
+    mlx5_st32(val + MS_MISC2_reg_c_0_OFF, 0x11 << 16);
+    g_assert_cmpint(mk_fte(r.pf, NIC, offl, fgo, 0, val, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1,
+                           dt, di), ==, 0);
+    set_root(r.pf, NIC, offl);
+
+    teth_post_recv(&p, 2048, p.mem);
+    send_frame(&v0, far_mac, 0x51);                 /* VF 0: metadata 0x11 */
+    g_assert_true(got_frame(&p, 0x51));
+    send_frame(&v1, far_mac, 0x52);                 /* VF 1: 0x12, no FDB entry: the link */
+    g_assert_false(got_frame(&p, 0x52));
+    from_link(&r, pf_mac, 0x53);                    /* the uplink: 0x1, to the PF, whose */
+    g_assert_false(got_frame(&p, 0x53));            /* NIC RX has no entry for it */
+    mlx5_st32(val + MS_MISC2_reg_c_0_OFF, 1 << 16);
+    g_assert_cmpint(mk_fte(r.pf, NIC, offl, fgo, 1, val, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1,
+                           dt, di), ==, 0);
+    from_link(&r, pf_mac, 0x54);
+    g_assert_true(got_frame(&p, 0x54));
+    /* without passing reg_c_0 on, the PF's tables see 0 */
+    g_assert_cmpint(pass_regs(r.pf, MLX5_ESWC_FS_REG_C_ID, 0), ==, 0);
+    send_frame(&v0, far_mac, 0x55);
+    g_assert_false(got_frame(&p, 0x55));
+    /* VF 0's ACL gone: no metadata, no FDB entry: the link */
+    vp = 1;
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_DESTROY_FLOW_TABLE);
+    set_vport(in);
+    MLX5_SET(in, FT_IN_table_type, ACL);
+    MLX5_SET(in, FT_IN_table_id, acl[0]);
+    vp = -1;
+    g_assert_cmpint(tdrv_exec(r.pf, in, sizeof(in), out, 16), ==, 0);
+    g_assert_cmpuint(r.vf[0]->c->acl_root[0], ==, 0);
+    g_assert_cmpint(pass_regs(r.pf, MLX5_ESWC_FS_REG_C_ID, 1), ==, 0);
+    send_frame(&v0, far_mac, 0x56);
+    g_assert_false(got_frame(&p, 0x56));
+    /* an FDB entry writes reg_c_0 (VF 1's frames as VF 0's) before the table that matches it */
+    {
+        uint32_t pre, fgp, mhf;
+
+        g_assert_cmpint(modhdr_set(r.pf, FDB, 0x51, 16, 16, 0x11, &mhf), ==, 0);
+        g_assert_cmpint(mk_ft(r.pf, FDB, 100, 0, 0, 0, &pre), ==, 0);
+        memset(crit, 0, sizeof(crit));
+        fgp = mk_fg(r.pf, FDB, pre, 0, 0, 0, crit);
+        memset(val, 0, sizeof(val));
+        dt[0] = MLX5_FLOW_DEST_TYPE_FLOW_TABLE, di[0] = fdb;
+        fte_modhdr = mhf;
+        g_assert_cmpint(mk_fte(r.pf, FDB, pre, fgp, 0, val,
+                               MLX5_FLOW_CONTEXT_ACTION_MOD_HDR |
+                                   MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1, dt, di), ==, 0);
+        fte_modhdr = 0;
+        set_root(r.pf, FDB, pre);
+        send_frame(&v1, far_mac, 0x57);
+        g_assert_true(got_frame(&p, 0x57));
+    }
     rig_free(&r);
 }
 
@@ -287,5 +479,6 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/mlx5/switchdev/offloads", test_offloads);
     g_test_add_func("/mlx5/switchdev/rdma-rx", test_rdma_rx);
+    g_test_add_func("/mlx5/switchdev/metadata", test_metadata);
     return g_test_run();
 }

@@ -575,7 +575,9 @@ bool mlx5_core_link_rx(Mlx5Core *c, unsigned port, const uint8_t *frame,
         if (c->eth && mlx5_esw_uplink_rx(c, frame, len)) {
             /* a VF's: switched to it */
         } else if (c->eth) {
-            mlx5_eth_rx(c, frame, len, MLX5_VPORT_UPLINK);
+            Mlx5SwMeta m = { .src = MLX5_VPORT_UPLINK };
+
+            mlx5_eth_rx(c, frame, len, &m);
         } else {
             ib_port_link_rx(&c->ib, frame, len, NULL);
         }

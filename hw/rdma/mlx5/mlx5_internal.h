@@ -684,6 +684,11 @@ struct Mlx5Core {
     bool esw_cvlan_strip, esw_cvlan_insert;
     uint16_t esw_cvlan_tci;
     /*
+     * and the metadata registers the FDB passes on to its receive tables
+     * (fdb_to_vport_reg_c_id: bit 0 reg_c_0)
+     */
+    uint8_t esw_regc_pass;
+    /*
      * and its scheduling element's rate limit (Mb/s, 0: none;
      * eth/mlx5_esw_qos.c): its SQs and its RDMA transport send no faster
      * together; what it sent has left by esw_tx_next
@@ -801,7 +806,10 @@ void mlx5_sriov_pf_link(Mlx5Core *c);
  */
 bool mlx5_port_tx(Mlx5Core *c, uint32_t sqn, const struct iovec *iov,
                   int iovcnt, bool best_effort);
-/* A frame from @pf's link: true if it was a VF's alone (the PF's is not). */
+/*
+ * A frame from @pf's link: true if the switch took it (through the FDB, or a
+ * VF's alone); false: it is the PF's (its NIC tables decide).
+ */
 bool mlx5_esw_uplink_rx(Mlx5Core *pf, const uint8_t *f, size_t len);
 /* Receive what the switch queued for @c: true if more waits. */
 bool mlx5_esw_rx_run(Mlx5Core *c);

@@ -71,6 +71,7 @@ static void mlx5_vf_vport_reset(Mlx5Core *pf, Mlx5Core *vf)
     vf->acl_root[0] = vf->acl_root[1] = 0;
     vf->esw_cvlan_strip = vf->esw_cvlan_insert = false;
     vf->esw_cvlan_tci = 0;
+    vf->esw_regc_pass = 0;
     vf->esw_max_mbps = 0;
     vf->esw_tx_next = 0;
 }

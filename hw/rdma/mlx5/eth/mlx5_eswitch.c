@@ -32,17 +32,19 @@
 
 #define MLX5_ESW_RXQ_MAX    256
 /* the FDB's limits (its cap page) */
-#define MLX5_ESW_LOG_MAX_FT_SIZE 16
+#define MLX5_ESW_LOG_MAX_FT_SIZE 20
 #define MLX5_ESW_MAX_FT_LEVEL    63
 #define MLX5_ESW_LOG_MAX_ACL     8
 /* an L2 table index beyond the table */
 #define MLX5_SYND_ESW_L2_INDEX   0x30000060
 /* an E-Switch vport context field the caps do not offer */
 #define MLX5_SYND_ESW_VPORT_FIELD 0x30000061
+/* the registers the FDB can pass on to a vport: reg_c_0 */
+#define MLX5_ESW_REG_C_PASS 0x1
 /* frames taken from the queue per run */
 #define MLX5_ESW_RX_BUDGET  64
-/* what a queued frame carries in front: its source vport */
-#define MLX5_ESW_META       2
+/* what a queued frame carries in front: its Mlx5SwMeta */
+#define MLX5_ESW_META       sizeof(Mlx5SwMeta)
 
 /* ---- the E-Switch manager ------------------------------------------------ */
 
@@ -75,6 +77,20 @@ void mlx5_esw_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
         MLX5_SET(cap, ESW_FT_CAP_acl_out_ft_support, 1);
         MLX5_SET(cap, ESW_FT_CAP_acl_out_log_max_ft_size, MLX5_ESW_LOG_MAX_ACL);
         MLX5_SET(cap, ESW_FT_CAP_acl_out_max_ft_level, MLX5_ESW_MAX_FT_LEVEL);
+        /*
+         * register writes (modify-header contexts of their own) in the FDB
+         * and the ingress ACLs
+         */
+        MLX5_SET(cap, FT_CAP_nic_rx_log_max_modify_header_context,
+                 MLX5_ETH_LOG_MAX_MODHDR);
+        MLX5_SET(cap, FT_CAP_nic_rx_max_modify_header_actions,
+                 MLX5_MODHDR_MAX_ACTIONS);
+        MLX5_SET(cap, ESW_FT_CAP_acl_in_log_max_modify_header_context,
+                 MLX5_ETH_LOG_MAX_MODHDR);
+        MLX5_SET(cap, ESW_FT_CAP_acl_in_max_modify_header_actions,
+                 MLX5_MODHDR_MAX_ACTIONS);
+        /* reg_c_0 reaches the vport a frame goes to (its receive tables) */
+        MLX5_SET(cap, ESW_FT_CAP_fdb_to_vport_reg_c_id, MLX5_ESW_REG_C_PASS);
     }
     if (type == MLX5_CAP_ESWITCH) {
         /*
@@ -86,6 +102,12 @@ void mlx5_esw_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
          */
         MLX5_SET(cap, ESW_CAP_vport_cvlan_strip, 1);
         MLX5_SET(cap, ESW_CAP_vport_cvlan_insert_if_not_exist, 1);
+        /*
+         * the uplink's vport has an ingress ACL: with the FDB passing reg_c_0
+         * on to a vport, mlx5_core's offloads mode tags every frame with its
+         * source vport's metadata there (vport metadata matching)
+         */
+        MLX5_SET(cap, ESW_CAP_esw_uplink_ingress_acl, 1);
     }
 }
 
@@ -96,7 +118,10 @@ uint16_t mlx5_esw_vport_of(const Mlx5Core *c)
 
 Mlx5Core *mlx5_esw_function(Mlx5Core *pf, unsigned n)
 {
-    return n == 0 ? pf : n <= pf->cfg.num_vfs ? pf->vfs[n - 1] : NULL;
+    /* (no VFs array: the PF's teardown) */
+    return n == 0                           ? pf
+           : n <= pf->cfg.num_vfs && pf->vfs ? pf->vfs[n - 1]
+                                             : NULL;
 }
 
 void mlx5_esw_vport_changed(Mlx5Core *c, uint8_t what)
@@ -123,19 +148,24 @@ bool mlx5_esw_vport_link(Mlx5Core *vf, bool uplink)
            (vf->esw_admin == MLX5_VPORT_ADMIN_AUTO && uplink);
 }
 
-/* The manager's command naming vport @n of the E-Switch; NULL: failed. */
-static Mlx5Core *mlx5_esw_cmd_vport(Mlx5Core *c, Mlx5CmdCtx *cmd)
+/*
+ * The manager's command naming a VF's vport of the E-Switch (or with @own, its
+ * own too: other_vport 0, or vport 0); NULL: failed.
+ */
+static Mlx5Core *mlx5_esw_cmd_vport(Mlx5Core *c, Mlx5CmdCtx *cmd, bool own)
 {
+    bool other;
     Mlx5Core *t;
 
     if (!mlx5_cmd_in_ok(cmd, 0x10)) {
         return NULL;
     }
-    t = mlx5_esw_manager_cfg(&c->cfg) && !cmd->uid &&
-                MLX5_GET(cmd->in, VPORT_IN_other_vport)
-            ? mlx5_esw_function(c, MLX5_GET(cmd->in, VPORT_IN_vport_number))
-            : NULL;
-    if (!t || !t->cfg.vf) {
+    other = MLX5_GET(cmd->in, VPORT_IN_other_vport);
+    t = !mlx5_esw_manager_cfg(&c->cfg) || cmd->uid ? NULL
+        : other ? mlx5_esw_function(c, MLX5_GET(cmd->in, VPORT_IN_vport_number))
+        : own   ? c
+                : NULL;
+    if (!t || (!t->cfg.vf && !own)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PORT);
         return NULL;
     }
@@ -156,7 +186,7 @@ void mlx5_cmd_modify_vport_state(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_OP_MOD);
         return;
     }
-    vf = mlx5_esw_cmd_vport(c, cmd);
+    vf = mlx5_esw_cmd_vport(c, cmd, false);
     if (!vf) {
         return;
     }
@@ -172,7 +202,7 @@ void mlx5_cmd_modify_vport_state(Mlx5Core *c, Mlx5CmdCtx *cmd)
 
 void mlx5_cmd_query_esw_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    Mlx5Core *vf = mlx5_esw_cmd_vport(c, cmd);
+    Mlx5Core *vf = mlx5_esw_cmd_vport(c, cmd, true);
     uint8_t *ctx = cmd->out + ESW_VPORT_OUT_CTX_OFF;
 
     if (!vf ||
@@ -184,12 +214,15 @@ void mlx5_cmd_query_esw_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
              vf->esw_cvlan_insert ? MLX5_ESWC_CVLAN_INSERT_WHEN_NO_CVLAN : 0);
     MLX5_SET(ctx, ESWC_cvlan_pcp, vf->esw_cvlan_tci >> 13);
     MLX5_SET(ctx, ESWC_cvlan_id, vf->esw_cvlan_tci & 0xfff);
+    MLX5_SET(ctx, ESWC_fdb_to_vport_reg_c_id, vf->esw_regc_pass);
 }
 
 /*
  * MODIFY_ESW_VPORT_CONTEXT: a VF vport's C-VLAN strip and insert (`ip link set
- * ... vf N vlan V qos Q`). What the caps do not offer (S-VLAN, insert always
- * or overwrite, the FDB-to-vport register) is refused, and nothing changes.
+ * ... vf N vlan V qos Q`); any vport's FDB-to-vport registers (the manager's
+ * own: mlx5_core's vport metadata). What the caps do not offer (S-VLAN,
+ * insert always or overwrite, registers other than reg_c_0, VLAN on the
+ * manager's own vport) is refused, and nothing changes.
  */
 void mlx5_cmd_modify_esw_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
@@ -200,22 +233,29 @@ void mlx5_cmd_modify_esw_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, ESW_VPORT_IN_CTX_OFF + ESW_VPORT_CTX_SIZE)) {
         return;
     }
-    vf = mlx5_esw_cmd_vport(c, cmd);
+    vf = mlx5_esw_cmd_vport(c, cmd, true);
     if (!vf) {
         return;
     }
     fs = MLX5_GET(cmd->in, ESW_VPORT_IN_field_select);
     ins = MLX5_GET(ctx, ESWC_vport_cvlan_insert);
-    if ((fs & (MLX5_ESWC_FS_SVLAN_STRIP | MLX5_ESWC_FS_SVLAN_INSERT |
-               MLX5_ESWC_FS_REG_C_ID)) ||
+    if ((fs & (MLX5_ESWC_FS_SVLAN_STRIP | MLX5_ESWC_FS_SVLAN_INSERT)) ||
         ((fs & MLX5_ESWC_FS_CVLAN_INSERT) &&
-         ins > MLX5_ESWC_CVLAN_INSERT_WHEN_NO_CVLAN)) {
+         ins > MLX5_ESWC_CVLAN_INSERT_WHEN_NO_CVLAN) ||
+        (!vf->cfg.vf &&
+         (fs & (MLX5_ESWC_FS_CVLAN_STRIP | MLX5_ESWC_FS_CVLAN_INSERT))) ||
+        ((fs & MLX5_ESWC_FS_REG_C_ID) &&
+         (MLX5_GET(ctx, ESWC_fdb_to_vport_reg_c_id) & ~MLX5_ESW_REG_C_PASS))) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                       MLX5_SYND_ESW_VPORT_FIELD);
         return;
     }
     if (fs & MLX5_ESWC_FS_CVLAN_STRIP) {
         vf->esw_cvlan_strip = MLX5_GET(ctx, ESWC_vport_cvlan_strip);
+    }
+    if (fs & MLX5_ESWC_FS_REG_C_ID) {
+        vf->esw_regc_pass = MLX5_GET(ctx, ESWC_fdb_to_vport_reg_c_id);
+        trace_mlx5_esw_vport_regc(mlx5_esw_vport_of(vf), vf->esw_regc_pass);
     }
     if (fs & MLX5_ESWC_FS_CVLAN_INSERT) {
         vf->esw_cvlan_insert = ins;
@@ -258,59 +298,81 @@ void mlx5_cmd_delete_l2_table_entry(Mlx5Core *c, Mlx5CmdCtx *cmd)
     mlx5_esw_l2(c, cmd, false);
 }
 
+/* The ingress and egress ACL roots of vport @vport (function or uplink). */
+static uint32_t *mlx5_esw_acl_roots(Mlx5Core *pf, unsigned vport)
+{
+    Mlx5Core *f;
+
+    if (vport == MLX5_VPORT_UPLINK) {
+        return pf->eth->acl_uplink;
+    }
+    f = mlx5_esw_function(pf, vport);
+    return f ? f->acl_root : NULL;
+}
+
 void mlx5_esw_acl_root(Mlx5Core *c, unsigned vport, bool egress, uint32_t id)
 {
-    Mlx5Core *vf = mlx5_esw_function(c, vport);
+    uint32_t *roots = mlx5_esw_acl_roots(c, vport);
 
-    if (vf) {
+    if (roots) {
         trace_mlx5_esw_acl_root(vport, egress, id);
-        vf->acl_root[egress] = id;
+        roots[egress] = id;
     }
 }
 
 void mlx5_esw_acl_gone(Mlx5Core *c, Mlx5FlowTable *ft)
 {
-    Mlx5Core *vf = mlx5_esw_function(c, ft->vport);
+    uint32_t *roots = mlx5_esw_acl_roots(c, ft->vport);
     unsigned i;
 
-    for (i = 0; vf && i < 2; i++) {
-        if (vf->acl_root[i] == ft->id) {
-            vf->acl_root[i] = 0;
+    for (i = 0; roots && i < 2; i++) {
+        if (roots[i] == ft->id) {
+            roots[i] = 0;
         }
     }
 }
 
 /*
- * Does VF @vf's ingress (frames it sends) or @egress ACL drop frame @f? Its
- * entries match the frame's headers; the first that matches decides (DROP, or
- * ALLOW and the table it forwards to, if any); no entry: allowed.
+ * Does vport @vport's ingress (frames it sends) or @egress ACL drop frame @f?
+ * Its entries match the frame's headers, its source vport and the metadata
+ * registers @regc; the first that matches decides (DROP, or ALLOW and the
+ * table it forwards to, if any), and its MOD_HDR sets registers in @regc (the
+ * vport's metadata, on ingress); no entry: allowed.
  */
-static bool mlx5_esw_acl_drops(Mlx5Core *pf, Mlx5Core *vf, bool egress,
-                               const uint8_t *f, size_t len)
+static bool mlx5_esw_acl_drops(Mlx5Core *pf, unsigned vport, bool egress,
+                               const uint8_t *f, size_t len, uint32_t *regc)
 {
-    Mlx5FlowTable *ft;
+    uint32_t *roots = mlx5_esw_acl_roots(pf, vport);
     uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE];
+    Mlx5FlowTable *ft;
     unsigned hops, i;
     IbEthHdr h;
 
-    if (!vf || !vf->acl_root[egress]) {
+    if (!roots || !roots[egress]) {
         return false;
     }
-    ft = mlx5_ft_get(pf, vf->acl_root[egress]);
+    ft = mlx5_ft_get(pf, roots[egress]);
     if (!ft || !ib_eth_parse(f, len, &h)) {
         return false;
     }
     mlx5_eth_match_set(pf->eth, f, len, &h, ms);
+    mlx5_st16(ms + MS_MISC_source_port_OFF, vport);
     for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
-        const Mlx5Fte *fte = mlx5_ft_hit(pf, &ft, ms, len);
+        const Mlx5Fte *fte;
         Mlx5FlowTable *next = NULL;
 
+        mlx5_st32(ms + MS_MISC2_reg_c_0_OFF, regc[0]);
+        mlx5_st32(ms + MS_MISC2_reg_c_1_OFF, regc[1]);
+        fte = mlx5_ft_hit(pf, &ft, ms, len);
         if (!fte) {
             continue;
         }
         if (fte->action & MLX5_FLOW_CONTEXT_ACTION_DROP) {
-            trace_mlx5_esw_acl_drop(vf->vf_index + 1, egress, len);
+            trace_mlx5_esw_acl_drop(vport, egress, len);
             return true;
+        }
+        if (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {
+            mlx5_modhdr_apply_regs(pf, fte->modhdr, regc);
         }
         for (i = 0; i < fte->ndest && !next; i++) {
             if (fte->dest[i].type == MLX5_FLOW_DEST_TYPE_FLOW_TABLE) {
@@ -391,13 +453,14 @@ static bool mlx5_esw_on(Mlx5Core *pf)
 }
 
 /*
- * Hand a copy of the frame from vport @src (MLX5_VPORT_UPLINK: the link) to
- * function @d's next run. The copy starts with the source vport (2 bytes, host
- * order): the receiver's tables match on it.
+ * Hand a copy of the frame from vport @m->src (MLX5_VPORT_UPLINK: the link) to
+ * function @d's next run. The copy starts with @m (host order): the receiver's
+ * tables match on it.
  */
-static void mlx5_esw_deliver(uint16_t src, Mlx5Core *d,
+static void mlx5_esw_deliver(const Mlx5SwMeta *m, Mlx5Core *d,
                              const struct iovec *iov, int iovcnt, size_t len)
 {
+    uint16_t src = m->src;
     GByteArray *b;
     uint8_t *f;
 
@@ -412,7 +475,7 @@ static void mlx5_esw_deliver(uint16_t src, Mlx5Core *d,
     trace_mlx5_esw_fwd(src, mlx5_esw_vport_of(d), len);
     b = g_byte_array_sized_new(len + MLX5_ESW_META);
     g_byte_array_set_size(b, len + MLX5_ESW_META);
-    memcpy(b->data, &src, MLX5_ESW_META);
+    memcpy(b->data, m, MLX5_ESW_META);
     f = b->data + MLX5_ESW_META;
     mlx5_esw_copy(iov, iovcnt, f, len);
     if (d->esw_cvlan_strip && len >= IB_ETH_HLEN + 4 &&
@@ -427,11 +490,12 @@ static void mlx5_esw_deliver(uint16_t src, Mlx5Core *d,
 }
 
 /*
- * Steer frame @f from vport @src (its SQ @sqn, 0: none) through manager @pf's
- * FDB: mark the vports its entries forward to in @to (0..num_vfs, num_vfs + 1
- * the uplink). False if no entry took it (a miss).
+ * Steer frame @f from vport @m->src (its SQ @sqn, 0: none; its registers
+ * @m->regc, which entries may write) through manager @pf's FDB: mark the
+ * vports its entries forward to in @to (0..num_vfs, num_vfs + 1 the uplink).
+ * False if no entry took it (a miss).
  */
-static bool mlx5_esw_fdb(Mlx5Core *pf, uint16_t src, uint32_t sqn,
+static bool mlx5_esw_fdb(Mlx5Core *pf, Mlx5SwMeta *m, uint32_t sqn,
                          const uint8_t *f, size_t len, bool *to)
 {
     Mlx5FlowTable *ft = mlx5_ft_get(pf, pf->eth->root_ft_fdb);
@@ -444,18 +508,25 @@ static bool mlx5_esw_fdb(Mlx5Core *pf, uint16_t src, uint32_t sqn,
         return false;
     }
     mlx5_eth_match_set(pf->eth, f, len, &h, ms);
-    mlx5_st16(ms + MS_MISC_source_port_OFF, src);
+    mlx5_st16(ms + MS_MISC_source_port_OFF, m->src);
     MLX5_SET(ms, MS_source_sqn, sqn);
     for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
-        const Mlx5Fte *fte = mlx5_ft_hit(pf, &ft, ms, len);
+        const Mlx5Fte *fte;
         Mlx5FlowTable *next = NULL;
 
+        mlx5_st32(ms + MS_MISC2_reg_c_0_OFF, m->regc[0]);
+        mlx5_st32(ms + MS_MISC2_reg_c_1_OFF, m->regc[1]);
+        fte = mlx5_ft_hit(pf, &ft, ms, len);
         if (!fte) {
             continue;           /* (ft is the miss table, or NULL) */
         }
         hit = true;
         if (fte->action & MLX5_FLOW_CONTEXT_ACTION_DROP) {
             break;
+        }
+        if (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {
+            /* (registers: what follows matches on them, receivers see them) */
+            mlx5_modhdr_apply_regs(pf, fte->modhdr, m->regc);
         }
         for (i = 0; i < fte->ndest; i++) {
             uint32_t id = fte->dest[i].id;
@@ -478,7 +549,7 @@ static bool mlx5_esw_fdb(Mlx5Core *pf, uint16_t src, uint32_t sqn,
  * Deliver a frame from vport @src to the vports marked in @to but @src; true
  * unless the link refused the frame.
  */
-static bool mlx5_esw_fdb_out(Mlx5Core *pf, uint16_t src,
+static bool mlx5_esw_fdb_out(Mlx5Core *pf, const Mlx5SwMeta *m,
                              const struct iovec *iov, int iovcnt,
                              const uint8_t *f, size_t len, bool *to,
                              bool best_effort)
@@ -487,10 +558,11 @@ static bool mlx5_esw_fdb_out(Mlx5Core *pf, uint16_t src,
 
     for (i = 0; i <= pf->cfg.num_vfs; i++) {
         Mlx5Core *d = i ? mlx5_esw_vf(pf, i - 1) : pf;
+        uint32_t regc[2] = { m->regc[0], m->regc[1] };
 
-        if (to[i] && d && i != src &&
-            !(i && mlx5_esw_acl_drops(pf, d, true, f, len))) {
-            mlx5_esw_deliver(src, d, iov, iovcnt, len);
+        if (to[i] && d && i != m->src &&
+            !mlx5_esw_acl_drops(pf, i, true, f, len, regc)) {
+            mlx5_esw_deliver(m, d, iov, iovcnt, len);
         }
     }
     if (to[pf->cfg.num_vfs + 1] && pf->eth->oper_up) {
@@ -502,7 +574,7 @@ static bool mlx5_esw_fdb_out(Mlx5Core *pf, uint16_t src,
 bool mlx5_port_tx(Mlx5Core *c, uint32_t sqn, const struct iovec *iov,
                   int iovcnt, bool best_effort)
 {
-    uint16_t me = mlx5_esw_vport_of(c);
+    Mlx5SwMeta me = { .src = mlx5_esw_vport_of(c) };
     Mlx5Core *pf = c->cfg.vf ? c->pf : c;
     g_autofree uint8_t *f = NULL;
     struct iovec one;
@@ -525,7 +597,7 @@ bool mlx5_port_tx(Mlx5Core *c, uint32_t sqn, const struct iovec *iov,
     /* one flat copy (room for a tag): the ACL and the FDB match on it */
     f = g_malloc(len + 4);
     mlx5_esw_copy(iov, iovcnt, f, len);
-    if (c != pf && mlx5_esw_acl_drops(pf, c, false, f, len)) {
+    if (mlx5_esw_acl_drops(pf, me.src, false, f, len, me.regc)) {
         return true;            /* its ingress ACL (a spoofed source) */
     }
     if (c != pf && c->esw_cvlan_insert &&
@@ -545,32 +617,33 @@ bool mlx5_port_tx(Mlx5Core *c, uint32_t sqn, const struct iovec *iov,
         /* the manager's FDB; a miss goes to the link */
         bool to[MLX5_MAX_VFS + 2] = { false };
 
-        if (!mlx5_esw_fdb(pf, me, sqn, f, len, to)) {
+        if (!mlx5_esw_fdb(pf, &me, sqn, f, len, to)) {
             to[pf->cfg.num_vfs + 1] = true;
         }
-        return mlx5_esw_fdb_out(pf, me, iov, iovcnt, f, len, to, best_effort);
+        return mlx5_esw_fdb_out(pf, &me, iov, iovcnt, f, len, to,
+                                best_effort);
     }
     if (f[0] & 1) {
         if (c != pf) {
-            mlx5_esw_deliver(me, pf, iov, iovcnt, len);
+            mlx5_esw_deliver(&me, pf, iov, iovcnt, len);
         }
         for (i = 0; i < pf->cfg.num_vfs; i++) {
             Mlx5Core *vf = mlx5_esw_vf(pf, i);
 
             if (vf && vf != c) {
-                mlx5_esw_deliver(me, vf, iov, iovcnt, len);
+                mlx5_esw_deliver(&me, vf, iov, iovcnt, len);
             }
         }
     } else {
         if (c != pf && mlx5_esw_addr_is(pf, f)) {
-            mlx5_esw_deliver(me, pf, iov, iovcnt, len);
+            mlx5_esw_deliver(&me, pf, iov, iovcnt, len);
             return true;
         }
         for (i = 0; i < pf->cfg.num_vfs; i++) {
             Mlx5Core *vf = mlx5_esw_vf(pf, i);
 
             if (vf && vf != c && mlx5_esw_addr_is(vf, f)) {
-                mlx5_esw_deliver(me, vf, iov, iovcnt, len);
+                mlx5_esw_deliver(&me, vf, iov, iovcnt, len);
                 return true;
             }
         }
@@ -583,6 +656,7 @@ bool mlx5_port_tx(Mlx5Core *c, uint32_t sqn, const struct iovec *iov,
 
 bool mlx5_esw_uplink_rx(Mlx5Core *pf, const uint8_t *f, size_t len)
 {
+    static const Mlx5SwMeta link = { .src = MLX5_VPORT_UPLINK };
     struct iovec iov = { .iov_base = (void *)f, .iov_len = len };
     unsigned i;
 
@@ -592,15 +666,24 @@ bool mlx5_esw_uplink_rx(Mlx5Core *pf, const uint8_t *f, size_t len)
     if (pf->eth->root_ft_fdb) {
         /* the manager's FDB; a miss is dropped */
         bool to[MLX5_MAX_VFS + 2] = { false };
+        Mlx5SwMeta m = { .src = MLX5_VPORT_UPLINK };
+        uint32_t regc[2];
         bool to_pf;
 
-        mlx5_esw_fdb(pf, MLX5_VPORT_UPLINK, 0, f, len, to);
+        if (mlx5_esw_acl_drops(pf, MLX5_VPORT_UPLINK, false, f, len, m.regc)) {
+            return true;        /* the uplink's ingress ACL */
+        }
+        mlx5_esw_fdb(pf, &m, 0, f, len, to);
         to[pf->cfg.num_vfs + 1] = false;
-        /* the PF's copy is the caller's, at once (its NIC tables decide) */
-        to_pf = to[0];
+        /* the PF's copy at once (its NIC tables decide), the VFs' queued */
+        memcpy(regc, m.regc, sizeof(regc));
+        to_pf = to[0] && !mlx5_esw_acl_drops(pf, 0, true, f, len, regc);
         to[0] = false;
-        mlx5_esw_fdb_out(pf, MLX5_VPORT_UPLINK, &iov, 1, f, len, to, false);
-        return !to_pf;
+        mlx5_esw_fdb_out(pf, &m, &iov, 1, f, len, to, false);
+        if (to_pf) {
+            mlx5_eth_rx(pf, f, len, &m);
+        }
+        return true;
     }
     for (i = 0; i < pf->cfg.num_vfs; i++) {
         Mlx5Core *vf = mlx5_esw_vf(pf, i);
@@ -609,9 +692,9 @@ bool mlx5_esw_uplink_rx(Mlx5Core *pf, const uint8_t *f, size_t len)
             continue;
         }
         if (f[0] & 1) {
-            mlx5_esw_deliver(MLX5_VPORT_UPLINK, vf, &iov, 1, len);
+            mlx5_esw_deliver(&link, vf, &iov, 1, len);
         } else if (mlx5_esw_addr_is(vf, f)) {
-            mlx5_esw_deliver(MLX5_VPORT_UPLINK, vf, &iov, 1, len);
+            mlx5_esw_deliver(&link, vf, &iov, 1, len);
             return true;
         }
     }
@@ -625,12 +708,12 @@ bool mlx5_esw_rx_run(Mlx5Core *c)
     for (n = 0; n < MLX5_ESW_RX_BUDGET && !g_queue_is_empty(&c->esw_rxq);
          n++) {
         GByteArray *b = g_queue_pop_head(&c->esw_rxq);
-        uint16_t src;
+        Mlx5SwMeta m;
 
-        memcpy(&src, b->data, MLX5_ESW_META);
+        memcpy(&m, b->data, MLX5_ESW_META);
         if (c->eth && !c->health_fatal) {
             mlx5_eth_rx(c, b->data + MLX5_ESW_META, b->len - MLX5_ESW_META,
-                        src);
+                        &m);
         }
         g_byte_array_unref(b);
     }

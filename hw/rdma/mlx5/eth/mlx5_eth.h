@@ -219,6 +219,8 @@ typedef struct Mlx5Eth {
     uint32_t root_ft_fdb;
     /* RDMA RX root table (which RoCE frames the transport takes), 0 = none */
     uint32_t root_ft_rdma;
+    /* the manager's ingress and egress ACL roots of the uplink's vport */
+    uint32_t acl_uplink[2];
     /* the manager's L2 table (MPFS) entries in use, by index */
     uint32_t l2_used[MLX5_ESW_L2_ENTRIES / 32];
     uint32_t nftes;
@@ -369,19 +371,31 @@ typedef struct Mlx5SteerHit {
 #define MLX5_ETH_RX_ROOM \
     (MLX5_ETH_MAX_FRAME + 8 + MLX5_ETH_MAX_ENCAP_HDR)
 /*
+ * What the switch tells a receiving function about a frame: the vport it came
+ * from (MLX5_VPORT_UPLINK: the link) and the metadata registers reg_c_0 and
+ * reg_c_1 as the switch left them (the receiver's tables see those its vport
+ * context passes on: fdb_to_vport_reg_c_id).
+ */
+typedef struct Mlx5SwMeta {
+    uint16_t src;
+    uint32_t regc[2];
+} Mlx5SwMeta;
+/* Put @m into frame match parameters @ms of function @c's tables. */
+void mlx5_sw_meta_ms(const Mlx5Core *c, const Mlx5SwMeta *m, uint8_t *ms);
+/*
  * Steer frame @f of @len bytes (at most MLX5_ETH_MAX_FRAME + 8; parsed in @h)
- * that came from vport @src (MLX5_VPORT_UPLINK: the link) from the root: the
- * TIRs it goes to, at most MLX5_ETH_MAX_DEST (0 = dropped).
+ * that the switch gave with @m from the root: the TIRs it goes to, at most
+ * MLX5_ETH_MAX_DEST (0 = dropped).
  */
 unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
-                         const IbEthHdr *h, uint16_t src, Mlx5SteerHit *hits,
-                         uint32_t *flow_tag);
+                         const IbEthHdr *h, const Mlx5SwMeta *m,
+                         Mlx5SteerHit *hits, uint32_t *flow_tag);
 /*
- * May the RDMA transport take RoCE frame @f from vport @src? Yes without an
- * RDMA RX root; else as its tables say (ALLOW; DROP or a miss: no).
+ * May the RDMA transport take RoCE frame @f (with @m)? Yes without an RDMA RX
+ * root; else as its tables say (ALLOW; DROP or a miss: no).
  */
 bool mlx5_flow_rdma_rx(Mlx5Core *c, const uint8_t *f, size_t len,
-                       const IbEthHdr *h, uint16_t src);
+                       const IbEthHdr *h, const Mlx5SwMeta *m);
 
 /* mlx5_flow_counter.c */
 Mlx5CmdHandler mlx5_cmd_alloc_flow_counter, mlx5_cmd_dealloc_flow_counter,
@@ -438,6 +452,11 @@ Mlx5CmdHandler mlx5_cmd_alloc_modify_header_context,
 bool mlx5_modhdr_ref(Mlx5Core *c, uint32_t id, uint8_t type);
 void mlx5_modhdr_put(Mlx5Core *c, uint32_t id);
 /* Apply context @id's actions to frame @f (@len bytes, parsed in @h). */
+/*
+ * Apply E-Switch context @id's register actions to the metadata registers
+ * @regc (reg_c_0, reg_c_1) a frame carries.
+ */
+void mlx5_modhdr_apply_regs(Mlx5Core *c, uint32_t id, uint32_t *regc);
 void mlx5_modhdr_apply(Mlx5Core *c, uint32_t id, uint8_t *f, size_t len,
                        IbEthHdr *h);
 
@@ -485,8 +504,9 @@ void mlx5_eth_tx_ready(Mlx5Core *c);
  */
 void mlx5_eth_match_set(const Mlx5Eth *e, const uint8_t *f, size_t len,
                         const IbEthHdr *h, uint8_t *ms);
-/* A frame from vport @src (MLX5_VPORT_UPLINK: the link) to this function. */
-void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len, uint16_t src);
+/* A frame the switch gives this function with @m (Mlx5SwMeta). */
+void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len,
+                 const Mlx5SwMeta *m);
 /* An error CQE for a receive on @rq (wqe_id and wqe_counter from @cqe). */
 void mlx5_eth_rx_err_cqe(Mlx5Core *c, Mlx5Qp *rq, uint8_t *cqe, IbWcStatus st);
 

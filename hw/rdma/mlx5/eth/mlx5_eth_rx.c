@@ -305,7 +305,8 @@ void mlx5_eth_rx_err_cqe(Mlx5Core *c, Mlx5Qp *rq, uint8_t *cqe, IbWcStatus st)
  * of looped-back frames are not counted: they never were received.
  */
 static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
-                              const IbEthHdr *hdr, int64_t lb_td, uint16_t src)
+                              const IbEthHdr *hdr, int64_t lb_td,
+                              const Mlx5SwMeta *m)
 {
     Mlx5Eth *e = c->eth;
     uint8_t cqe[MLX5_CQE_SIZE];
@@ -321,7 +322,7 @@ static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
     }
     /* the vport counts what it receives, once, whatever steering does */
     mlx5_eth_count(&e->cnt.rx, frame, len);
-    n = mlx5_flow_steer(c, frame, len, hdr, src, hits, &flow_tag);
+    n = mlx5_flow_steer(c, frame, len, hdr, m, hits, &flow_tag);
     for (i = 0; i < n; i++) {
         g_autofree uint8_t *copy = NULL;
         const uint8_t *f = frame;
@@ -382,7 +383,8 @@ static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
     }
 }
 
-void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len, uint16_t src)
+void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len,
+                 const Mlx5SwMeta *m)
 {
     Mlx5Eth *e = c->eth;
     IbEthHdr h;
@@ -394,7 +396,7 @@ void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len, uint16_t src)
     /* the one parse of the frame: for the RoCE receive and the steering */
     eth = ib_eth_parse(frame, len, &h);
     if (e->roce_en && eth && ib_roce_frame_is_ours(&c->ib, frame, &h) &&
-        mlx5_flow_rdma_rx(c, frame, len, &h, src)) {
+        mlx5_flow_rdma_rx(c, frame, len, &h, m)) {
         /*
          * RoCE v2 to our MAC and one of our GIDs: the RDMA transport's
          * (mlx5_roce.c), unless the RDMA RX tables hand it back
@@ -403,7 +405,7 @@ void mlx5_eth_rx(Mlx5Core *c, const uint8_t *frame, size_t len, uint16_t src)
         ib_port_link_rx(&c->ib, frame, len, &h);
         return;
     }
-    mlx5_eth_rx_steer(c, frame, len, eth ? &h : NULL, -1, src);
+    mlx5_eth_rx_steer(c, frame, len, eth ? &h : NULL, -1, m);
 }
 
 /*
@@ -428,12 +430,12 @@ bool mlx5_eth_loopback(Mlx5Core *c, uint32_t td, const uint8_t *frame,
         return false;
     }
     if (c->hca_initialized) {
+        Mlx5SwMeta m = { .src = mlx5_esw_vport_of(c) };
         IbEthHdr h;
         bool eth = ib_eth_parse(frame, len, &h);
 
         trace_mlx5_eth_loopback(td, len, own);
-        mlx5_eth_rx_steer(c, frame, len, eth ? &h : NULL, td,
-                          mlx5_esw_vport_of(c));
+        mlx5_eth_rx_steer(c, frame, len, eth ? &h : NULL, td, &m);
     }
     return own;
 }

@@ -40,23 +40,30 @@ static bool mlx5_ft_acl(unsigned type)
 
 /*
  * NIC RX, NIC TX and RDMA RX tables of the function; FDB tables of the
- * E-Switch manager, and its ACL tables of a VF's vport (other_vport, vport
- * 1..num-vfs)
+ * E-Switch manager, and its ACL tables of a vport (its own, or other_vport:
+ * the PF's 0, a VF's 1..num-vfs, the uplink's 0xffff)
  */
 static bool mlx5_ft_type_ok(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     unsigned type = MLX5_GET(cmd->in, FT_IN_table_type);
     unsigned vport = MLX5_GET(cmd->in, VPORT_IN_vport_number);
     bool esw = !cmd->uid && mlx5_esw_manager_cfg(&c->cfg);
+    bool other = MLX5_GET(cmd->in, VPORT_IN_other_vport), ok;
 
-    if (MLX5_GET(cmd->in, VPORT_IN_other_vport)) {
-        return esw && mlx5_ft_acl(type) && vport >= 1 &&
-               vport <= c->cfg.num_vfs;
+    if (other) {
+        ok = esw && mlx5_ft_acl(type) &&
+             (vport <= c->cfg.num_vfs || vport == MLX5_VPORT_UPLINK);
+    } else {
+        ok = type == MLX5_FLOW_TABLE_TYPE_NIC_RX ||
+             type == MLX5_FLOW_TABLE_TYPE_NIC_TX ||
+             type == MLX5_FLOW_TABLE_TYPE_RDMA_RX ||
+             ((type == MLX5_FLOW_TABLE_TYPE_FDB || mlx5_ft_acl(type)) &&
+              esw && !vport);
     }
-    return type == MLX5_FLOW_TABLE_TYPE_NIC_RX ||
-           type == MLX5_FLOW_TABLE_TYPE_NIC_TX ||
-           type == MLX5_FLOW_TABLE_TYPE_RDMA_RX ||
-           (type == MLX5_FLOW_TABLE_TYPE_FDB && esw);
+    if (!ok) {
+        trace_mlx5_eth_ft_refused(type, other, vport);
+    }
+    return ok;
 }
 
 /*
@@ -461,7 +468,8 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
                mlx5_ft_acl(ft->type);
     /*
      * DECAP on receive only; the FDB forwards, drops and counts, an ACL and
-     * an RDMA RX table allow, drop, count and go on in another table
+     * an RDMA RX table allow, drop, count and go on in another table; the
+     * FDB and an ingress ACL write metadata registers (MOD_HDR)
      */
     uint16_t known = MLX5_FLOW_CONTEXT_ACTION_ALLOW |
                      MLX5_FLOW_CONTEXT_ACTION_DROP |
@@ -470,6 +478,11 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
                      (fdb ? 0
                           : MLX5_FLOW_CONTEXT_ACTION_MOD_HDR |
                                 MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT) |
+                     /* (register writes: the vport's metadata) */
+                     (ft->type == MLX5_FLOW_TABLE_TYPE_FDB ||
+                              ft->type == MLX5_FLOW_TABLE_TYPE_ESW_INGRESS_ACL
+                          ? MLX5_FLOW_CONTEXT_ACTION_MOD_HDR
+                          : 0) |
                      (ft->type == MLX5_FLOW_TABLE_TYPE_NIC_RX
                           ? MLX5_FLOW_CONTEXT_ACTION_DECAP
                           : 0);
@@ -798,9 +811,20 @@ unsigned mlx5_fte_ops(const Mlx5Fte *fte, bool *encapped, uint32_t *ops)
  * to its own destinations and to what follows, and later tables match on the
  * frame as it is then.
  */
+void mlx5_sw_meta_ms(const Mlx5Core *c, const Mlx5SwMeta *m, uint8_t *ms)
+{
+    mlx5_st16(ms + MS_MISC_source_port_OFF, m->src);
+    if (c->esw_regc_pass & 1) {
+        mlx5_st32(ms + MS_MISC2_reg_c_0_OFF, m->regc[0]);
+    }
+    if (c->esw_regc_pass & 2) {
+        mlx5_st32(ms + MS_MISC2_reg_c_1_OFF, m->regc[1]);
+    }
+}
+
 unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
-                         const IbEthHdr *h, uint16_t src, Mlx5SteerHit *hits,
-                         uint32_t *flow_tag)
+                         const IbEthHdr *h, const Mlx5SwMeta *m,
+                         Mlx5SteerHit *hits, uint32_t *flow_tag)
 {
     Mlx5Eth *e = c->eth;
     Mlx5FlowTable *ft = mlx5_ft_get(c, e->root_ft);
@@ -813,7 +837,7 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
 
     *flow_tag = 0;
     mlx5_eth_match_set(e, f, len, h, ms);
-    mlx5_st16(ms + MS_MISC_source_port_OFF, src);
+    mlx5_sw_meta_ms(c, m, ms);
     for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
         const Mlx5Fte *fte = mlx5_ft_hit(c, &ft, ms, len);
         Mlx5FlowTable *next = NULL;
@@ -838,7 +862,7 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
         }
         if (k) {
             mlx5_eth_match_set(e, w, len, &wh, ms);
-            mlx5_st16(ms + MS_MISC_source_port_OFF, src);
+            mlx5_sw_meta_ms(c, m, ms);
         }
         for (i = 0; i < fte->ndest; i++) {
             if (fte->dest[i].type != MLX5_FLOW_DEST_TYPE_TIR) {
@@ -857,7 +881,7 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
 }
 
 bool mlx5_flow_rdma_rx(Mlx5Core *c, const uint8_t *f, size_t len,
-                       const IbEthHdr *h, uint16_t src)
+                       const IbEthHdr *h, const Mlx5SwMeta *m)
 {
     Mlx5FlowTable *ft = mlx5_ft_get(c, c->eth->root_ft_rdma);
     uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE];
@@ -867,7 +891,7 @@ bool mlx5_flow_rdma_rx(Mlx5Core *c, const uint8_t *f, size_t len,
         return true;
     }
     mlx5_eth_match_set(c->eth, f, len, h, ms);
-    mlx5_st16(ms + MS_MISC_source_port_OFF, src);
+    mlx5_sw_meta_ms(c, m, ms);
     for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
         const Mlx5Fte *fte = mlx5_ft_hit(c, &ft, ms, len);
         Mlx5FlowTable *next = NULL;

@@ -19,6 +19,12 @@
  * field, is refused. A context belongs to the
  * uid that allocated it and cannot be freed while flow entries use it.
  *
+ * The E-Switch's tables (an ingress ACL, the FDB) take contexts of their own
+ * whose actions only SET, ADD or COPY the metadata registers reg_c_0 and
+ * reg_c_1 a frame carries through the switch (mlx5_core's vport metadata: an
+ * ingress ACL writes the source vport's into reg_c_0, the FDB matches it); a
+ * frame's own fields are not rewritten there, and NIC tables have no registers.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
@@ -49,6 +55,7 @@ enum {
     MF_IP6,         /* offset into the IPv6 header */
     MF_TCP,
     MF_UDP,
+    MF_REG,         /* a metadata register (off: its index), not in the frame */
 };
 
 typedef struct Mlx5ModField {
@@ -94,14 +101,18 @@ static const Mlx5ModField mlx5_mod_fields[] = {
     { 0x5b, MF_TCP, 8, 4, 0, 32 },          /* TCP_ACK_NUM */
     { 0x73, MF_IP4, 1, 1, 0, 2 },           /* IP_ECN */
     { 0x73, MF_IP6, 0, 2, 4, 2 },
+    { 0x51, MF_REG, 0, 4, 0, 32 },          /* METADATA_REG_C_0 */
+    { 0x52, MF_REG, 1, 4, 0, 32 },          /* METADATA_REG_C_1 */
 };
 
-static unsigned mlx5_mod_width(uint16_t id)
+/* Field @id's width in bits (0: no such field); @reg: is it a register? */
+static unsigned mlx5_mod_width(uint16_t id, bool *reg)
 {
     size_t i;
 
     for (i = 0; i < G_N_ELEMENTS(mlx5_mod_fields); i++) {
         if (mlx5_mod_fields[i].id == id) {
+            *reg = mlx5_mod_fields[i].where == MF_REG;
             return mlx5_mod_fields[i].bits;
         }
     }
@@ -136,6 +147,8 @@ static uint8_t *mlx5_mod_locate(uint8_t *f, size_t len, const IbEthHdr *h,
             }
             pos = 14;
             break;
+        case MF_REG:
+            continue;           /* (mlx5_modhdr_apply_regs) */
         case MF_IP4:
         case MF_IP6:
             if (!h->l3 || h->ip_version != (m->where == MF_IP4 ? 4 : 6)) {
@@ -208,24 +221,31 @@ static void mlx5_mod_put(uint8_t *f, size_t len, const IbEthHdr *h,
     mlx5_mod_st(p, m->bytes, (c & ~mask) | ((v << m->shift) & mask));
 }
 
-/* Is action @a (8 bytes) one we carry out? */
-static bool mlx5_mod_action_ok(const uint8_t *a)
+/*
+ * Is action @a (8 bytes) one we carry out, in a context for tables whose
+ * frames carry registers (@regs: the E-Switch's) or not?
+ */
+static bool mlx5_mod_action_ok(const uint8_t *a, bool regs)
 {
     unsigned type = a[0] >> 4;
     unsigned field = mlx5_ld16(a) & 0xfff;
     unsigned off = a[2] & 0x1f, len = a[3] & 0x1f;
-    unsigned w = mlx5_mod_width(field);
+    bool reg = false, dreg = false;
+    unsigned w = mlx5_mod_width(field, &reg);
 
     len = len ? len : 32;
+    if (w && reg != regs) {
+        return false;
+    }
     switch (type) {
     case MLX5_MODHDR_SET:
         return w && off + len <= w;
     case MLX5_MODHDR_ADD:
         return w;
     case MLX5_MODHDR_COPY: {
-        unsigned dw = mlx5_mod_width(mlx5_ld16(a + 4) & 0xfff);
+        unsigned dw = mlx5_mod_width(mlx5_ld16(a + 4) & 0xfff, &dreg);
         unsigned doff = a[6] & 0x1f;
-        return w && dw && off + len <= w && doff + len <= dw;
+        return w && dw && dreg == regs && off + len <= w && doff + len <= dw;
     }
     default:
         return false;
@@ -328,20 +348,62 @@ void mlx5_modhdr_apply(Mlx5Core *c, uint32_t id, uint8_t *f, size_t len,
     trace_mlx5_eth_modhdr(id, mh->n);
 }
 
+/* A register action @a (checked) on @regc. */
+static void mlx5_mod_apply_reg(uint32_t *regc, const uint8_t *a)
+{
+    unsigned type = a[0] >> 4;
+    unsigned r = (mlx5_ld16(a) & 0xfff) - 0x51, d;
+    unsigned off = a[2] & 0x1f, n = a[3] & 0x1f, doff;
+    uint32_t data = mlx5_ld32(a + 4), mask, s;
+
+    n = n ? n : 32;
+    mask = mlx5_mod_mask(n);
+    switch (type) {
+    case MLX5_MODHDR_SET:
+        regc[r] = (regc[r] & ~(mask << off)) | ((data & mask) << off);
+        break;
+    case MLX5_MODHDR_ADD:
+        regc[r] += data;
+        break;
+    case MLX5_MODHDR_COPY:
+        d = (mlx5_ld16(a + 4) & 0xfff) - 0x51;
+        doff = a[6] & 0x1f;
+        s = (regc[r] >> off) & mask;
+        regc[d] = (regc[d] & ~(mask << doff)) | (s << doff);
+        break;
+    }
+}
+
+void mlx5_modhdr_apply_regs(Mlx5Core *c, uint32_t id, uint32_t *regc)
+{
+    Mlx5ModHdr *mh = mlx5_table_get(&c->eth->modhdrs, id);
+    unsigned i;
+
+    for (i = 0; mh && i < mh->n; i++) {
+        mlx5_mod_apply_reg(regc, mh->actions[i]);
+    }
+    trace_mlx5_eth_modhdr(id, mh ? mh->n : 0);
+}
+
 /* ---- commands ------------------------------------------------------------ */
 
 void mlx5_cmd_alloc_modify_header_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5ModHdr *mh;
     unsigned n, i, tt;
+    bool esw;
 
     if (!mlx5_cmd_in_ok(cmd, 0x10) || !mlx5_cmd_out_ok(cmd, 0x10)) {
         return;
     }
     n = MLX5_GET(cmd->in, MODHDR_IN_num_of_actions);
     tt = MLX5_GET(cmd->in, MODHDR_IN_table_type);
+    /* the E-Switch's: its manager's kernel (register actions only) */
+    esw = (tt == MLX5_FLOW_TABLE_TYPE_ESW_INGRESS_ACL ||
+           tt == MLX5_FLOW_TABLE_TYPE_FDB) &&
+          !cmd->uid && mlx5_esw_manager_cfg(&c->cfg);
     if ((tt != MLX5_FLOW_TABLE_TYPE_NIC_RX &&
-         tt != MLX5_FLOW_TABLE_TYPE_NIC_TX) || !n ||
+         tt != MLX5_FLOW_TABLE_TYPE_NIC_TX && !esw) || !n ||
         n > MLX5_MODHDR_MAX_ACTIONS) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_MODHDR_PARAM);
         return;
@@ -350,7 +412,7 @@ void mlx5_cmd_alloc_modify_header_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     for (i = 0; i < n; i++) {
-        if (!mlx5_mod_action_ok(cmd->in + 0x10 + 8 * i)) {
+        if (!mlx5_mod_action_ok(cmd->in + 0x10 + 8 * i, esw)) {
             mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                           MLX5_SYND_MODHDR_ACTION);
             return;

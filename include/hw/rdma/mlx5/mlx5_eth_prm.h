@@ -421,6 +421,9 @@ enum {
 #define MS_vxlan_vni                        MLX5_FIELD(21, 31, 8)
 /* inner_headers (bit 2): the outer headers' layout */
 #define MS_INNER_OFF                        0x80
+/* misc_parameters_2 (section 3, at 0xc0): the metadata registers */
+#define MS_MISC2_reg_c_1_OFF                0xe8
+#define MS_MISC2_reg_c_0_OFF                0xec
 
 /* ---- NIC vport ----------------------------------------------------------- */
 #define QUERY_VPORT_STATE_OUT_admin_state   MLX5_FIELD(3, 7, 4)
@@ -449,11 +452,16 @@ enum {
 #define ESW_FT_CAP_acl_in_ft_support        MLX5_FIELD(32, 31, 31)
 #define ESW_FT_CAP_acl_in_log_max_ft_size   MLX5_FIELD(33, 29, 24)
 #define ESW_FT_CAP_acl_in_max_ft_level      MLX5_FIELD(33, 7, 0)
+#define ESW_FT_CAP_acl_in_log_max_modify_header_context MLX5_FIELD(33, 23, 16)
+#define ESW_FT_CAP_acl_in_max_modify_header_actions MLX5_FIELD(33, 15, 8)
 #define ESW_FT_CAP_acl_out_ft_support       MLX5_FIELD(48, 31, 31)
 #define ESW_FT_CAP_acl_out_log_max_ft_size  MLX5_FIELD(49, 29, 24)
 #define ESW_FT_CAP_acl_out_max_ft_level     MLX5_FIELD(49, 7, 0)
 /* the E-Switch caps (page 0x9): the vport context's C-VLAN strip and insert */
 #define ESW_CAP_vport_cvlan_strip           MLX5_FIELD(0, 30, 30)
+#define ESW_CAP_esw_uplink_ingress_acl      MLX5_FIELD(0, 23, 23)
+/* flow_table_eswitch_cap: the registers the FDB passes on to a vport */
+#define ESW_FT_CAP_fdb_to_vport_reg_c_id    MLX5_FIELD(0, 31, 24)
 #define ESW_CAP_vport_cvlan_insert_if_not_exist MLX5_FIELD(0, 28, 28)
 /*
  * QUERY/MODIFY_ESW_VPORT_CONTEXT (other_vport, vport_number as VPORT_IN_*):
@@ -469,6 +477,7 @@ enum {
 #define ESWC_vport_cvlan_strip              MLX5_FIELD(0, 27, 27)
 #define ESWC_vport_svlan_insert             MLX5_FIELD(0, 26, 26)
 #define ESWC_vport_cvlan_insert             MLX5_FIELD(0, 25, 24)
+#define ESWC_fdb_to_vport_reg_c_id          MLX5_FIELD(0, 23, 16)
 #define ESWC_cvlan_cfi                      MLX5_FIELD(2, 15, 15)
 #define ESWC_cvlan_pcp                      MLX5_FIELD(2, 14, 12)
 #define ESWC_cvlan_id                       MLX5_FIELD(2, 11, 0)
