@@ -345,7 +345,7 @@ static bool mlx5_esw_acl_drops(Mlx5Core *pf, unsigned vport, bool egress,
     uint32_t *roots = mlx5_esw_acl_roots(pf, vport);
     uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE];
     Mlx5FlowTable *ft;
-    unsigned hops, i;
+    unsigned hops;
     IbEthHdr h;
 
     if (!roots || !roots[egress]) {
@@ -359,7 +359,6 @@ static bool mlx5_esw_acl_drops(Mlx5Core *pf, unsigned vport, bool egress,
     mlx5_st16(ms + MS_MISC_source_port_OFF, vport);
     for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
         const Mlx5Fte *fte;
-        Mlx5FlowTable *next = NULL;
 
         mlx5_st32(ms + MS_MISC2_reg_c_0_OFF, regc[0]);
         mlx5_st32(ms + MS_MISC2_reg_c_1_OFF, regc[1]);
@@ -374,12 +373,7 @@ static bool mlx5_esw_acl_drops(Mlx5Core *pf, unsigned vport, bool egress,
         if (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {
             mlx5_modhdr_apply_regs(pf, fte->modhdr, regc);
         }
-        for (i = 0; i < fte->ndest && !next; i++) {
-            if (fte->dest[i].type == MLX5_FLOW_DEST_TYPE_FLOW_TABLE) {
-                next = mlx5_ft_get(pf, fte->dest[i].id);
-            }
-        }
-        ft = next;
+        ft = mlx5_fte_next_table(pf, fte);
     }
     return false;
 }

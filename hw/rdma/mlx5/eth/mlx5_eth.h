@@ -344,6 +344,8 @@ const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms);
  */
 const Mlx5Fte *mlx5_ft_hit(Mlx5Core *c, Mlx5FlowTable **ft, const uint8_t *ms,
                            size_t len);
+/* The table entry @fte goes on to (its first table destination), or NULL. */
+Mlx5FlowTable *mlx5_fte_next_table(Mlx5Core *c, const Mlx5Fte *fte);
 /*
  * What @fte does to a frame, as steering ops (Mlx5SteerHit) in the order the
  * device applies them: DECAP, MOD_HDR, then PACKET_REFORMAT unless *@encapped

@@ -782,6 +782,18 @@ const Mlx5Fte *mlx5_ft_hit(Mlx5Core *c, Mlx5FlowTable **ft, const uint8_t *ms,
     return fte;
 }
 
+Mlx5FlowTable *mlx5_fte_next_table(Mlx5Core *c, const Mlx5Fte *fte)
+{
+    unsigned i;
+
+    for (i = 0; i < fte->ndest; i++) {
+        if (fte->dest[i].type == MLX5_FLOW_DEST_TYPE_FLOW_TABLE) {
+            return mlx5_ft_get(c, fte->dest[i].id);
+        }
+    }
+    return NULL;
+}
+
 unsigned mlx5_fte_ops(const Mlx5Fte *fte, bool *encapped, uint32_t *ops)
 {
     unsigned n = 0;
@@ -885,7 +897,7 @@ bool mlx5_flow_rdma_rx(Mlx5Core *c, const uint8_t *f, size_t len,
 {
     Mlx5FlowTable *ft = mlx5_ft_get(c, c->eth->root_ft_rdma);
     uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE];
-    unsigned hops, i;
+    unsigned hops;
 
     if (!c->eth->root_ft_rdma) {
         return true;
@@ -894,7 +906,6 @@ bool mlx5_flow_rdma_rx(Mlx5Core *c, const uint8_t *f, size_t len,
     mlx5_sw_meta_ms(c, m, ms);
     for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
         const Mlx5Fte *fte = mlx5_ft_hit(c, &ft, ms, len);
-        Mlx5FlowTable *next = NULL;
 
         if (!fte) {
             continue;           /* (ft is the miss table, or NULL) */
@@ -905,12 +916,7 @@ bool mlx5_flow_rdma_rx(Mlx5Core *c, const uint8_t *f, size_t len,
         if (fte->action & MLX5_FLOW_CONTEXT_ACTION_ALLOW) {
             return true;
         }
-        for (i = 0; i < fte->ndest && !next; i++) {
-            if (fte->dest[i].type == MLX5_FLOW_DEST_TYPE_FLOW_TABLE) {
-                next = mlx5_ft_get(c, fte->dest[i].id);
-            }
-        }
-        ft = next;
+        ft = mlx5_fte_next_table(c, fte);
     }
     /* a miss (to the switch domain, or none) */
     return false;

@@ -61,7 +61,6 @@ bool mlx5_flow_steer_tx(Mlx5Core *c, uint32_t sqn, uint8_t **f, size_t *len,
     mlx5_tx_match_set(e, sqn, *f, *len, ms);
     for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
         const Mlx5Fte *fte = mlx5_ft_hit(c, &ft, ms, *len);
-        Mlx5FlowTable *next = NULL;
 
         if (!fte) {
             continue;           /* (ft is the miss table, or NULL) */
@@ -82,12 +81,7 @@ bool mlx5_flow_steer_tx(Mlx5Core *c, uint32_t sqn, uint8_t **f, size_t *len,
         if (fte->action & MLX5_FLOW_CONTEXT_ACTION_ALLOW) {
             break;
         }
-        for (i = 0; i < fte->ndest && !next; i++) {
-            if (fte->dest[i].type == MLX5_FLOW_DEST_TYPE_FLOW_TABLE) {
-                next = mlx5_ft_get(c, fte->dest[i].id);
-            }
-        }
-        ft = next;
+        ft = mlx5_fte_next_table(c, fte);
     }
     return true;
 }
