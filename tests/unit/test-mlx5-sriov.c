@@ -266,6 +266,9 @@ static void test_vport(void)
                                   sizeof(hin), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
         g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_MODIFY_HCA_VPORT_CONTEXT, false, 0, hin,
                                   sizeof(hin), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+        /* nor its own: its PF's policy and GUIDs stand */
+        g_assert_cmpint(vport_cmd(r.vf[0], MLX5_CMD_OP_MODIFY_HCA_VPORT_CONTEXT, false, 0, hin,
+                                  sizeof(hin), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
         memset(hin, 0, sizeof(hin));
         g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_QUERY_HCA_VPORT_CONTEXT, true, 1, hin,
                                   0x10, hout, sizeof(hout)), ==, 0);

@@ -462,6 +462,8 @@ void mlx5_cmd_query_hca_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
  * MODIFY_HCA_VPORT_CONTEXT: a PF's kernel sets a VF's port and node GUID and
  * its port's state policy (`ip link set ib0 vf N node_guid|port_guid|state`;
  * mlx5_core restores them at each VF Enable). Kept across the VF's resets.
+ * Its own vport's nobody modifies: a VF cannot undo the policy or the GUIDs
+ * its PF set.
  */
 void mlx5_cmd_modify_hca_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
@@ -477,7 +479,7 @@ void mlx5_cmd_modify_hca_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     fs = MLX5_GET(ctx, HCA_VPORT_CTX_field_select);
-    if (!vf->cfg.vf ||
+    if (!vf->cfg.vf || vf == c ||
         (fs & MLX5_HCA_VPORT_SEL_STATE_POLICY &&
          MLX5_GET(ctx, HCA_VPORT_CTX_vport_state_policy) > 2)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PORT);
