@@ -360,8 +360,7 @@ static bool mlx5_esw_acl_drops(Mlx5Core *pf, unsigned vport, bool egress,
     for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
         const Mlx5Fte *fte;
 
-        mlx5_st32(ms + MS_MISC2_reg_c_0_OFF, regc[0]);
-        mlx5_st32(ms + MS_MISC2_reg_c_1_OFF, regc[1]);
+        mlx5_ms_regc(ms, regc, 3);
         fte = mlx5_ft_hit(pf, &ft, ms, len);
         if (!fte) {
             continue;
@@ -508,8 +507,7 @@ static bool mlx5_esw_fdb(Mlx5Core *pf, Mlx5SwMeta *m, uint32_t sqn,
         const Mlx5Fte *fte;
         Mlx5FlowTable *next = NULL;
 
-        mlx5_st32(ms + MS_MISC2_reg_c_0_OFF, m->regc[0]);
-        mlx5_st32(ms + MS_MISC2_reg_c_1_OFF, m->regc[1]);
+        mlx5_ms_regc(ms, m->regc, 3);
         fte = mlx5_ft_hit(pf, &ft, ms, len);
         if (!fte) {
             continue;           /* (ft is the miss table, or NULL) */

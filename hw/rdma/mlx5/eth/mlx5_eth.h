@@ -382,6 +382,8 @@ typedef struct Mlx5SwMeta {
     uint16_t src;
     uint32_t regc[2];
 } Mlx5SwMeta;
+/* Put registers @regc (bit 0 of @which: reg_c_0, bit 1: reg_c_1) into @ms. */
+void mlx5_ms_regc(uint8_t *ms, const uint32_t *regc, uint8_t which);
 /* Put @m into frame match parameters @ms of function @c's tables. */
 void mlx5_sw_meta_ms(const Mlx5Core *c, const Mlx5SwMeta *m, uint8_t *ms);
 /*

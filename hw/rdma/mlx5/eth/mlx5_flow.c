@@ -823,15 +823,20 @@ unsigned mlx5_fte_ops(const Mlx5Fte *fte, bool *encapped, uint32_t *ops)
  * to its own destinations and to what follows, and later tables match on the
  * frame as it is then.
  */
+void mlx5_ms_regc(uint8_t *ms, const uint32_t *regc, uint8_t which)
+{
+    if (which & 1) {
+        mlx5_st32(ms + MS_MISC2_reg_c_0_OFF, regc[0]);
+    }
+    if (which & 2) {
+        mlx5_st32(ms + MS_MISC2_reg_c_1_OFF, regc[1]);
+    }
+}
+
 void mlx5_sw_meta_ms(const Mlx5Core *c, const Mlx5SwMeta *m, uint8_t *ms)
 {
     mlx5_st16(ms + MS_MISC_source_port_OFF, m->src);
-    if (c->esw_regc_pass & 1) {
-        mlx5_st32(ms + MS_MISC2_reg_c_0_OFF, m->regc[0]);
-    }
-    if (c->esw_regc_pass & 2) {
-        mlx5_st32(ms + MS_MISC2_reg_c_1_OFF, m->regc[1]);
-    }
+    mlx5_ms_regc(ms, m->regc, c->esw_regc_pass);
 }
 
 unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,

@@ -233,10 +233,8 @@ void mlx5_eth_reset(Mlx5Core *c)
     e->root_ft_tx = 0;
     e->root_ft_fdb = 0;
     e->root_ft_rdma = 0;
-    memset(e->acl_uplink, 0, sizeof(e->acl_uplink));
     if (!c->cfg.vf) {
-        /* the manager's own vport: its ACLs went with its tables */
-        c->acl_root[0] = c->acl_root[1] = 0;
+        /* (the ACL roots went with their tables: mlx5_esw_acl_gone) */
         c->esw_regc_pass = 0;
     }
     memset(e->l2_used, 0, sizeof(e->l2_used));
