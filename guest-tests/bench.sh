@@ -9,6 +9,7 @@
 # (IPv6 link-local) its runs hang. The image comes from scripts/bench.sh (EXTRA_MODULES).
 # mlx5t-instances: 2
 # mlx5t-timeout: 3000
+# mlx5t-retry-if: Correlation coefficient r\^2: [0-9.e+-]+ < 0\.9
 . /test/lib/common.sh
 . /test/lib/pingpong.sh
 REPS=$(sed -n 's/.*mlx5t.bench_reps=\([0-9]*\).*/\1/p' /proc/cmdline); REPS=${REPS:-3}

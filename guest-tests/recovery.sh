@@ -52,6 +52,7 @@
 # mlx5t-allow: device \[15b3:1017\] error status/mask=
 # mlx5t-allow: \[ ?[0-9]+\] (RxErr|UnsupReq) 
 # mlx5t-allow: AER:   TLP Header:
+# mlx5t-retry-if: Correlation coefficient r\^2: [0-9.e+-]+ < 0\.9
 . /test/lib/common.sh
 . /test/lib/ipoib.sh
 . /test/lib/pingpong.sh

@@ -16,6 +16,7 @@
 # mlx5t-instances: 2
 # mlx5t-timeout: 600
 # mlx5t-device-args: link-type=eth
+# mlx5t-retry-if: Correlation coefficient r\^2: [0-9.e+-]+ < 0\.9
 . /test/lib/common.sh
 . /test/lib/ipoib.sh
 . /test/lib/roce.sh

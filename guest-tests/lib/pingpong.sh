@@ -18,7 +18,9 @@ _pair() {
     done
   fi
   cat "$_out"
-  [ "$_rc" = 0 ] || fail "$1 exited with $_rc"
+  # (the program's last words in the FAIL line: the runner prints that line, CI shows no more)
+  [ "$_rc" = 0 ] ||
+    fail "$1 exited with $_rc: $(grep -v '^[[:space:]]*-*[[:space:]]*$' "$_out" | tail -n 2 | tr -s '\n\t' '  ')"
   # the client always reports; passive servers (perftest READ/atomic latency) may not
   if [ "$IDX" != 0 ] || [ -z "$_client_only" ]; then
     grep -Eq "$_check" "$_out" || fail "$1 printed no result"
