@@ -54,14 +54,14 @@ void set_mac(TDrv *d, const uint8_t *mac)
  * A PF (Ethernet, num_vfs NVFS, link up; the E-Switch manager if @esw) and its VFs attached, not
  * enabled.
  */
-void rig_new_esw(Rig *r, bool esw)
+static void rig_new_port(Rig *r, bool eth, bool esw)
 {
     Mlx5CoreConfig cfg;
     unsigned i;
 
     mlx5_core_config_default(&cfg, pf_mac);
     cfg.sm = false;
-    cfg.eth = true;
+    cfg.eth = eth;
     cfg.num_vfs = NVFS;
     cfg.esw_manager = esw;
     r->pf = tdrv_new_cfg(&cfg);
@@ -82,9 +82,19 @@ void rig_new_esw(Rig *r, bool esw)
     }
 }
 
+void rig_new_esw(Rig *r, bool esw)
+{
+    rig_new_port(r, true, esw);
+}
+
 void rig_new(Rig *r)
 {
     rig_new_esw(r, false);
+}
+
+void rig_new_ib(Rig *r)
+{
+    rig_new_port(r, false, false);
 }
 
 void rig_free(Rig *r)

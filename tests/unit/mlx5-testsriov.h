@@ -39,6 +39,8 @@ void rig_new_esw(Rig *r, bool esw);
 
 /* ... not the E-Switch manager */
 void rig_new(Rig *r);
+/* ... an InfiniBand PF (its port ACTIVE) and its VFs */
+void rig_new_ib(Rig *r);
 /* Detach and free the VFs, then the PF. */
 void rig_free(Rig *r);
 

@@ -247,7 +247,7 @@ static void test_vport(void)
      * sets a VF's node GUID and state policy and reads them back; a VF sets none
      */
     {
-        uint8_t hin[HCA_VPORT_CTX_OFF + 0x40] = { 0 }, hout[QUERY_HCA_VPORT_CONTEXT_OUT_SIZE];
+        uint8_t hin[HCA_VPORT_CTX_OFF + 0x80] = { 0 }, hout[QUERY_HCA_VPORT_CONTEXT_OUT_SIZE];
         uint8_t *hc = hin + HCA_VPORT_CTX_OFF;
 
         MLX5_SET(hin, QUERY_HCA_VPORT_CONTEXT_IN_port_num, 1);
@@ -738,6 +738,127 @@ static int sched(TDrv *d, uint16_t op, unsigned hier, unsigned type, uint32_t pa
 }
 
 /*
+ * A VF's InfiniBand port (mlx5_vport_ib.c): an HCA vport of its PF's port, its own QPN range, the
+ * PF's receive path steering packets to it by QPN and by GRH.
+ */
+static void test_ib_vport(void)
+{
+    uint8_t in[HCA_VPORT_CTX_OFF + 0x200], out[QUERY_HCA_VPORT_CONTEXT_OUT_SIZE];
+    uint8_t *hc = in + HCA_VPORT_CTX_OFF, *oc = out + HCA_VPORT_CTX_OFF, frame[64] = { 0 };
+    uint32_t synd, qpn[2], i;
+    Mlx5Core *pf, *vf;
+    IbPacket p;
+    Rig r;
+
+    rig_new_ib(&r);
+    pf = r.pf->c;
+    g_assert_cmpint(pf->port.state, ==, IB_PORT_STATE_ACTIVE);
+    for (i = 0; i < NVFS; i++) {
+        g_assert_cmpint(enable_hca(r.pf, MLX5_CMD_OP_ENABLE_HCA, i + 1, &synd), ==, 0);
+        tdrv_bringup(r.vf[i]);
+    }
+    vf = r.vf[0]->c;
+
+    /* its own context: the PF's port with its own GUID; no SMI, GRH required */
+    memset(in, 0, sizeof(in));
+    g_assert_cmpint(vport_cmd(r.vf[0], MLX5_CMD_OP_QUERY_HCA_VPORT_CONTEXT, false, 0, in, 0x10,
+                              out, sizeof(out)), ==, 0);
+    g_assert_cmpint(MLX5_GET(oc, HCA_VPORT_CTX_vport_state), ==, IB_PORT_STATE_ACTIVE);
+    g_assert_cmpint(MLX5_GET(oc, HCA_VPORT_CTX_lid), ==, pf->port.lid);
+    g_assert_cmpint(MLX5_GET(oc, HCA_VPORT_CTX_has_smi), ==, 0);
+    g_assert_cmpint(MLX5_GET(oc, HCA_VPORT_CTX_grh_required), ==, 1);
+    g_assert_cmphex(mlx5_ld64(oc + HCA_VPORT_CTX_port_guid_OFF), ==, vf->cfg.port_guid);
+    g_assert_cmphex(vf->cfg.port_guid, !=, pf->cfg.port_guid);
+    g_assert_cmphex(MLX5_GET(oc, HCA_VPORT_CTX_cap_mask1_field_select), ==, IB_PORT_CM_SUP);
+    /* its driver sets IsCM (ib_cm), nothing else: no other bit, no GUID */
+    memset(in, 0, sizeof(in));
+    MLX5_SET(hc, HCA_VPORT_CTX_cap_mask1, 0xffffffff);
+    MLX5_SET(hc, HCA_VPORT_CTX_cap_mask1_field_select, IB_PORT_CM_SUP);
+    g_assert_cmpint(vport_cmd(r.vf[0], MLX5_CMD_OP_MODIFY_HCA_VPORT_CONTEXT, false, 0, in,
+                              sizeof(in), out, 16), ==, 0);
+    g_assert_cmphex(vf->port.cap_mask & (IB_PORT_CM_SUP | IB_PORT_SM), ==, IB_PORT_CM_SUP);
+    MLX5_SET(hc, HCA_VPORT_CTX_cap_mask1_field_select, IB_PORT_CM_SUP | IB_PORT_SM);
+    g_assert_cmpint(vport_cmd(r.vf[0], MLX5_CMD_OP_MODIFY_HCA_VPORT_CONTEXT, false, 0, in,
+                              sizeof(in), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    MLX5_SET(hc, HCA_VPORT_CTX_cap_mask1_field_select, 0);
+    MLX5_SET(hc, HCA_VPORT_CTX_field_select, MLX5_HCA_VPORT_SEL_PORT_GUID);
+    g_assert_cmpint(vport_cmd(r.vf[0], MLX5_CMD_OP_MODIFY_HCA_VPORT_CONTEXT, false, 0, in,
+                              sizeof(in), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmphex(vf->port.cap_mask & IB_PORT_SM, ==, 0);
+    /* GID and P_Key tables as long as its caps say: 8 and 128 */
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, QUERY_HCA_VPORT_GID_IN_gid_index, 7);
+    g_assert_cmpint(vport_cmd(r.vf[0], MLX5_CMD_OP_QUERY_HCA_VPORT_GID, false, 0, in, 0x10,
+                              out, 0x20), ==, 0);
+    MLX5_SET(in, QUERY_HCA_VPORT_GID_IN_gid_index, 8);
+    g_assert_cmpint(vport_cmd(r.vf[0], MLX5_CMD_OP_QUERY_HCA_VPORT_GID, false, 0, in, 0x10,
+                              out, 0x20), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    MLX5_SET(in, QUERY_HCA_VPORT_PKEY_IN_pkey_index, 127);
+    g_assert_cmpint(vport_cmd(r.vf[0], MLX5_CMD_OP_QUERY_HCA_VPORT_PKEY, false, 0, in, 0x10,
+                              out, 0x14), ==, 0);
+    g_assert_cmphex(mlx5_ld32(out + 0x10), ==, 0);
+    MLX5_SET(in, QUERY_HCA_VPORT_PKEY_IN_pkey_index, 128);
+    g_assert_cmpint(vport_cmd(r.vf[0], MLX5_CMD_OP_QUERY_HCA_VPORT_PKEY, false, 0, in, 0x10,
+                              out, 0x14), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+
+    /* QPN ranges: function f's from f << log_max_qp */
+    for (i = 0; i < 2; i++) {
+        TDrv *d = i ? r.vf[0] : r.pf;
+        uint32_t eqn = tdrv_create_eq(d, 0, 6, 0, NULL);
+        uint32_t cqn = tdrv_create_cq(d, eqn, 4, NULL, NULL);
+
+        g_assert_cmpint(tdrv_create_qp(d, MLX5_QP_ST_UD, tdrv_alloc_pd(d), cqn, 0, &qpn[i]),
+                        ==, 0);
+        g_assert_cmphex(qpn[i] >> pf->cfg.log_max_qp, ==, i);
+    }
+
+    /* the PF's receive path: by QPN, QP1 by the GRH's GID, nobody's dropped */
+    memset(&p, 0, sizeof(p));
+    p.dlid = pf->port.lid;
+    p.dest_qpn = qpn[1];
+    g_assert_true(mlx5_ib_rx_steer(&pf->ib, &p, frame, sizeof(frame)));
+    g_assert_cmpint(vf->ib.lb_count, ==, 1);
+    p.dest_qpn = qpn[0];
+    g_assert_false(mlx5_ib_rx_steer(&pf->ib, &p, frame, sizeof(frame)));
+    p.dest_qpn = (NVFS + 1) << pf->cfg.log_max_qp;
+    g_assert_true(mlx5_ib_rx_steer(&pf->ib, &p, frame, sizeof(frame)));
+    p.dest_qpn = 1;
+    g_assert_false(mlx5_ib_rx_steer(&pf->ib, &p, frame, sizeof(frame)));
+    p.grh = true;
+    mlx5_st64(p.dgid, pf->port.gid_prefix);
+    mlx5_st64(p.dgid + 8, r.vf[1]->c->cfg.port_guid);
+    g_assert_true(mlx5_ib_rx_steer(&pf->ib, &p, frame, sizeof(frame)));
+    g_assert_cmpint(r.vf[1]->c->ib.lb_count, ==, 1);
+    mlx5_st64(p.dgid + 8, pf->cfg.port_guid);
+    g_assert_false(mlx5_ib_rx_steer(&pf->ib, &p, frame, sizeof(frame)));
+    g_assert_cmpint(vf->ib.lb_count + r.vf[1]->c->ib.lb_count, ==, 2);
+
+    /* the PF's state policy: down (its packets dropped), then the port's */
+    memset(in, 0, sizeof(in));
+    MLX5_SET(hc, HCA_VPORT_CTX_field_select, MLX5_HCA_VPORT_SEL_STATE_POLICY);
+    MLX5_SET(hc, HCA_VPORT_CTX_vport_state_policy, MLX5_VPORT_ADMIN_DOWN);
+    g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_MODIFY_HCA_VPORT_CONTEXT, true, 1, in,
+                              sizeof(in), out, 16), ==, 0);
+    g_assert_cmpint(vf->port.state, ==, IB_PORT_STATE_DOWN);
+    g_assert_cmpint(r.vf[1]->c->port.state, ==, IB_PORT_STATE_ACTIVE);
+    p.grh = false;
+    p.dest_qpn = qpn[1];
+    g_assert_true(mlx5_ib_rx_steer(&pf->ib, &p, frame, sizeof(frame)));
+    g_assert_cmpint(vf->ib.lb_count, ==, 1);
+    MLX5_SET(hc, HCA_VPORT_CTX_vport_state_policy, MLX5_VPORT_ADMIN_AUTO);
+    g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_MODIFY_HCA_VPORT_CONTEXT, true, 1, in,
+                              sizeof(in), out, 16), ==, 0);
+    g_assert_cmpint(vf->port.state, ==, IB_PORT_STATE_ACTIVE);
+    /* the PF's cable: every function's port goes down with it */
+    mlx5_core_link_set_up(pf, 1, false);
+    g_assert_cmpint(vf->port.state, ==, IB_PORT_STATE_DOWN);
+    g_assert_cmpint(r.vf[1]->c->port.state, ==, IB_PORT_STATE_DOWN);
+    mlx5_core_link_set_up(pf, 1, true);
+    g_assert_cmpint(vf->port.state, ==, IB_PORT_STATE_ACTIVE);
+    rig_free(&r);
+}
+
+/*
  * A VF's rate limit (`ip link set PF vf 0 max_tx_rate 8`, mlx5_core's esw/qos.c): the manager's
  * root TSAR and a vport element with max_average_bw; VF 0's SQs then send no faster; what the
  * QoS caps do not offer (bandwidth shares, rate groups, the NIC hierarchy) is refused.
@@ -844,5 +965,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/sriov/fdb", test_fdb);
     g_test_add_func("/mlx5/sriov/vst", test_vst);
     g_test_add_func("/mlx5/sriov/rate", test_rate);
+    g_test_add_func("/mlx5/sriov/ib-vport", test_ib_vport);
     return g_test_run();
 }

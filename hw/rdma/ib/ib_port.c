@@ -265,7 +265,7 @@ void ib_port_fill_av(const IbPort *port, const IbAv *av, IbPacket *p)
     }
 }
 
-static void ib_port_loopback(IbPort *port, const struct iovec *iov, int iovcnt)
+void ib_port_enqueue(IbPort *port, const struct iovec *iov, int iovcnt)
 {
     unsigned slot;
     size_t len = 0;
@@ -316,6 +316,12 @@ void ib_port_flush_acks(IbPort *port)
  * If the link asks us to wait, port->tx_blocked is set and the transmit loops
  * stop until tx_ready.
  */
+/* Where frames to our own LID go: our receive path, or another function's. */
+static IbPort *ib_port_local(IbPort *port)
+{
+    return port->ops->local_port ? port->ops->local_port(port) : port;
+}
+
 void ib_port_send(IbPort *port, IbPacket *p, const void *payload,
                   uint32_t payload_len)
 {
@@ -376,12 +382,12 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload,
     if (port->roce ? !mcast && ib_roce_find_gid(port, p->dgid) >= 0 :
                      ib_port_owns_lid(port, p->dlid)) {
         /* to ourselves (one of our GIDs or LIDs) */
-        ib_port_loopback(port, iov, 3);
+        ib_port_enqueue(ib_port_local(port), iov, 3);
         return;
     }
-    if (mcast && port->mcast_count) {
-        /* our own members of the group get it too */
-        ib_port_loopback(port, iov, 3);
+    if (mcast && (port->mcast_count || port->shared || port->vport)) {
+        /* our own members of the group get it too (or another function's) */
+        ib_port_enqueue(ib_port_local(port), iov, 3);
     }
     /*
      * RoCE multicast and InfiniBand's permissive DLID are for every station on
@@ -524,6 +530,10 @@ void ib_port_rx_hdr(IbPort *port, const uint8_t *frame, size_t len,
         p.dlid != IB_LID_PERMISSIVE) {
         /* another node's frame on a shared segment */
         return;
+    }
+    if (port->shared && port->ops->rx_steer &&
+        port->ops->rx_steer(port, &p, frame, len)) {
+        return;                     /* another function's */
     }
     if ((mcast || p.dest_qpn != 0) && !ib_pkey_match(p.pkey, IB_DEFAULT_PKEY)) {
         /*

@@ -189,6 +189,9 @@ void ib_port_announce(IbPort *port)
     IbPacket p;
 
     port->announce_deadline = 0;
+    if (port->vport) {
+        return;                     /* the port's own function speaks for it */
+    }
     ib_sm_expire(port, now);
     /* ports went silent, or our own address or link changed */
     ib_sm_elect(port);

@@ -33,8 +33,11 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_max_wqe_sz_sq_dc, 1024);
     /* 128 entries (encoding 0) */
     MLX5_SET(cap, CAP_pkey_table_size, 0);
-    /* native PF: port data via MAD_IFC */
-    MLX5_SET(cap, CAP_ib_virt, 0);
+    /*
+     * a PF reads its port through MAD_IFC; a VF's InfiniBand port is an HCA
+     * vport of its PF's (mlx5_vport_ib.c)
+     */
+    MLX5_SET(cap, CAP_ib_virt, cfg->vf && !cfg->eth);
     MLX5_SET(cap, CAP_local_ca_ack_delay, 16);
     MLX5_SET(cap, CAP_port_type, 0);                /* InfiniBand */
     MLX5_SET(cap, CAP_vhca_id, cfg->vhca_id);

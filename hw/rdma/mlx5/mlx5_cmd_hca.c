@@ -366,8 +366,10 @@ void mlx5_cmd_access_reg(Mlx5Core *c, Mlx5CmdCtx *cmd)
         memcpy(reg, c->cfg.node_desc, strnlen(c->cfg.node_desc, 64));
         break;
     default:
-        if (c->eth && mlx5_eth_reg(c, cmd, reg_id, reg,
-                                   len - ACCESS_REG_DATA_OFF, write)) {
+        if (c->eth ? mlx5_eth_reg(c, cmd, reg_id, reg,
+                                  len - ACCESS_REG_DATA_OFF, write)
+                   : mlx5_ib_reg(c, cmd, reg_id, reg,
+                                 len - ACCESS_REG_DATA_OFF, write)) {
             return;
         }
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_REGISTER);

@@ -98,6 +98,10 @@ const char *mlx5_core_config_check(const Mlx5CoreConfig *cfg)
     if (cfg->log_max_qp < 4 || cfg->log_max_qp > 18) {
         return "log-max-qp must be in 4..18";
     }
+    if ((uint64_t)(cfg->num_vfs + 1) << cfg->log_max_qp > 0xffffff) {
+        /* each function its own QPN range, all below the multicast QPN */
+        return "(num-vfs + 1) << log-max-qp must stay below 0xffffff";
+    }
     if (cfg->log_max_cq < 4 || cfg->log_max_cq > 20) {
         return "log-max-cq must be in 4..20";
     }
@@ -186,6 +190,14 @@ Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops,
     mlx5_table_init(&c->psvs, "psv", 1u << 16, 1);
     /* QPN 0/1 are the wire QP0/QP1; ordinary QPs start above them */
     mlx5_table_init(&c->qps, "qp", 1u << cfg->log_max_qp, 2);
+    if (cfg->vf) {
+        /*
+         * QPNs (and RQ, SQ, DCT numbers) unique on the port the functions
+         * share: function f's from f << log_max_qp (a frame without GRH finds
+         * its function by its destination QP)
+         */
+        mlx5_table_set_base(&c->qps, cfg->vhca_id << cfg->log_max_qp);
+    }
     c->work = g_new0(uint32_t, c->qps.size);
     c->comp_pending = g_array_new(false, false, sizeof(uint32_t));
     ib_port_init(&c->ib, &mlx5_ib_ops, c);
@@ -597,6 +609,7 @@ void mlx5_core_link_tx_ready(Mlx5Core *c, unsigned port)
         mlx5_esw_tx_ready(c);           /* and so do the VFs */
     } else if (port == 1) {
         ib_port_tx_ready(&c->ib);
+        mlx5_ib_vport_tx_ready(c);      /* the VFs share the link */
     }
 }
 

@@ -764,6 +764,8 @@ const IbDevOps mlx5_ib_ops = {
     .kick = mlx5_ib_kick,
     .addr_clash = mlx5_ib_addr_clash,
     .sm_change = mlx5_ib_sm_change,
+    .rx_steer = mlx5_ib_rx_steer,
+    .local_port = mlx5_ib_local_port,
 };
 
 /* ---- QP lifetime and state ----------------------------------------------- */

@@ -25,6 +25,14 @@
 /* pkey_table_size 0 = 128 entries (QPs, DCTs) */
 #define MLX5_MAX_PKEY_INDEX     128
 #define MLX5_GUID_CAP           1
+/*
+ * a VF's InfiniBand vport (mlx5_vport_ib.c): its GID and P_Key tables as long
+ * as gid_table_size and pkey_table_size say (8, 128), the CapabilityMask bits
+ * its driver may set (IsCommunicationManagementSupported)
+ */
+#define MLX5_VPORT_GIDS         8
+#define MLX5_VPORT_PKEYS        MLX5_MAX_PKEY_INDEX
+#define MLX5_VPORT_CAP_MASK1_SELECT IB_PORT_CM_SUP
 #define MLX5_LOG_EQE_STRIDE     6
 
 /* A table of objects addressed by small integer handles. */
@@ -32,8 +40,9 @@ typedef struct Mlx5Table {
     void **slot;
     /* DevX uid that created each object (0: privileged) */
     uint16_t *owner;
-    uint32_t size;              /* number of slots; handle = index */
-    uint32_t first;             /* lowest handle handed out */
+    uint32_t size;              /* number of slots; handle = base + index */
+    uint32_t base;              /* handle of slot 0 (a VF's QPN range) */
+    uint32_t first;             /* lowest slot handed out */
     uint32_t next;              /* rotor for allocation */
     uint32_t count;
     const char *name;
@@ -797,6 +806,17 @@ bool mlx5_sriov_enable_hca(Mlx5Core *c, Mlx5CmdCtx *cmd, unsigned fid,
 bool mlx5_sriov_initializing(Mlx5Core *c);
 void mlx5_sriov_pf_reset(Mlx5Core *c);
 void mlx5_sriov_pf_link(Mlx5Core *c);
+/* mlx5_vport_ib.c: the HCA vports of an InfiniBand port functions share */
+bool mlx5_ib_vport_is(const Mlx5Core *c);
+void mlx5_ib_vport_sync(Mlx5Core *vf);
+bool mlx5_ib_rx_steer(IbPort *port, const IbPacket *p, const uint8_t *frame,
+                      size_t len);
+IbPort *mlx5_ib_local_port(IbPort *port);
+bool mlx5_ib_vport_tx(Mlx5Core *vf, const struct iovec *iov, int iovcnt,
+                      bool best_effort);
+void mlx5_ib_vport_tx_ready(Mlx5Core *pf);
+bool mlx5_ib_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint16_t reg_id, uint8_t *reg,
+                 size_t len, bool write);
 
 /* eth/mlx5_eswitch.c: the embedded switch */
 /*
@@ -899,6 +919,7 @@ void mlx5_table_init(Mlx5Table *t, const char *name, uint32_t size,
                      uint32_t first);
 void mlx5_table_destroy(Mlx5Table *t, void (*free_obj)(Mlx5Core *, void *),
                         Mlx5Core *c);
+void mlx5_table_set_base(Mlx5Table *t, uint32_t base);
 int mlx5_table_alloc(Mlx5Table *t, void *obj, uint32_t *handle);
 int mlx5_table_insert(Mlx5Table *t, uint32_t handle, void *obj);
 void *mlx5_table_get(const Mlx5Table *t, uint32_t handle);

@@ -63,6 +63,7 @@ static void mlx5_port_update(Mlx5Core *c)
     mlx5_port_event(c, state == IB_PORT_STATE_ACTIVE
                            ? MLX5_PORT_CHANGE_SUBTYPE_ACTIVE
                            : MLX5_PORT_CHANGE_SUBTYPE_DOWN);
+    mlx5_sriov_pf_link(c);          /* VFs that follow the port */
 }
 
 void mlx5_port_clash(Mlx5Core *c, uint16_t lid, uint64_t guid)
@@ -131,6 +132,11 @@ void mlx5_port_reset(Mlx5Core *c)
         c->ib.link_up = c->eth->oper_up;
         return;
     }
+    if (mlx5_ib_vport_is(c)) {
+        /* a VF's: its PF's port */
+        mlx5_ib_vport_sync(c);
+        return;
+    }
     c->ib.link_up = link_up;
     if (c->ib.lid != p->lid || c->ib.lmc != p->lmc) {
         c->ib.lid = p->lid;
@@ -157,6 +163,7 @@ void mlx5_port_sm_change(Mlx5Core *c)
     if (p->state == IB_PORT_STATE_ACTIVE) {
         mlx5_port_event(c, MLX5_PORT_CHANGE_SUBTYPE_CLIENT_REREG);
     }
+    mlx5_sriov_pf_link(c);
 }
 
 void mlx5_port_set_link(Mlx5Core *c, bool up)
@@ -293,6 +300,7 @@ static void mlx5_sma_set_port_info(Mlx5Core *c, const uint8_t *d)
     if (rereg && p->state == IB_PORT_STATE_ACTIVE) {
         mlx5_port_event(c, MLX5_PORT_CHANGE_SUBTYPE_CLIENT_REREG);
     }
+    mlx5_sriov_pf_link(c);          /* the VFs share the LID and SM */
 }
 
 /* Answer one SMP in place. Returns the MAD status. */
@@ -442,10 +450,25 @@ void mlx5_cmd_query_hca_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
         /* (a VF's, as its PF reads it: with the policy the PF set) */
         MLX5_SET(ctx, HCA_VPORT_CTX_vport_state_policy, c->esw_admin);
     }
-    MLX5_SET(ctx, HCA_VPORT_CTX_has_smi, 1);
-    MLX5_SET(ctx, HCA_VPORT_CTX_grh_required, 0);
-    MLX5_SET(ctx, HCA_VPORT_CTX_port_physical_state, mlx5_port_phys_state(p));
-    MLX5_SET(ctx, HCA_VPORT_CTX_port_state, p->state);
+    if (mlx5_ib_vport_is(c)) {
+        /*
+         * a VF's vport of its PF's port: no SMI (SMPs are the PF's), and a
+         * GRH on everything it sends, by which answers find it
+         */
+        const Mlx5Port *pp = &c->pf->port;
+
+        MLX5_SET(ctx, HCA_VPORT_CTX_grh_required, 1);
+        MLX5_SET(ctx, HCA_VPORT_CTX_port_physical_state,
+                 mlx5_port_phys_state(pp));
+        MLX5_SET(ctx, HCA_VPORT_CTX_port_state, pp->state);
+        MLX5_SET(ctx, HCA_VPORT_CTX_cap_mask1_field_select,
+                 MLX5_VPORT_CAP_MASK1_SELECT);
+    } else {
+        MLX5_SET(ctx, HCA_VPORT_CTX_has_smi, 1);
+        MLX5_SET(ctx, HCA_VPORT_CTX_port_physical_state,
+                 mlx5_port_phys_state(p));
+        MLX5_SET(ctx, HCA_VPORT_CTX_port_state, p->state);
+    }
     MLX5_SET(ctx, HCA_VPORT_CTX_vport_state, p->state);
     MLX5_SET64(ctx, HCA_VPORT_CTX_system_image_guid_OFF, c->cfg.sys_image_guid);
     MLX5_SET64(ctx, HCA_VPORT_CTX_port_guid_OFF, c->cfg.port_guid);
@@ -456,6 +479,26 @@ void mlx5_cmd_query_hca_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
     MLX5_SET(ctx, HCA_VPORT_CTX_subnet_timeout, p->subnet_timeout);
     MLX5_SET(ctx, HCA_VPORT_CTX_sm_lid, p->sm_lid);
     MLX5_SET(ctx, HCA_VPORT_CTX_sm_sl, p->sm_sl);
+}
+
+/*
+ * MODIFY_HCA_VPORT_CONTEXT of a VF's own InfiniBand vport: the bits of its
+ * PortInfo CapabilityMask its driver may set (ib_cm's IsCommunicationManager-
+ * Supported), within cap_mask1_field_select; nothing else.
+ */
+static void mlx5_vport_modify_cap_mask(Mlx5Core *c, Mlx5CmdCtx *cmd,
+                                       const uint8_t *ctx)
+{
+    uint32_t sel = MLX5_GET(ctx, HCA_VPORT_CTX_cap_mask1_field_select);
+    uint32_t val = MLX5_GET(ctx, HCA_VPORT_CTX_cap_mask1);
+
+    if (MLX5_GET(ctx, HCA_VPORT_CTX_field_select) ||
+        (sel & ~MLX5_VPORT_CAP_MASK1_SELECT)) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PORT);
+        return;
+    }
+    c->port.cap_mask = (c->port.cap_mask & ~sel) | (val & sel);
+    trace_mlx5_ib_vport_cap_mask(c->port.cap_mask, sel);
 }
 
 /*
@@ -471,7 +514,7 @@ void mlx5_cmd_modify_hca_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
     uint32_t fs;
     Mlx5Core *vf;
 
-    if (!mlx5_cmd_in_ok(cmd, HCA_VPORT_CTX_OFF + 0x40)) {
+    if (!mlx5_cmd_in_ok(cmd, HCA_VPORT_CTX_OFF + 0x48)) {
         return;
     }
     vf = mlx5_hca_vport(c, cmd);
@@ -479,6 +522,10 @@ void mlx5_cmd_modify_hca_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     fs = MLX5_GET(ctx, HCA_VPORT_CTX_field_select);
+    if (vf == c && mlx5_ib_vport_is(c)) {
+        mlx5_vport_modify_cap_mask(c, cmd, ctx);
+        return;
+    }
     if (!vf->cfg.vf || vf == c ||
         (fs & MLX5_HCA_VPORT_SEL_STATE_POLICY &&
          MLX5_GET(ctx, HCA_VPORT_CTX_vport_state_policy) > 2)) {
@@ -486,9 +533,14 @@ void mlx5_cmd_modify_hca_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     trace_mlx5_port_vf_context(vf->vf_index + 1, fs);
-    if (fs & MLX5_HCA_VPORT_SEL_PORT_GUID) {
+    if (fs & MLX5_HCA_VPORT_SEL_PORT_GUID &&
+        vf->cfg.port_guid != mlx5_ld64(ctx + HCA_VPORT_CTX_port_guid_OFF)) {
         vf->cfg.port_guid = mlx5_ld64(ctx + HCA_VPORT_CTX_port_guid_OFF);
         vf->ib.guid = vf->cfg.port_guid;
+        if (mlx5_ib_vport_is(vf) && vf->port.state == IB_PORT_STATE_ACTIVE) {
+            /* its GID 0 changed */
+            mlx5_port_event(vf, MLX5_PORT_CHANGE_SUBTYPE_GUID);
+        }
     }
     if (fs & MLX5_HCA_VPORT_SEL_NODE_GUID) {
         vf->cfg.node_guid = mlx5_ld64(ctx + HCA_VPORT_CTX_node_guid_OFF);
@@ -508,13 +560,16 @@ void mlx5_cmd_query_hca_vport_gid(Mlx5Core *c, Mlx5CmdCtx *cmd)
         return;
     }
     idx = MLX5_GET(cmd->in, QUERY_HCA_VPORT_GID_IN_gid_index);
-    if (idx != 0 && idx != 0xffff) {
+    if (idx != 0xffff && idx >= (mlx5_ib_vport_is(c) ? MLX5_VPORT_GIDS : 1)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SIZE);
         return;
     }
     MLX5_SET(cmd->out, QUERY_HCA_VPORT_GID_OUT_gids_num, MLX5_GUID_CAP);
-    mlx5_st64(cmd->out + 0x10, c->port.gid_prefix);
-    mlx5_st64(cmd->out + 0x18, c->cfg.port_guid);
+    if (idx == 0 || idx == 0xffff) {
+        /* the port's GID 0; a VF's others (of its gid_table_size) are unset */
+        mlx5_st64(cmd->out + 0x10, c->port.gid_prefix);
+        mlx5_st64(cmd->out + 0x18, c->cfg.port_guid);
+    }
 }
 
 void mlx5_cmd_query_hca_vport_pkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
@@ -527,6 +582,14 @@ void mlx5_cmd_query_hca_vport_pkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
     idx = MLX5_GET(cmd->in, QUERY_HCA_VPORT_PKEY_IN_pkey_index);
     first = idx == 0xffff ? 0 : idx;
     n = idx == 0xffff ? MLX5_MAX_PKEYS : 1;
+    if (mlx5_ib_vport_is(c) && first >= MLX5_MAX_PKEYS &&
+        first < MLX5_VPORT_PKEYS) {
+        /* a VF's table is pkey_table_size long: the entries past ours unset */
+        if (mlx5_cmd_out_ok(cmd, 0x14)) {
+            mlx5_st32(cmd->out + 0x10, 0);
+        }
+        return;
+    }
     if (first >= MLX5_MAX_PKEYS) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                       MLX5_SYND_BAD_PKEY_INDEX);

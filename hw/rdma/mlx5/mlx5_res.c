@@ -16,10 +16,28 @@ void mlx5_table_init(Mlx5Table *t, const char *name, uint32_t size,
     t->slot = g_new0(void *, size);
     t->owner = g_new0(uint16_t, size);
     t->size = size;
+    t->base = 0;
     t->first = first;
     t->next = first;
     t->count = 0;
     t->name = name;
+}
+
+/*
+ * Handles of @t start at @base (a function's QPN range,
+ * docs/sriov-ib-notes.md); only while it is empty.
+ */
+void mlx5_table_set_base(Mlx5Table *t, uint32_t base)
+{
+    g_assert(!t->count);
+    t->base = base;
+}
+
+/* The slot of @handle, or t->size if it is outside the table. */
+static uint32_t mlx5_table_slot(const Mlx5Table *t, uint32_t handle)
+{
+    return handle >= t->base && handle - t->base < t->size ? handle - t->base
+                                                           : t->size;
 }
 
 void mlx5_table_destroy(Mlx5Table *t, void (*free_obj)(Mlx5Core *, void *),
@@ -49,7 +67,7 @@ int mlx5_table_alloc(Mlx5Table *t, void *obj, uint32_t *handle)
             t->slot[h] = obj;
             t->count++;
             t->next = h + 1 < t->size ? h + 1 : t->first;
-            *handle = h;
+            *handle = t->base + h;
             return 0;
         }
     }
@@ -58,6 +76,7 @@ int mlx5_table_alloc(Mlx5Table *t, void *obj, uint32_t *handle)
 
 int mlx5_table_insert(Mlx5Table *t, uint32_t handle, void *obj)
 {
+    handle = mlx5_table_slot(t, handle);
     if (handle >= t->size || t->slot[handle]) {
         return -1;
     }
@@ -68,6 +87,7 @@ int mlx5_table_insert(Mlx5Table *t, uint32_t handle, void *obj)
 
 void *mlx5_table_get(const Mlx5Table *t, uint32_t handle)
 {
+    handle = mlx5_table_slot(t, handle);
     return handle < t->size ? t->slot[handle] : NULL;
 }
 
@@ -86,6 +106,7 @@ void *mlx5_table_next(const Mlx5Table *t, Mlx5TableIter *it)
 
 void mlx5_table_remove(Mlx5Table *t, uint32_t handle)
 {
+    handle = mlx5_table_slot(t, handle);
     if (handle < t->size && t->slot[handle]) {
         t->slot[handle] = NULL;
         t->owner[handle] = 0;
@@ -95,11 +116,13 @@ void mlx5_table_remove(Mlx5Table *t, uint32_t handle)
 
 uint16_t mlx5_table_owner(const Mlx5Table *t, uint32_t handle)
 {
+    handle = mlx5_table_slot(t, handle);
     return handle < t->size ? t->owner[handle] : 0;
 }
 
 void mlx5_table_set_owner(Mlx5Table *t, uint32_t handle, uint16_t uid)
 {
+    handle = mlx5_table_slot(t, handle);
     if (handle < t->size && t->slot[handle]) {
         t->owner[handle] = uid;
     }

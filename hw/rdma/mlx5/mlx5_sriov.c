@@ -43,11 +43,19 @@ void mlx5_core_vf_config(Mlx5Core *pf, unsigned idx, Mlx5CoreConfig *cfg)
              idx);
 }
 
-/* A VF's port: up with the PF's cable, on an Ethernet port only. */
+/*
+ * A VF's port: on an Ethernet port up with the PF's cable (through its
+ * vport's admin state); on an InfiniBand port the PF's port, as its policy
+ * says (mlx5_vport_ib.c)
+ */
 static void mlx5_vf_link(Mlx5Core *vf)
 {
     Mlx5Core *pf = vf->pf;
 
+    if (mlx5_ib_vport_is(vf)) {
+        mlx5_ib_vport_sync(vf);
+        return;
+    }
     vf->link_cable = pf && pf->eth && vf->eth &&
                      mlx5_esw_vport_link(vf, mlx5_link_wanted(pf));
     mlx5_port_set_link(vf, mlx5_link_wanted(vf));
@@ -154,7 +162,7 @@ void mlx5_sriov_pf_link(Mlx5Core *c)
 {
     unsigned i;
 
-    for (i = 0; i < c->cfg.num_vfs; i++) {
+    for (i = 0; c->vfs && i < c->cfg.num_vfs; i++) {
         if (c->vfs[i]) {
             mlx5_vf_link(c->vfs[i]);
         }

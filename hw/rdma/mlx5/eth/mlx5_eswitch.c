@@ -574,8 +574,11 @@ bool mlx5_port_tx(Mlx5Core *c, uint32_t sqn, const struct iovec *iov,
     unsigned i;
     int k;
 
+    if (mlx5_ib_vport_is(c)) {
+        return mlx5_ib_vport_tx(c, iov, iovcnt, best_effort);
+    }
     if (!pf || !mlx5_esw_on(pf)) {
-        /* a VF with no switch (detached, disabled, an IB port): lost */
+        /* a VF with no switch (detached, disabled): lost */
         return c->cfg.vf ? true
                          : c->ops->link_tx(c->opaque, 1, iov, iovcnt,
                                            best_effort);

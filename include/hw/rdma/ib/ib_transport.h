@@ -298,6 +298,19 @@ typedef struct IbDevOps {
     void (*addr_clash)(IbPort *port, uint16_t lid, uint64_t guid);
     /* the fabric elected another master SM: port->sm_lid changed (optional) */
     void (*sm_change)(IbPort *port);
+    /*
+     * A port several functions share (port->shared): a packet addressed to
+     * this node, before the port looks at it. True if it belongs to another
+     * function's port (the device queued it there with ib_port_enqueue, or
+     * dropped it). (optional)
+     */
+    bool (*rx_steer)(IbPort *port, const IbPacket *p, const uint8_t *frame,
+                     size_t len);
+    /*
+     * The port whose receive path takes what @port sends to its own LID or
+     * to a group: another function's, whose LID @port shares (optional: @port)
+     */
+    IbPort *(*local_port)(IbPort *port);
 } IbDevOps;
 
 /* ---- transport state (embedded in the device's QP and port objects) ------ */
@@ -565,6 +578,16 @@ struct IbPort {
     uint64_t gid_prefix;
     uint64_t guid;
     bool link_up;
+    /*
+     * functions share the port (SR-IOV): ops->rx_steer sees what arrives, and
+     * multicast sends always loop back, for the other functions' members
+     */
+    bool shared;
+    /*
+     * a function's view of another's port (a VF's): its LID and SM are that
+     * port's; it never announces, elects or answers for the port
+     */
+    bool vport;
     bool tx_blocked;            /* the link asked us to wait */
     bool acks_pending;          /* some QP's ACK waits for ib_port_run */
     IbQp *qps;                  /* QPs not in RESET */
@@ -660,6 +683,11 @@ void ib_port_link_rx(IbPort *port, const uint8_t *frame, size_t len,
 void ib_port_rx(IbPort *port, const uint8_t *frame, size_t len);
 void ib_port_rx_hdr(IbPort *port, const uint8_t *frame, size_t len,
                     const IbEthHdr *h);
+/*
+ * Queue a frame for @port's receive path, run after the current frame (its
+ * loopback ring); dropped and counted if the ring is full.
+ */
+void ib_port_enqueue(IbPort *port, const struct iovec *iov, int iovcnt);
 void ib_fault_configure(IbPort *port, const IbFaultConfig *cfg);
 /* A ConnectX's congestion control defaults: RP and NP on every priority. */
 void ib_cong_defaults(IbCongConfig *cfg);

@@ -665,6 +665,7 @@ enum {
     MLX5_PORT_CHANGE_SUBTYPE_DOWN = 1,
     MLX5_PORT_CHANGE_SUBTYPE_ACTIVE = 4,
     MLX5_PORT_CHANGE_SUBTYPE_LID = 6,
+    MLX5_PORT_CHANGE_SUBTYPE_GUID = 8,
     MLX5_PORT_CHANGE_SUBTYPE_CLIENT_REREG = 9,
 };
 
@@ -984,6 +985,7 @@ enum {
 #define HCA_VPORT_CTX_port_guid_OFF             0x30
 #define HCA_VPORT_CTX_node_guid_OFF             0x38
 #define HCA_VPORT_CTX_cap_mask1                 MLX5_FIELD(16, 31, 0)
+#define HCA_VPORT_CTX_cap_mask1_field_select    MLX5_FIELD(17, 31, 0)
 #define HCA_VPORT_CTX_lid                       MLX5_FIELD(24, 31, 16)
 #define HCA_VPORT_CTX_lmc                       MLX5_FIELD(24, 7, 5)
 #define HCA_VPORT_CTX_subnet_timeout            MLX5_FIELD(24, 4, 0)
