@@ -454,6 +454,78 @@ static void test_sa_class_port_info_and_path(void)
     fab_free(f);
 }
 
+/*
+ * Alias GUIDs (a port's vports, docs/sriov-ib-notes.md): announced (version 3), the SA resolves
+ * paths to them (the port's LID, HopLimit 1 for a GRH) and lists them in GUIDInfoRecords; gone
+ * when the port drops them.
+ */
+static void test_sa_aliases(void)
+{
+    Fab *f = fab_ready(NULL);
+    FNode *c = f->node[2], *v = f->node[1];
+    const uint64_t a[2] = { 0x0011223344556601ull, 0x0011223344556602ull };
+    const uint64_t b = 0x0011223344556603ull;
+    uint8_t m[IB_MAD_SIZE];
+    const uint8_t *r, *pr;
+
+    ib_port_set_aliases(&v->port, a, 2);
+    ib_port_set_aliases(&f->node[0]->port, &b, 1);      /* the master's own */
+    fab_run(f, 2000 * MS);
+    for (int i = 0; i < 3; i++) {
+        uint64_t dst = i < 2 ? a[i] : b;
+
+        sa_mad(m, IB_METHOD_GET, IB_SA_ATTR_PATH_REC,
+               IB_PR_CM_DGID | IB_PR_CM_SGID | IB_PR_CM_NUMB_PATH | IB_PR_CM_PKEY);
+        ib_st64(m + IB_SA_DATA + IB_PR_DGID, 0xfe80000000000000ull);
+        ib_st64(m + IB_SA_DATA + IB_PR_DGID + 8, dst);
+        ib_st64(m + IB_SA_DATA + IB_PR_SGID, 0xfe80000000000000ull);
+        ib_st64(m + IB_SA_DATA + IB_PR_SGID + 8, c->port.guid);
+        m[IB_SA_DATA + IB_PR_REV_NUMB] = 1;
+        ib_st16(m + IB_SA_DATA + IB_PR_PKEY, 0xffff);
+        r = sa_ask(f, c, m);
+        g_assert_nonnull(r);
+        g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, 0);
+        pr = r + IB_SA_DATA;
+        g_assert_cmphex(ib_ld16(pr + IB_PR_DLID), ==, i < 2 ? 2 : 1);
+        g_assert_cmphex(ib_ld64(pr + IB_PR_DGID + 8), ==, dst);
+        g_assert_cmphex(pr[IB_PR_FLOW_HOP + 3], ==, 1);
+    }
+    /* the port's own GUID: no GRH needed */
+    ib_st64(m + IB_SA_DATA + IB_PR_DGID + 8, v->port.guid);
+    ib_st64(m + IB_MAD_TID, next_tid++);
+    r = sa_ask(f, c, m);
+    g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, 0);
+    g_assert_cmphex(r[IB_SA_DATA + IB_PR_FLOW_HOP + 3], ==, 0);
+    /* GUIDInfoRecord of LID 2, block 0: the port GUID, then its aliases */
+    sa_mad(m, IB_METHOD_GET, IB_SA_ATTR_GUID_INFO_REC, 1 | 2);
+    ib_st16(m + IB_SA_DATA, 2);
+    r = sa_ask(f, c, m);
+    g_assert_nonnull(r);
+    g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, 0);
+    g_assert_cmphex(ib_ld64(r + IB_SA_DATA + 8), ==, v->port.guid);
+    g_assert_cmphex(ib_ld64(r + IB_SA_DATA + 16), ==, a[0]);
+    g_assert_cmphex(ib_ld64(r + IB_SA_DATA + 24), ==, a[1]);
+    g_assert_cmphex(ib_ld64(r + IB_SA_DATA + 32), ==, 0);
+    /* dropped: no path any more */
+    ib_port_set_aliases(&v->port, a, 1);
+    fab_run(f, 2000 * MS);
+    sa_mad(m, IB_METHOD_GET, IB_SA_ATTR_PATH_REC,
+           IB_PR_CM_DGID | IB_PR_CM_SGID | IB_PR_CM_NUMB_PATH | IB_PR_CM_PKEY);
+    ib_st64(m + IB_SA_DATA + IB_PR_DGID, 0xfe80000000000000ull);
+    ib_st64(m + IB_SA_DATA + IB_PR_DGID + 8, a[1]);
+    ib_st64(m + IB_SA_DATA + IB_PR_SGID, 0xfe80000000000000ull);
+    ib_st64(m + IB_SA_DATA + IB_PR_SGID + 8, c->port.guid);
+    m[IB_SA_DATA + IB_PR_REV_NUMB] = 1;
+    ib_st16(m + IB_SA_DATA + IB_PR_PKEY, 0xffff);
+    r = sa_ask(f, c, m);
+    g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, IB_SA_STATUS_NO_RECORDS);
+    ib_st64(m + IB_SA_DATA + IB_PR_DGID + 8, a[0]);
+    ib_st64(m + IB_MAD_TID, next_tid++);
+    r = sa_ask(f, c, m);
+    g_assert_cmphex(ib_ld16(r + IB_MAD_STATUS), ==, 0);
+    fab_free(f);
+}
+
 /* GetTable of NodeRecords: 3 x 112 bytes = 2 RMPP segments; the test is the RMPP receiver */
 static void test_sa_get_table_rmpp(void)
 {
@@ -922,6 +994,7 @@ int main(int argc, char **argv)
     g_test_add_func("/ib/fabric/election", test_election);
     g_test_add_func("/ib/sa/class-port-info-and-path", test_sa_class_port_info_and_path);
     g_test_add_func("/ib/sa/get-table-rmpp", test_sa_get_table_rmpp);
+    g_test_add_func("/ib/sa/aliases", test_sa_aliases);
     g_test_add_func("/ib/sa/mcmember", test_sa_mcmember);
     g_test_add_func("/ib/sa/services-and-informs", test_sa_services_and_informs);
     g_test_add_func("/ib/sa/bad-input", test_sa_bad_input);

@@ -438,7 +438,12 @@ static bool ib_sa_path(const uint8_t *req, uint64_t cm, const IbPeer *src,
             ((cm & IB_PR_CM_FLOW_LABEL)
                  ? ib_ld32(req + IB_PR_FLOW_HOP) & 0x0fffff00
                  : 0) |
-                ((cm & IB_PR_CM_HOP_LIMIT) ? req[IB_PR_FLOW_HOP + 3] : 0));
+                /*
+                 * a vport's GID (an alias GUID): HopLimit 1, so that the path's
+                 * address has a GRH (a VF requires one, and is found by it)
+                 */
+                ((cm & IB_PR_CM_HOP_LIMIT) ? req[IB_PR_FLOW_HOP + 3]
+                 : src->alias || dst->alias ? 1 : 0));
     rec[IB_PR_TCLASS] = (cm & IB_PR_CM_TCLASS) ? req[IB_PR_TCLASS] : 0;
     rec[IB_PR_REV_NUMB] = 0x80 | 1;     /* reversible, one path */
     ib_st16(rec + IB_PR_PKEY, pkey);

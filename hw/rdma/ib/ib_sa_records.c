@@ -97,7 +97,7 @@ void ib_sa_directory(IbPort *port, const IbPacket *p, uint8_t method,
                    attr == IB_SA_ATTR_PORT_INFO_REC ? IB_PIR_LEN : IB_GIR_LEN;
     uint32_t stride = (len + 7) & ~7u;
     IbPeer self;
-    unsigned i, n = 0;
+    unsigned i, n = 0, b, k;
 
     if (method != IB_METHOD_GET && method != IB_METHOD_GET_TABLE) {
         ib_sa_error(port, p, IB_MAD_STATUS_METHOD_ATTR_UNSUPP);
@@ -135,13 +135,26 @@ void ib_sa_directory(IbPort *port, const IbPacket *p, uint8_t method,
             ib_sa_port_info(port, e, rec + IB_PIR_PORT_INFO);
             break;
         default:
-            if ((cm & IB_GIR_CM_BLOCK) && req[2] != 0) {
-                continue;
+            /*
+             * GUIDInfo: the port GUID at index 0, its aliases (its vports')
+             * from 1, 8 a block
+             */
+            for (b = 0; b * 8 < 1 + e->naliases &&
+                        (n + 1) * stride <= IB_SA_MAX_TABLE; b++) {
+                if ((cm & IB_GIR_CM_BLOCK) && req[2] != b) {
+                    continue;
+                }
+                rec = sa->table + n * stride;
+                memset(rec, 0, stride);
+                ib_st16(rec, e->lid);
+                rec[2] = b;
+                for (k = 0; k < 8 && b * 8 + k <= e->naliases; k++) {
+                    ib_st64(rec + 8 + 8 * k,
+                            b * 8 + k ? e->aliases[b * 8 + k - 1] : e->guid);
+                }
+                n++;
             }
-            memset(rec, 0, stride);
-            ib_st16(rec, e->lid);
-            ib_st64(rec + 8, e->guid);
-            break;
+            continue;
         }
         n++;
     }

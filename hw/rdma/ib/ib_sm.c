@@ -42,6 +42,9 @@ enum {
     IB_ANN_GID_PREFIX = 56,
     IB_ANN_REVISION = 64,
     IB_ANN_DESC = 68,
+    /* version 3 */
+    IB_ANN_NALIAS = 132,
+    IB_ANN_ALIASES = 136,
 };
 #define IB_ANN_V1_LEN       32
 #define IB_ANN_FLAG_SM      0x01        /* bits 7:4 SM priority */
@@ -74,6 +77,21 @@ void ib_sm_self(const IbPort *port, IbPeer *e)
     e->sm = port->sm_enabled;
     e->sm_priority = port->sm_priority;
     e->nonce = port->nonce;
+    e->naliases = port->naliases;
+    memcpy(e->aliases, port->aliases, sizeof(e->aliases));
+}
+
+/* @guid among @e's aliases */
+static bool ib_sm_has_alias(const IbPeer *e, uint64_t guid)
+{
+    unsigned i;
+
+    for (i = 0; guid && i < e->naliases; i++) {
+        if (e->aliases[i] == guid) {
+            return true;
+        }
+    }
+    return false;
 }
 
 const IbPeer *ib_sm_find_lid(const IbPort *port, uint16_t lid, IbPeer *self)
@@ -107,7 +125,60 @@ const IbPeer *ib_sm_find_guid(const IbPort *port, uint64_t guid, IbPeer *self)
             return &port->peers[i];
         }
     }
-    return NULL;
+    /* a vport's: its port's entry under that GUID */
+    if (!ib_sm_has_alias(self, guid)) {
+        for (i = 0; i < IB_FABRIC_MAX_PEERS; i++) {
+            if (port->peers[i].guid && ib_sm_has_alias(&port->peers[i], guid)) {
+                *self = port->peers[i];
+                break;
+            }
+        }
+        if (i == IB_FABRIC_MAX_PEERS) {
+            return NULL;
+        }
+    }
+    self->guid = guid;
+    self->alias = true;
+    return self;
+}
+
+/* The SA's traps for the aliases in @now and not in @was (@in), and back. */
+static void ib_sm_alias_events(IbPort *port, uint64_t prefix,
+                               const IbPeer *was, const IbPeer *now)
+{
+    unsigned i;
+
+    for (i = 0; i < was->naliases; i++) {
+        if (!ib_sm_has_alias(now, was->aliases[i])) {
+            ib_sa_gid_event(port, prefix, was->aliases[i], false);
+        }
+    }
+    for (i = 0; i < now->naliases; i++) {
+        if (!ib_sm_has_alias(was, now->aliases[i])) {
+            ib_sa_gid_event(port, prefix, now->aliases[i], true);
+        }
+    }
+}
+
+void ib_port_set_aliases(IbPort *port, const uint64_t *guids, unsigned n)
+{
+    IbPeer was, now;
+
+    n = MIN(n, IB_MAX_ALIASES);
+    if (n == port->naliases &&
+        !memcmp(guids, port->aliases, n * sizeof(*guids))) {
+        return;
+    }
+    ib_sm_self(port, &was);
+    memset(port->aliases, 0, sizeof(port->aliases));
+    memcpy(port->aliases, guids, n * sizeof(*guids));
+    port->naliases = n;
+    ib_sm_self(port, &now);
+    trace_ib_port_aliases(port->guid, n);
+    ib_sm_alias_events(port, port->gid_prefix, &was, &now);
+    if (port->link_up && port->lid) {
+        ib_port_announce_soon(port);
+    }
 }
 
 /* ---- election ------------------------------------------------------------ */
@@ -168,8 +239,11 @@ static void ib_sm_expire(IbPort *port, int64_t now)
     for (i = 0; i < IB_FABRIC_MAX_PEERS; i++) {
         IbPeer *e = &port->peers[i];
         if (e->guid && now - e->last_seen > IB_PEER_TTL_NS) {
+            IbPeer none = { 0 };
+
             trace_ib_peer_gone(e->lid, e->guid);
             ib_sa_gid_event(port, e->gid_prefix, e->guid, false);
+            ib_sm_alias_events(port, e->gid_prefix, e, &none);
             memset(e, 0, sizeof(*e));
         }
     }
@@ -187,6 +261,7 @@ void ib_port_announce(IbPort *port)
     uint8_t *b = port->ann;
     int64_t now = port->ops->now_ns(port);
     IbPacket p;
+    unsigned len = IB_ANNOUNCE_LEN, i;
 
     port->announce_deadline = 0;
     if (port->vport) {
@@ -203,11 +278,11 @@ void ib_port_announce(IbPort *port)
     p.dlid = IB_LID_PERMISSIVE;
     p.opcode = IB_TRANSPORT_UD | IB_OP_SEND_ONLY;
     p.pkey = IB_DEFAULT_PKEY;
-    memset(b, 0, IB_ANNOUNCE_LEN);
+    memset(b, 0, IB_ANNOUNCE_MAX_LEN);
     memcpy(b, ib_announce_magic, 16);
     ib_st64(b + IB_ANN_GUID, port->guid);
     ib_st16(b + IB_ANN_LID, port->lid);
-    b[IB_ANN_VERSION] = 2;
+    b[IB_ANN_VERSION] = port->naliases ? 3 : 2;
     b[IB_ANN_FLAGS] = (port->sm_enabled ? IB_ANN_FLAG_SM : 0) |
                       (port->sm_priority << 4);
     ib_st32(b + IB_ANN_NONCE, port->nonce);
@@ -223,7 +298,14 @@ void ib_port_announce(IbPort *port)
     ib_st64(b + IB_ANN_GID_PREFIX, port->gid_prefix);
     ib_st32(b + IB_ANN_REVISION, port->node.revision);
     memcpy(b + IB_ANN_DESC, port->node.desc, sizeof(port->node.desc));
-    ib_port_send(port, &p, b, IB_ANNOUNCE_LEN);
+    if (port->naliases) {
+        ib_st16(b + IB_ANN_NALIAS, port->naliases);
+        for (i = 0; i < port->naliases; i++) {
+            ib_st64(b + IB_ANN_ALIASES + 8 * i, port->aliases[i]);
+        }
+        len = IB_ANN_ALIASES + 8 * port->naliases;
+    }
+    ib_port_send(port, &p, b, len);
     port->announcements++;
     port->announce_deadline = now + IB_ANNOUNCE_PERIOD_NS;
     ib_port_update_deadline(port);
@@ -320,6 +402,19 @@ bool ib_port_rx_announce(IbPort *port, const IbPacket *p)
         e->node.revision = ib_ld32(b + IB_ANN_REVISION);
         memcpy(e->node.desc, b + IB_ANN_DESC, sizeof(e->node.desc));
     }
+    if (b[IB_ANN_VERSION] >= 3 && p->payload_len >= IB_ANN_ALIASES) {
+        unsigned n = MIN(ib_ld16(b + IB_ANN_NALIAS), IB_MAX_ALIASES), i;
+
+        n = MIN(n, (p->payload_len - IB_ANN_ALIASES) / 8);
+        for (i = 0; i < n; i++) {
+            uint64_t a = ib_ld64(b + IB_ANN_ALIASES + 8 * i);
+
+            /* (no zero, no repeat, not the port's own GUID) */
+            if (a && a != guid && !ib_sm_has_alias(e, a)) {
+                e->aliases[e->naliases++] = a;
+            }
+        }
+    }
     if (old.guid != e->guid || old.lid != e->lid || old.sm != e->sm ||
         old.sm_priority != e->sm_priority) {
         trace_ib_peer_new(lid, guid, e->sm, e->sm_priority);
@@ -328,6 +423,10 @@ bool ib_port_rx_announce(IbPort *port, const IbPacket *p)
             ib_sa_gid_event(port, e->gid_prefix, e->guid, true);
         }
     }
+    if (old.guid != e->guid) {
+        memset(&old, 0, sizeof(old));       /* (a new port: all its aliases) */
+    }
+    ib_sm_alias_events(port, e->gid_prefix, &old, e);
     return true;
 }
 

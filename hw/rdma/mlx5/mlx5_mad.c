@@ -541,6 +541,7 @@ void mlx5_cmd_modify_hca_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
             /* its GID 0 changed */
             mlx5_port_event(vf, MLX5_PORT_CHANGE_SUBTYPE_GUID);
         }
+        mlx5_ib_vport_aliases(c);
     }
     if (fs & MLX5_HCA_VPORT_SEL_NODE_GUID) {
         vf->cfg.node_guid = mlx5_ld64(ctx + HCA_VPORT_CTX_node_guid_OFF);

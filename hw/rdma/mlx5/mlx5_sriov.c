@@ -95,12 +95,22 @@ void mlx5_core_vf_attach(Mlx5Core *pf, unsigned idx, Mlx5Core *vf)
     mlx5_vf_link(vf);
 }
 
-void mlx5_core_vf_detach(Mlx5Core *vf)
+static void mlx5_vf_unlink(Mlx5Core *vf)
 {
     if (vf->pf) {
         vf->pf->vfs[vf->vf_index] = NULL;
         vf->pf = NULL;
         vf->vf_enabled = false;
+    }
+}
+
+void mlx5_core_vf_detach(Mlx5Core *vf)
+{
+    Mlx5Core *pf = vf->pf;
+
+    mlx5_vf_unlink(vf);
+    if (pf) {
+        mlx5_ib_vport_aliases(pf);      /* (the fabric forgets it) */
     }
 }
 
@@ -132,6 +142,7 @@ bool mlx5_sriov_enable_hca(Mlx5Core *c, Mlx5CmdCtx *cmd, unsigned fid,
         mlx5_core_reset(vf, MLX5_RESET_SYSTEM);
     }
     vf->vf_enabled = on;
+    mlx5_ib_vport_aliases(c);           /* (the fabric knows enabled VFs) */
     return true;
 }
 
@@ -183,7 +194,7 @@ void mlx5_sriov_free(Mlx5Core *c)
 
     for (i = 0; i < c->cfg.num_vfs; i++) {
         if (c->vfs[i]) {
-            mlx5_core_vf_detach(c->vfs[i]);
+            mlx5_vf_unlink(c->vfs[i]);  /* (the PF goes: nothing to tell) */
         }
     }
     mlx5_core_vf_detach(c);

@@ -31,6 +31,29 @@ bool mlx5_ib_vport_is(const Mlx5Core *c)
 }
 
 /*
+ * The port GUIDs of PF @pf's enabled VFs whose port is up: the fabric learns
+ * them as the PF's port's aliases (its SA answers paths to and from them)
+ */
+void mlx5_ib_vport_aliases(Mlx5Core *pf)
+{
+    uint64_t g[MLX5_MAX_VFS];
+    unsigned i, n = 0;
+
+    if (pf->cfg.vf || pf->eth) {
+        return;
+    }
+    for (i = 0; i < pf->cfg.num_vfs && n < IB_MAX_ALIASES; i++) {
+        Mlx5Core *vf = pf->vfs ? pf->vfs[i] : NULL;
+
+        if (vf && mlx5_ib_vport_is(vf) && vf->vf_enabled && vf->ib.link_up &&
+            vf->cfg.port_guid) {
+            g[n++] = vf->cfg.port_guid;
+        }
+    }
+    ib_port_set_aliases(&pf->ib, g, n);
+}
+
+/*
  * VF @vf's port from its PF's port and the state policy the PF set, telling
  * the VF's driver what changed.
  */
@@ -79,6 +102,7 @@ void mlx5_ib_vport_sync(Mlx5Core *vf)
             mlx5_port_event(vf, MLX5_PORT_CHANGE_SUBTYPE_CLIENT_REREG);
         }
     }
+    mlx5_ib_vport_aliases(pf);
 }
 
 /* The VF of PF @pf whose QPN range holds @qpn, or NULL (the PF's, or none). */

@@ -319,6 +319,8 @@ typedef struct IbDevOps {
 /* unacknowledged packets in flight per RC QP */
 #define IB_TX_WINDOW        256
 #define IB_LOOPBACK_FRAMES  64
+/* version 3: version 2's, a count and the alias GUIDs (docs/fabric.md) */
+#define IB_ANNOUNCE_MAX_LEN (132 + 4 + 8 * IB_MAX_ALIASES)
 #define IB_MAX_FRAME        (IB_MAX_PAYLOAD + 256)
 #define IB_MAX_PAYLOAD      4096
 
@@ -481,8 +483,18 @@ typedef struct IbNodeInfo {
  * A port of the fabric, as its announcements describe it (ib_sm.c). guid 0 =
  * free slot.
  */
+/*
+ * Port GUIDs a port answers to besides its own: its vports' (SR-IOV functions
+ * sharing the port), alias GUIDs of the port as an SM sees them
+ */
+#define IB_MAX_ALIASES          64
+
 typedef struct IbPeer {
     uint64_t guid;              /* port GUID */
+    uint64_t aliases[IB_MAX_ALIASES];
+    unsigned naliases;
+    /* (a look-up's copy: @guid is one of the port's aliases) */
+    bool alias;
     IbNodeInfo node;
     uint64_t gid_prefix;
     uint16_t lid;
@@ -613,7 +625,11 @@ struct IbPort {
      */
     uint32_t nonce;
     int64_t announce_deadline;  /* 0 = not scheduled */
-    uint8_t ann[256];           /* announcement payload being sent */
+    /* announcement payload being sent */
+    uint8_t ann[IB_ANNOUNCE_MAX_LEN];
+    /* the port's alias GUIDs (ib_port_set_aliases) */
+    uint64_t aliases[IB_MAX_ALIASES];
+    unsigned naliases;
     uint32_t announcements;     /* sent (SMInfo's ActCount) */
     uint8_t sm_reply[256];      /* SMInfo reply being sent */
     IbNodeInfo node;
@@ -721,7 +737,16 @@ void ib_port_announce_soon(IbPort *port);
  */
 void ib_sm_self(const IbPort *port, IbPeer *e);
 const IbPeer *ib_sm_find_lid(const IbPort *port, uint16_t lid, IbPeer *self);
+/*
+ * (a port's alias GUID finds a copy of its entry in @self, with @guid as its
+ * GUID and alias set)
+ */
 const IbPeer *ib_sm_find_guid(const IbPort *port, uint64_t guid, IbPeer *self);
+/*
+ * The port's alias GUIDs (its vports' port GUIDs) are @guids: announced from
+ * now on; the SA reports the GIDs that came and went.
+ */
+void ib_port_set_aliases(IbPort *port, const uint64_t *guids, unsigned n);
 bool ib_sm_is_master(const IbPort *port);
 
 /*
