@@ -7,15 +7,32 @@
 # disable|auto` its port's state policy. Over the PF's link: ibv_rc_pingpong and ibv_ud_pingpong
 # (with GIDs, -g 0) between VF 0 and guest 1's PF, and RC between the two VFs of guest 0 (their
 # QPN ranges tell them apart on the shared LID). Without a GID the VF cannot connect (GRH
-# required). `echo 0` removes them.
+# required). The SA knows the VFs' GUIDs (the PF's port's aliases): guest 1's saquery lists VF
+# 0's; VF 0's IPoIB interface (in a namespace) and guest 1's ib0 ping each other, and rping
+# (RDMA CM) runs from VF 0 to guest 1. `echo 0` removes them.
 # mlx5t-instances: 2
 # mlx5t-timeout: 400
 . /test/lib/common.sh
 . /test/lib/pingpong.sh
+. /test/lib/ipoib.sh
 hca_and_peer_up
 if [ "$IDX" = 1 ]; then
   pingpong 18601 ibv_rc_pingpong -d mlx5_0 -g 0 -n 50
   pingpong 18602 ibv_ud_pingpong -d mlx5_0 -g 0 -n 50
+  run modprobe ib_ipoib || fail "modprobe ib_ipoib failed"
+  wait_for 30 test -e /sys/class/net/ib0 || fail "no ib0"
+  ip addr add 192.168.77.2/24 dev ib0 && ip link set ib0 up || fail "ib0 up failed"
+  barrier ipoib 6300
+  # the SA lists VF 0's port GUID as an alias of guest 0's port
+  out=$(saquery -g 2>&1)
+  echo "$out"
+  expect "$out" "0x0011223344556688" "saquery -g: VF 0's port GUID"
+  wait_for 30 ping -c 1 -W 1 192.168.77.11 || fail "no ping reply from VF 0's IPoIB (192.168.77.11)"
+  echo "ping VF 0: $(ping -c 3 -i 0.2 192.168.77.11 | tail -n 2 | head -n 1)"
+  timeout 90 rping -s -a 192.168.77.2 -C 5 -v >/tmp/rping.out 2>&1; rc=$?
+  cat /tmp/rping.out
+  [ $rc = 0 ] || fail "rping server exited with $rc"
+  barrier vf-done 6310
   echo "sriov-ib: OK"
   exit 0
 fi
@@ -61,6 +78,13 @@ run ibv_rc_pingpong -d mlx5_1 -g 0 -p 18603 -n 20 127.0.0.1 || fail "VF 0 to VF 
 wait $srv || { cat /tmp/vf1.out; fail "VF 1's ibv_rc_pingpong server"; }
 cat /tmp/vf1.out
 expect "$(cat /tmp/vf1.out)" "QPN 0x02" "VF 1's QPN range"
+# VF 0's vport counters, as its PF reads them
+st=$(ip -s link show ib0)
+echo "$st"
+rx=$(echo "$st" | awk '/^ *vf 0 /{f=1} f && /RX: bytes/{getline; print $2; exit}')
+tx=$(echo "$st" | awk '/^ *vf 0 /{f=1} f && /TX: bytes/{getline; print $2; exit}')
+[ "${rx:-0}" -ge 100 ] && [ "${tx:-0}" -ge 100 ] ||
+  fail "ip -s link show ib0: VF 0 received ${rx:-?} and sent ${tx:-?} packets, not 100 each"
 # no GID: a VF's QP needs a GRH to its peer
 ibv_rc_pingpong -d mlx5_0 -p 18604 -n 5 >/tmp/pf.out 2>&1 &
 srv=$!
@@ -69,6 +93,26 @@ out=$(ibv_rc_pingpong -d mlx5_1 -p 18604 -n 5 127.0.0.1 2>&1) && fail "VF connec
 echo "$out"
 expect "$out" "Failed to modify QP to RTR" "the VF refuses an address without GRH"
 kill $srv 2>/dev/null; wait $srv 2>/dev/null
+
+# IPoIB and RDMA CM from VF 0 (in a namespace): paths from the SA, which knows its GUID
+V=$(ls /sys/class/infiniband/mlx5_1/device/net/ | head -n 1)
+[ -n "$V" ] || fail "VF 0 has no IPoIB interface"
+ip netns add a && ip link set "$V" netns a && ip -n a addr add 192.168.77.11/24 dev "$V" &&
+  ip -n a link set "$V" up || fail "cannot set up $V in namespace a"
+wait_for 30 sh -c "ip -n a link show $V | grep -q LOWER_UP" ||
+  fail "VF 0's IPoIB interface has no carrier (broadcast group not joined)"
+barrier ipoib 6300
+wait_for 30 ip netns exec a ping -c 1 -W 1 192.168.77.2 || fail "VF 0: no ping reply from guest 1's ib0"
+echo "VF 0 ping guest 1: $(ip netns exec a ping -c 3 -i 0.2 192.168.77.2 | tail -n 2 | head -n 1)"
+end=$(($(date +%s) + 60))
+while :; do
+  ip netns exec a timeout 60 rping -c -a 192.168.77.2 -C 5 -v >/tmp/rping.out 2>&1 && break
+  [ "$(date +%s)" -lt "$end" ] || { cat /tmp/rping.out; fail "rping from VF 0 to guest 1 failed"; }
+  sleep 1
+done
+cat /tmp/rping.out
+expect "$(cat /tmp/rping.out)" "ping data: rdma-ping-4" "rping's fifth ping"
+barrier vf-done 6310
 
 # the state policy the PF sets
 run ip link set ib0 vf 0 state disable || fail "ip link set ib0 vf 0 state disable failed"

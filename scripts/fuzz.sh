@@ -8,7 +8,8 @@
 #
 # Targets (tests/fuzz/fuzz-*.c): cmd (command queue entries, mailbox chains, every command's
 # input), cmd-eth (the same on an Ethernet port: vport, TIS/TIR/RQT, SQ/RQ, flow steering), cmd-vf (the
-# same through an SR-IOV VF, its PF checked alive; seeded from cmd-eth), cmd-esw (the E-Switch
+# same through an SR-IOV VF, its PF checked alive; seeded from cmd-eth), cmd-vf-ib (the same through a VF
+# of an InfiniBand PF: its HCA vport; seeded from cmd-vf), cmd-esw (the E-Switch
 # manager's: FDB, vport states, other vports; its VFs checked alive), wqe (send and receive WQEs, UMR, doorbell records), frame (wire frames: all BTH
 # opcodes and extension headers), mad (SMP, SA, CM, PMA and MAD_IFC), mmio (BAR0 registers,
 # UAR doorbells, doorbell records), roce (frames from an Ethernet link: RoCE v2 over IPv4, IPv6
@@ -44,7 +45,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-ALL="cmd cmd-eth cmd-vf cmd-esw wqe frame mad mmio roce eth vsc"
+ALL="cmd cmd-eth cmd-vf cmd-vf-ib cmd-esw wqe frame mad mmio roce eth vsc"
 time_s=600 jobs=1 merge= record=0 qemu=0 targets=() tests=()
 while (($#)); do
   case $1 in

@@ -20,6 +20,9 @@
 #ifndef FZ_CMD_VF
 #define FZ_CMD_VF 0             /* fuzz-cmd-vf.c: the same through a VF */
 #endif
+#ifndef FZ_CMD_VF_IB
+#define FZ_CMD_VF_IB 0          /* fuzz-cmd-vf-ib.c: ... of an InfiniBand PF */
+#endif
 #ifndef FZ_CMD_ESW
 #define FZ_CMD_ESW 0            /* fuzz-cmd-esw.c: the E-Switch manager's */
 #endif
@@ -158,6 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     Fz f = { data, size };
     FzNode *n = FZ_CMD_ESW ? fz_node_new_esw()
+                : FZ_CMD_VF_IB ? fz_node_new_vf_ib()
                 : FZ_CMD_VF ? fz_node_new_vf()
                 : FZ_CMD_ETH ? fz_node_new_eth(false) : fz_node_new(false, false);
     g_autofree uint8_t *in = g_malloc(0x10000);

@@ -116,6 +116,7 @@ FzNode *fz_node_new_eth(bool objects);
  * ENABLE_HCA), brought up as mlx5_core and mlx5_ib do on a VF: roce_en and the two GIDs.
  */
 FzNode *fz_node_new_vf(void);
+FzNode *fz_node_new_vf_ib(void);
 /*
  * The E-Switch manager: an Ethernet PF (no objects; link up, roce_en, two GIDs) with two VFs,
  * enabled and brought up, each with its MAC and a frame of traffic to the other through the

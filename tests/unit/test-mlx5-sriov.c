@@ -849,6 +849,27 @@ static void test_ib_vport(void)
     g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_MODIFY_HCA_VPORT_CONTEXT, true, 1, in,
                               sizeof(in), out, 16), ==, 0);
     g_assert_cmpint(vf->port.state, ==, IB_PORT_STATE_ACTIVE);
+    /* its counters, as its PF reads them (`ip -s link show ib0`): its port's IB traffic */
+    vf->ib.stat_rx = 7;
+    vf->ib.stat_rx_bytes = 700;
+    vf->ib.stat_rx_mcast = 2;
+    vf->ib.stat_rx_mcast_bytes = 150;
+    vf->ib.stat_tx = 4;
+    vf->ib.stat_tx_bytes = 400;
+    memset(in, 0, sizeof(in));
+    g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_QUERY_VPORT_COUNTER, true, 1, in, 0x20, out,
+                              VPORT_COUNTER_OUT_SIZE), ==, 0);
+    g_assert_cmpuint(mlx5_ld64(out + VC_rx_ib_ucast_OFF), ==, 5);
+    g_assert_cmpuint(mlx5_ld64(out + VC_rx_ib_ucast_OFF + 8), ==, 550);
+    g_assert_cmpuint(mlx5_ld64(out + VC_rx_ib_mcast_OFF), ==, 2);
+    g_assert_cmpuint(mlx5_ld64(out + VC_tx_ib_ucast_OFF), ==, 4);
+    g_assert_cmpuint(mlx5_ld64(out + VC_tx_ib_ucast_OFF + 8), ==, 400);
+    /* not a VF's (nor another VF's through it) */
+    g_assert_cmpint(vport_cmd(r.vf[0], MLX5_CMD_OP_QUERY_VPORT_COUNTER, true, 2, in, 0x20, out,
+                              VPORT_COUNTER_OUT_SIZE), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(vport_cmd(r.vf[0], MLX5_CMD_OP_QUERY_VPORT_COUNTER, false, 0, in, 0x20, out,
+                              VPORT_COUNTER_OUT_SIZE), ==, 0);
+    g_assert_cmpuint(mlx5_ld64(out + VC_rx_ib_mcast_OFF + 8), ==, 150);
     /* the PF's cable: every function's port goes down with it */
     mlx5_core_link_set_up(pf, 1, false);
     g_assert_cmpint(vf->port.state, ==, IB_PORT_STATE_DOWN);

@@ -327,7 +327,7 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload,
 {
     uint8_t icrc[4];
     size_t hlen;
-    uint32_t crc;
+    uint32_t crc, octets;
     struct iovec iov[3];
     static const uint8_t zero_pad[4];
     bool mcast;
@@ -368,8 +368,9 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload,
     memcpy(port->hdr + hlen + p->pad, icrc, 4);
     iov[2].iov_len = p->pad + 4;
     port->stat_tx++;
-    port->stat_tx_bytes += ib_packet_octets(
-        hlen + payload_len + p->pad + IB_ICRC_LEN, p->grh);
+    octets = ib_packet_octets(hlen + payload_len + p->pad + IB_ICRC_LEN,
+                              p->grh);
+    port->stat_tx_bytes += octets;
     /*
      * a group: on RoCE by its destination GID, on InfiniBand by its multicast
      * DLID
@@ -377,6 +378,7 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload,
     mcast = port->roce ? ib_gid_is_mcast(port, p->dgid)
                        : IB_LID_IS_MCAST(p->dlid);
     port->stat_tx_mcast += mcast;
+    port->stat_tx_mcast_bytes += mcast ? octets : 0;
     trace_ib_tx(ib_opcode_name(p->opcode), p->dest_qpn, p->psn, p->dlid,
                 payload_len);
     if (port->roce ? !mcast && ib_roce_find_gid(port, p->dgid) >= 0 :
@@ -548,6 +550,7 @@ void ib_port_rx_hdr(IbPort *port, const uint8_t *frame, size_t len,
     port->stat_rx_bytes += ib_packet_octets(len, p.grh);
     if (mcast) {
         port->stat_rx_mcast++;
+        port->stat_rx_mcast_bytes += ib_packet_octets(len, p.grh);
         ib_mcast_rx(port, &p);
         return;
     }

@@ -105,7 +105,7 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     CMD(MODIFY_HCA_VPORT_CONTEXT, mlx5_cmd_modify_hca_vport_context, false),
     CMD(QUERY_HCA_VPORT_GID, mlx5_cmd_query_hca_vport_gid, false),
     CMD(QUERY_HCA_VPORT_PKEY, mlx5_cmd_query_hca_vport_pkey, false),
-    EUCMD(QUERY_VPORT_COUNTER, mlx5_cmd_query_vport_counter),
+    UCMD(QUERY_VPORT_COUNTER, mlx5_cmd_query_vport_counter),
     UCMD(ALLOC_Q_COUNTER, mlx5_cmd_alloc_q_counter),
     UCMD(DEALLOC_Q_COUNTER, mlx5_cmd_dealloc_q_counter),
     UCMD(QUERY_Q_COUNTER, mlx5_cmd_query_q_counter),

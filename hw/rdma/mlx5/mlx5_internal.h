@@ -810,6 +810,7 @@ void mlx5_sriov_pf_link(Mlx5Core *c);
 bool mlx5_ib_vport_is(const Mlx5Core *c);
 void mlx5_ib_vport_sync(Mlx5Core *vf);
 void mlx5_ib_vport_aliases(Mlx5Core *pf);
+void mlx5_ib_query_vport_counter(Mlx5Core *c, Mlx5CmdCtx *cmd);
 bool mlx5_ib_rx_steer(IbPort *port, const IbPacket *p, const uint8_t *frame,
                       size_t len);
 IbPort *mlx5_ib_local_port(IbPort *port);

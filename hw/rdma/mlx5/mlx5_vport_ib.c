@@ -274,3 +274,46 @@ bool mlx5_ib_reg(Mlx5Core *c, Mlx5CmdCtx *cmd, uint16_t reg_id, uint8_t *reg,
     }
     return true;
 }
+
+/* one traffic counter of QUERY_VPORT_COUNTER's output: packets, octets */
+static void mlx5_ib_vc(uint8_t *out, unsigned off, uint64_t pkts,
+                       uint64_t octets)
+{
+    mlx5_st64(out + off, pkts);
+    mlx5_st64(out + off + 8, octets);
+}
+
+/*
+ * QUERY_VPORT_COUNTER on an InfiniBand port: a function's own vport, or (its
+ * PF's kernel, `ip -s link show ib0`) a VF's: the IB unicast and multicast
+ * packets and octets its port sent and received
+ */
+void mlx5_ib_query_vport_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    unsigned n = MLX5_GET(cmd->in, VPORT_IN_vport_number);
+    const IbPort *p;
+    Mlx5Core *t;
+
+    if (!MLX5_GET(cmd->in, VPORT_IN_other_vport)) {
+        t = c;
+    } else {
+        t = c->cfg.vf || cmd->uid ? NULL
+            : n == 0 ? c : n <= c->cfg.num_vfs ? c->vfs[n - 1] : NULL;
+    }
+    if (!t) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_PORT);
+        return;
+    }
+    if (!mlx5_cmd_out_ok(cmd, VPORT_COUNTER_OUT_SIZE)) {
+        return;
+    }
+    p = &t->ib;
+    mlx5_ib_vc(cmd->out, VC_rx_ib_ucast_OFF, p->stat_rx - p->stat_rx_mcast,
+               p->stat_rx_bytes - p->stat_rx_mcast_bytes);
+    mlx5_ib_vc(cmd->out, VC_tx_ib_ucast_OFF, p->stat_tx - p->stat_tx_mcast,
+               p->stat_tx_bytes - p->stat_tx_mcast_bytes);
+    mlx5_ib_vc(cmd->out, VC_rx_ib_mcast_OFF, p->stat_rx_mcast,
+               p->stat_rx_mcast_bytes);
+    mlx5_ib_vc(cmd->out, VC_tx_ib_mcast_OFF, p->stat_tx_mcast,
+               p->stat_tx_mcast_bytes);
+}

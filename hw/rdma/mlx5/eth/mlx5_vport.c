@@ -555,6 +555,10 @@ void mlx5_cmd_query_vport_counter(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, 0x20)) {
         return;
     }
+    if (!c->eth) {
+        mlx5_ib_query_vport_counter(c, cmd);    /* (an InfiniBand port's) */
+        return;
+    }
     c = mlx5_vport_target(c, cmd);
     if (!c || !mlx5_cmd_out_ok(cmd, VPORT_COUNTER_OUT_SIZE)) {
         return;

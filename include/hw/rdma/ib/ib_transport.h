@@ -619,6 +619,8 @@ struct IbPort {
      * multicast packets
      */
     uint64_t stat_tx_bytes, stat_rx_bytes, stat_tx_mcast, stat_rx_mcast;
+    /* (the multicast packets' octets, for vport counters) */
+    uint64_t stat_tx_mcast_bytes, stat_rx_mcast_bytes;
     /*
      * address announcements (docs/fabric.md): LID/GUID clash detection, the
      * directory

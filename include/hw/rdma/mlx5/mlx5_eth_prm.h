@@ -540,6 +540,10 @@ enum {
  */
 #define VC_received_errors_OFF              0x10
 #define VC_transmit_errors_OFF              0x20
+#define VC_rx_ib_ucast_OFF                  0x30
+#define VC_tx_ib_ucast_OFF                  0x40
+#define VC_rx_ib_mcast_OFF                  0x50
+#define VC_tx_ib_mcast_OFF                  0x60
 #define VC_rx_bcast_OFF                     0x70
 #define VC_tx_bcast_OFF                     0x80
 #define VC_rx_ucast_OFF                     0x90
