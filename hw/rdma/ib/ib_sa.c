@@ -194,7 +194,10 @@ static void ib_sa_rmpp_push(IbPort *port, IbSaRmpp *t, uint32_t window_last)
 {
     IbSa *sa = port->sa;
     uint32_t last = MIN(window_last, t->nseg);
+    IbPacket req = { .grh = t->grh, .hop_limit = t->hop_limit,
+                     .tclass = t->tclass, .flow_label = t->flow_label };
 
+    memcpy(req.sgid, t->sgid, 16);
     while (t->sent < last) {
         uint32_t seg = ++t->sent, off = (seg - 1) * IB_SA_SEG_DATA;
         uint32_t n = MIN(IB_SA_SEG_DATA, t->len - MIN(off, t->len));
@@ -218,7 +221,8 @@ static void ib_sa_rmpp_push(IbPort *port, IbSaRmpp *t, uint32_t window_last)
         m[IB_RMPP_FLAGS] = (0x1f << 3) | flags;    /* RRespTime: none given */
         ib_st32(m + IB_RMPP_SEG_NUM, seg);
         memcpy(m + IB_SA_DATA, t->data + off, n);
-        ib_sa_send(port, t->dlid, t->dqpn, t->pkey, t->sl, NULL, m);
+        ib_sa_send(port, t->dlid, t->dqpn, t->pkey, t->sl,
+                   t->grh ? &req : NULL, m);
     }
 }
 
@@ -267,6 +271,11 @@ void ib_sa_reply_table(IbPort *port, const IbPacket *p, unsigned n,
     t->dqpn = p->deth_src_qpn;
     t->pkey = p->pkey;
     t->sl = p->sl;
+    t->grh = p->grh;
+    memcpy(t->sgid, p->sgid, 16);
+    t->hop_limit = p->hop_limit;
+    t->tclass = p->tclass;
+    t->flow_label = p->flow_label;
     t->len = len;
     t->nseg = MAX(1, (len + IB_SA_SEG_DATA - 1) / IB_SA_SEG_DATA);
     t->acked = t->sent = 0;
@@ -288,7 +297,8 @@ static void ib_sa_rmpp_rx(IbPort *port, const IbPacket *p)
 
     for (i = 0; i < IB_SA_MAX_RMPP; i++) {
         IbSaRmpp *t = &sa->rmpp[i];
-        if (!t->used || t->tid != tid || t->dlid != p->slid) {
+        if (!t->used || t->tid != tid || t->dlid != p->slid ||
+            t->grh != p->grh || (p->grh && memcmp(t->sgid, p->sgid, 16))) {
             continue;
         }
         if (m[IB_RMPP_TYPE] == IB_RMPP_TYPE_ACK) {

@@ -58,6 +58,14 @@ typedef struct IbSaRmpp {
     uint32_t dqpn;
     uint16_t pkey;
     uint8_t sl;
+    /*
+     * the request's GRH, which every segment answers (a VF of a port shared by
+     * functions is found by its GID)
+     */
+    bool grh;
+    uint8_t sgid[16];
+    uint8_t hop_limit, tclass;
+    uint32_t flow_label;
     uint8_t hdr[IB_SA_DATA];    /* MAD + RMPP + SA header of every segment */
     uint32_t len;               /* table bytes */
     uint32_t nseg;
