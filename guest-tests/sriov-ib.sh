@@ -94,6 +94,12 @@ echo "$out"
 expect "$out" "Failed to modify QP to RTR" "the VF refuses an address without GRH"
 kill $srv 2>/dev/null; wait $srv 2>/dev/null
 
+# the SA answers VF 0 (GRH required): a table of two NodeRecords, two RMPP segments
+out=$(saquery -C mlx5_1 -N 2>&1) || fail "saquery -C mlx5_1 -N failed: $out"
+n=$(echo "$out" | grep -cE '^\s+lid\.+[0-9]+$')
+echo "saquery -C mlx5_1 -N: $n nodes"
+[ "$n" = 2 ] || fail "saquery from VF 0 lists $n nodes, want 2: $out"
+
 # IPoIB and RDMA CM from VF 0 (in a namespace): paths from the SA, which knows its GUID
 V=$(ls /sys/class/infiniband/mlx5_1/device/net/ | head -n 1)
 [ -n "$V" ] || fail "VF 0 has no IPoIB interface"
