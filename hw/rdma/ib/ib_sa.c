@@ -515,6 +515,8 @@ static void ib_sa_path_record(IbPort *port, const IbPacket *p, uint8_t method)
         dst = NULL;
     }
     if (!src || (dst_named && !dst)) {
+        trace_ib_sa_path_none(p->slid, ib_ld64(req + IB_PR_SGID + 8),
+                              ib_ld64(req + IB_PR_DGID + 8), cm, !src);
         if (method == IB_METHOD_GET) {
             ib_sa_error(port, p, IB_SA_STATUS_NO_RECORDS);
         } else {
