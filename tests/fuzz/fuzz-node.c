@@ -192,7 +192,12 @@ FzNode *fz_node_new_eth(bool objects)
     return fz_node_make(false, objects, true);
 }
 
-FzNode *fz_node_new_vf(void)
+/*
+ * A VF of a PF (Ethernet with @eth, else InfiniBand: its port an HCA vport of
+ * the PF's, mlx5_vport_ib.c), enabled by its PF and brought up; on Ethernet
+ * with roce_en and two GIDs
+ */
+static FzNode *fz_node_make_vf(bool eth)
 {
     FzNode *n = g_new0(FzNode, 1);
     Mlx5CoreConfig cfg;
@@ -201,51 +206,38 @@ FzNode *fz_node_new_vf(void)
     mlx5_test_trace_off = !getenv("FUZZ_TRACE");
     mlx5_core_config_default(&cfg, fz_peer_mac);
     cfg.sm = false;
-    cfg.eth = true;
+    cfg.eth = eth;
     cfg.num_vfs = 2;
     n->pf = tdrv_new_cfg(&cfg);
     tdrv_bringup(n->pf);
     mlx5_core_link_set_up(n->pf->c, 1, true);
     mlx5_core_vf_config(n->pf->c, 0, &cfg);
-    memcpy(cfg.mac, fz_mac, 6);
-    n->eth = true;
+    if (eth) {
+        memcpy(cfg.mac, fz_mac, 6);
+    }
+    n->eth = eth;
     n->d = tdrv_new_cfg(&cfg);
     n->d->h->ram_hi = FZ_RAM_BYTES;
     mlx5_core_vf_attach(n->pf->c, 0, n->d->c);
     g_assert_cmpint(tdrv_simple(n->pf, MLX5_CMD_OP_ENABLE_HCA, 0, 1, 0, out, 16), ==, 0);
     tdrv_bringup(n->d);
-    g_assert_cmpint(fz_set_roce_en(n, true), ==, 0);
-    g_assert_cmpint(fz_set_gid(n, FZ_GID_V6, true), ==, 0);
-    g_assert_cmpint(fz_set_gid(n, FZ_GID_V4, true), ==, 0);
+    if (eth) {
+        g_assert_cmpint(fz_set_roce_en(n, true), ==, 0);
+        g_assert_cmpint(fz_set_gid(n, FZ_GID_V6, true), ==, 0);
+        g_assert_cmpint(fz_set_gid(n, FZ_GID_V4, true), ==, 0);
+    }
     n->d->events = false;
     return n;
 }
 
-/*
- * A VF of an InfiniBand PF, enabled and brought up: its port an HCA vport of
- * the PF's (mlx5_vport_ib.c)
- */
+FzNode *fz_node_new_vf(void)
+{
+    return fz_node_make_vf(true);
+}
+
 FzNode *fz_node_new_vf_ib(void)
 {
-    FzNode *n = g_new0(FzNode, 1);
-    Mlx5CoreConfig cfg;
-    uint8_t out[16];
-
-    mlx5_test_trace_off = !getenv("FUZZ_TRACE");
-    mlx5_core_config_default(&cfg, fz_peer_mac);
-    cfg.sm = false;
-    cfg.num_vfs = 2;
-    n->pf = tdrv_new_cfg(&cfg);
-    tdrv_bringup(n->pf);
-    mlx5_core_link_set_up(n->pf->c, 1, true);
-    mlx5_core_vf_config(n->pf->c, 0, &cfg);
-    n->d = tdrv_new_cfg(&cfg);
-    n->d->h->ram_hi = FZ_RAM_BYTES;
-    mlx5_core_vf_attach(n->pf->c, 0, n->d->c);
-    g_assert_cmpint(tdrv_simple(n->pf, MLX5_CMD_OP_ENABLE_HCA, 0, 1, 0, out, 16), ==, 0);
-    tdrv_bringup(n->d);
-    n->d->events = false;
-    return n;
+    return fz_node_make_vf(false);
 }
 
 FzNode *fz_node_new_esw(void)
