@@ -21,8 +21,8 @@
 #
 # 1. installs clang and its fuzzer/sanitizer runtimes (scripts/host-deps.sh fuzz);
 # 2. builds build/fuzz (meson -Dfuzzer=true: the core with ASan, UBSan and coverage);
-# 3. runs each target for --time seconds (default 600; --smoke: 20) on --jobs processes
-#    (default 1), starting from the committed corpus tests/fuzz/corpus/TARGET; new inputs go to
+# 3. runs each target for --time seconds (default 600; --smoke: 10) on --jobs processes
+#    (default 1; --smoke: 2), starting from the committed corpus tests/fuzz/corpus/TARGET; new inputs go to
 #    build/fuzz/corpus/TARGET, crashes, leaks and timeouts to build/fuzz/crashes/TARGET/;
 # 4. prints one line per target (runs, coverage, corpus, crashes) and ends with
 #    "fuzz: N targets, M crashes"; exit status 1 if anything was found.
@@ -51,7 +51,7 @@ while (($#)); do
   case $1 in
     --time) time_s=$2; shift ;;
     --jobs) jobs=$2; shift ;;
-    --smoke) time_s=20 ;;
+    --smoke) time_s=10 jobs=2 ;;
     --merge) merge=$2; shift ;;
     --record) record=1 ;;
     --qemu) qemu=1 ;;

@@ -7,15 +7,21 @@ _pair() {
   _out=/tmp/pp.$_port
   echo "=== $* (port $_port, instance $IDX)"
   if [ "$IDX" = 0 ]; then
-    "$@" -p "$_port" >"$_out" 2>&1; _rc=$?
+    "$@" -p "$_port" >"$_out" 2>"$_out.e"; _rc=$?
   else
     _rc=1
     _end=$(($(date +%s) + 60))
     while [ "$(date +%s)" -lt "$_end" ]; do
-      "$@" -p "$_port" "$PEER_IP" >"$_out" 2>&1; _rc=$?
+      "$@" -p "$_port" "$PEER_IP" >"$_out" 2>"$_out.e"; _rc=$?
+      cat "$_out.e" >>"$_out"
       grep -q "Couldn't connect\|Connection refused\|Unable to open file descriptor" "$_out" || break
       sleep 0.5
     done
+  fi
+  # (stderr after stdout: the program's buffered stdout reaches a file only at exit, after its
+  # error messages, which would hide them from the FAIL line)
+  if [ "$IDX" = 0 ]; then
+    cat "$_out.e" >>"$_out"
   fi
   cat "$_out"
   # (the program's last words in the FAIL line: the runner prints that line, CI shows no more)

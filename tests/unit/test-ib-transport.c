@@ -624,6 +624,50 @@ static void test_rc_ack_coalescing(void)
     wire_free(w);
 }
 
+/*
+ * The ACK a received burst waits for (ack coalescing) goes out when the QP
+ * goes to RESET or ERR or away before the burst ends: on a card it is on the
+ * wire before the guest sees the completion that made it destroy the QP
+ * (ibv_rc_pingpong's client does so at once), and without it the requester's
+ * last SEND would end in "transport retry counter exceeded".
+ */
+static void test_rc_ack_before_teardown(void)
+{
+    for (int how = 0; how < 3; how++) {
+        Wire *w = wire_new(IB_QPT_RC, 3);
+        FakeNode *a = w->node[0], *b = w->node[1];
+        uint8_t *f;
+
+        fill(a->mem, 64, 3);
+        post_recv(b, 0x1000, 64);
+        post_send(a, IB_WR_SEND, 0, 64, 0, 1);
+        ib_port_run(&a->port, 64);
+        g_assert_cmpuint(w->count, ==, 1);
+        /* the SEND reaches b, whose port does not get to end its burst */
+        f = w->frame[0];
+        w->count = 0;
+        ib_port_link_rx(&b->port, f, w->len[0], NULL);
+        g_free(f);
+        g_assert_cmpuint(b->nrecv, ==, 1);
+        g_assert_true(b->qp.ack_pending);
+        g_assert_cmpuint(w->count, ==, 0);
+        if (how == 0) {
+            ib_qp_set_state(&b->qp, IB_QPS_RESET);
+        } else if (how == 1) {
+            ib_qp_set_state(&b->qp, IB_QPS_ERR);
+        } else {
+            ib_qp_cleanup(&b->qp);
+        }
+        g_assert_false(b->qp.ack_pending);
+        g_assert_cmpuint(w->count, ==, 1);
+        wire_run(w, 1000);
+        g_assert_cmpuint(a->nsend, ==, 1);
+        g_assert_cmpint(a->send_status[0], ==, IB_WC_SUCCESS);
+        g_assert_cmpmem(b->mem + 0x1000, 64, a->mem, 64);
+        wire_free(w);
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -642,6 +686,7 @@ int main(int argc, char **argv)
     g_test_add_func("/ib/rc/recv-too-small", test_rc_recv_too_small);
     g_test_add_func("/ib/rc/psn-wrap", test_rc_psn_wrap);
     g_test_add_func("/ib/rc/ack-coalescing", test_rc_ack_coalescing);
+    g_test_add_func("/ib/rc/ack-before-teardown", test_rc_ack_before_teardown);
     g_test_add_func("/ib/ud/send", test_ud);
     g_test_add_func("/ib/uc/loss", test_uc_loss);
     g_test_add_func("/ib/uc/send-inv", test_uc_send_inv);

@@ -126,6 +126,7 @@ void ib_qp_cleanup(IbQp *qp)
     if (qp->type == IB_QPT_DCT) {
         ib_dct_cleanup(qp);
     }
+    ib_resp_ack_flush(qp);      /* (as ib_qp_set_state does) */
     ib_qp_unlink(qp);
     g_free(qp->swq);
     qp->swq = NULL;
@@ -153,6 +154,15 @@ void ib_qp_set_state(IbQp *qp, IbQpState state)
     IbQpState old = qp->state;
 
     trace_ib_qp_state(qp->qpn, old, state);
+    if (state == IB_QPS_RESET || state == IB_QPS_ERR) {
+        /*
+         * the ACK a burst of received frames waits for (ib_resp_ack) is, on
+         * a card, on the wire before the guest sees the completion that made
+         * it tear the QP down: without it the peer's last message would retry
+         * until "transport retry counter exceeded"
+         */
+        ib_resp_ack_flush(qp);
+    }
     qp->state = state;
     switch (state) {
     case IB_QPS_RESET:
