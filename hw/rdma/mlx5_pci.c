@@ -67,6 +67,7 @@ struct Mlx5Hca {
     uint32_t memic_size;
     uint32_t cmd_timeout_ms;
     bool odp;
+    bool sw_steering;
     char *link_type;            /* "ib" (default) or "eth" */
     uint8_t log_max_qp;
     uint8_t log_max_cq;
@@ -779,6 +780,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
     cfg.memic_size = s->memic_size;
     cfg.cmd_timeout_ms = s->cmd_timeout_ms;
     cfg.odp = s->odp;
+    cfg.sw_steering = s->sw_steering;
     if (s->link_type && !strcmp(s->link_type, "eth")) {
         cfg.eth = cfg.eth_default = true;
     } else if (s->link_type && strcmp(s->link_type, "ib")) {
@@ -947,6 +949,7 @@ static const Property mlx5_hca_props[] = {
     DEFINE_PROP_UINT32("memic-size", Mlx5Hca, memic_size, 256 * 1024),
     DEFINE_PROP_UINT32("cmd-timeout-ms", Mlx5Hca, cmd_timeout_ms, 0),
     DEFINE_PROP_BOOL("odp", Mlx5Hca, odp, true),
+    DEFINE_PROP_BOOL("sw-steering", Mlx5Hca, sw_steering, false),
     DEFINE_PROP_STRING("link-type", Mlx5Hca, link_type),
     DEFINE_PROP_UINT8("log-max-qp", Mlx5Hca, log_max_qp, 16),
     DEFINE_PROP_UINT8("log-max-cq", Mlx5Hca, log_max_cq, 16),
@@ -991,6 +994,8 @@ static const struct {
     { "memic-size", "device memory (MEMIC) in bytes, a multiple of 4 KiB "
       "up to 1 MiB; 0 = none" },
     { "odp", "on-demand paging (page faults on MTT entries)" },
+    { "sw-steering", "software steering on an Ethernet port (mlx5dv_dr: "
+      "steering ICM, software-owned NIC tables, STE format v0)" },
     { "cmd-timeout-ms", "command timeout the device tells the driver, in "
       "ms (0: none, the driver's 60 s)" },
     { "log-max-qp", "log2 of the QP table size (caps and limit)" },

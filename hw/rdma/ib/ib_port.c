@@ -391,6 +391,10 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload,
     port->stat_tx_mcast_bytes += mcast ? octets : 0;
     trace_ib_tx(ib_opcode_name(p->opcode), p->dest_qpn, p->psn, p->dlid,
                 payload_len);
+    if (p->fl) {
+        ib_port_enqueue(port, iov, 3);
+        return;
+    }
     if (port->roce ? !mcast && ib_roce_find_gid(port, p->dgid) >= 0 :
                      ib_port_owns_lid(port, p->dlid)) {
         /* to ourselves (one of our GIDs or LIDs) */

@@ -101,8 +101,33 @@ bool ib_roce_frame_is_ours(const IbPort *port, const uint8_t *f,
 void ib_roce_fill_av(const IbPort *port, const IbAv *av, IbPacket *p)
 {
     const IbRoceGid *g = &port->gids[av->sgid_index % IB_ROCE_MAX_GIDS];
+    int i;
 
     p->roce = true;
+    if (av->fl) {
+        /*
+         * force loopback: the frame never leaves, addressed from and to a GID
+         * of ours (the path names none) so our receive path takes it
+         */
+        for (i = 0; i < IB_ROCE_MAX_GIDS && !g->valid; i++) {
+            g = &port->gids[i];
+        }
+        if (!g->valid) {
+            p->no_route = true;
+            return;
+        }
+        p->fl = true;
+        memcpy(p->dmac, g->mac, 6);
+        memcpy(p->smac, g->mac, 6);
+        p->vlan = g->vlan;
+        p->vlan_tci = g->vlan_id & 0xfff;
+        p->ipv4 = g->ipv4;
+        p->grh = !g->ipv4;
+        p->hop_limit = 64;
+        memcpy(p->sgid, g->gid, 16);
+        memcpy(p->dgid, g->gid, 16);
+        return;
+    }
     if (av->sgid_index >= IB_ROCE_MAX_GIDS || !g->valid) {
         p->no_route = true;             /* ib_port_send drops it */
         return;

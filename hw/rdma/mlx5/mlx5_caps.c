@@ -132,7 +132,7 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_device_frequency_mhz, 1000);
     MLX5_SET(cap, CAP_device_frequency_khz, 1000000);
     MLX5_SET(cap, CAP_native_port_num, 1);
-    /* MEMIC (mlx5_memic.c) */
+    /* MEMIC (mlx5_memic.c); steering ICM sets it too (mlx5_sw_icm.c) */
     MLX5_SET(cap, CAP_device_memory, cfg->memic_size != 0);
     /* page faults, ODP cap page (mlx5_odp.c) */
     MLX5_SET(cap, CAP_pg, cfg->odp);
@@ -165,6 +165,7 @@ void mlx5_caps_build(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap,
         if (cfg->eth) {
             mlx5_eth_caps(cfg, type, cap);
         }
+        mlx5_sw_icm_caps(cfg, type, cap);
         break;
     case MLX5_CAP_ETHERNET_OFFLOADS:
     case MLX5_CAP_FLOW_TABLE:
@@ -181,6 +182,7 @@ void mlx5_caps_build(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap,
         break;
     case MLX5_CAP_DEV_MEM:
         mlx5_caps_dev_mem(cfg, cap);
+        mlx5_sw_icm_caps(cfg, type, cap);
         break;
     case MLX5_CAP_ODP:
         mlx5_caps_odp(cfg, cap);

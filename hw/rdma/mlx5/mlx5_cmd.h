@@ -153,6 +153,8 @@ Mlx5CmdHandler mlx5_cmd_create_mkey, mlx5_cmd_destroy_mkey, mlx5_cmd_query_mkey;
 Mlx5CmdHandler mlx5_cmd_query_special_contexts;
 Mlx5CmdHandler mlx5_cmd_create_psv, mlx5_cmd_destroy_psv;
 Mlx5CmdHandler mlx5_cmd_alloc_memic, mlx5_cmd_dealloc_memic;
+Mlx5CmdHandler mlx5_cmd_create_general_object, mlx5_cmd_destroy_general_object,
+    mlx5_cmd_query_general_object, mlx5_cmd_sync_steering;
 /* mlx5_odp.c */
 Mlx5CmdHandler mlx5_cmd_page_fault_resume;
 /* mlx5_srq.c */

@@ -13,6 +13,7 @@
 #include "qemu/osdep.h"
 #include "eth/mlx5_eth.h"
 #include "hw/rdma/mlx5/mlx5_xrq_prm.h"
+#include "hw/rdma/mlx5/mlx5_ste_prm.h"
 #include "trace.h"
 
 typedef struct Mlx5CmdDesc {
@@ -95,7 +96,8 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     UCMD(QUERY_XRQ, mlx5_cmd_query_xrq),
     EUCMD(QUERY_VPORT_STATE, mlx5_cmd_query_vport_state),
     ECMD(MODIFY_VPORT_STATE, mlx5_cmd_modify_vport_state),
-    ECMD(QUERY_ESW_VPORT_CONTEXT, mlx5_cmd_query_esw_vport_context),
+    /* (a DevX user's own: rdma-core's steering domains ask) */
+    EUCMD(QUERY_ESW_VPORT_CONTEXT, mlx5_cmd_query_esw_vport_context),
     ECMD(MODIFY_ESW_VPORT_CONTEXT, mlx5_cmd_modify_esw_vport_context),
     EUCMD(QUERY_NIC_VPORT_CONTEXT, mlx5_cmd_query_nic_vport_context),
     ECMD(MODIFY_NIC_VPORT_CONTEXT, mlx5_cmd_modify_nic_vport_context),
@@ -160,13 +162,13 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     EUCMD(DESTROY_RQT, mlx5_cmd_destroy_rqt),
     EUCMD(QUERY_RQT, mlx5_cmd_query_rqt),
     ECMD(SET_FLOW_TABLE_ROOT, mlx5_cmd_set_flow_table_root),
-    ECMD(CREATE_FLOW_TABLE, mlx5_cmd_create_flow_table),
-    ECMD(DESTROY_FLOW_TABLE, mlx5_cmd_destroy_flow_table),
-    ECMD(QUERY_FLOW_TABLE, mlx5_cmd_query_flow_table),
-    ECMD(CREATE_FLOW_GROUP, mlx5_cmd_create_flow_group),
-    ECMD(DESTROY_FLOW_GROUP, mlx5_cmd_destroy_flow_group),
-    ECMD(SET_FLOW_TABLE_ENTRY, mlx5_cmd_set_fte),
-    ECMD(DELETE_FLOW_TABLE_ENTRY, mlx5_cmd_delete_fte),
+    EUCMD(CREATE_FLOW_TABLE, mlx5_cmd_create_flow_table),
+    EUCMD(DESTROY_FLOW_TABLE, mlx5_cmd_destroy_flow_table),
+    EUCMD(QUERY_FLOW_TABLE, mlx5_cmd_query_flow_table),
+    EUCMD(CREATE_FLOW_GROUP, mlx5_cmd_create_flow_group),
+    EUCMD(DESTROY_FLOW_GROUP, mlx5_cmd_destroy_flow_group),
+    EUCMD(SET_FLOW_TABLE_ENTRY, mlx5_cmd_set_fte),
+    EUCMD(DELETE_FLOW_TABLE_ENTRY, mlx5_cmd_delete_fte),
     EUCMD(ALLOC_FLOW_COUNTER, mlx5_cmd_alloc_flow_counter),
     EUCMD(DEALLOC_FLOW_COUNTER, mlx5_cmd_dealloc_flow_counter),
     EUCMD(QUERY_FLOW_COUNTER, mlx5_cmd_query_flow_counter),
@@ -178,10 +180,14 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     EUCMD(ALLOC_MODIFY_HEADER_CONTEXT, mlx5_cmd_alloc_modify_header_context),
     EUCMD(DEALLOC_MODIFY_HEADER_CONTEXT,
           mlx5_cmd_dealloc_modify_header_context),
+    UCMD(CREATE_GENERAL_OBJECT, mlx5_cmd_create_general_object),
+    UCMD(QUERY_GENERAL_OBJECT, mlx5_cmd_query_general_object),
+    UCMD(DESTROY_GENERAL_OBJECT, mlx5_cmd_destroy_general_object),
     CMD(CREATE_UCTX, mlx5_cmd_create_uctx, false),
     CMD(DESTROY_UCTX, mlx5_cmd_destroy_uctx, false),
     UCMD(CREATE_UMEM, mlx5_cmd_create_umem),
     UCMD(DESTROY_UMEM, mlx5_cmd_destroy_umem),
+    EUCMD(SYNC_STEERING, mlx5_cmd_sync_steering),
 };
 
 static const Mlx5CmdDesc *mlx5_cmd_lookup(uint16_t opcode)

@@ -212,6 +212,7 @@ Mlx5Core *mlx5_core_new(const Mlx5CoreConfig *cfg, const Mlx5CoreOps *ops,
     c->ib.sm_priority = cfg->sm_priority;
     ib_fault_configure(&c->ib, &cfg->fault);
     mlx5_memic_init(c);
+    mlx5_sw_icm_init(c);
     mlx5_sriov_init(c);
     if (cfg->eth) {
         mlx5_eth_init(c);
@@ -231,6 +232,7 @@ void mlx5_core_free(Mlx5Core *c)
         mlx5_eth_free(c);
     }
     mlx5_memic_free(c);
+    mlx5_sw_icm_free(c);
     mlx5_flash_free(c);
     ib_port_cleanup(&c->ib);
     g_free(c->work);
@@ -242,6 +244,7 @@ void mlx5_function_reset(Mlx5Core *c)
 {
     mlx5_res_reset(c);
     mlx5_memic_reset(c);
+    mlx5_sw_icm_reset(c);
     mlx5_bf_reset(c);
     g_array_set_size(c->comp_pending, 0);
     mlx5_esw_flush(c);

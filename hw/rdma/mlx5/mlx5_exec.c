@@ -850,6 +850,7 @@ static void mlx5_ads_to_av(const uint8_t *ads, IbAv *av)
     memcpy(av->dgid, ads + ADS_rgid_OFF, 16);
     av->udp_sport = MLX5_GET(ads, ADS_udp_sport);
     memcpy(av->dmac, ads + ADS_rmac_OFF, 6);
+    av->fl = MLX5_GET(ads, ADS_fl);
 }
 
 /* Copy the transport-relevant context fields into the transport's QP. */

@@ -206,6 +206,8 @@ typedef struct Mlx5Mkey {
      * NULL)
      */
     GHashTable *ksm_set;
+    /* mode SW_ICM: holds the range mapped at creation (memic_start, _len) */
+    bool sw_icm;
     /* mode MEMIC: holds the range mapped at creation */
     bool memic;
     uint64_t memic_start;
@@ -225,6 +227,26 @@ typedef struct Mlx5Psv {
     /* T10-DIF: guard<<48 | app<<32 | ref; CRC32: seed<<32 */
     uint64_t transient;
 } Mlx5Psv;
+
+/*
+ * Steering ICM (mlx5_sw_icm.c): where the regions are (the device's choice: in
+ * the 40 bits an STE can address, the steering region aligned to its size)
+ * and the addresses of what a steering entry may go to that is not an entry
+ * (eth/mlx5_ste.c): MLX5_ICM_TERM_BASE | kind << 32 | id << 6.
+ */
+#define MLX5_ICM_STEERING_BASE  0x4000000000ull
+#define MLX5_ICM_LOG_STEERING   28
+#define MLX5_ICM_MODHDR_BASE    0x5000000000ull
+#define MLX5_ICM_LOG_MODHDR     22
+#define MLX5_ICM_TERM_BASE      0x6000000000ull
+#define MLX5_ICM_MAX_OBJ        64
+
+/* A block of steering ICM (CREATE_GENERAL_OBJECT SW_ICM); size 0: free */
+typedef struct Mlx5IcmObj {
+    uint64_t start, size;
+    uint16_t uid;
+    uint32_t refcount;          /* mkeys mapping it */
+} Mlx5IcmObj;
 
 /* A piece of device memory handed out by ALLOC_MEMIC (mlx5_memic.c). */
 typedef struct Mlx5MemicAlloc {
@@ -665,6 +687,10 @@ struct Mlx5Core {
     Mlx5MemicAlloc *memic_alloc;    /* sorted by start */
     uint32_t memic_n, memic_max;
 
+    /* steering ICM (mlx5_sw_icm.c): its objects, its written 4 KiB pages */
+    Mlx5IcmObj icm_obj[MLX5_ICM_MAX_OBJ];
+    GHashTable *icm_pages;
+
     /* BlueFlame writes being collected, and copies for the engine */
     Mlx5Bf bf;
 
@@ -771,6 +797,24 @@ int mlx5_sig_copy(Mlx5Core *c, Mlx5Mkey *mk, uint64_t w, uint8_t *buf,
 uint16_t mlx5_crc16_t10dif(uint16_t crc, const uint8_t *buf, size_t len);
 int mlx5_mkey_raw(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t off, uint8_t *b,
                   uint64_t len, bool to_mem);
+
+/* mlx5_sw_icm.c */
+/* software steering is offered (the sw-steering property, an Ethernet port) */
+bool mlx5_sw_icm_offered(const Mlx5CoreConfig *cfg);
+/* its caps in page @type */
+void mlx5_sw_icm_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap);
+void mlx5_sw_icm_init(Mlx5Core *c);
+void mlx5_sw_icm_free(Mlx5Core *c);
+void mlx5_sw_icm_reset(Mlx5Core *c);
+/*
+ * CREATE_MKEY of access mode SW_ICM: [start, start + len) must lie in one
+ * object, which a DevX user must own. The object is then held.
+ */
+bool mlx5_sw_icm_map(Mlx5Core *c, uint32_t uid, uint64_t start, uint64_t len);
+void mlx5_sw_icm_unmap(Mlx5Core *c, uint64_t start, uint64_t len);
+/* Move @len bytes at ICM address @addr; nonzero if not in one live object. */
+int mlx5_icm_rw(Mlx5Core *c, uint64_t addr, void *buf, uint64_t len,
+                bool to_mem);
 
 /* mlx5_memic.c */
 void mlx5_memic_init(Mlx5Core *c);

@@ -6,6 +6,7 @@
  */
 #include "qemu/osdep.h"
 #include "mlx5_cmd.h"
+#include "hw/rdma/mlx5/mlx5_ste_prm.h"
 #include "trace.h"
 
 /*
@@ -16,6 +17,9 @@ static void mlx5_mkey_discard(Mlx5Core *c, Mlx5Mkey *mk)
 {
     if (mk->memic) {
         mlx5_memic_unmap(c, mk->memic_start, mk->memic_len);
+    }
+    if (mk->sw_icm) {
+        mlx5_sw_icm_unmap(c, mk->memic_start, mk->memic_len);
     }
     g_free(mk->mtt);
     g_free(mk->klm);
@@ -279,6 +283,20 @@ void mlx5_cmd_create_mkey(Mlx5Core *c, Mlx5CmdCtx *cmd)
             mk->memic_len = mk->len;
         }
         break;
+    case MLX5_MKC_ACCESS_MODE_SW_ICM:
+        /*
+         * steering ICM, zero based (mlx5_sw_icm.c): one object's range, which
+         * rdma-core's steering writes with RDMA WRITE and reads back
+         */
+        if (mk->length64 ||
+            !mlx5_sw_icm_map(c, cmd->uid, mk->start_addr, mk->len)) {
+            synd = MLX5_SYND_BAD_MKEY_RANGE;
+        } else {
+            mk->sw_icm = true;
+            mk->memic_start = mk->start_addr;
+            mk->memic_len = mk->len;
+        }
+        break;
     case MLX5_MKC_ACCESS_MODE_MTT:
         /* a free mkey has no translations yet: UMR would load them */
         if (!mk->free) {
@@ -428,7 +446,8 @@ static bool mlx5_mkey_covers(const Mlx5Mkey *mk, uint64_t va, uint64_t len)
                mlx5_sig_mem_end(mk, va - mk->start_addr, len, &end) &&
                (mk->length64 || end <= mk->len);
     }
-    if (mk->access_mode == MLX5_MKC_ACCESS_MODE_MEMIC) {
+    if (mk->access_mode == MLX5_MKC_ACCESS_MODE_MEMIC ||
+        mk->access_mode == MLX5_MKC_ACCESS_MODE_SW_ICM) {
         return va + len >= va && va + len <= mk->len;   /* zero based */
     }
     return mk->length64 || (va >= mk->start_addr && va + len >= va &&
@@ -456,7 +475,8 @@ int mlx5_mkey_check(Mlx5Core *c, uint32_t key, uint32_t pdn, unsigned need,
     } else if (!mlx5_mkey_covers(mk, va, len)) {
         why = MLX5_XLATE_BOUNDS;
     } else if ((mk->access_mode > MLX5_MKC_ACCESS_MODE_KSM &&
-                mk->access_mode != MLX5_MKC_ACCESS_MODE_MEMIC) ||
+                mk->access_mode != MLX5_MKC_ACCESS_MODE_MEMIC &&
+                mk->access_mode != MLX5_MKC_ACCESS_MODE_SW_ICM) ||
                (mk->access_mode == MLX5_MKC_ACCESS_MODE_MTT && !mk->mtt)) {
         why = MLX5_XLATE_BAD_KEY;
     }
@@ -673,6 +693,15 @@ static int mlx5_mkey_xfer(Mlx5Core *c, const Mlx5Mkey *mk, uint64_t va,
             return MLX5_XLATE_BOUNDS;
         }
         return mlx5_memic_rw(c, at, b, len, to_mem) ? MLX5_XLATE_DMA : 0;
+    }
+    case MLX5_MKC_ACCESS_MODE_SW_ICM: {
+        uint64_t at = mk->start_addr + va;
+
+        if (at < mk->memic_start || at - mk->memic_start > mk->memic_len ||
+            len > mk->memic_len - (at - mk->memic_start)) {
+            return MLX5_XLATE_BOUNDS;
+        }
+        return mlx5_icm_rw(c, at, b, len, to_mem) ? MLX5_XLATE_DMA : 0;
     }
     default:
         return MLX5_XLATE_BAD_KEY;

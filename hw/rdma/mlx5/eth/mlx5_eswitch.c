@@ -202,7 +202,15 @@ void mlx5_cmd_modify_vport_state(Mlx5Core *c, Mlx5CmdCtx *cmd)
 
 void mlx5_cmd_query_esw_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    Mlx5Core *vf = mlx5_esw_cmd_vport(c, cmd, true);
+    /*
+     * a DevX user may read its function's own (rdma-core's steering domains
+     * do on the E-Switch manager)
+     */
+    Mlx5Core *vf = mlx5_cmd_user(cmd) && mlx5_cmd_in_ok(cmd, 0x10) &&
+                           !MLX5_GET(cmd->in, VPORT_IN_other_vport) &&
+                           mlx5_esw_manager_cfg(&c->cfg)
+                       ? c
+                       : mlx5_esw_cmd_vport(c, cmd, true);
     uint8_t *ctx = cmd->out + ESW_VPORT_OUT_CTX_OFF;
 
     if (!vf ||

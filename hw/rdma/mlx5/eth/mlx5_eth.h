@@ -159,6 +159,9 @@ struct Mlx5FlowTable {
     uint16_t vport;             /* an E-Switch ACL's vport */
     /* entries and tables forwarding to it, the root */
     uint32_t refcount;
+    /* software owned (mlx5_ste.c): no groups, its entries in ICM from root 0 */
+    bool sw_owner;
+    uint64_t icm_root[2];
 };
 
 /* One direction's frames by destination kind (QUERY_VPORT_COUNTER). */
@@ -400,6 +403,36 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
  */
 bool mlx5_flow_rdma_rx(Mlx5Core *c, const uint8_t *f, size_t len,
                        const IbEthHdr *h, const Mlx5SwMeta *m);
+
+/* mlx5_ste.c: software steering's entries (STE v0) */
+/* what a steering entry may go to besides entries (mlx5_icm_term) */
+enum {
+    MLX5_ICM_T_RX_DROP = 1,
+    MLX5_ICM_T_TX_DROP = 2,
+    MLX5_ICM_T_TX_ALLOW = 3,    /* to the wire */
+    MLX5_ICM_T_TIR = 4,         /* id: the TIR's number */
+    MLX5_ICM_T_FT = 5,          /* id: a firmware table: steering goes on */
+};
+/* The ICM address of terminal @kind with @id (< 2^24). */
+uint64_t mlx5_icm_term(unsigned kind, uint32_t id);
+/* software steering's caps in page @type (NIC tables, RoCE) */
+void mlx5_ste_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap);
+uint32_t mlx5_ste_crc32(const uint8_t *p, size_t len);
+/* The entry of a hash table of @n a key selects through @byte_mask. */
+uint32_t mlx5_ste_hash(const uint8_t *key, uint16_t byte_mask, uint32_t n);
+/* Lookup type @lu's key (16 bytes) of a frame with match set @ms. */
+bool mlx5_ste_key(unsigned lu, const uint8_t *ms, uint8_t *key);
+typedef struct Mlx5SteResult {
+    uint8_t kind;               /* MLX5_ICM_T_*; 0: dropped (no entry) */
+    uint32_t id;
+    uint32_t flow_tag;          /* 0: none */
+} Mlx5SteResult;
+/*
+ * Walk the entries from ICM address @root for a frame of @len bytes with
+ * match set @ms: counters counted, where it ends in @r.
+ */
+void mlx5_ste_walk(Mlx5Core *c, uint64_t root, const uint8_t *ms, size_t len,
+                   Mlx5SteResult *r);
 
 /* mlx5_flow_counter.c */
 Mlx5CmdHandler mlx5_cmd_alloc_flow_counter, mlx5_cmd_dealloc_flow_counter,

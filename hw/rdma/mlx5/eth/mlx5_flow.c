@@ -10,6 +10,7 @@
  */
 #include "qemu/osdep.h"
 #include "mlx5_eth.h"
+#include "hw/rdma/mlx5/mlx5_ste_prm.h"
 #include "trace.h"
 
 enum {
@@ -25,6 +26,8 @@ enum {
     /* an action or destination we do not offer */
     MLX5_SYND_FTE_ACTION = 0x30000006,
     MLX5_SYND_FTE_LIMIT = 0x30000007,
+    /* groups and entries in a software-owned table, or one not offered */
+    MLX5_SYND_FT_SW_OWNER = 0x30000008,
 };
 
 Mlx5FlowTable *mlx5_ft_get(Mlx5Core *c, uint32_t id)
@@ -81,7 +84,8 @@ static Mlx5FlowTable *mlx5_ft_in(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FT_TYPE);
         return NULL;
     }
-    ft = mlx5_ft_get(c, MLX5_GET(cmd->in, FT_IN_table_id));
+    /* (a DevX user's own tables only) */
+    ft = mlx5_cmd_obj(cmd, &c->eth->fts, MLX5_GET(cmd->in, FT_IN_table_id));
     if (ft && (ft->type != MLX5_GET(cmd->in, FT_IN_table_type) ||
                (mlx5_ft_acl(ft->type) &&
                 ft->vport != MLX5_GET(cmd->in, VPORT_IN_vport_number)))) {
@@ -181,8 +185,9 @@ void mlx5_ft_free(Mlx5Core *c, void *obj)
  * Check a table context's miss action against table @level. Returns a syndrome
  * or 0.
  */
-static uint32_t mlx5_ft_check_miss(Mlx5Core *c, const uint8_t *ftc,
-                                   uint8_t type, uint8_t level)
+static uint32_t mlx5_ft_check_miss(Mlx5Core *c, Mlx5CmdCtx *cmd,
+                                   const uint8_t *ftc, uint8_t type,
+                                   uint8_t level)
 {
     uint8_t act = MLX5_GET(ftc, FTC_table_miss_action);
     Mlx5FlowTable *next;
@@ -195,11 +200,27 @@ static uint32_t mlx5_ft_check_miss(Mlx5Core *c, const uint8_t *ftc,
     if (act != MLX5_FT_MISS_ACTION_FWD) {
         return MLX5_SYND_FTE_ACTION;
     }
-    next = mlx5_ft_get(c, MLX5_GET(ftc, FTC_table_miss_id));
+    next = mlx5_cmd_ref(cmd, &c->eth->fts, MLX5_GET(ftc, FTC_table_miss_id));
     if (!next || next->type != type) {
         return MLX5_SYND_BAD_HANDLE;
     }
     return next->level > level ? 0 : MLX5_SYND_FT_LEVEL;
+}
+
+/*
+ * The ICM address of a table in CREATE_FLOW_TABLE's output (with software
+ * steering): where an entry goes to continue in it
+ */
+static void mlx5_ft_icm_out(Mlx5Core *c, const Mlx5FlowTable *ft, uint8_t *out)
+{
+    uint64_t a = ft->sw_owner ? ft->icm_root[0]
+                              : mlx5_icm_term(MLX5_ICM_T_FT, ft->id);
+
+    if (mlx5_sw_icm_offered(&c->cfg)) {
+        MLX5_SET(out, ICM_OUT_63_40, a >> 40);
+        MLX5_SET(out, ICM_OUT_39_32, a >> 32);
+        MLX5_SET(out, ICM_OUT_31_0, a);
+    }
 }
 
 void mlx5_cmd_create_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
@@ -222,8 +243,15 @@ void mlx5_cmd_create_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
     } else if (MLX5_GET(ftc, FTC_log_size) > MLX5_ETH_LOG_MAX_FT_SIZE) {
         synd = MLX5_SYND_BAD_SIZE;
     } else {
-        synd = mlx5_ft_check_miss(c, ftc, MLX5_GET(cmd->in, FT_IN_table_type),
+        synd = mlx5_ft_check_miss(c, cmd, ftc,
+                                  MLX5_GET(cmd->in, FT_IN_table_type),
                                   MLX5_GET(ftc, FTC_level));
+    }
+    if (!synd && MLX5_GET(ftc, FTC_sw_owner) &&
+        (!mlx5_sw_icm_offered(&c->cfg) ||
+         MLX5_GET(cmd->in, FT_IN_table_type) > MLX5_FLOW_TABLE_TYPE_NIC_TX)) {
+        /* (NIC RX 0 and NIC TX 1 only) */
+        synd = MLX5_SYND_FT_SW_OWNER;
     }
     if (synd) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
@@ -237,6 +265,12 @@ void mlx5_cmd_create_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
     ft->miss_id = MLX5_GET(ftc, FTC_table_miss_id);
     ft->vport = mlx5_ft_acl(ft->type) ? MLX5_GET(cmd->in, VPORT_IN_vport_number)
                                       : 0;
+    /* software owned: its entries are in ICM from the root (mlx5_ste.c) */
+    ft->sw_owner = MLX5_GET(ftc, FTC_sw_owner);
+    if (ft->sw_owner) {
+        ft->icm_root[0] = MLX5_GET64(ftc, FTC_sw_owner_icm_root_0_OFF);
+        ft->icm_root[1] = MLX5_GET64(ftc, FTC_sw_owner_icm_root_1_OFF);
+    }
     ft->groups = g_ptr_array_new();
     if (mlx5_table_alloc(&c->eth->fts, ft, &ft->id)) {
         g_ptr_array_free(ft->groups, true);
@@ -244,7 +278,9 @@ void mlx5_cmd_create_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_LIM_ERR, MLX5_SYND_NO_HANDLE);
         return;
     }
+    mlx5_cmd_own(cmd, &c->eth->fts, ft->id);
     MLX5_SET(cmd->out, FT_OUT_table_id, ft->id);
+    mlx5_ft_icm_out(c, ft, cmd->out);
     trace_mlx5_eth_ft(ft->id, ft->level, ft->log_size, ft->miss_action,
                       ft->miss_id);
 }
@@ -268,12 +304,28 @@ void mlx5_cmd_query_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5FlowTable *ft = mlx5_ft_in(c, cmd);
     uint8_t *ftc = cmd->out + FT_CTX_OFF;
+    bool sws = mlx5_sw_icm_offered(&c->cfg);
 
-    if (ft && mlx5_cmd_out_ok(cmd, FT_CTX_OFF + 8)) {
+    if (ft && mlx5_cmd_out_ok(cmd, FT_CTX_OFF +
+                                       (sws ? FTC_sw_owner_icm_root_0_OFF + 8
+                                            : 8))) {
         MLX5_SET(ftc, FTC_level, ft->level);
         MLX5_SET(ftc, FTC_log_size, ft->log_size);
         MLX5_SET(ftc, FTC_table_miss_action, ft->miss_action);
         MLX5_SET(ftc, FTC_table_miss_id, ft->miss_id);
+        MLX5_SET(ftc, FTC_sw_owner, ft->sw_owner);
+        if (sws) {
+            /*
+             * a firmware table's ICM anchor: an entry that goes there goes on
+             * in the table (rdma-core's destination arrays, samplers)
+             */
+            MLX5_SET64(ftc, FTC_sw_owner_icm_root_0_OFF,
+                       ft->sw_owner ? ft->icm_root[0]
+                                    : mlx5_icm_term(MLX5_ICM_T_FT, ft->id));
+            MLX5_SET64(ftc, FTC_sw_owner_icm_root_1_OFF,
+                       ft->sw_owner ? ft->icm_root[1]
+                                    : mlx5_icm_term(MLX5_ICM_T_FT, ft->id));
+        }
     }
 }
 
@@ -288,7 +340,7 @@ void mlx5_cmd_modify_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     if (MLX5_GET(cmd->in, MODIFY_FT_modify_field_select) &
         MLX5_FT_MODIFY_MISS_TABLE_ID) {
-        synd = mlx5_ft_check_miss(c, ftc, ft->type, ft->level);
+        synd = mlx5_ft_check_miss(c, cmd, ftc, ft->type, ft->level);
         if (synd) {
             mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
             return;
@@ -360,6 +412,10 @@ void mlx5_cmd_create_flow_group(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!ft ||
         !mlx5_cmd_in_ok(cmd, FG_IN_criteria_OFF + MLX5_FTE_MATCH_PARAM_SIZE) ||
         !mlx5_cmd_out_ok(cmd, 0x10)) {
+        return;
+    }
+    if (ft->sw_owner) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_FT_SW_OWNER);
         return;
     }
     start = MLX5_GET(cmd->in, FG_IN_start_flow_index);
@@ -508,7 +564,7 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
 
         if (type == MLX5_FLOW_DEST_TYPE_TIR &&
             ft->type == MLX5_FLOW_TABLE_TYPE_NIC_RX) {
-            if (!mlx5_table_get(&c->eth->tirs, id)) {
+            if (!mlx5_cmd_ref(cmd, &c->eth->tirs, id)) {
                 return MLX5_SYND_BAD_HANDLE;
             }
         } else if (type == MLX5_FLOW_DEST_TYPE_VPORT &&
@@ -518,7 +574,7 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
                 return MLX5_SYND_BAD_PORT;
             }
         } else if (type == MLX5_FLOW_DEST_TYPE_FLOW_TABLE) {
-            Mlx5FlowTable *next = mlx5_ft_get(c, id);
+            Mlx5FlowTable *next = mlx5_cmd_ref(cmd, &c->eth->fts, id);
             if (!next || next->type != ft->type) {
                 return MLX5_SYND_BAD_HANDLE;
             }
@@ -856,9 +912,28 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
     mlx5_eth_match_set(e, f, len, h, ms);
     mlx5_sw_meta_ms(c, m, ms);
     for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
-        const Mlx5Fte *fte = mlx5_ft_hit(c, &ft, ms, len);
+        const Mlx5Fte *fte;
         Mlx5FlowTable *next = NULL;
 
+        if (ft->sw_owner) {
+            /* its entries in ICM: a TIR, a firmware table, or a drop */
+            Mlx5SteResult r;
+
+            mlx5_ste_walk(c, ft->icm_root[0], ms, len, &r);
+            if (r.flow_tag) {
+                *flow_tag = r.flow_tag;
+            }
+            if (r.kind == MLX5_ICM_T_TIR && n < MLX5_ETH_MAX_DEST) {
+                hits[n].tir = mlx5_table_get(&e->tirs, r.id);
+                hits[n].nops = nops;
+                memcpy(hits[n].ops, ops, sizeof(ops[0]) * nops);
+                n += hits[n].tir != NULL;
+            }
+            next = r.kind == MLX5_ICM_T_FT ? mlx5_ft_get(c, r.id) : NULL;
+            ft = next && next->type == ft->type ? next : NULL;
+            continue;
+        }
+        fte = mlx5_ft_hit(c, &ft, ms, len);
         if (!fte) {
             continue;           /* (ft is the miss table, or NULL) */
         }

@@ -60,8 +60,26 @@ bool mlx5_flow_steer_tx(Mlx5Core *c, uint32_t sqn, uint8_t **f, size_t *len,
     }
     mlx5_tx_match_set(e, sqn, *f, *len, ms);
     for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
-        const Mlx5Fte *fte = mlx5_ft_hit(c, &ft, ms, *len);
+        const Mlx5Fte *fte;
 
+        if (ft->sw_owner) {
+            /* its entries in ICM (mlx5_ste.c): allow, drop, or a table */
+            Mlx5SteResult r;
+            Mlx5FlowTable *next;
+
+            mlx5_ste_walk(c, ft->icm_root[0], ms, *len, &r);
+            if (r.kind == MLX5_ICM_T_TX_ALLOW) {
+                break;
+            }
+            next = r.kind == MLX5_ICM_T_FT ? mlx5_ft_get(c, r.id) : NULL;
+            if (!next || next->type != ft->type) {
+                trace_mlx5_eth_tx_drop(sqn, *len);
+                return false;
+            }
+            ft = next;
+            continue;
+        }
+        fte = mlx5_ft_hit(c, &ft, ms, *len);
         if (!fte) {
             continue;           /* (ft is the miss table, or NULL) */
         }

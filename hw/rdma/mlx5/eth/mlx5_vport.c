@@ -181,9 +181,12 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
         MLX5_SET(cap, FT_CAP_rdma_rx_log_max_ft_num, 10);
         MLX5_SET(cap, FT_CAP_rdma_rx_log_max_destination, 4);
         MLX5_SET(cap, FT_CAP_rdma_rx_log_max_flow, 12);
+        /* software-owned NIC tables (mlx5_ste.c), when offered */
+        mlx5_ste_caps(cfg, type, cap);
         break;
     case MLX5_CAP_ROCE:
         mlx5_roce_caps(cap);
+        mlx5_ste_caps(cfg, type, cap);
         break;
     default:
         break;

@@ -123,6 +123,11 @@ typedef struct IbAv {
      */
     uint8_t dmac[6];
     uint16_t udp_sport;
+    /*
+     * force loopback (RoCE, an RC QP's path): to a QP of this port, no GID or
+     * MAC (mlx5dv_dr's steering QPs)
+     */
+    bool fl;
 } IbAv;
 
 /* One send work request, decoded by the device. */

@@ -190,6 +190,8 @@ typedef struct IbPacket {
     uint8_t nethdr_len;
     /* sending: the source GID entry is not set (not sent) */
     bool no_route;
+    /* force loopback: to this port's own receive path, never the wire */
+    bool fl;
 } IbPacket;
 
 /* Header set of a BTH opcode, or 0 if the opcode is not supported. */

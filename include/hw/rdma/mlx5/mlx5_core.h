@@ -114,6 +114,11 @@ typedef struct Mlx5CoreConfig {
     uint32_t memic_size;
     /* on-demand paging: page faults (cap pg, mlx5_odp.c) */
     bool     odp;
+    /*
+     * software steering on an Ethernet port: steering ICM (mlx5_sw_icm.c),
+     * software-owned NIC tables walked by the STE engine (eth/mlx5_ste.c)
+     */
+    bool     sw_steering;
     /* the port is Ethernet (mlx5e, RoCE), not InfiniBand */
     bool     eth;
     /* the port type the configuration's default names (LINK_TYPE_P1) */

@@ -1,0 +1,518 @@
+/*
+ * Unit tests of software steering (sw-steering=on, an Ethernet port): the caps, SW ICM general
+ * objects and their mkeys (mlx5_sw_icm.c), and the STE v0 engine (eth/mlx5_ste.c) walking
+ * entries laid out as rdma-core's mlx5dv_dr writes them: hash tables, collision chains, anchors,
+ * terminals, counters and flow tags, on receive and transmit; loops and stray addresses drop.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "mlx5-testeth.h"
+#include "hw/rdma/mlx5/mlx5_ste_prm.h"
+
+static const uint8_t my_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+static const uint8_t peer_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
+
+#define BASE    MLX5_ICM_STEERING_BASE
+
+static TDrv *ste_node(bool sw_steering)
+{
+    Mlx5CoreConfig cfg;
+    TDrv *d;
+
+    mlx5_core_config_default(&cfg, my_mac);
+    cfg.sm = false;
+    cfg.eth = true;
+    cfg.sw_steering = sw_steering;
+    d = tdrv_new_cfg(&cfg);
+    tdrv_bringup(d);
+    mlx5_core_link_set_up(d->c, 1, true);
+    return d;
+}
+
+static int caps(TDrv *d, unsigned type, uint8_t *cap)
+{
+    return tdrv_simple(d, MLX5_CMD_OP_QUERY_HCA_CAP, type << 1 | 1, 0, 0, cap,
+                       HCA_CAP_OFF + HCA_CAP_SIZE);
+}
+
+/* CREATE_GENERAL_OBJECT SW_ICM at @start of 2^@log bytes; the status, the id in *@id. */
+static int icm_create(TDrv *d, uint16_t type, uint64_t start, unsigned log, uint32_t *id)
+{
+    uint8_t in[GOBJ_HDR_SIZE + SW_ICM_SIZE] = { 0 }, out[16] = { 0 };
+    int st;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_GENERAL_OBJECT);
+    MLX5_SET(in, GOBJ_IN_obj_type, type);
+    MLX5_SET(in + GOBJ_HDR_SIZE, SW_ICM_log_sw_icm_size, log);
+    MLX5_SET64(in + GOBJ_HDR_SIZE, SW_ICM_start_addr_OFF, start);
+    st = tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+    *id = MLX5_GET(out, GOBJ_OUT_obj_id);
+    return st;
+}
+
+static int icm_destroy(TDrv *d, uint32_t id)
+{
+    uint8_t in[GOBJ_HDR_SIZE] = { 0 }, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_DESTROY_GENERAL_OBJECT);
+    MLX5_SET(in, GOBJ_IN_obj_type, MLX5_OBJ_TYPE_SW_ICM);
+    MLX5_SET(in, GOBJ_IN_obj_id, id);
+    return tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+}
+
+/* An mkey of access mode SW_ICM over [start, start + len); the status, the key in *@key. */
+static int icm_mkey(TDrv *d, uint32_t pd, uint64_t start, uint64_t len, uint32_t *key)
+{
+    uint8_t in[MLX5_PAS_OFF] = { 0 }, out[16] = { 0 };
+    uint8_t *mkc = in + CREATE_MKEY_MKC_OFF;
+    int st;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_MKEY);
+    MLX5_SET(mkc, MKC_access_mode_4_2, MLX5_MKC_ACCESS_MODE_SW_ICM >> 2);
+    MLX5_SET(mkc, MKC_access_mode_1_0, MLX5_MKC_ACCESS_MODE_SW_ICM & 3);
+    MLX5_SET(mkc, MKC_lr, 1);
+    MLX5_SET(mkc, MKC_lw, 1);
+    MLX5_SET(mkc, MKC_rr, 1);
+    MLX5_SET(mkc, MKC_rw, 1);
+    MLX5_SET(mkc, MKC_pd, pd);
+    MLX5_SET(mkc, MKC_qpn, 0xffffff);
+    MLX5_SET(mkc, MKC_mkey_7_0, 0x77);
+    MLX5_SET64(mkc, MKC_start_addr_OFF, start);
+    MLX5_SET64(mkc, MKC_len_OFF, len);
+    st = tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+    *key = (MLX5_GET(out, MKEY_IN_mkey_index) << 8) | 0x77;
+    return st;
+}
+
+/*
+ * The caps are offered only with sw-steering on an Ethernet port, as rdma-core's domains need
+ * them; SW ICM objects are checked against the regions and each other, an mkey maps one
+ * object's range and holds it, and an access through the mkey reaches ICM, zero based.
+ */
+static void test_icm(void)
+{
+    uint8_t cap[HCA_CAP_OFF + HCA_CAP_SIZE], *c = cap + HCA_CAP_OFF, buf[64], back[64];
+    uint8_t in[GOBJ_HDR_SIZE] = { 0 }, out[GOBJ_HDR_SIZE + SW_ICM_SIZE];
+    uint32_t id, id2, key, bad, pd;
+    TDrv *d = ste_node(false);
+
+    g_assert_cmpint(caps(d, MLX5_CAP_FLOW_TABLE, cap), ==, 0);
+    g_assert_cmpint(MLX5_GET(c, FT_CAP_nic_rx_sw_owner), ==, 0);
+    g_assert_cmpint(icm_create(d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    tdrv_free(d);
+
+    d = ste_node(true);
+    g_assert_cmpint(caps(d, MLX5_CAP_FLOW_TABLE, cap), ==, 0);
+    g_assert_cmpint(MLX5_GET(c, FT_CAP_nic_rx_sw_owner), ==, 1);
+    g_assert_cmpint(MLX5_GET(c, FT_CAP_nic_tx_sw_owner), ==, 1);
+    g_assert_cmphex(mlx5_ld64(c + FT_CAP_sw_steering_nic_rx_action_drop_icm_address_OFF), ==,
+                    mlx5_icm_term(MLX5_ICM_T_RX_DROP, 0));
+    g_assert_cmphex(mlx5_ld64(c + FT_CAP_sw_steering_nic_tx_action_allow_icm_address_OFF), ==,
+                    mlx5_icm_term(MLX5_ICM_T_TX_ALLOW, 0));
+    g_assert_cmpint(caps(d, MLX5_CAP_DEV_MEM, cap), ==, 0);
+    g_assert_cmphex(mlx5_ld64(c + DEV_MEM_CAP_steering_sw_icm_start_address_OFF), ==, BASE);
+    /* rdma-core's minimums: 2^26 of STEs, 2^15 of header-modify actions */
+    g_assert_cmpint(MLX5_GET(c, DEV_MEM_CAP_log_steering_sw_icm_size), >=, 26);
+    g_assert_cmpint(MLX5_GET(c, DEV_MEM_CAP_log_header_modify_sw_icm_size), >=, 15);
+    g_assert_cmpint(caps(d, MLX5_CAP_GENERAL, cap), ==, 0);
+    g_assert_true(mlx5_ld64(c + CAP_general_obj_types_OFF) & (1ull << MLX5_OBJ_TYPE_SW_ICM));
+    g_assert_cmpint(MLX5_GET(c, CAP_device_memory), ==, 1);
+    g_assert_cmpint(caps(d, MLX5_CAP_ROCE, cap), ==, 0);
+    g_assert_cmpint(MLX5_GET(c, ROCE_CAP_fl_rc_qp_when_roce_enabled), ==, 1);
+
+    /* objects: in a region, page aligned, not overlapping; other types are not offered */
+    g_assert_cmpint(icm_create(d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
+    g_assert_cmpint(icm_create(d, MLX5_OBJ_TYPE_SW_ICM, BASE + 0x8000, 12, &bad), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(icm_create(d, MLX5_OBJ_TYPE_SW_ICM, BASE + 0x10800, 12, &bad), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(icm_create(d, MLX5_OBJ_TYPE_SW_ICM, 0x1000, 12, &bad), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(icm_create(d, MLX5_OBJ_TYPE_SW_ICM,
+                               BASE + (1ull << MLX5_ICM_LOG_STEERING) - 0x1000, 13, &bad), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(icm_create(d, 0x20, BASE + 0x20000, 12, &bad), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(icm_create(d, MLX5_OBJ_TYPE_SW_ICM, MLX5_ICM_MODHDR_BASE, 12, &id2), ==, 0);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_GENERAL_OBJECT);
+    MLX5_SET(in, GOBJ_IN_obj_type, MLX5_OBJ_TYPE_SW_ICM);
+    MLX5_SET(in, GOBJ_IN_obj_id, id);
+    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
+    g_assert_cmphex(mlx5_ld64(out + GOBJ_HDR_SIZE + SW_ICM_start_addr_OFF), ==, BASE);
+    g_assert_cmpint(MLX5_GET(out + GOBJ_HDR_SIZE, SW_ICM_log_sw_icm_size), ==, 16);
+
+    /* an mkey maps a range of one object, zero based, and holds it */
+    pd = tdrv_alloc_pd(d);
+    g_assert_cmpint(icm_mkey(d, pd, BASE + 0x8000, 0x10000, &bad), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(icm_mkey(d, pd, BASE + 0x1000, 0x2000, &key), ==, 0);
+    for (unsigned i = 0; i < sizeof(buf); i++) {
+        buf[i] = i ^ 0x5a;
+    }
+    g_assert_cmpint(mlx5_mkey_copy(d->c, key, UINT32_MAX, MLX5_MKEY_RW, 0x40, buf, 64, true),
+                    ==, 0);
+    g_assert_cmpint(mlx5_icm_rw(d->c, BASE + 0x1040, back, 64, false), ==, 0);
+    g_assert_cmpmem(back, 64, buf, 64);
+    g_assert_cmpint(mlx5_mkey_copy(d->c, key, UINT32_MAX, MLX5_MKEY_RR, 0x1fc0, back, 65,
+                                   false), !=, 0);
+    g_assert_cmpint(icm_destroy(d, id), ==, MLX5_CMD_STAT_RES_BUSY);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DESTROY_MKEY, 0, key >> 8, 0, out, 16), ==, 0);
+    g_assert_cmpint(icm_destroy(d, id), ==, 0);
+    /* a new object reads zero where the old one was written */
+    g_assert_cmpint(icm_create(d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
+    g_assert_cmpint(mlx5_icm_rw(d->c, BASE + 0x1040, back, 64, false), ==, 0);
+    g_assert_cmpint(back[0] | back[63], ==, 0);
+    g_assert_cmpint(icm_destroy(d, id2), ==, 0);
+    g_assert_cmpint(icm_destroy(d, id2), ==, MLX5_CMD_STAT_BAD_RES_ERR);
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_SYNC_STEERING, 0, 0, 0, out, 16), ==, 0);
+    tdrv_free(d);
+}
+
+/* The hash is rdma-core's: its dr_crc32_slice8_calc() gives these (computed from its source). */
+static void test_hash(void)
+{
+    uint8_t t1[16] = { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55 };
+    uint8_t t2[16] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+    uint8_t t3[16], k[16];
+
+    for (unsigned i = 0; i < 16; i++) {
+        t3[i] = i * 17 + 3;
+    }
+    g_assert_cmphex(mlx5_ste_crc32(t1, 16), ==, 0xda84ac51);
+    g_assert_cmphex(mlx5_ste_crc32(t2, 16), ==, 0xa3fa2e46);
+    g_assert_cmphex(mlx5_ste_crc32(t3, 16), ==, 0xd7c05d8f);
+    /* the byte mask selects the key bytes (bit 15: byte 0); one entry or no mask: entry 0 */
+    memcpy(k, t1, 16);
+    k[6] = 0x99;
+    g_assert_cmpuint(mlx5_ste_hash(k, 0xfc00, 1024), ==, 0xda84ac51 % 1024);
+    g_assert_cmpuint(mlx5_ste_hash(k, 0xfc00, 1), ==, 0);
+    g_assert_cmpuint(mlx5_ste_hash(k, 0, 1024), ==, 0);
+}
+
+/* ---- entries, as mlx5dv_dr lays them out ---------------------------------------------- */
+
+static void ste_hit(uint8_t *s, uint64_t addr, uint32_t n, unsigned next_lu, uint16_t bm)
+{
+    uint64_t v = (addr >> 5) | n;
+
+    MLX5_SET(s, STE_next_table_base_39_32_size, v >> 27);
+    MLX5_SET(s, STE_next_table_base_31_5_size, v);
+    MLX5_SET(s, STE_next_lu_type, next_lu);
+    MLX5_SET(s, STE_byte_mask, bm);
+}
+
+static void ste_miss(uint8_t *s, uint64_t addr)
+{
+    MLX5_SET(s, STE_miss_address_39_32, addr >> 32);
+    MLX5_SET(s, STE_miss_address_31_6, addr >> 6);
+}
+
+static void ste_put(TDrv *d, uint64_t addr, const uint8_t *s)
+{
+    g_assert_cmpint(mlx5_icm_rw(d->c, addr, (void *)s, MLX5_STE_SIZE, true), ==, 0);
+}
+
+/* An always-miss entry (tag 0xdc, no mask) to @miss. */
+static void ste_always_miss(TDrv *d, uint64_t addr, unsigned type, uint64_t miss)
+{
+    uint8_t s[MLX5_STE_SIZE] = { 0 };
+
+    MLX5_SET(s, STE_entry_type, type);
+    MLX5_SET(s, STE_entry_sub_type, MLX5_STE_LU_DONT_CARE);
+    MLX5_SET(s, STE_next_lu_type, MLX5_STE_LU_DONT_CARE);
+    s[MLX5_STE_TAG_OFF] = 0xdc;
+    ste_miss(s, miss);
+    ste_put(d, addr, s);
+}
+
+/* A match on source MAC @smac (lookup @lu): hit to @hit (one entry), miss to @miss. */
+static void ste_smac(TDrv *d, uint64_t addr, unsigned type, unsigned lu, const uint8_t *smac,
+                     uint64_t hit, uint64_t miss, uint32_t counter, uint32_t tag)
+{
+    uint8_t s[MLX5_STE_SIZE] = { 0 };
+
+    MLX5_SET(s, STE_entry_type, type);
+    MLX5_SET(s, STE_entry_sub_type, lu);
+    ste_hit(s, hit, 1, MLX5_STE_LU_DONT_CARE, 0);
+    ste_miss(s, miss);
+    if (type == MLX5_STE_TYPE_RX) {
+        MLX5_SET(s, STE_RX_counter_trigger_15_0, counter);
+        if (tag) {
+            MLX5_SET(s, STE_RX_qp_list_pointer, MLX5_STE_FLOW_TAG_EN | tag);
+        }
+    } else {
+        MLX5_SET(s, STE_TX_counter_trigger, counter);
+    }
+    MLX5_SET(s, STE_counter_trigger_23_16, counter >> 16);
+    memcpy(s + MLX5_STE_TAG_OFF, smac, 6);
+    memset(s + MLX5_STE_MASK_OFF, 0xff, 6);
+    ste_put(d, addr, s);
+}
+
+/* The table anchor: always hit to the hash table at @htbl of @n entries, SMAC lookups. */
+static void ste_anchor(TDrv *d, uint64_t addr, unsigned type, unsigned lu, uint64_t htbl,
+                       uint32_t n)
+{
+    uint8_t s[MLX5_STE_SIZE] = { 0 };
+
+    MLX5_SET(s, STE_entry_type, type);
+    MLX5_SET(s, STE_entry_sub_type, MLX5_STE_LU_DONT_CARE);
+    ste_hit(s, htbl, n, lu, 0xfc00);
+    ste_put(d, addr, s);
+}
+
+/* The hash table entry of source MAC @smac in a table of @n (lookup @lu's key). */
+static uint32_t smac_index(const uint8_t *smac, unsigned lu, uint32_t n)
+{
+    uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE] = { 0 }, key[16];
+
+    memcpy(ms + MS_smac_47_16_OFF, smac, 6);
+    g_assert_true(mlx5_ste_key(lu, ms, key));
+    return mlx5_ste_hash(key, 0xfc00, n);
+}
+
+/* CREATE_FLOW_TABLE of @type, software owned from @root (0: a firmware table); its id. */
+static uint32_t sw_table(TDrv *d, unsigned type, uint64_t root, uint64_t *anchor)
+{
+    uint8_t in[0x40] = { 0 }, out[16] = { 0 }, qout[FT_CTX_OFF + 0x28] = { 0 };
+    uint32_t ft;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+    MLX5_SET(in, FT_IN_table_type, type);
+    MLX5_SET(in + FT_CTX_OFF, FTC_level, root ? 126 : 63);
+    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, root ? 0 : 2);
+    if (root) {
+        MLX5_SET(in + FT_CTX_OFF, FTC_sw_owner, 1);
+        MLX5_SET64(in + FT_CTX_OFF, FTC_sw_owner_icm_root_0_OFF, root);
+    }
+    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
+    ft = MLX5_GET(out, FT_OUT_table_id);
+    /* QUERY_FLOW_TABLE gives the root, or a firmware table's anchor */
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_FLOW_TABLE);
+    MLX5_SET(in, FT_IN_table_type, type);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    g_assert_cmpint(tdrv_exec(d, in, 0x18, qout, sizeof(qout)), ==, 0);
+    g_assert_cmpint(MLX5_GET(qout + FT_CTX_OFF, FTC_sw_owner), ==, root != 0);
+    *anchor = mlx5_ld64(qout + FT_CTX_OFF + FTC_sw_owner_icm_root_0_OFF);
+    g_assert_cmphex(*anchor, ==, root ? root : mlx5_icm_term(MLX5_ICM_T_FT, ft));
+    return ft;
+}
+
+/* A root table of @type (level 0) whose one entry forwards everything to table @to. */
+static void root_to(TEth *t, unsigned type, uint32_t to)
+{
+    uint8_t in[0x400] = { 0 }, out[16];
+    uint32_t ft, fg;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+    MLX5_SET(in, FT_IN_table_type, type);
+    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 1);
+    ft = teth_obj_create(t->d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, FT_IN_table_type, type);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in, FG_IN_end_flow_index, 1);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+    g_assert_cmpint(tdrv_exec(t->d, in, sizeof(in), out, 16), ==, 0);
+    fg = MLX5_GET(out, FG_OUT_group_id);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+    MLX5_SET(in, FT_IN_table_type, type);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in + FTE_CTX_OFF, FC_group_id, fg);
+    MLX5_SET(in + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
+    MLX5_SET(in + FTE_CTX_OFF, FC_destination_list_size, 1);
+    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_type, MLX5_FLOW_DEST_TYPE_FLOW_TABLE);
+    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_id, to);
+    g_assert_cmpint(tdrv_exec(t->d, in, sizeof(in), out, 16), ==, 0);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, FT_IN_table_type, type);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    teth_obj_create(t->d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+}
+
+/* A UDP frame from @smac to @dmac. */
+static size_t frame(uint8_t *f, const uint8_t *dmac, const uint8_t *smac)
+{
+    memset(f, 0, 64);
+    memcpy(f, dmac, 6);
+    memcpy(f + 6, smac, 6);
+    mlx5_st16(f + 12, 0x0800);
+    f[14] = 0x45;
+    mlx5_st16(f + 16, 20 + 8 + 22);
+    f[22] = 64;
+    f[23] = 17;
+    mlx5_st16(f + 34, 4000);
+    mlx5_st16(f + 36, 5000);
+    mlx5_st16(f + 38, 8 + 22);
+    return 64;
+}
+
+/* Receive a frame from @smac to @dmac: the CQEs it made; the last one's flow tag in *@tag. */
+static unsigned rx(TEth *t, const uint8_t *dmac, const uint8_t *smac, uint32_t *tag)
+{
+    uint8_t f[64], cqe[64];
+    size_t len = frame(f, dmac, smac);
+    unsigned n = 0;
+
+    teth_post_recv(t, 2048, t->mem);
+    teth_post_recv(t, 2048, t->mem + 2048);
+    g_assert_true(mlx5_core_link_rx(t->d->c, 1, f, len));
+    while (teth_poll_cqe(t, cqe)) {
+        g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
+        *tag = mlx5_ld32(cqe + MLX5_CQE_sop_drop_qpn) & 0xffffff;
+        n++;
+    }
+    t->rq_pi -= 2 - n;
+    fake_wr32(t->d->h, t->rq_dbr, t->rq_pi);
+    return n;
+}
+
+static uint64_t fc_packets(TEth *t, uint32_t id)
+{
+    uint8_t in[0x20] = { 0 }, out[QUERY_FC_OUT_STATS_OFF + 16] = { 0 };
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_FLOW_COUNTER);
+    MLX5_SET(in, QUERY_FC_IN_flow_counter_id, id);
+    g_assert_cmpint(tdrv_exec(t->d, in, sizeof(in), out, sizeof(out)), ==, 0);
+    return mlx5_ld64(out + QUERY_FC_OUT_STATS_OFF);
+}
+
+/*
+ * A receive table as test_tbl_qp_rule and test_dest_array build it: the anchor hits a
+ * 4-entry SMAC hash table; rule A (counter, flow tag) goes to the TIR, rule B (the same hash
+ * entry, in a collision chain behind A) to a firmware table (the MAC table: the TIR again);
+ * every miss ends at the matcher's end anchor, which misses to the RX drop.
+ */
+static void test_walk_rx(void)
+{
+    const uint64_t anchor = BASE, htbl = BASE + 0x1000, coll = BASE + 0x2000,
+                   end = BASE + 0x2040, loop = BASE + 0x3000;
+    uint8_t a[6] = { 0x02, 0xaa, 0, 0, 0, 1 }, b[6] = { 0x02, 0xbb, 0, 0, 0, 0 };
+    uint8_t other[6] = { 0x02, 0xcc, 0, 0, 0, 9 }, in[16] = { 0 }, out[16];
+    uint32_t id, fc, ia, tag = 0, sw, fw;
+    uint64_t fw_anchor, sw_root;
+    unsigned i, drops;
+    TEth t;
+
+    teth_setup(&t, ste_node(true));
+    g_assert_cmpint(icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_FLOW_COUNTER);
+    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, sizeof(out)), ==, 0);
+    fc = MLX5_GET(out, ALLOC_FC_OUT_flow_counter_id);
+
+    /* a firmware table (a copy of the MAC table's forward) and the software table */
+    fw = sw_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, 0, &fw_anchor);
+    sw = sw_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, anchor, &sw_root);
+    (void)sw;
+    /* B hashes to A's entry: find such a MAC */
+    ia = smac_index(a, MLX5_STE_LU_ETHL2_SRC_D, 4);
+    while (smac_index(b, MLX5_STE_LU_ETHL2_SRC_D, 4) != ia) {
+        b[5]++;
+    }
+    g_assert_cmpuint(smac_index(other, MLX5_STE_LU_ETHL2_SRC_D, 4), !=, ia);
+    ste_anchor(t.d, anchor, MLX5_STE_TYPE_RX, MLX5_STE_LU_ETHL2_SRC_D, htbl, 4);
+    for (i = 0; i < 4; i++) {
+        ste_always_miss(t.d, htbl + 64 * i, MLX5_STE_TYPE_RX, end);
+    }
+    ste_smac(t.d, htbl + 64 * ia, MLX5_STE_TYPE_RX, MLX5_STE_LU_ETHL2_SRC_D, a,
+             mlx5_icm_term(MLX5_ICM_T_TIR, t.tirn), coll, fc, 0x123);
+    ste_smac(t.d, coll, MLX5_STE_TYPE_RX, MLX5_STE_LU_ETHL2_SRC_D, b, fw_anchor, end, 0, 0);
+    ste_always_miss(t.d, end, MLX5_STE_TYPE_RX, mlx5_icm_term(MLX5_ICM_T_RX_DROP, 0));
+
+    /* the firmware table forwards to the channel's TIR */
+    {
+        uint8_t fin[0x400] = { 0 };
+        uint32_t fg;
+
+        MLX5_SET(fin, FT_IN_table_id, fw);
+        MLX5_SET(fin, FG_IN_end_flow_index, 3);
+        MLX5_SET(fin, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+        g_assert_cmpint(tdrv_exec(t.d, fin, sizeof(fin), out, 16), ==, 0);
+        fg = MLX5_GET(out, FG_OUT_group_id);
+        /* (no groups or entries in a software-owned table) */
+        MLX5_SET(fin, FT_IN_table_id, sw);
+        g_assert_cmpint(tdrv_exec(t.d, fin, sizeof(fin), out, 16), ==,
+                        MLX5_CMD_STAT_BAD_PARAM_ERR);
+        g_assert_cmpint(teth_set_fte(&t, fw, fg, 0, 0, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1,
+                                     (const uint8_t[]){ MLX5_FLOW_DEST_TYPE_TIR }, &t.tirn, 0,
+                                     0), ==, 0);
+    }
+    root_to(&t, MLX5_FLOW_TABLE_TYPE_NIC_RX, sw);
+
+    g_assert_cmpuint(rx(&t, my_mac, a, &tag), ==, 1);
+    g_assert_cmphex(tag, ==, 0x123);
+    g_assert_cmpuint(fc_packets(&t, fc), ==, 1);
+    g_assert_cmpuint(rx(&t, my_mac, b, &tag), ==, 1);
+    g_assert_cmphex(tag, ==, 0);
+    g_assert_cmpuint(fc_packets(&t, fc), ==, 1);
+    g_assert_cmpuint(rx(&t, my_mac, other, &tag), ==, 0);       /* the default: drop */
+
+    /* hostile entries: a miss chain that loops, a hit to nowhere, an unknown entry type */
+    drops = trace_count("mlx5_ste_drop");
+    ste_smac(t.d, coll, MLX5_STE_TYPE_RX, MLX5_STE_LU_ETHL2_SRC_D, b, fw_anchor, loop, 0, 0);
+    ste_always_miss(t.d, loop, MLX5_STE_TYPE_RX, loop);
+    g_assert_cmpuint(rx(&t, my_mac, other, &tag), ==, 0);
+    g_assert_cmpuint(rx(&t, my_mac, peer_mac, &tag), ==, 0);
+    ste_smac(t.d, htbl + 64 * ia, MLX5_STE_TYPE_RX, MLX5_STE_LU_ETHL2_SRC_D, a,
+             BASE + 0x100000, coll, 0, 0);
+    g_assert_cmpuint(rx(&t, my_mac, a, &tag), ==, 0);
+    ste_smac(t.d, htbl + 64 * ia, 0xf, MLX5_STE_LU_ETHL2_SRC_D, a,
+             mlx5_icm_term(MLX5_ICM_T_TIR, t.tirn), coll, 0, 0);
+    g_assert_cmpuint(rx(&t, my_mac, a, &tag), ==, 0);
+    g_assert_cmpuint(trace_count("mlx5_ste_drop"), >, drops);
+    /* the loop ended: B (in the chain) still arrives once the chain is mended */
+    ste_smac(t.d, htbl + 64 * ia, MLX5_STE_TYPE_RX, MLX5_STE_LU_ETHL2_SRC_D, a,
+             mlx5_icm_term(MLX5_ICM_T_TIR, t.tirn), coll, fc, 0x123);
+    ste_smac(t.d, coll, MLX5_STE_TYPE_RX, MLX5_STE_LU_ETHL2_SRC_D, b, fw_anchor, end, 0, 0);
+    g_assert_cmpuint(rx(&t, my_mac, b, &tag), ==, 1);
+    tdrv_free(t.d);
+}
+
+/*
+ * Transmit: a software NIC TX root (as test_tbl_drop_action's TX side): frames from one source
+ * MAC hit the TX drop, the others miss to the TX allow and go out.
+ */
+static void test_walk_tx(void)
+{
+    const uint64_t anchor = BASE, htbl = BASE + 0x1000;
+    uint8_t drop_mac[6] = { 0x02, 0xdd, 0, 0, 0, 1 }, f[64], cqe[64];
+    uint32_t id, sw, idx;
+    uint64_t root;
+    unsigned before;
+    TEth t;
+
+    teth_setup(&t, ste_node(true));
+    g_assert_cmpint(icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
+    sw = sw_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, anchor, &root);
+    idx = smac_index(drop_mac, MLX5_STE_LU_ETHL2_SRC_O, 1);
+    g_assert_cmpuint(idx, ==, 0);
+    ste_anchor(t.d, anchor, MLX5_STE_TYPE_TX, MLX5_STE_LU_ETHL2_SRC_O, htbl, 1);
+    ste_smac(t.d, htbl, MLX5_STE_TYPE_TX, MLX5_STE_LU_ETHL2_SRC_O, drop_mac,
+             mlx5_icm_term(MLX5_ICM_T_TX_DROP, 0), mlx5_icm_term(MLX5_ICM_T_TX_ALLOW, 0),
+             0, 0);
+    root_to(&t, MLX5_FLOW_TABLE_TYPE_NIC_TX, sw);
+
+    for (int dropped = 0; dropped < 2; dropped++) {
+        frame(f, peer_mac, dropped ? drop_mac : my_mac);
+        fake_write(t.d->h, t.mem + 8192, f + 42, 22);
+        before = t.d->h->tx->len;
+        teth_post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 42, 22, t.mem + 8192, -1);
+        g_assert_true(teth_poll_cqe(&t, cqe));
+        g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_REQ);
+        g_assert_cmpuint(t.d->h->tx->len - before, ==, dropped ? 0 : 1);
+    }
+    tdrv_free(t.d);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/mlx5/ste/icm", test_icm);
+    g_test_add_func("/mlx5/ste/hash", test_hash);
+    g_test_add_func("/mlx5/ste/walk-rx", test_walk_rx);
+    g_test_add_func("/mlx5/ste/walk-tx", test_walk_tx);
+    return g_test_run();
+}
