@@ -242,7 +242,7 @@ static void ste_smac(TDrv *d, uint64_t addr, unsigned type, unsigned lu, const u
             MLX5_SET(s, STE_RX_qp_list_pointer, MLX5_STE_FLOW_TAG_EN | tag);
         }
     } else {
-        MLX5_SET(s, STE_TX_counter_trigger, counter);
+        MLX5_SET(s, STE_RX_counter_trigger_15_0, counter);   /* (the same bits) */
     }
     MLX5_SET(s, STE_counter_trigger_23_16, counter >> 16);
     memcpy(s + MLX5_STE_TAG_OFF, smac, 6);
@@ -507,6 +507,232 @@ static void test_walk_tx(void)
     tdrv_free(t.d);
 }
 
+/* A v0 rewrite action: SET/ADD (@op 2/3) of @n bits at @shift of container @hw to @data. */
+static void v0_act(uint8_t *a, unsigned op, unsigned hw, unsigned shift, unsigned n,
+                   uint32_t data)
+{
+    a[0] = op;
+    a[1] = hw;
+    a[2] = shift;
+    a[3] = n == 32 ? 0 : n;
+    mlx5_st32(a + 4, data);
+}
+
+/* A rule entry of @type on lookup @lu, key @tag/@mask (@klen bytes), hit to @hit (@n entries,
+ * then lookup @next_lu over byte mask @bm), miss to @miss. */
+static void ste_rule(uint8_t *s, unsigned type, unsigned lu, const uint8_t *tag, unsigned klen,
+                     uint64_t hit, uint32_t n, unsigned next_lu, uint16_t bm, uint64_t miss)
+{
+    memset(s, 0, MLX5_STE_SIZE);
+    MLX5_SET(s, STE_entry_type, type);
+    MLX5_SET(s, STE_entry_sub_type, lu);
+    ste_hit(s, hit, n, next_lu, bm);
+    ste_miss(s, miss);
+    memcpy(s + MLX5_STE_TAG_OFF, tag, klen);
+    memset(s + MLX5_STE_MASK_OFF, 0xff, klen);
+}
+
+/* The frame the channel's RQ received last (at t->mem): its length. */
+static size_t rx_frame(TEth *t, const uint8_t *f, size_t len, uint8_t *got)
+{
+    uint8_t cqe[64];
+    size_t n = 0;
+
+    teth_post_recv(t, 2048, t->mem);
+    g_assert_true(mlx5_core_link_rx(t->d->c, 1, f, len));
+    while (teth_poll_cqe(t, cqe)) {
+        g_assert_cmpint(cqe[63] >> 4, ==, MLX5_CQE_RESP_SEND);
+        n = mlx5_ld32(cqe + MLX5_CQE_byte_cnt);
+        fake_read(t->d->h, t->mem, got, MIN(n, 256));
+    }
+    if (!n) {
+        t->rq_pi--;
+        fake_wr32(t->d->h, t->rq_dbr, t->rq_pi);
+    }
+    return n;
+}
+
+/*
+ * Actions on receive, as test_metadata_modify_action_set_copy_match and
+ * test_packet_reformat_l3_gre use them: a modify-packet rule rewrites the source MAC, takes 1
+ * off the TTL (the IPv4 checksum follows), sets reg_c_0 and copies its low half into reg_c_1,
+ * and goes to a second table that matches reg_c_0 (the register persists within the walk);
+ * an L3 tunnel decap rule replaces the outer headers up to the inner IP packet with the
+ * Ethernet header its list builds.
+ */
+static void test_actions_rx(void)
+{
+    const uint64_t a1 = BASE, h1 = BASE + 0x1000, a2 = BASE + 0x2000, h2 = BASE + 0x3000;
+    const uint64_t drop = mlx5_icm_term(MLX5_ICM_T_RX_DROP, 0);
+    uint8_t smac_a[6] = { 0x02, 0xaa, 0, 0, 0, 1 }, smac_d[6] = { 0x02, 0xdd, 0, 0, 0, 4 };
+    uint8_t new_smac[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+    uint8_t acts[8 * 8], s[MLX5_STE_SIZE], f[128], got[256];
+    uint32_t id, mid, sw;
+    uint64_t root;
+    size_t len;
+    TEth t;
+
+    teth_setup(&t, ste_node(true));
+    g_assert_cmpint(icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
+    g_assert_cmpint(icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, MLX5_ICM_MODHDR_BASE, 12, &mid), ==,
+                    0);
+    sw = sw_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, a1, &root);
+    root_to(&t, MLX5_FLOW_TABLE_TYPE_NIC_RX, sw);
+
+    /* table 1: the anchor hits a 2-entry SMAC table */
+    ste_anchor(t.d, a1, MLX5_STE_TYPE_RX, MLX5_STE_LU_ETHL2_SRC_D, h1, 2);
+    ste_always_miss(t.d, h1, MLX5_STE_TYPE_RX, drop);
+    ste_always_miss(t.d, h1 + 64, MLX5_STE_TYPE_RX, drop);
+    /* rule A: rewrite list at header-modify index 1 (64 bytes in), then table 2 */
+    v0_act(acts, 2, 0x01, 16, 32, mlx5_ld32(new_smac));
+    v0_act(acts + 8, 2, 0x01, 0, 16, mlx5_ld16(new_smac + 4));
+    v0_act(acts + 16, 3, 0x04, 8, 8, 0xff);                     /* TTL - 1 */
+    v0_act(acts + 24, 2, 0x0c, 32, 32, 0xcafe0001);             /* reg_c_0 */
+    acts[32] = 1;                                               /* COPY reg_c_0 15:0 */
+    acts[33] = 0x0c;                                            /* to reg_c_1 15:0 */
+    acts[34] = 0;
+    acts[35] = 16;
+    mlx5_st32(acts + 36, 0x000c2000);                           /* from REG_0 bit 32 */
+    g_assert_cmpint(mlx5_icm_rw(t.d->c, MLX5_ICM_MODHDR_BASE + 64, acts, 40, true), ==, 0);
+    ste_rule(s, MLX5_STE_TYPE_MODIFY_PKT, MLX5_STE_LU_ETHL2_SRC_D, smac_a, 6, a2, 1,
+             MLX5_STE_LU_DONT_CARE, 0, drop);
+    MLX5_SET(s, STE_MOD_number_of_re_write_actions, 5);
+    MLX5_SET(s, STE_MOD_header_re_write_actions_pointer, 1);
+    ste_put(t.d, h1 + 64 * smac_index(smac_a, MLX5_STE_LU_ETHL2_SRC_D, 2), s);
+    /* table 2: registers reg_c_0 == 0xcafe0001 and reg_c_1 == 0x0001 go to the TIR */
+    ste_anchor(t.d, a2, MLX5_STE_TYPE_RX, MLX5_STE_LU_STEERING_REGISTERS_0, h2, 1);
+    {
+        uint8_t k[8] = { 0xca, 0xfe, 0x00, 0x01, 0, 0, 0, 1 };
+        ste_rule(s, MLX5_STE_TYPE_RX, MLX5_STE_LU_STEERING_REGISTERS_0, k, 8,
+                 mlx5_icm_term(MLX5_ICM_T_TIR, t.tirn), 1, MLX5_STE_LU_DONT_CARE, 0, drop);
+        ste_put(t.d, h2, s);
+    }
+
+    len = frame(f, my_mac, smac_a);
+    mlx5_st16(f + 24, ~ib_csum_fold(ib_csum_add(0, f + 14, 20)));
+    g_assert_cmpuint(rx_frame(&t, f, len, got), ==, len);
+    g_assert_cmpmem(got + 6, 6, new_smac, 6);
+    g_assert_cmpint(got[22], ==, 63);
+    g_assert_cmphex(ib_csum_fold(ib_csum_add(0, got + 14, 20)), ==, 0xffff);
+    /* another value in reg_c_0: table 2 misses, the frame is dropped */
+    v0_act(acts + 24, 2, 0x0c, 32, 32, 0xcafe0002);
+    g_assert_cmpint(mlx5_icm_rw(t.d->c, MLX5_ICM_MODHDR_BASE + 64, acts, 40, true), ==, 0);
+    g_assert_cmpuint(rx_frame(&t, f, len, got), ==, 0);
+
+    /* rule D (in the other entry): L3 decap of Ethernet / IPv4 / GRE (IPv4) / IPv4 / UDP */
+    while (smac_index(smac_d, MLX5_STE_LU_ETHL2_SRC_D, 2) ==
+           smac_index(smac_a, MLX5_STE_LU_ETHL2_SRC_D, 2)) {
+        smac_d[5]++;
+    }
+    {
+        static const uint8_t new_dmac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+        uint8_t inner[64];
+        size_t il = frame(inner, my_mac, smac_d) - 14;
+
+        memmove(inner, inner + 14, il);
+        len = frame(f, my_mac, smac_d);
+        f[23] = 47;                                             /* GRE */
+        mlx5_st16(f + 16, 20 + 4 + il);
+        mlx5_st16(f + 34, 0);                                   /* GRE: no flags */
+        mlx5_st16(f + 36, 0x0800);                              /* IPv4 inside */
+        memcpy(f + 38, inner, il);
+        len = 38 + il;
+        v0_act(acts, 2, 0x00, 16, 32, mlx5_ld32(new_dmac));
+        v0_act(acts + 8, 2, 0x01, 16, 32, 0x02777777);
+        v0_act(acts + 16, 2, 0x00, 0, 16, mlx5_ld16(new_dmac + 4));
+        v0_act(acts + 24, 2, 0x02, 32, 16, 0x0800);
+        v0_act(acts + 32, 2, 0x01, 0, 16, 0x7777);
+        g_assert_cmpint(mlx5_icm_rw(t.d->c, MLX5_ICM_MODHDR_BASE + 128, acts, 40, true), ==,
+                        0);
+        ste_rule(s, MLX5_STE_TYPE_MODIFY_PKT, MLX5_STE_LU_ETHL2_SRC_D, smac_d, 6,
+                 mlx5_icm_term(MLX5_ICM_T_TIR, t.tirn), 1, MLX5_STE_LU_DONT_CARE, 0, drop);
+        MLX5_SET(s, STE_RX_tunneling_action, 3);
+        MLX5_SET(s, STE_MOD_number_of_re_write_actions, 5);
+        MLX5_SET(s, STE_MOD_header_re_write_actions_pointer, 2);
+        ste_put(t.d, h1 + 64 * smac_index(smac_d, MLX5_STE_LU_ETHL2_SRC_D, 2), s);
+        g_assert_cmpuint(rx_frame(&t, f, len, got), ==, 14 + il);
+        g_assert_cmpmem(got, 6, new_dmac, 6);
+        g_assert_cmpmem(got + 6, 6, "\x02\x77\x77\x77\x77\x77", 6);
+        g_assert_cmphex(mlx5_ld16(got + 12), ==, 0x0800);
+        g_assert_cmpmem(got + 14, il, inner, il);
+    }
+    tdrv_free(t.d);
+}
+
+/*
+ * Actions on transmit (test_push_vlan, test_packet_reformat_l3_gre): a VLAN push puts the tag
+ * after the MACs; an L3 encap with a reformat context of type L2_TO_L3_TUNNEL replaces the
+ * Ethernet header with the context's (Ethernet / IPv4 / GRE), the IPv4 length filled in.
+ */
+static void test_actions_tx(void)
+{
+    const uint64_t anchor = BASE, htbl = BASE + 0x1000;
+    const uint64_t allow = mlx5_icm_term(MLX5_ICM_T_TX_ALLOW, 0);
+    uint8_t vmac[6] = { 0x02, 0x0a, 0, 0, 0, 1 }, emac[6] = { 0x02, 0x0e, 0, 0, 0, 2 };
+    uint8_t s[MLX5_STE_SIZE], f[64], cqe[64], in[0x80] = { 0 }, out[16], hdr[38] = { 0 };
+    uint32_t id, sw, rid;
+    uint64_t root;
+    TEth t;
+
+    teth_setup(&t, ste_node(true));
+    g_assert_cmpint(icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
+    sw = sw_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, anchor, &root);
+    root_to(&t, MLX5_FLOW_TABLE_TYPE_NIC_TX, sw);
+    /* the L3 tunnel header: Ethernet, IPv4 (GRE), GRE carrying IPv4 */
+    memcpy(hdr, peer_mac, 6);
+    memcpy(hdr + 6, my_mac, 6);
+    mlx5_st16(hdr + 12, 0x0800);
+    hdr[14] = 0x45;
+    hdr[22] = 64;
+    hdr[23] = 47;
+    mlx5_st16(hdr + 36, 0x0800);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT);
+    MLX5_SET(in, REFORMAT_IN_type, MLX5_REFORMAT_TYPE_L2_TO_L3_TUNNEL);
+    MLX5_SET(in, REFORMAT_IN_data_size, sizeof(hdr));
+    memcpy(in + REFORMAT_IN_data_OFF, hdr, sizeof(hdr));
+    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, sizeof(out)), ==, 0);
+    rid = MLX5_GET(out, REFORMAT_OUT_id);
+
+    ste_anchor(t.d, anchor, MLX5_STE_TYPE_TX, MLX5_STE_LU_ETHL2_SRC_O, htbl, 2);
+    ste_always_miss(t.d, htbl, MLX5_STE_TYPE_TX, allow);
+    ste_always_miss(t.d, htbl + 64, MLX5_STE_TYPE_TX, allow);
+    g_assert_cmpuint(smac_index(vmac, MLX5_STE_LU_ETHL2_SRC_O, 2), !=,
+                     smac_index(emac, MLX5_STE_LU_ETHL2_SRC_O, 2));
+    ste_rule(s, MLX5_STE_TYPE_TX, MLX5_STE_LU_ETHL2_SRC_O, vmac, 6, allow, 1,
+             MLX5_STE_LU_DONT_CARE, 0, allow);
+    MLX5_SET(s, STE_TX_action_type, 1);
+    MLX5_SET(s, STE_TX_encap_pointer_vlan_data, 0x81002005);
+    ste_put(t.d, htbl + 64 * smac_index(vmac, MLX5_STE_LU_ETHL2_SRC_O, 2), s);
+    ste_rule(s, MLX5_STE_TYPE_TX, MLX5_STE_LU_ETHL2_SRC_O, emac, 6, allow, 1,
+             MLX5_STE_LU_DONT_CARE, 0, allow);
+    MLX5_SET(s, STE_TX_action_type, 3);
+    MLX5_SET(s, STE_TX_action_description, sizeof(hdr) / 2);
+    MLX5_SET(s, STE_TX_encap_pointer_vlan_data, rid);
+    ste_put(t.d, htbl + 64 * smac_index(emac, MLX5_STE_LU_ETHL2_SRC_O, 2), s);
+
+    for (int k = 0; k < 2; k++) {
+        const GByteArray *w;
+
+        frame(f, peer_mac, k ? emac : vmac);
+        fake_write(t.d->h, t.mem + 8192, f + 42, 22);
+        teth_post_send(&t, MLX5_OPCODE_SEND, 0, 0, f, 42, 22, t.mem + 8192, -1);
+        g_assert_true(teth_poll_cqe(&t, cqe));
+        g_assert_cmpuint(t.d->h->tx->len, >=, 1);
+        w = g_ptr_array_index(t.d->h->tx, t.d->h->tx->len - 1);
+        if (!k) {
+            g_assert_cmpuint(w->len, >=, 68);
+            g_assert_cmphex(mlx5_ld32(w->data + 12), ==, 0x81002005);
+            g_assert_cmpmem(w->data + 16, 48, f + 12, 48);
+        } else {
+            g_assert_cmpuint(w->len, >=, sizeof(hdr) + 50);
+            g_assert_cmpmem(w->data, 14, hdr, 14);
+            g_assert_cmpuint(mlx5_ld16(w->data + 16), ==, 20 + 4 + 50);
+            g_assert_cmpmem(w->data + sizeof(hdr), 50, f + 14, 50);
+        }
+    }
+    tdrv_free(t.d);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -514,5 +740,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/ste/hash", test_hash);
     g_test_add_func("/mlx5/ste/walk-rx", test_walk_rx);
     g_test_add_func("/mlx5/ste/walk-tx", test_walk_tx);
+    g_test_add_func("/mlx5/ste/actions-rx", test_actions_rx);
+    g_test_add_func("/mlx5/ste/actions-tx", test_actions_tx);
     return g_test_run();
 }

@@ -371,6 +371,12 @@ typedef struct Mlx5SteerHit {
     Mlx5Tir *tir;
     uint8_t nops;
     uint32_t ops[MLX5_ETH_STEER_OPS];
+    /*
+     * or, when software steering's entries rewrote it, the frame as it
+     * reaches the TIR (the ops not used; the receiver frees it)
+     */
+    uint8_t *frame;
+    size_t len;
 } Mlx5SteerHit;
 /* the room a frame needs for what steering may do to it on receive */
 #define MLX5_ETH_RX_ROOM \
@@ -426,13 +432,29 @@ typedef struct Mlx5SteResult {
     uint8_t kind;               /* MLX5_ICM_T_*; 0: dropped (no entry) */
     uint32_t id;
     uint32_t flow_tag;          /* 0: none */
+    bool rewritten;             /* the entries' actions changed the frame */
 } Mlx5SteResult;
 /*
- * Walk the entries from ICM address @root for a frame of @len bytes with
- * match set @ms: counters counted, where it ends in @r.
+ * A frame on its way through software steering: its buffer (@room bytes),
+ * parse and match set, which the entries' actions change (mlx5_ste_action.c)
  */
-void mlx5_ste_walk(Mlx5Core *c, uint64_t root, const uint8_t *ms, size_t len,
+typedef struct Mlx5SteFrame {
+    uint8_t *f;
+    size_t len, room;
+    IbEthHdr *h;
+    uint8_t *ms;
+    uint32_t reg_b;
+    bool encapped;
+} Mlx5SteFrame;
+/*
+ * Walk the entries from ICM address @root for frame @fr: counters counted,
+ * actions applied to @fr, where it ends in @r.
+ */
+void mlx5_ste_walk(Mlx5Core *c, uint64_t root, Mlx5SteFrame *fr,
                    Mlx5SteResult *r);
+/* mlx5_ste_action.c: what entry @ste (64 bytes, a hit) does to @fr */
+void mlx5_ste_apply(Mlx5Core *c, const uint8_t *ste, Mlx5SteFrame *fr,
+                    Mlx5SteResult *r);
 
 /* mlx5_flow_counter.c */
 Mlx5CmdHandler mlx5_cmd_alloc_flow_counter, mlx5_cmd_dealloc_flow_counter,
@@ -479,6 +501,8 @@ size_t mlx5_vxlan_inner(const Mlx5Eth *e, const uint8_t *f, size_t len,
  * mlx5_tunnel.c: the inner Ethernet frame of an L2 tunnel (VXLAN, GENEVE, GRE
  * with TEB): its offset in @f and its headers in @in; 0 if @f is none
  */
+/* The offset of the IP packet inside an L3 GRE or GENEVE tunnel, 0: none. */
+size_t mlx5_tunnel_l3_inner(const uint8_t *f, size_t len, const IbEthHdr *h);
 size_t mlx5_tunnel_l2_inner(const Mlx5Eth *e, const uint8_t *f, size_t len,
                             const IbEthHdr *h, IbEthHdr *in);
 
@@ -496,6 +520,22 @@ void mlx5_modhdr_put(Mlx5Core *c, uint32_t id);
 void mlx5_modhdr_apply_regs(Mlx5Core *c, uint32_t id, uint32_t *regc);
 void mlx5_modhdr_apply(Mlx5Core *c, uint32_t id, uint8_t *f, size_t len,
                        IbEthHdr *h);
+/*
+ * Header field @id (MLX5_ACTION_IN_FIELD_OUT_*) of frame @f: false if the
+ * frame has no such header (put then does nothing).
+ */
+bool mlx5_modhdr_field_get(uint8_t *f, size_t len, const IbEthHdr *h,
+                           uint16_t id, uint32_t *v);
+void mlx5_modhdr_field_put(uint8_t *f, size_t len, const IbEthHdr *h,
+                           uint16_t id, uint32_t v);
+/*
+ * Rewrite frame @f with @body: the IPv4 and TCP/UDP checksums follow what it
+ * changed, @h is parsed again afterwards.
+ */
+typedef void Mlx5ModBody(void *opaque, uint8_t *f, size_t len,
+                         const IbEthHdr *h);
+void mlx5_modhdr_rewrite(uint8_t *f, size_t len, IbEthHdr *h,
+                         Mlx5ModBody *body, void *opaque);
 
 /* mlx5_flow_tx.c: NIC TX (egress) steering */
 /*

@@ -324,7 +324,8 @@ static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
     mlx5_eth_count(&e->cnt.rx, frame, len);
     n = mlx5_flow_steer(c, frame, len, hdr, m, hits, &flow_tag);
     for (i = 0; i < n; i++) {
-        g_autofree uint8_t *copy = NULL;
+        /* (software steering's rewritten frame, if any: ours to free) */
+        g_autofree uint8_t *copy = hits[i].frame;
         const uint8_t *f = frame;
         size_t flen = len;
         IbEthHdr fh = *hdr;
@@ -340,7 +341,16 @@ static void mlx5_eth_rx_steer(Mlx5Core *c, const uint8_t *frame, size_t len,
                                    "self loopback not allowed by the TIR");
             continue;
         }
-        if (hits[i].nops) {
+        if (copy) {
+            /* as software steering's entries left it (mlx5_ste.c) */
+            f = copy;
+            flen = hits[i].len;
+            if (!ib_eth_parse(f, flen, &fh)) {
+                trace_mlx5_eth_rx_drop(hits[i].tir->tirn, flen,
+                                       "not an Ethernet frame after steering");
+                continue;
+            }
+        } else if (hits[i].nops) {
             /* what the entries on its way did to it (mlx5_reformat.c) */
             copy = g_malloc(MLX5_ETH_RX_ROOM);
             memcpy(copy, frame, len);

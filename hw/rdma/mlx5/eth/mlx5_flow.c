@@ -895,6 +895,31 @@ void mlx5_sw_meta_ms(const Mlx5Core *c, const Mlx5SwMeta *m, uint8_t *ms)
     mlx5_ms_regc(ms, m->regc, c->esw_regc_pass);
 }
 
+/*
+ * A copy of the frame to TIR @tirn: with the ops that got it there, or (@w:
+ * software steering rewrote it) as it is now
+ */
+static void mlx5_flow_hit(Mlx5Core *c, Mlx5SteerHit *hits, unsigned *n,
+                          uint32_t tirn, const uint32_t *ops, unsigned nops,
+                          const uint8_t *w, size_t len)
+{
+    Mlx5SteerHit *hit = &hits[*n];
+
+    if (*n >= MLX5_ETH_MAX_DEST) {
+        return;
+    }
+    /* a destroyed TIR takes nothing */
+    hit->tir = mlx5_table_get(&c->eth->tirs, tirn);
+    if (!hit->tir) {
+        return;
+    }
+    hit->nops = w ? 0 : nops;
+    memcpy(hit->ops, ops, sizeof(ops[0]) * hit->nops);
+    hit->frame = w ? g_memdup2(w, len) : NULL;
+    hit->len = len;
+    (*n)++;
+}
+
 unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
                          const IbEthHdr *h, const Mlx5SwMeta *m,
                          Mlx5SteerHit *hits, uint32_t *flow_tag)
@@ -905,7 +930,7 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
     g_autofree uint8_t *w = NULL;       /* the frame as transformed so far */
     uint32_t ops[MLX5_ETH_STEER_OPS], eops[MLX5_FTE_OPS];
     unsigned hops, n = 0, nops = 0, i, k, ne;
-    bool encapped = false;
+    bool encapped = false, sw_rewrote = false;
     IbEthHdr wh = *h;
 
     *flow_tag = 0;
@@ -918,16 +943,26 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
         if (ft->sw_owner) {
             /* its entries in ICM: a TIR, a firmware table, or a drop */
             Mlx5SteResult r;
+            Mlx5SteFrame fr;
 
-            mlx5_ste_walk(c, ft->icm_root[0], ms, len, &r);
+            if (!w) {
+                w = g_malloc(MLX5_ETH_RX_ROOM);
+                memcpy(w, f, len);
+            }
+            fr = (Mlx5SteFrame) {
+                .f = w, .len = len, .room = MLX5_ETH_RX_ROOM, .h = &wh,
+                .ms = ms, .encapped = encapped,
+            };
+            mlx5_ste_walk(c, ft->icm_root[0], &fr, &r);
+            len = fr.len;
+            encapped = fr.encapped;
+            sw_rewrote |= r.rewritten;
             if (r.flow_tag) {
                 *flow_tag = r.flow_tag;
             }
-            if (r.kind == MLX5_ICM_T_TIR && n < MLX5_ETH_MAX_DEST) {
-                hits[n].tir = mlx5_table_get(&e->tirs, r.id);
-                hits[n].nops = nops;
-                memcpy(hits[n].ops, ops, sizeof(ops[0]) * nops);
-                n += hits[n].tir != NULL;
+            if (r.kind == MLX5_ICM_T_TIR) {
+                mlx5_flow_hit(c, hits, &n, r.id, ops, nops,
+                              sw_rewrote ? w : NULL, len);
             }
             next = r.kind == MLX5_ICM_T_FT ? mlx5_ft_get(c, r.id) : NULL;
             ft = next && next->type == ft->type ? next : NULL;
@@ -959,12 +994,9 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
         for (i = 0; i < fte->ndest; i++) {
             if (fte->dest[i].type != MLX5_FLOW_DEST_TYPE_TIR) {
                 next = next ? next : mlx5_ft_get(c, fte->dest[i].id);
-            } else if (n < MLX5_ETH_MAX_DEST) {
-                /* a destroyed TIR takes nothing */
-                hits[n].tir = mlx5_table_get(&e->tirs, fte->dest[i].id);
-                hits[n].nops = nops;
-                memcpy(hits[n].ops, ops, sizeof(ops[0]) * nops);
-                n += hits[n].tir != NULL;
+            } else {
+                mlx5_flow_hit(c, hits, &n, fte->dest[i].id, ops, nops,
+                              sw_rewrote ? w : NULL, len);
             }
         }
         ft = next;

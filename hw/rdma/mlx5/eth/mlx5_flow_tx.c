@@ -31,10 +31,12 @@ static void mlx5_tx_match_set(Mlx5Eth *e, uint32_t sqn, const uint8_t *f,
 }
 
 /* The frame in a buffer of ours, with room for a header and the padding. */
-static uint8_t *mlx5_tx_own(uint8_t **f, size_t len, uint8_t **owned)
+static uint8_t *mlx5_tx_own(uint8_t **f, size_t len, uint8_t **owned,
+                            size_t *room)
 {
     if (!*owned) {
-        *owned = g_malloc(len + MLX5_ETH_MAX_ENCAP_HDR + MLX5_ETH_MIN_FRAME);
+        *room = len + MLX5_ETH_MAX_ENCAP_HDR + MLX5_ETH_MIN_FRAME;
+        *owned = g_malloc(*room);
         memcpy(*owned, *f, len);
         *f = *owned;
     }
@@ -50,6 +52,7 @@ bool mlx5_flow_steer_tx(Mlx5Core *c, uint32_t sqn, uint8_t **f, size_t *len,
     uint32_t ops[MLX5_FTE_OPS];
     unsigned hops, i, n;
     bool encapped = false;
+    size_t room = 0;
     IbEthHdr h;
 
     if (!ft) {
@@ -66,8 +69,16 @@ bool mlx5_flow_steer_tx(Mlx5Core *c, uint32_t sqn, uint8_t **f, size_t *len,
             /* its entries in ICM (mlx5_ste.c): allow, drop, or a table */
             Mlx5SteResult r;
             Mlx5FlowTable *next;
+            Mlx5SteFrame fr = {
+                .f = mlx5_tx_own(f, *len, owned, &room), .len = *len,
+                .h = &h, .ms = ms, .encapped = encapped,
+            };
 
-            mlx5_ste_walk(c, ft->icm_root[0], ms, *len, &r);
+            /* (what it may grow to: the padding's room stays) */
+            fr.room = room - MLX5_ETH_MIN_FRAME;
+            mlx5_ste_walk(c, ft->icm_root[0], &fr, &r);
+            *len = fr.len;
+            encapped = fr.encapped;
             if (r.kind == MLX5_ICM_T_TX_ALLOW) {
                 break;
             }
@@ -90,8 +101,8 @@ bool mlx5_flow_steer_tx(Mlx5Core *c, uint32_t sqn, uint8_t **f, size_t *len,
         /* (no DECAP in NIC TX entries) */
         n = mlx5_fte_ops(fte, &encapped, ops);
         for (i = 0; i < n; i++) {
-            mlx5_eth_transform(c, ops[i], mlx5_tx_own(f, *len, owned), len,
-                               &h);
+            mlx5_eth_transform(c, ops[i], mlx5_tx_own(f, *len, owned, &room),
+                               len, &h);
         }
         if (n) {
             mlx5_tx_match_set(e, sqn, *f, *len, ms);

@@ -304,31 +304,36 @@ static uint16_t mlx5_mod_l4_sum(const uint8_t *f, const IbEthHdr *h)
     return ib_csum_fold(sum);
 }
 
-/* Apply context @id's actions to frame @f (@len bytes, parsed in @h). */
-void mlx5_modhdr_apply(Mlx5Core *c, uint32_t id, uint8_t *f, size_t len,
-                       IbEthHdr *h)
+bool mlx5_modhdr_field_get(uint8_t *f, size_t len, const IbEthHdr *h,
+                           uint16_t id, uint32_t *v)
 {
-    Mlx5ModHdr *mh = mlx5_table_get(&c->eth->modhdrs, id);
+    return mlx5_mod_get(f, len, h, id, v);
+}
+
+void mlx5_modhdr_field_put(uint8_t *f, size_t len, const IbEthHdr *h,
+                           uint16_t id, uint32_t v)
+{
+    mlx5_mod_put(f, len, h, id, v);
+}
+
+void mlx5_modhdr_rewrite(uint8_t *f, size_t len, IbEthHdr *h,
+                         Mlx5ModBody *body, void *opaque)
+{
     bool l4 = h->l4 && !h->frag && (h->proto == 6 || h->proto == 17) &&
               h->l4 + (h->proto == 6 ? 20u : 8u) <= len;
     unsigned ihl = h->ip_version == 4 ? (f[h->l3] & 0xf) * 4 : 0;
     bool ip4 = ihl >= 20 && h->l3 + ihl <= len;
     uint16_t before = 0, after, ck;
     uint8_t ip[60];
-    unsigned i, cko = h->proto == 6 ? 16 : 6;
+    unsigned cko = h->proto == 6 ? 16 : 6;
 
-    if (!mh) {
-        return;                 /* (freed with the entry: cannot happen) */
-    }
     if (l4) {
         before = mlx5_mod_l4_sum(f, h);
     }
     if (ip4) {
         memcpy(ip, f + h->l3, ihl);
     }
-    for (i = 0; i < mh->n; i++) {
-        mlx5_mod_apply(f, len, h, mh->actions[i]);
-    }
+    body(opaque, f, len, h);
     /* checksums only where a rewrite changed what they cover */
     if (ip4 && memcmp(ip, f + h->l3, ihl)) {
         mlx5_st16(f + h->l3 + 10, 0);
@@ -345,6 +350,29 @@ void mlx5_modhdr_apply(Mlx5Core *c, uint32_t id, uint8_t *f, size_t len,
     }
     /* the addresses and ports it parsed may have changed */
     ib_eth_parse(f, len, h);
+}
+
+static void mlx5_modhdr_body(void *opaque, uint8_t *f, size_t len,
+                             const IbEthHdr *h)
+{
+    const Mlx5ModHdr *mh = opaque;
+    unsigned i;
+
+    for (i = 0; i < mh->n; i++) {
+        mlx5_mod_apply(f, len, h, mh->actions[i]);
+    }
+}
+
+/* Apply context @id's actions to frame @f (@len bytes, parsed in @h). */
+void mlx5_modhdr_apply(Mlx5Core *c, uint32_t id, uint8_t *f, size_t len,
+                       IbEthHdr *h)
+{
+    Mlx5ModHdr *mh = mlx5_table_get(&c->eth->modhdrs, id);
+
+    if (!mh) {
+        return;                 /* (freed with the entry: cannot happen) */
+    }
+    mlx5_modhdr_rewrite(f, len, h, mlx5_modhdr_body, mh);
     trace_mlx5_eth_modhdr(id, mh->n);
 }
 

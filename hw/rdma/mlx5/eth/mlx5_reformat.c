@@ -43,7 +43,9 @@ void mlx5_cmd_alloc_packet_reformat_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
     type = MLX5_GET(cmd->in, REFORMAT_IN_type);
     size = MLX5_GET(cmd->in, REFORMAT_IN_data_size);
     if ((type != MLX5_REFORMAT_TYPE_L2_TO_VXLAN &&
-         type != MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL) ||
+         type != MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL &&
+         (type != MLX5_REFORMAT_TYPE_L2_TO_L3_TUNNEL ||
+          !mlx5_sw_icm_offered(&c->cfg))) ||
         size < IB_ETH_HLEN || size > MLX5_ETH_MAX_ENCAP_HDR) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                       MLX5_SYND_REFORMAT_PARAM);
@@ -116,6 +118,14 @@ void mlx5_reformat_encap(Mlx5Core *c, uint32_t id, uint8_t *f, size_t *len)
 
     if (!r) {
         return;                 /* (freed with the entry: cannot happen) */
+    }
+    if (r->type == MLX5_REFORMAT_TYPE_L2_TO_L3_TUNNEL) {
+        /* the header replaces the frame's Ethernet header (and VLAN tags) */
+        size_t l2 = ib_eth_parse(f, *len, &h) && h.l3 ? h.l3 : IB_ETH_HLEN;
+
+        l2 = MIN(l2, *len);
+        memmove(f, f + l2, *len - l2);
+        *len -= l2;
     }
     memmove(f + r->size, f, *len);
     memcpy(f, r->data, r->size);

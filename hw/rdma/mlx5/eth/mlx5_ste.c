@@ -17,17 +17,16 @@
  * - in a hash table of N entries the frame takes entry CRC32(key bytes the
  *   byte mask selects) mod N, the CRC rdma-core computes (reflected
  *   0xEDB88320, init 0, no final xor, byte swapped);
- * - a hit applies the entry's actions (a flow counter, a flow tag) and goes
- *   on; a walk ends at a terminal address the device gave out: the NIC RX
- *   drop, the NIC TX drop and allow (to the wire), a TIR (CREATE_TIR's
- *   output), or a firmware table (QUERY_FLOW_TABLE's roots: steering goes on
- *   in that table).
+ * - a hit applies the entry's actions (mlx5_ste_action.c: counters, flow
+ *   tags, rewrites, VLAN and tunnel actions; later lookups see the frame and
+ *   the metadata registers as they are then) and goes on; a walk ends at a
+ *   terminal address the device gave out: the NIC RX drop, the NIC TX drop
+ *   and allow (to the wire), a TIR (CREATE_TIR's output), or a firmware table
+ *   (QUERY_FLOW_TABLE's roots: steering goes on in that table).
  *
  * Entries are guest data: a walk takes at most MLX5_STE_MAX_STEPS entries (a
  * loop drops the frame), an address outside the ICM objects, a never-written
  * entry or an unknown entry type drops it, and every failure is traced.
- * Header rewrites, VLAN push/pop and tunnel encap/decap in entries are not
- * modelled yet: traced (mlx5_ste_unsupported) and skipped.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -299,44 +298,7 @@ static uint64_t mlx5_ste_miss(const uint8_t *ste)
             MLX5_GET(ste, STE_miss_address_31_6)) << 6;
 }
 
-/* Apply what entry @ste does on a hit. */
-static void mlx5_ste_actions(Mlx5Core *c, const uint8_t *ste, size_t len,
-                             Mlx5SteResult *r)
-{
-    unsigned type = MLX5_GET(ste, STE_entry_type);
-    uint32_t cnt, ptr;
-
-    if (type == MLX5_STE_TYPE_TX) {
-        cnt = MLX5_GET(ste, STE_TX_counter_trigger);
-        if (MLX5_GET(ste, STE_TX_action_type)) {
-            trace_mlx5_ste_unsupported("tx action",
-                                       MLX5_GET(ste, STE_TX_action_type));
-        }
-    } else {
-        cnt = MLX5_GET(ste, STE_RX_counter_trigger_15_0);
-        if (MLX5_GET(ste, STE_RX_tunneling_action)) {
-            trace_mlx5_ste_unsupported("tunneling action",
-                                       MLX5_GET(ste, STE_RX_tunneling_action));
-        }
-    }
-    cnt |= MLX5_GET(ste, STE_counter_trigger_23_16) << 16;
-    if (cnt) {
-        mlx5_fc_count(c, cnt, len);
-    }
-    if (type == MLX5_STE_TYPE_MODIFY_PKT) {
-        if (MLX5_GET(ste, STE_MOD_number_of_re_write_actions)) {
-            trace_mlx5_ste_unsupported("header rewrite",
-                          MLX5_GET(ste, STE_MOD_number_of_re_write_actions));
-        }
-    } else if (type == MLX5_STE_TYPE_RX) {
-        ptr = MLX5_GET(ste, STE_RX_qp_list_pointer);
-        if (ptr & MLX5_STE_FLOW_TAG_EN) {
-            r->flow_tag = ptr & 0xffffff;
-        }
-    }
-}
-
-void mlx5_ste_walk(Mlx5Core *c, uint64_t root, const uint8_t *ms, size_t len,
+void mlx5_ste_walk(Mlx5Core *c, uint64_t root, Mlx5SteFrame *fr,
                    Mlx5SteResult *r)
 {
     uint8_t ste[MLX5_STE_SIZE], key[MLX5_STE_TAG_SIZE];
@@ -354,7 +316,7 @@ void mlx5_ste_walk(Mlx5Core *c, uint64_t root, const uint8_t *ms, size_t len,
             trace_mlx5_ste_end(root, kind, id, steps);
             return;
         }
-        mlx5_ste_key(lu, ms, key);
+        mlx5_ste_key(lu, fr->ms, key);
         at = addr + (uint64_t)mlx5_ste_hash(key, bm, n) * MLX5_STE_SIZE;
         /* the entry the hash picks, then its miss chain */
         for (hit = false; !hit;) {
@@ -369,7 +331,8 @@ void mlx5_ste_walk(Mlx5Core *c, uint64_t root, const uint8_t *ms, size_t len,
                 trace_mlx5_ste_drop(root, at, steps);
                 return;
             }
-            if (!mlx5_ste_key(MLX5_GET(ste, STE_entry_sub_type), ms, key)) {
+            if (!mlx5_ste_key(MLX5_GET(ste, STE_entry_sub_type), fr->ms,
+                              key)) {
                 trace_mlx5_ste_unsupported("lookup type",
                                            MLX5_GET(ste, STE_entry_sub_type));
             }
@@ -392,7 +355,7 @@ void mlx5_ste_walk(Mlx5Core *c, uint64_t root, const uint8_t *ms, size_t len,
                 }
             }
         }
-        mlx5_ste_actions(c, ste, len, r);
+        mlx5_ste_apply(c, ste, fr, r);
         addr = mlx5_ste_hit(ste, &n);
         lu = MLX5_GET(ste, STE_next_lu_type);
         bm = MLX5_GET(ste, STE_byte_mask);

@@ -25,9 +25,19 @@
 #define MLX5_GRE_A          0x0080      /* acknowledgment present (version 1) */
 #define MLX5_GRE_VER        0x0007
 
-/* The offset of the inner Ethernet frame of GENEVE or GRE, 0: none. */
-static size_t mlx5_tunnel_l2_off(const uint8_t *f, size_t len,
-                                 const IbEthHdr *h)
+/* Is @proto what a tunnel carries: Ethernet (TEB), or (@l3) IPv4 or IPv6? */
+static bool mlx5_tunnel_proto(uint16_t proto, bool l3)
+{
+    return l3 ? proto == 0x0800 || proto == 0x86dd
+              : proto == MLX5_ETHERTYPE_TEB;
+}
+
+/*
+ * The offset of the inner Ethernet frame of GENEVE or GRE (@l3: the inner IP
+ * packet of an L3 tunnel, protocol IPv4 or IPv6), 0: none.
+ */
+static size_t mlx5_tunnel_off(const uint8_t *f, size_t len, const IbEthHdr *h,
+                              bool l3)
 {
     size_t g;
     uint16_t fl;
@@ -35,7 +45,7 @@ static size_t mlx5_tunnel_l2_off(const uint8_t *f, size_t len,
     if (h->l4 && h->proto == 17 && h->dport == MLX5_GENEVE_PORT) {
         g = (size_t)h->l4 + 8;
         if (g + 8 > len || f[g] >> 6 ||
-            mlx5_ld16(f + g + 2) != MLX5_ETHERTYPE_TEB) {
+            !mlx5_tunnel_proto(mlx5_ld16(f + g + 2), l3)) {
             return 0;
         }
         return g + 8 + (f[g] & 0x3f) * 4;
@@ -49,7 +59,7 @@ static size_t mlx5_tunnel_l2_off(const uint8_t *f, size_t len,
     }
     fl = mlx5_ld16(f + g);
     if ((fl & MLX5_GRE_R) || (fl & MLX5_GRE_VER) > 1 ||
-        mlx5_ld16(f + g + 2) != MLX5_ETHERTYPE_TEB) {
+        !mlx5_tunnel_proto(mlx5_ld16(f + g + 2), l3)) {
         return 0;
     }
     return g + 4 + (fl & MLX5_GRE_C ? 4 : 0) + (fl & MLX5_GRE_K ? 4 : 0) +
@@ -65,9 +75,16 @@ size_t mlx5_tunnel_l2_inner(const Mlx5Eth *e, const uint8_t *f, size_t len,
     if (off) {
         return off;
     }
-    off = mlx5_tunnel_l2_off(f, len, h);
+    off = mlx5_tunnel_off(f, len, h, false);
     if (!off || off >= len || !ib_eth_parse(f + off, len - off, in)) {
         return 0;
     }
     return off;
+}
+
+size_t mlx5_tunnel_l3_inner(const uint8_t *f, size_t len, const IbEthHdr *h)
+{
+    size_t off = mlx5_tunnel_off(f, len, h, true);
+
+    return off && off < len ? off : 0;
 }

@@ -375,6 +375,8 @@ enum {
 enum {
     MLX5_REFORMAT_TYPE_L2_TO_VXLAN = 0,
     MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL = 2,
+    /* the frame's Ethernet header replaced (software steering's L3 encap) */
+    MLX5_REFORMAT_TYPE_L2_TO_L3_TUNNEL = 4,
 };
 /* misc_parameters.source_sqn: the SQ a frame is sent from (NIC TX) */
 #define MS_source_sqn                       MLX5_FIELD(16, 23, 0)

@@ -99,7 +99,7 @@ enum {
 #define STE_RX_qp_list_pointer              MLX5_FIELD(4, 31, 0)
 #define STE_RX_tunneling_action             MLX5_FIELD(5, 30, 28)
 #define STE_RX_action_description           MLX5_FIELD(5, 27, 24)
-#define STE_RX_counter_trigger_15_0         MLX5_FIELD(5, 15, 0)
+#define STE_RX_counter_trigger_15_0         MLX5_FIELD(5, 15, 0)   /* (TX too) */
 /* ste_modify_packet */
 #define STE_MOD_number_of_re_write_actions  MLX5_FIELD(3, 31, 16)
 #define STE_MOD_header_re_write_actions_pointer MLX5_FIELD(4, 31, 0)
@@ -107,7 +107,6 @@ enum {
 #define STE_TX_action_type                  MLX5_FIELD(3, 25, 23)
 #define STE_TX_action_description           MLX5_FIELD(3, 21, 16)
 #define STE_TX_encap_pointer_vlan_data      MLX5_FIELD(4, 31, 0)
-#define STE_TX_counter_trigger              MLX5_FIELD(5, 15, 0)
 /* qp_list_pointer: the flow tag is valid */
 #define MLX5_STE_FLOW_TAG_EN                0x80000000u
 
