@@ -23,6 +23,7 @@
 #include "qemu/osdep.h"
 #include "qemu/host-utils.h"
 #include "mlx5_cmd.h"
+#include "eth/mlx5_eth.h"
 #include "hw/rdma/mlx5/mlx5_ste_prm.h"
 #include "trace.h"
 
@@ -188,31 +189,49 @@ static Mlx5IcmObj *mlx5_gobj_sw_icm(Mlx5Core *c, Mlx5CmdCtx *cmd)
     return o;
 }
 
-/* The object type a general object command names, if we offer it. */
-static bool mlx5_gobj_type_ok(Mlx5Core *c, Mlx5CmdCtx *cmd)
+/*
+ * The object type a general object command names, if we offer it: SW_ICM, or
+ * (eth/mlx5_sampler.c) FLOW_SAMPLER; 0 if not.
+ */
+static unsigned mlx5_gobj_type(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
+    unsigned type;
+
     if (!mlx5_cmd_in_ok(cmd, GOBJ_HDR_SIZE) || !mlx5_cmd_out_ok(cmd, 0x10)) {
-        return false;
+        return 0;
     }
-    if (MLX5_GET(cmd->in, GOBJ_IN_obj_type) != MLX5_OBJ_TYPE_SW_ICM ||
+    type = MLX5_GET(cmd->in, GOBJ_IN_obj_type);
+    if ((type != MLX5_OBJ_TYPE_SW_ICM && type != MLX5_OBJ_TYPE_FLOW_SAMPLER) ||
         !mlx5_sw_icm_offered(&c->cfg)) {
-        trace_mlx5_gobj_unsupported(MLX5_GET(cmd->in, GOBJ_IN_obj_type));
+        trace_mlx5_gobj_unsupported(type);
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_OBJ_TYPE);
-        return false;
+        return 0;
     }
-    return true;
+    return type;
 }
 
 void mlx5_cmd_create_general_object(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    if (mlx5_gobj_type_ok(c, cmd)) {
+    switch (mlx5_gobj_type(c, cmd)) {
+    case MLX5_OBJ_TYPE_SW_ICM:
         mlx5_gobj_create_sw_icm(c, cmd);
+        break;
+    case MLX5_OBJ_TYPE_FLOW_SAMPLER:
+        mlx5_sampler_create(c, cmd);
+        break;
     }
 }
 
 void mlx5_cmd_destroy_general_object(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    Mlx5IcmObj *o = mlx5_gobj_type_ok(c, cmd) ? mlx5_gobj_sw_icm(c, cmd) : NULL;
+    unsigned type = mlx5_gobj_type(c, cmd);
+    Mlx5IcmObj *o;
+
+    if (type == MLX5_OBJ_TYPE_FLOW_SAMPLER) {
+        mlx5_sampler_destroy(c, cmd);
+        return;
+    }
+    o = type ? mlx5_gobj_sw_icm(c, cmd) : NULL;
 
     if (!o) {
         return;
@@ -229,7 +248,14 @@ void mlx5_cmd_destroy_general_object(Mlx5Core *c, Mlx5CmdCtx *cmd)
 void mlx5_cmd_query_general_object(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     uint8_t *icm = cmd->out + GOBJ_HDR_SIZE;
-    Mlx5IcmObj *o = mlx5_gobj_type_ok(c, cmd) ? mlx5_gobj_sw_icm(c, cmd) : NULL;
+    unsigned type = mlx5_gobj_type(c, cmd);
+    Mlx5IcmObj *o;
+
+    if (type == MLX5_OBJ_TYPE_FLOW_SAMPLER) {
+        mlx5_sampler_query(c, cmd);
+        return;
+    }
+    o = type ? mlx5_gobj_sw_icm(c, cmd) : NULL;
 
     if (!o || !mlx5_cmd_out_ok(cmd, GOBJ_HDR_SIZE + SW_ICM_SIZE)) {
         return;

@@ -249,6 +249,7 @@ typedef struct Mlx5Eth {
     Mlx5FlowCounter *fcs;
     Mlx5Table modhdrs;
     Mlx5Table reformats;
+    Mlx5Table samplers;         /* flow samplers (mlx5_sampler.c) */
     /* RQs with an open LRO session (mlx5_lro.c), oldest first */
     uint32_t lro_rq[MLX5_LRO_MAX_OPEN];
     unsigned n_lro;
@@ -418,6 +419,7 @@ enum {
     MLX5_ICM_T_TX_ALLOW = 3,    /* to the wire */
     MLX5_ICM_T_TIR = 4,         /* id: the TIR's number */
     MLX5_ICM_T_FT = 5,          /* id: a firmware table: steering goes on */
+    MLX5_ICM_T_SAMPLER = 6,     /* id: a flow sampler (mlx5_sampler.c) */
 };
 /* The ICM address of terminal @kind with @id (< 2^24). */
 uint64_t mlx5_icm_term(unsigned kind, uint32_t id);
@@ -455,6 +457,22 @@ void mlx5_ste_walk(Mlx5Core *c, uint64_t root, Mlx5SteFrame *fr,
 /* mlx5_ste_action.c: what entry @ste (64 bytes, a hit) does to @fr */
 void mlx5_ste_apply(Mlx5Core *c, const uint8_t *ste, Mlx5SteFrame *fr,
                     Mlx5SteResult *r);
+
+/* mlx5_sampler.c: the flow sampler general object */
+typedef struct Mlx5Sampler {
+    uint8_t table_type, level;
+    uint32_t ratio;
+    uint32_t default_table, sample_table;
+    uint32_t seen;              /* frames since the last sampled one */
+} Mlx5Sampler;
+void mlx5_sampler_create(Mlx5Core *c, Mlx5CmdCtx *cmd);
+void mlx5_sampler_destroy(Mlx5Core *c, Mlx5CmdCtx *cmd);
+void mlx5_sampler_query(Mlx5Core *c, Mlx5CmdCtx *cmd);
+/*
+ * A frame reaches sampler @id: the default table it goes on in; the sample
+ * table in *@st if this one is sampled (else NULL).
+ */
+Mlx5FlowTable *mlx5_sampler_take(Mlx5Core *c, uint32_t id, Mlx5FlowTable **st);
 
 /* mlx5_flow_counter.c */
 Mlx5CmdHandler mlx5_cmd_alloc_flow_counter, mlx5_cmd_dealloc_flow_counter,

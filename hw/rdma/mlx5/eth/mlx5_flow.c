@@ -964,6 +964,21 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
                 mlx5_flow_hit(c, hits, &n, r.id, ops, nops,
                               sw_rewrote ? w : NULL, len);
             }
+            if (r.kind == MLX5_ICM_T_SAMPLER) {
+                /* a sampled frame to the sample table's TIRs; all on */
+                Mlx5FlowTable *st;
+
+                next = mlx5_sampler_take(c, r.id, &st);
+                fte = st ? mlx5_ft_hit(c, &st, ms, len) : NULL;
+                for (i = 0; fte && i < fte->ndest; i++) {
+                    if (fte->dest[i].type == MLX5_FLOW_DEST_TYPE_TIR) {
+                        mlx5_flow_hit(c, hits, &n, fte->dest[i].id, ops, nops,
+                                      sw_rewrote ? w : NULL, len);
+                    }
+                }
+                ft = next && next->type == ft->type ? next : NULL;
+                continue;
+            }
             next = r.kind == MLX5_ICM_T_FT ? mlx5_ft_get(c, r.id) : NULL;
             ft = next && next->type == ft->type ? next : NULL;
             continue;

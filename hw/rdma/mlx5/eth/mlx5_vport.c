@@ -208,6 +208,7 @@ void mlx5_eth_init(Mlx5Core *c)
                     1);
     mlx5_table_init(&e->reformats, "packet reformat",
                     1u << MLX5_ETH_LOG_MAX_REFORMAT, 1);
+    mlx5_table_init(&e->samplers, "flow sampler", 1u << 8, 1);
     e->frame = g_malloc(MLX5_ETH_MAX_FRAME + MLX5_ETH_MAX_TSO);
     e->fcs = g_new0(Mlx5FlowCounter, MLX5_ETH_MAX_FLOW_COUNTERS);
     c->eth = e;
@@ -229,6 +230,7 @@ void mlx5_eth_reset(Mlx5Core *c)
     /* (after the flow entries that used them) */
     mlx5_table_destroy(&e->modhdrs, mlx5_plain_free, c);
     mlx5_table_destroy(&e->reformats, mlx5_plain_free, c);
+    mlx5_table_destroy(&e->samplers, mlx5_plain_free, c);
     mlx5_table_destroy(&e->tirs, mlx5_tir_free, c);
     mlx5_table_destroy(&e->rqts, mlx5_rqt_free, c);
     mlx5_table_destroy(&e->tises, mlx5_plain_free, c);
@@ -270,7 +272,7 @@ void mlx5_eth_free(Mlx5Core *c)
 {
     Mlx5Eth *e = c->eth;
     Mlx5Table *all[] = { &e->tises, &e->tirs, &e->rqts, &e->fts, &e->fgs,
-                         &e->modhdrs, &e->reformats };
+                         &e->modhdrs, &e->reformats, &e->samplers };
     size_t i;
 
     mlx5_eth_reset(c);

@@ -26,6 +26,7 @@ enum {
 /* general object types (general_obj_in_cmd_hdr.obj_type) */
 enum {
     MLX5_OBJ_TYPE_SW_ICM = 0x0008,
+    MLX5_OBJ_TYPE_FLOW_SAMPLER = 0x0020,
 };
 
 /* general_obj_in_cmd_hdr / general_obj_out_cmd_hdr */
@@ -37,6 +38,16 @@ enum {
 #define SW_ICM_log_sw_icm_size              MLX5_FIELD(2, 7, 0)
 #define SW_ICM_start_addr_OFF               0x10
 #define SW_ICM_SIZE                         0x40
+
+/* flow_sampler, after the header (create in, query out) */
+#define SAMPLER_table_type                  MLX5_FIELD(2, 31, 24)
+#define SAMPLER_level                       MLX5_FIELD(2, 23, 16)
+#define SAMPLER_sample_ratio                MLX5_FIELD(3, 31, 0)
+#define SAMPLER_sample_table_id             MLX5_FIELD(4, 23, 0)
+#define SAMPLER_default_table_id            MLX5_FIELD(5, 23, 0)
+#define SAMPLER_icm_rx_OFF                  0x18
+#define SAMPLER_icm_tx_OFF                  0x20
+#define SAMPLER_SIZE                        0x28
 
 /* cmd_hca_cap */
 #define CAP_fl_rc_qp_when_roce_disabled     MLX5_FIELD(18, 23, 23)
