@@ -16,7 +16,8 @@
 # and 802.1Q to every QP type, roce_en and the GID table toggled under traffic, the NIC path),
 # eth (the Ethernet data path: frames through chained flow tables, RSS and several TIRs; SQ
 # WQEs with checksum/LSO and local loopback; flow entries and self-loopback bits changed),
-# vsc (the configuration-space gateway: its registers, spaces and ICMD commands).
+# vsc (the configuration-space gateway: its registers, spaces and ICMD commands), ste (software
+# steering: entries and rewrite actions written to steering ICM, frames walked through them).
 # No TARGET: all of them, one after another.
 #
 # 1. installs clang and its fuzzer/sanitizer runtimes (scripts/host-deps.sh fuzz);
@@ -45,7 +46,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-ALL="cmd cmd-eth cmd-vf cmd-vf-ib cmd-esw wqe frame mad mmio roce eth vsc"
+ALL="cmd cmd-eth cmd-vf cmd-vf-ib cmd-esw wqe frame mad mmio roce eth vsc ste"
 time_s=600 jobs=1 merge= record=0 qemu=0 targets=() tests=()
 while (($#)); do
   case $1 in
