@@ -29,8 +29,10 @@ void mlx5_sampler_create(Mlx5Core *c, Mlx5CmdCtx *cmd)
     if (!mlx5_cmd_in_ok(cmd, GOBJ_HDR_SIZE + SAMPLER_SIZE)) {
         return;
     }
-    dt = mlx5_cmd_ref(cmd, &c->eth->fts, MLX5_GET(in, SAMPLER_default_table_id));
-    st = mlx5_cmd_ref(cmd, &c->eth->fts, MLX5_GET(in, SAMPLER_sample_table_id));
+    dt = mlx5_cmd_ref(cmd, &c->eth->fts,
+                      MLX5_GET(in, SAMPLER_default_table_id));
+    st = mlx5_cmd_ref(cmd, &c->eth->fts,
+                      MLX5_GET(in, SAMPLER_sample_table_id));
     if (MLX5_GET(in, SAMPLER_table_type) != MLX5_FLOW_TABLE_TYPE_NIC_RX ||
         !MLX5_GET(in, SAMPLER_sample_ratio) || !dt || !st ||
         dt->type != MLX5_FLOW_TABLE_TYPE_NIC_RX ||
@@ -69,10 +71,11 @@ static Mlx5Sampler *mlx5_sampler_in(Mlx5Core *c, Mlx5CmdCtx *cmd)
 void mlx5_sampler_destroy(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     Mlx5Sampler *s = mlx5_sampler_in(c, cmd);
+    uint32_t id = MLX5_GET(cmd->in, GOBJ_IN_obj_id);
 
     if (s) {
-        mlx5_table_remove(&c->eth->samplers, MLX5_GET(cmd->in, GOBJ_IN_obj_id));
-        trace_mlx5_obj_destroy("flow sampler", MLX5_GET(cmd->in, GOBJ_IN_obj_id));
+        mlx5_table_remove(&c->eth->samplers, id);
+        trace_mlx5_obj_destroy("flow sampler", id);
         g_free(s);
     }
 }

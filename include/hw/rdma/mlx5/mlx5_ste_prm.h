@@ -110,7 +110,8 @@ enum {
 #define STE_RX_qp_list_pointer              MLX5_FIELD(4, 31, 0)
 #define STE_RX_tunneling_action             MLX5_FIELD(5, 30, 28)
 #define STE_RX_action_description           MLX5_FIELD(5, 27, 24)
-#define STE_RX_counter_trigger_15_0         MLX5_FIELD(5, 15, 0)   /* (TX too) */
+/* (at the same place in TX entries) */
+#define STE_RX_counter_trigger_15_0         MLX5_FIELD(5, 15, 0)
 /* ste_modify_packet */
 #define STE_MOD_number_of_re_write_actions  MLX5_FIELD(3, 31, 16)
 #define STE_MOD_header_re_write_actions_pointer MLX5_FIELD(4, 31, 0)
