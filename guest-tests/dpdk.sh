@@ -20,10 +20,13 @@
 #     scalar receive path and plain (not multi-packet) send WQEs (DEVARGS3); checksum-format
 #     mini CQEs decompressed by the scalar path and multi-packet sends with no inline data, every
 #     frame a pointer (DEVARGS4).
-#  3. A flow rule: "flow create 0 ingress pattern eth / ipv4 / udp / end actions count / drop /
-#     end" on instance 1 stops the UDP frames (at most a few others get through; the vport still
-#     counts them all), and its flow counter ("flow query 0 0 count") counted every one of them;
-#     after "flow flush 0" they come again.
+#  3. Flow rules in a non-root group, which the PMD's DV engine puts in software-owned tables
+#     (mlx5dv_dr: the device's software steering, eth/mlx5_ste.c): on instance 1 "flow create 0
+#     ingress group 0 pattern eth / end actions jump group 1 / end" and "flow create 0 ingress
+#     group 1 pattern eth / ipv4 / udp / end actions count / drop / end" stop the UDP frames (at
+#     most a few others get through; the vport still counts them all), and the second rule's
+#     flow counter ("flow query 0 1 count") counted every one of them; after "flow flush 0" they
+#     come again.
 #  3b. Header rewrites on instance 1: "vxlan_decap" for VNI 42, and "set_mac_dst / dec_ttl /
 #     set_tp_dst" for UDP to port 6000 (DECAP and MOD_HDR actions on the root table); instance
 #     0's kernel sends 50 datagrams through a VXLAN device and 50 plainly: testpmd (verbose)
@@ -182,10 +185,11 @@ tp_start ""
 snap
 # --- 2. counts
 traffic default 8
-# --- 3. a drop rule for UDP, then without it
-[ "$IDX" = 1 ] && tp flow create 0 ingress pattern eth / ipv4 / udp / end actions count / drop / end
+# --- 3. a drop rule for UDP in group 1 (software steering), then without it
+[ "$IDX" = 1 ] && tp flow create 0 ingress group 0 pattern eth / end actions jump group 1 / end
+[ "$IDX" = 1 ] && tp flow create 0 ingress group 1 pattern eth / ipv4 / udp / end actions count / drop / end
 traffic drop 5
-[ "$IDX" = 1 ] && tp flow query 0 0 count
+[ "$IDX" = 1 ] && tp flow query 0 1 count
 [ "$IDX" = 1 ] && tp flow flush 0
 traffic flushed 5
 # --- 3b. header rewrites: instance 1's rules decapsulate VXLAN (VNI 42) and rewrite the
@@ -322,8 +326,9 @@ else
     [ $((got + missed)) -ge $((uc + other)) ] && [ $((got + missed)) -le $((uc + other + 16)) ] ||
       fail "$1: received $got + missed $missed is not the $((uc + other)) frames that came"
   done
-  grep -q "Flow rule #0 created" /tmp/tp-default.log || fail "flow create (drop) failed"
-  echo "== drop rule"
+  grep -q "Flow rule #0 created" /tmp/tp-default.log || fail "flow create (jump) failed"
+  grep -q "Flow rule #1 created" /tmp/tp-default.log || fail "flow create (drop, group 1) failed"
+  echo "== drop rule (group 1)"
   SENT=$s_drop
   counts /tmp/tp-default.log 3
   [ "$SENT" -gt 1000 ] && [ "$uc" = "$SENT" ] && [ "$got" -le 10 ] ||

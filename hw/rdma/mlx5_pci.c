@@ -949,7 +949,7 @@ static const Property mlx5_hca_props[] = {
     DEFINE_PROP_UINT32("memic-size", Mlx5Hca, memic_size, 256 * 1024),
     DEFINE_PROP_UINT32("cmd-timeout-ms", Mlx5Hca, cmd_timeout_ms, 0),
     DEFINE_PROP_BOOL("odp", Mlx5Hca, odp, true),
-    DEFINE_PROP_BOOL("sw-steering", Mlx5Hca, sw_steering, false),
+    DEFINE_PROP_BOOL("sw-steering", Mlx5Hca, sw_steering, true),
     DEFINE_PROP_STRING("link-type", Mlx5Hca, link_type),
     DEFINE_PROP_UINT8("log-max-qp", Mlx5Hca, log_max_qp, 16),
     DEFINE_PROP_UINT8("log-max-cq", Mlx5Hca, log_max_cq, 16),

@@ -733,6 +733,104 @@ static void test_actions_tx(void)
     tdrv_free(t.d);
 }
 
+/* CREATE_UCTX: a DevX user's uid. */
+static uint16_t uctx(TDrv *d)
+{
+    uint8_t in[0x20] = { 0 }, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_UCTX);
+    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
+    return MLX5_GET(out, CREATE_UCTX_OUT_uid);
+}
+
+/*
+ * DevX users are kept apart: a user's SW ICM object is its own (another user neither queries
+ * nor destroys it), and a walk of a user's software table reads only ICM, counters and
+ * destinations of that user or the kernel: a root in another user's ICM drops the frame, and
+ * another user's flow counter does not count.
+ */
+static void test_uid(void)
+{
+    const uint64_t mine = BASE + 0x10000, htbl = mine + 0x1000;
+    uint8_t in[GOBJ_HDR_SIZE + SW_ICM_SIZE] = { 0 }, out[GOBJ_HDR_SIZE + SW_ICM_SIZE];
+    uint8_t smac[6] = { 0x02, 0xab, 0, 0, 0, 1 }, fin[0x40] = { 0 };
+    uint32_t ida, idb, fc_a, fc_b, tb_other, tb_mine, tag = 0;
+    uint16_t a, b;
+    TEth t;
+
+    teth_setup(&t, ste_node(true));
+    a = uctx(t.d);
+    b = uctx(t.d);
+    /* A's block at BASE, B's after it */
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_GENERAL_OBJECT);
+    MLX5_SET(in, CMD_IN_uid, a);
+    MLX5_SET(in, GOBJ_IN_obj_type, MLX5_OBJ_TYPE_SW_ICM);
+    MLX5_SET(in + GOBJ_HDR_SIZE, SW_ICM_log_sw_icm_size, 16);
+    MLX5_SET64(in + GOBJ_HDR_SIZE, SW_ICM_start_addr_OFF, BASE);
+    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, sizeof(out)), ==, 0);
+    ida = MLX5_GET(out, GOBJ_OUT_obj_id);
+    MLX5_SET(in, CMD_IN_uid, b);
+    MLX5_SET64(in + GOBJ_HDR_SIZE, SW_ICM_start_addr_OFF, mine);
+    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, sizeof(out)), ==, 0);
+    idb = MLX5_GET(out, GOBJ_OUT_obj_id);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_uid, b);
+    MLX5_SET(in, GOBJ_IN_obj_type, MLX5_OBJ_TYPE_SW_ICM);
+    MLX5_SET(in, GOBJ_IN_obj_id, ida);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_GENERAL_OBJECT);
+    g_assert_cmpint(tdrv_exec(t.d, in, GOBJ_HDR_SIZE, out, sizeof(out)), ==,
+                    MLX5_CMD_STAT_BAD_RES_ERR);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_DESTROY_GENERAL_OBJECT);
+    g_assert_cmpint(tdrv_exec(t.d, in, GOBJ_HDR_SIZE, out, 16), ==, MLX5_CMD_STAT_BAD_RES_ERR);
+    MLX5_SET(in, GOBJ_IN_obj_id, idb);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_GENERAL_OBJECT);
+    g_assert_cmpint(tdrv_exec(t.d, in, GOBJ_HDR_SIZE, out, sizeof(out)), ==, 0);
+
+    /* counters: one of A's, one of B's */
+    memset(fin, 0, sizeof(fin));
+    MLX5_SET(fin, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_FLOW_COUNTER);
+    MLX5_SET(fin, CMD_IN_uid, a);
+    g_assert_cmpint(tdrv_exec(t.d, fin, 16, out, 16), ==, 0);
+    fc_a = MLX5_GET(out, ALLOC_FC_OUT_flow_counter_id);
+    MLX5_SET(fin, CMD_IN_uid, b);
+    g_assert_cmpint(tdrv_exec(t.d, fin, 16, out, 16), ==, 0);
+    fc_b = MLX5_GET(out, ALLOC_FC_OUT_flow_counter_id);
+
+    /* B's entries, in A's ICM and in its own: an SMAC rule to the (kernel's) TIR */
+    ste_anchor(t.d, BASE, MLX5_STE_TYPE_RX, MLX5_STE_LU_ETHL2_SRC_D, BASE + 0x1000, 1);
+    ste_smac(t.d, BASE + 0x1000, MLX5_STE_TYPE_RX, MLX5_STE_LU_ETHL2_SRC_D, smac,
+             mlx5_icm_term(MLX5_ICM_T_TIR, t.tirn), mlx5_icm_term(MLX5_ICM_T_RX_DROP, 0), fc_b,
+             0);
+    ste_anchor(t.d, mine, MLX5_STE_TYPE_RX, MLX5_STE_LU_ETHL2_SRC_D, htbl, 1);
+    ste_smac(t.d, htbl, MLX5_STE_TYPE_RX, MLX5_STE_LU_ETHL2_SRC_D, smac,
+             mlx5_icm_term(MLX5_ICM_T_TIR, t.tirn), mlx5_icm_term(MLX5_ICM_T_RX_DROP, 0), fc_b,
+             0);
+    memset(fin, 0, sizeof(fin));
+    MLX5_SET(fin, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+    MLX5_SET(fin, CMD_IN_uid, b);
+    MLX5_SET(fin + FT_CTX_OFF, FTC_level, 126);
+    MLX5_SET(fin + FT_CTX_OFF, FTC_sw_owner, 1);
+    MLX5_SET64(fin + FT_CTX_OFF, FTC_sw_owner_icm_root_0_OFF, BASE);
+    g_assert_cmpint(tdrv_exec(t.d, fin, sizeof(fin), out, 16), ==, 0);
+    tb_other = MLX5_GET(out, FT_OUT_table_id);
+    MLX5_SET64(fin + FT_CTX_OFF, FTC_sw_owner_icm_root_0_OFF, mine);
+    g_assert_cmpint(tdrv_exec(t.d, fin, sizeof(fin), out, 16), ==, 0);
+    tb_mine = MLX5_GET(out, FT_OUT_table_id);
+
+    root_to(&t, MLX5_FLOW_TABLE_TYPE_NIC_RX, tb_other);
+    g_assert_cmpuint(rx(&t, my_mac, smac, &tag), ==, 0);       /* A's ICM: dropped */
+    root_to(&t, MLX5_FLOW_TABLE_TYPE_NIC_RX, tb_mine);
+    g_assert_cmpuint(rx(&t, my_mac, smac, &tag), ==, 1);
+    g_assert_cmpuint(fc_packets(&t, fc_b), ==, 1);
+    /* A's counter in B's rule: the frame passes, the counter stays */
+    ste_smac(t.d, htbl, MLX5_STE_TYPE_RX, MLX5_STE_LU_ETHL2_SRC_D, smac,
+             mlx5_icm_term(MLX5_ICM_T_TIR, t.tirn), mlx5_icm_term(MLX5_ICM_T_RX_DROP, 0), fc_a,
+             0);
+    g_assert_cmpuint(rx(&t, my_mac, smac, &tag), ==, 1);
+    g_assert_cmpuint(fc_packets(&t, fc_a), ==, 0);
+    tdrv_free(t.d);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -742,5 +840,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/ste/walk-tx", test_walk_tx);
     g_test_add_func("/mlx5/ste/actions-rx", test_actions_rx);
     g_test_add_func("/mlx5/ste/actions-tx", test_actions_tx);
+    g_test_add_func("/mlx5/ste/uid", test_uid);
     return g_test_run();
 }

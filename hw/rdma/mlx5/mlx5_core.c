@@ -88,6 +88,8 @@ void mlx5_core_config_default(Mlx5CoreConfig *cfg, const uint8_t mac[6])
     cfg->max_uar = MLX5_MEMIC_BAR_OFF / 4096 - MLX5_FIRST_UAR;
     cfg->memic_size = 256 * 1024;           /* a ConnectX-5's 256 KiB */
     cfg->odp = true;
+    /* (on an Ethernet port: a ConnectX-5's software steering, STE v0) */
+    cfg->sw_steering = true;
     cfg->msix_vectors = 64;
     snprintf(cfg->node_desc, sizeof(cfg->node_desc), "qemu-mlx5 HCA-1");
     snprintf(cfg->board_id, sizeof(cfg->board_id), "MT_0000000008");

@@ -235,7 +235,7 @@ typedef struct Mlx5Psv {
  * (eth/mlx5_ste.c): MLX5_ICM_TERM_BASE | kind << 32 | id << 6.
  */
 #define MLX5_ICM_STEERING_BASE  0x4000000000ull
-#define MLX5_ICM_LOG_STEERING   28
+#define MLX5_ICM_LOG_STEERING   30
 #define MLX5_ICM_MODHDR_BASE    0x5000000000ull
 #define MLX5_ICM_LOG_MODHDR     22
 #define MLX5_ICM_TERM_BASE      0x6000000000ull
@@ -812,6 +812,11 @@ void mlx5_sw_icm_reset(Mlx5Core *c);
  */
 bool mlx5_sw_icm_map(Mlx5Core *c, uint32_t uid, uint64_t start, uint64_t len);
 void mlx5_sw_icm_unmap(Mlx5Core *c, uint64_t start, uint64_t len);
+/*
+ * Is [addr, addr + len) in one live object that @uid may use (its own or the
+ * kernel's; uid 0: any)?
+ */
+bool mlx5_icm_owned(Mlx5Core *c, uint16_t uid, uint64_t addr, uint64_t len);
 /* Move @len bytes at ICM address @addr; nonzero if not in one live object. */
 int mlx5_icm_rw(Mlx5Core *c, uint64_t addr, void *buf, uint64_t len,
                 bool to_mem);

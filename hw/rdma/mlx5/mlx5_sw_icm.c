@@ -298,6 +298,13 @@ void mlx5_sw_icm_unmap(Mlx5Core *c, uint64_t start, uint64_t len)
     }
 }
 
+bool mlx5_icm_owned(Mlx5Core *c, uint16_t uid, uint64_t addr, uint64_t len)
+{
+    Mlx5IcmObj *o = mlx5_icm_obj_at(c, addr, len);
+
+    return o && (!uid || !o->uid || o->uid == uid);
+}
+
 int mlx5_icm_rw(Mlx5Core *c, uint64_t addr, void *buf, uint64_t len,
                 bool to_mem)
 {

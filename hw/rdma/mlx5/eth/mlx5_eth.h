@@ -447,7 +447,17 @@ typedef struct Mlx5SteFrame {
     uint8_t *ms;
     uint32_t reg_b;
     bool encapped;
+    /*
+     * the software table's owner: its entries may name only what this uid
+     * owns or the kernel's (ICM, counters, reformat contexts, destinations)
+     */
+    uint16_t uid;
 } Mlx5SteFrame;
+/* May a walk of @uid's table use an object of @owner? */
+static inline bool mlx5_ste_may(uint16_t uid, uint16_t owner)
+{
+    return !uid || !owner || owner == uid || owner == MLX5_SHARED_RESOURCE_UID;
+}
 /*
  * Walk the entries from ICM address @root for frame @fr: counters counted,
  * actions applied to @fr, where it ends in @r.
@@ -482,6 +492,8 @@ bool mlx5_fc_ref(Mlx5Core *c, uint32_t id);
 void mlx5_fc_put(Mlx5Core *c, uint32_t id);
 /* A frame of @bytes hit an entry counting into @id. */
 void mlx5_fc_count(Mlx5Core *c, uint32_t id, size_t bytes);
+/* The same for a steering entry of @uid's: only its own counters count. */
+void mlx5_fc_count_as(Mlx5Core *c, uint32_t id, size_t bytes, uint16_t uid);
 
 /* mlx5_pp.c: packet pacing */
 /* The packet pacing caps in page @type (GENERAL: the qos bit; QOS). */

@@ -952,6 +952,7 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
             fr = (Mlx5SteFrame) {
                 .f = w, .len = len, .room = MLX5_ETH_RX_ROOM, .h = &wh,
                 .ms = ms, .encapped = encapped,
+                .uid = mlx5_table_owner(&e->fts, ft->id),
             };
             mlx5_ste_walk(c, ft->icm_root[0], &fr, &r);
             len = fr.len;

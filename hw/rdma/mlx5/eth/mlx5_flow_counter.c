@@ -85,6 +85,15 @@ void mlx5_fc_count(Mlx5Core *c, uint32_t id, size_t bytes)
     }
 }
 
+void mlx5_fc_count_as(Mlx5Core *c, uint32_t id, size_t bytes, uint16_t uid)
+{
+    if (mlx5_fc_mine(mlx5_fc_get(c, id), uid)) {
+        mlx5_fc_count(c, id, bytes);
+    } else {
+        trace_mlx5_ste_unsupported("another uid's counter", id);
+    }
+}
+
 /* The first id of @n free consecutive ones (a bulk aligned), or 0. */
 static uint32_t mlx5_fc_find(Mlx5Eth *e, uint32_t n)
 {

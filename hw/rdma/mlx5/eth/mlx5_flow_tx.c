@@ -72,6 +72,7 @@ bool mlx5_flow_steer_tx(Mlx5Core *c, uint32_t sqn, uint8_t **f, size_t *len,
             Mlx5SteFrame fr = {
                 .f = mlx5_tx_own(f, *len, owned, &room), .len = *len,
                 .h = &h, .ms = ms, .encapped = encapped,
+                .uid = mlx5_table_owner(&e->fts, ft->id),
             };
 
             /* (what it may grow to: the padding's room stays) */

@@ -280,6 +280,28 @@ bool mlx5_ste_key(unsigned lu, const uint8_t *ms, uint8_t *key)
     }
 }
 
+/*
+ * The walk of @fr ends at terminal @kind @id: if its table's owner may go there
+ * (its own objects or the kernel's); else nowhere (dropped)
+ */
+static void mlx5_ste_end(Mlx5Core *c, const Mlx5SteFrame *fr, uint64_t root,
+                         unsigned kind, uint32_t id, unsigned steps,
+                         Mlx5SteResult *r)
+{
+    Mlx5Table *t = kind == MLX5_ICM_T_TIR       ? &c->eth->tirs
+                   : kind == MLX5_ICM_T_FT      ? &c->eth->fts
+                   : kind == MLX5_ICM_T_SAMPLER ? &c->eth->samplers
+                                                : NULL;
+
+    if (t && !mlx5_ste_may(fr->uid, mlx5_table_owner(t, id))) {
+        trace_mlx5_ste_unsupported("another uid's destination", id);
+        kind = 0;
+    }
+    r->kind = kind;
+    r->id = kind ? id : 0;
+    trace_mlx5_ste_end(root, r->kind, r->id, steps);
+}
+
 /* ---- the walk ------------------------------------------------------------ */
 
 /* The next hash table an entry's hit goes to: its base and size. */
@@ -303,17 +325,15 @@ void mlx5_ste_walk(Mlx5Core *c, uint64_t root, Mlx5SteFrame *fr,
 {
     uint8_t ste[MLX5_STE_SIZE], key[MLX5_STE_TAG_SIZE];
     uint64_t addr = root, at;
-    unsigned lu = MLX5_STE_LU_DONT_CARE, steps = 0, type, i, kind;
+    unsigned lu = MLX5_STE_LU_DONT_CARE, steps = 0, type, i, kind = 0;
     uint16_t bm = 0;
-    uint32_t n = 1, id;
+    uint32_t n = 1, id = 0;
     bool hit;
 
     memset(r, 0, sizeof(*r));
     for (;;) {
         if (mlx5_icm_is_term(addr, &kind, &id)) {
-            r->kind = kind;
-            r->id = id;
-            trace_mlx5_ste_end(root, kind, id, steps);
+            mlx5_ste_end(c, fr, root, kind, id, steps, r);
             return;
         }
         mlx5_ste_key(lu, fr->ms, key);
@@ -321,6 +341,7 @@ void mlx5_ste_walk(Mlx5Core *c, uint64_t root, Mlx5SteFrame *fr,
         /* the entry the hash picks, then its miss chain */
         for (hit = false; !hit;) {
             if (++steps > MLX5_STE_MAX_STEPS ||
+                !mlx5_icm_owned(c, fr->uid, at, sizeof(ste)) ||
                 mlx5_icm_rw(c, at, ste, sizeof(ste), false)) {
                 trace_mlx5_ste_drop(root, at, steps);
                 return;
@@ -348,9 +369,7 @@ void mlx5_ste_walk(Mlx5Core *c, uint64_t root, Mlx5SteFrame *fr,
             if (!hit) {
                 at = mlx5_ste_miss(ste);
                 if (!at || mlx5_icm_is_term(at, &kind, &id)) {
-                    r->kind = at ? kind : 0;
-                    r->id = at ? id : 0;
-                    trace_mlx5_ste_end(root, r->kind, r->id, steps);
+                    mlx5_ste_end(c, fr, root, at ? kind : 0, id, steps, r);
                     return;
                 }
             }

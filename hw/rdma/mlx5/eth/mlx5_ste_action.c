@@ -261,11 +261,13 @@ static void mlx5_ste_reparse(Mlx5Core *c, Mlx5SteFrame *fr)
 }
 
 /* The rewrite list of @n actions at index @ptr of header-modify ICM. */
-static bool mlx5_ste_list(Mlx5Core *c, uint32_t ptr, unsigned n, uint8_t *a)
+static bool mlx5_ste_list(Mlx5Core *c, uint16_t uid, uint32_t ptr, unsigned n,
+                          uint8_t *a)
 {
-    if (n > MLX5_STE_MAX_REWRITE ||
-        mlx5_icm_rw(c, MLX5_ICM_MODHDR_BASE + (uint64_t)ptr * 64, a, 8 * n,
-                    false)) {
+    uint64_t at = MLX5_ICM_MODHDR_BASE + (uint64_t)ptr * 64;
+
+    if (n > MLX5_STE_MAX_REWRITE || !mlx5_icm_owned(c, uid, at, 8 * n) ||
+        mlx5_icm_rw(c, at, a, 8 * n, false)) {
         trace_mlx5_ste_unsupported("rewrite list", ptr);
         return false;
     }
@@ -344,7 +346,8 @@ static void mlx5_ste_encap(Mlx5Core *c, Mlx5SteFrame *fr, uint32_t id)
 {
     Mlx5Reformat *rf = mlx5_table_get(&c->eth->reformats, id);
 
-    if (!rf || fr->encapped || fr->len + rf->size > fr->room) {
+    if (!rf || fr->encapped || fr->len + rf->size > fr->room ||
+        !mlx5_ste_may(fr->uid, mlx5_table_owner(&c->eth->reformats, id))) {
         trace_mlx5_ste_unsupported("encap", id);
         return;
     }
@@ -365,7 +368,7 @@ void mlx5_ste_apply(Mlx5Core *c, const uint8_t *ste, Mlx5SteFrame *fr,
     cnt = MLX5_GET(ste, STE_RX_counter_trigger_15_0) |
           MLX5_GET(ste, STE_counter_trigger_23_16) << 16;
     if (cnt) {
-        mlx5_fc_count(c, cnt, fr->len);
+        mlx5_fc_count_as(c, cnt, fr->len, fr->uid);
     }
     switch (type) {
     case MLX5_STE_TYPE_RX:
@@ -388,7 +391,7 @@ void mlx5_ste_apply(Mlx5Core *c, const uint8_t *ste, Mlx5SteFrame *fr,
         tun = MLX5_GET(ste, STE_RX_tunneling_action);
         n = MLX5_GET(ste, STE_MOD_number_of_re_write_actions);
         ptr = MLX5_GET(ste, STE_MOD_header_re_write_actions_pointer);
-        if (!n || !mlx5_ste_list(c, ptr, n, a)) {
+        if (!n || !mlx5_ste_list(c, fr->uid, ptr, n, a)) {
             break;
         }
         if (tun == 3) {
