@@ -29,8 +29,7 @@ static uint32_t fz_ste_exec(TDrv *d, uint8_t *in, uint32_t inlen, unsigned field
     uint8_t out[0x40] = { 0 };
 
     g_assert_cmpint(tdrv_exec(d, in, inlen, out, sizeof(out)), ==, 0);
-    return field == 1 ? MLX5_GET(out, FT_OUT_table_id)
-         : field == 2 ? MLX5_GET(out, GOBJ_OUT_obj_id)
+    return field == 2 ? MLX5_GET(out, GOBJ_OUT_obj_id)
                       : MLX5_GET(out, OBJ_OUT_handle);
 }
 
@@ -43,60 +42,6 @@ static void fz_ste_icm(TDrv *d, uint64_t start, unsigned log)
     MLX5_SET(in + GOBJ_HDR_SIZE, SW_ICM_log_sw_icm_size, log);
     MLX5_SET64(in + GOBJ_HDR_SIZE, SW_ICM_start_addr_OFF, start);
     fz_ste_exec(d, in, sizeof(in), 2);
-}
-
-/* A flow table of @type: software owned from @root, or (root 0) a firmware one at level 63. */
-static uint32_t fz_ste_table(TDrv *d, unsigned type, unsigned level, uint64_t root)
-{
-    uint8_t in[0x40] = { 0 };
-
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
-    MLX5_SET(in, FT_IN_table_type, type);
-    MLX5_SET(in + FT_CTX_OFF, FTC_level, level);
-    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 1);
-    if (root) {
-        MLX5_SET(in + FT_CTX_OFF, FTC_sw_owner, 1);
-        MLX5_SET64(in + FT_CTX_OFF, FTC_sw_owner_icm_root_0_OFF, root);
-    }
-    return fz_ste_exec(d, in, sizeof(in), 1);
-}
-
-/* Table @ft of @type gets a group and one entry forwarding to @dest_type @dest. */
-static void fz_ste_entry(TDrv *d, unsigned type, uint32_t ft, unsigned dest_type,
-                         uint32_t dest)
-{
-    uint8_t in[0x400] = { 0 }, out[16];
-    uint32_t fg;
-
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
-    MLX5_SET(in, FT_IN_table_type, type);
-    MLX5_SET(in, FT_IN_table_id, ft);
-    MLX5_SET(in, FG_IN_end_flow_index, 1);
-    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
-    fg = MLX5_GET(out, FG_OUT_group_id);
-    memset(in, 0, sizeof(in));
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
-    MLX5_SET(in, FT_IN_table_type, type);
-    MLX5_SET(in, FT_IN_table_id, ft);
-    MLX5_SET(in + FTE_CTX_OFF, FC_group_id, fg);
-    MLX5_SET(in + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
-    MLX5_SET(in + FTE_CTX_OFF, FC_destination_list_size, 1);
-    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_type, dest_type);
-    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_id, dest);
-    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
-}
-
-/* Root table of @type forwarding everything to table @to. */
-static void fz_ste_root(TDrv *d, unsigned type, uint32_t to)
-{
-    uint32_t root = fz_ste_table(d, type, 0, 0);
-    uint8_t in[0x40] = { 0 };
-
-    fz_ste_entry(d, type, root, MLX5_FLOW_DEST_TYPE_FLOW_TABLE, to);
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT);
-    MLX5_SET(in, FT_IN_table_type, type);
-    MLX5_SET(in, FT_IN_table_id, root);
-    fz_ste_exec(d, in, sizeof(in), 0);
 }
 
 static void fz_ste_reformat(TDrv *d, unsigned type, unsigned size)
@@ -145,14 +90,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     teth_setup(&t, t.d);
     fz_ste_icm(t.d, MLX5_ICM_STEERING_BASE, 16);
     fz_ste_icm(t.d, MLX5_ICM_MODHDR_BASE, 12);
-    fw = fz_ste_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, 63, 0);
-    fz_ste_entry(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, fw, MLX5_FLOW_DEST_TYPE_TIR, t.tirn);
-    fz_ste_root(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX,
-                fz_ste_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, 126,
-                             MLX5_ICM_STEERING_BASE));
-    fz_ste_root(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX,
-                fz_ste_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, 126,
-                             MLX5_ICM_STEERING_BASE + 0x8000));
+    fw = teth_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, 63, 0);
+    teth_forward(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, fw, MLX5_FLOW_DEST_TYPE_TIR, t.tirn);
+    teth_root_to(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX,
+                 teth_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, 126,
+                            MLX5_ICM_STEERING_BASE));
+    teth_root_to(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX,
+                 teth_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, 126,
+                            MLX5_ICM_STEERING_BASE + 0x8000));
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_FLOW_COUNTER);
     g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, sizeof(out)), ==, 0);
     fz_ste_reformat(t.d, MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL, 50);

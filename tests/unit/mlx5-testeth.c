@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "mlx5-testeth.h"
+#include "hw/rdma/mlx5/mlx5_ste_prm.h"
 
 TDrv *teth_node(const uint8_t *mac)
 {
@@ -265,4 +266,54 @@ int teth_set_fte(TEth *t, uint32_t ft, uint32_t fg, uint32_t index, uint16_t spo
 {
     return teth_set_fte_cnt(t, ft, fg, index, sport, action, nd, dt, di, 0, NULL, op_mod,
                             mask);
+}
+
+uint32_t teth_table(TDrv *d, unsigned type, unsigned level, uint64_t sw_root)
+{
+    uint8_t in[0x40] = { 0 }, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+    MLX5_SET(in, FT_IN_table_type, type);
+    MLX5_SET(in + FT_CTX_OFF, FTC_level, level);
+    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 1);
+    if (sw_root) {
+        MLX5_SET(in + FT_CTX_OFF, FTC_sw_owner, 1);
+        MLX5_SET64(in + FT_CTX_OFF, FTC_sw_owner_icm_root_0_OFF, sw_root);
+    }
+    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
+    return MLX5_GET(out, FT_OUT_table_id);
+}
+
+void teth_forward(TDrv *d, unsigned type, uint32_t ft, unsigned dest_type, uint32_t dest)
+{
+    uint8_t in[0x400] = { 0 }, out[16];
+    uint32_t fg;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
+    MLX5_SET(in, FT_IN_table_type, type);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in, FG_IN_end_flow_index, 1);
+    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
+    fg = MLX5_GET(out, FG_OUT_group_id);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
+    MLX5_SET(in, FT_IN_table_type, type);
+    MLX5_SET(in, FT_IN_table_id, ft);
+    MLX5_SET(in + FTE_CTX_OFF, FC_group_id, fg);
+    MLX5_SET(in + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
+    MLX5_SET(in + FTE_CTX_OFF, FC_destination_list_size, 1);
+    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_type, dest_type);
+    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_id, dest);
+    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
+}
+
+void teth_root_to(TDrv *d, unsigned type, uint32_t to)
+{
+    uint32_t root = teth_table(d, type, 0, 0);
+    uint8_t in[0x40] = { 0 };
+
+    teth_forward(d, type, root, MLX5_FLOW_DEST_TYPE_FLOW_TABLE, to);
+    MLX5_SET(in, FT_IN_table_type, type);
+    MLX5_SET(in, FT_IN_table_id, root);
+    teth_obj_create(d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, sizeof(in));
 }

@@ -60,4 +60,13 @@ int teth_set_fte_cnt(TEth *t, uint32_t ft, uint32_t fg, uint32_t index, uint16_t
                      uint16_t action, unsigned nd, const uint8_t *dt, const uint32_t *di,
                      unsigned nc, const uint32_t *cnt, uint16_t op_mod, uint8_t mask);
 
+/* A flow table of @type at @level (log size 1): software owned from ICM @sw_root, or (0) a
+ * firmware one. Its id. */
+uint32_t teth_table(TDrv *d, unsigned type, unsigned level, uint64_t sw_root);
+/* Table @ft of @type gets a group that takes any frame and one entry forwarding it to
+ * destination @dest of @dest_type. */
+void teth_forward(TDrv *d, unsigned type, uint32_t ft, unsigned dest_type, uint32_t dest);
+/* A root table of @type (level 0) whose one entry forwards every frame to table @to. */
+void teth_root_to(TDrv *d, unsigned type, uint32_t to);
+
 #endif

@@ -272,24 +272,13 @@ static uint32_t smac_index(const uint8_t *smac, unsigned lu, uint32_t n)
     return mlx5_ste_hash(key, 0xfc00, n);
 }
 
-/* CREATE_FLOW_TABLE of @type, software owned from @root (0: a firmware table); its id. */
+/* A flow table of @type, software owned from @root (0: a firmware table); its id. QUERY_FLOW_TABLE
+ * gives the root, or a firmware table's anchor, in *@anchor. */
 static uint32_t sw_table(TDrv *d, unsigned type, uint64_t root, uint64_t *anchor)
 {
-    uint8_t in[0x40] = { 0 }, out[16] = { 0 }, qout[FT_CTX_OFF + 0x28] = { 0 };
-    uint32_t ft;
+    uint8_t in[0x40] = { 0 }, qout[FT_CTX_OFF + 0x28] = { 0 };
+    uint32_t ft = teth_table(d, type, root ? 126 : 63, root);
 
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
-    MLX5_SET(in, FT_IN_table_type, type);
-    MLX5_SET(in + FT_CTX_OFF, FTC_level, root ? 126 : 63);
-    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, root ? 0 : 2);
-    if (root) {
-        MLX5_SET(in + FT_CTX_OFF, FTC_sw_owner, 1);
-        MLX5_SET64(in + FT_CTX_OFF, FTC_sw_owner_icm_root_0_OFF, root);
-    }
-    g_assert_cmpint(tdrv_exec(d, in, sizeof(in), out, sizeof(out)), ==, 0);
-    ft = MLX5_GET(out, FT_OUT_table_id);
-    /* QUERY_FLOW_TABLE gives the root, or a firmware table's anchor */
-    memset(in, 0, sizeof(in));
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_FLOW_TABLE);
     MLX5_SET(in, FT_IN_table_type, type);
     MLX5_SET(in, FT_IN_table_id, ft);
@@ -298,39 +287,6 @@ static uint32_t sw_table(TDrv *d, unsigned type, uint64_t root, uint64_t *anchor
     *anchor = mlx5_ld64(qout + FT_CTX_OFF + FTC_sw_owner_icm_root_0_OFF);
     g_assert_cmphex(*anchor, ==, root ? root : mlx5_icm_term(MLX5_ICM_T_FT, ft));
     return ft;
-}
-
-/* A root table of @type (level 0) whose one entry forwards everything to table @to. */
-static void root_to(TEth *t, unsigned type, uint32_t to)
-{
-    uint8_t in[0x400] = { 0 }, out[16];
-    uint32_t ft, fg;
-
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
-    MLX5_SET(in, FT_IN_table_type, type);
-    MLX5_SET(in + FT_CTX_OFF, FTC_log_size, 1);
-    ft = teth_obj_create(t->d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, 0x40);
-    memset(in, 0, sizeof(in));
-    MLX5_SET(in, FT_IN_table_type, type);
-    MLX5_SET(in, FT_IN_table_id, ft);
-    MLX5_SET(in, FG_IN_end_flow_index, 1);
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
-    g_assert_cmpint(tdrv_exec(t->d, in, sizeof(in), out, 16), ==, 0);
-    fg = MLX5_GET(out, FG_OUT_group_id);
-    memset(in, 0, sizeof(in));
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
-    MLX5_SET(in, FT_IN_table_type, type);
-    MLX5_SET(in, FT_IN_table_id, ft);
-    MLX5_SET(in + FTE_CTX_OFF, FC_group_id, fg);
-    MLX5_SET(in + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
-    MLX5_SET(in + FTE_CTX_OFF, FC_destination_list_size, 1);
-    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_type, MLX5_FLOW_DEST_TYPE_FLOW_TABLE);
-    MLX5_SET(in + FTE_CTX_OFF + FC_dest_OFF, DEST_id, to);
-    g_assert_cmpint(tdrv_exec(t->d, in, sizeof(in), out, 16), ==, 0);
-    memset(in, 0, sizeof(in));
-    MLX5_SET(in, FT_IN_table_type, type);
-    MLX5_SET(in, FT_IN_table_id, ft);
-    teth_obj_create(t->d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
 }
 
 /* A UDP frame from @smac to @dmac. */
@@ -422,25 +378,18 @@ static void test_walk_rx(void)
     ste_smac(t.d, coll, MLX5_STE_TYPE_RX, MLX5_STE_LU_ETHL2_SRC_D, b, fw_anchor, end, 0, 0);
     ste_always_miss(t.d, end, MLX5_STE_TYPE_RX, mlx5_icm_term(MLX5_ICM_T_RX_DROP, 0));
 
-    /* the firmware table forwards to the channel's TIR */
+    /* the firmware table forwards to the channel's TIR; a software-owned table takes no group */
+    teth_forward(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, fw, MLX5_FLOW_DEST_TYPE_TIR, t.tirn);
     {
         uint8_t fin[0x400] = { 0 };
-        uint32_t fg;
 
-        MLX5_SET(fin, FT_IN_table_id, fw);
-        MLX5_SET(fin, FG_IN_end_flow_index, 3);
         MLX5_SET(fin, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_GROUP);
-        g_assert_cmpint(tdrv_exec(t.d, fin, sizeof(fin), out, 16), ==, 0);
-        fg = MLX5_GET(out, FG_OUT_group_id);
-        /* (no groups or entries in a software-owned table) */
         MLX5_SET(fin, FT_IN_table_id, sw);
+        MLX5_SET(fin, FG_IN_end_flow_index, 1);
         g_assert_cmpint(tdrv_exec(t.d, fin, sizeof(fin), out, 16), ==,
                         MLX5_CMD_STAT_BAD_PARAM_ERR);
-        g_assert_cmpint(teth_set_fte(&t, fw, fg, 0, 0, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 1,
-                                     (const uint8_t[]){ MLX5_FLOW_DEST_TYPE_TIR }, &t.tirn, 0,
-                                     0), ==, 0);
     }
-    root_to(&t, MLX5_FLOW_TABLE_TYPE_NIC_RX, sw);
+    teth_root_to(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, sw);
 
     g_assert_cmpuint(rx(&t, my_mac, a, &tag), ==, 1);
     g_assert_cmphex(tag, ==, 0x123);
@@ -493,7 +442,7 @@ static void test_walk_tx(void)
     ste_smac(t.d, htbl, MLX5_STE_TYPE_TX, MLX5_STE_LU_ETHL2_SRC_O, drop_mac,
              mlx5_icm_term(MLX5_ICM_T_TX_DROP, 0), mlx5_icm_term(MLX5_ICM_T_TX_ALLOW, 0),
              0, 0);
-    root_to(&t, MLX5_FLOW_TABLE_TYPE_NIC_TX, sw);
+    teth_root_to(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, sw);
 
     for (int dropped = 0; dropped < 2; dropped++) {
         frame(f, peer_mac, dropped ? drop_mac : my_mac);
@@ -577,7 +526,7 @@ static void test_actions_rx(void)
     g_assert_cmpint(icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, MLX5_ICM_MODHDR_BASE, 12, &mid), ==,
                     0);
     sw = sw_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, a1, &root);
-    root_to(&t, MLX5_FLOW_TABLE_TYPE_NIC_RX, sw);
+    teth_root_to(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, sw);
 
     /* table 1: the anchor hits a 2-entry SMAC table */
     ste_anchor(t.d, a1, MLX5_STE_TYPE_RX, MLX5_STE_LU_ETHL2_SRC_D, h1, 2);
@@ -677,7 +626,7 @@ static void test_actions_tx(void)
     teth_setup(&t, ste_node(true));
     g_assert_cmpint(icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
     sw = sw_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, anchor, &root);
-    root_to(&t, MLX5_FLOW_TABLE_TYPE_NIC_TX, sw);
+    teth_root_to(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, sw);
     /* the L3 tunnel header: Ethernet, IPv4 (GRE), GRE carrying IPv4 */
     memcpy(hdr, peer_mac, 6);
     memcpy(hdr + 6, my_mac, 6);
@@ -817,9 +766,9 @@ static void test_uid(void)
     g_assert_cmpint(tdrv_exec(t.d, fin, sizeof(fin), out, 16), ==, 0);
     tb_mine = MLX5_GET(out, FT_OUT_table_id);
 
-    root_to(&t, MLX5_FLOW_TABLE_TYPE_NIC_RX, tb_other);
+    teth_root_to(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, tb_other);
     g_assert_cmpuint(rx(&t, my_mac, smac, &tag), ==, 0);       /* A's ICM: dropped */
-    root_to(&t, MLX5_FLOW_TABLE_TYPE_NIC_RX, tb_mine);
+    teth_root_to(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, tb_mine);
     g_assert_cmpuint(rx(&t, my_mac, smac, &tag), ==, 1);
     g_assert_cmpuint(fc_packets(&t, fc_b), ==, 1);
     /* A's counter in B's rule: the frame passes, the counter stays */

@@ -189,49 +189,9 @@ static Mlx5IcmObj *mlx5_gobj_sw_icm(Mlx5Core *c, Mlx5CmdCtx *cmd)
     return o;
 }
 
-/*
- * The object type a general object command names, if we offer it: SW_ICM, or
- * (eth/mlx5_sampler.c) FLOW_SAMPLER; 0 if not.
- */
-static unsigned mlx5_gobj_type(Mlx5Core *c, Mlx5CmdCtx *cmd)
+static void mlx5_gobj_destroy_sw_icm(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
-    unsigned type;
-
-    if (!mlx5_cmd_in_ok(cmd, GOBJ_HDR_SIZE) || !mlx5_cmd_out_ok(cmd, 0x10)) {
-        return 0;
-    }
-    type = MLX5_GET(cmd->in, GOBJ_IN_obj_type);
-    if ((type != MLX5_OBJ_TYPE_SW_ICM && type != MLX5_OBJ_TYPE_FLOW_SAMPLER) ||
-        !mlx5_sw_icm_offered(&c->cfg)) {
-        trace_mlx5_gobj_unsupported(type);
-        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_OBJ_TYPE);
-        return 0;
-    }
-    return type;
-}
-
-void mlx5_cmd_create_general_object(Mlx5Core *c, Mlx5CmdCtx *cmd)
-{
-    switch (mlx5_gobj_type(c, cmd)) {
-    case MLX5_OBJ_TYPE_SW_ICM:
-        mlx5_gobj_create_sw_icm(c, cmd);
-        break;
-    case MLX5_OBJ_TYPE_FLOW_SAMPLER:
-        mlx5_sampler_create(c, cmd);
-        break;
-    }
-}
-
-void mlx5_cmd_destroy_general_object(Mlx5Core *c, Mlx5CmdCtx *cmd)
-{
-    unsigned type = mlx5_gobj_type(c, cmd);
-    Mlx5IcmObj *o;
-
-    if (type == MLX5_OBJ_TYPE_FLOW_SAMPLER) {
-        mlx5_sampler_destroy(c, cmd);
-        return;
-    }
-    o = type ? mlx5_gobj_sw_icm(c, cmd) : NULL;
+    Mlx5IcmObj *o = mlx5_gobj_sw_icm(c, cmd);
 
     if (!o) {
         return;
@@ -245,23 +205,75 @@ void mlx5_cmd_destroy_general_object(Mlx5Core *c, Mlx5CmdCtx *cmd)
     memset(o, 0, sizeof(*o));
 }
 
-void mlx5_cmd_query_general_object(Mlx5Core *c, Mlx5CmdCtx *cmd)
+static void mlx5_gobj_query_sw_icm(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     uint8_t *icm = cmd->out + GOBJ_HDR_SIZE;
-    unsigned type = mlx5_gobj_type(c, cmd);
-    Mlx5IcmObj *o;
-
-    if (type == MLX5_OBJ_TYPE_FLOW_SAMPLER) {
-        mlx5_sampler_query(c, cmd);
-        return;
-    }
-    o = type ? mlx5_gobj_sw_icm(c, cmd) : NULL;
+    Mlx5IcmObj *o = mlx5_gobj_sw_icm(c, cmd);
 
     if (!o || !mlx5_cmd_out_ok(cmd, GOBJ_HDR_SIZE + SW_ICM_SIZE)) {
         return;
     }
     MLX5_SET(icm, SW_ICM_log_sw_icm_size, ctz64(o->size));
     MLX5_SET64(icm, SW_ICM_start_addr_OFF, o->start);
+}
+
+/* The general object types offered (software steering), their handlers */
+typedef struct Mlx5GobjType {
+    uint16_t type;
+    Mlx5CmdHandler *create, *query, *destroy;
+} Mlx5GobjType;
+
+static const Mlx5GobjType mlx5_gobj_types[] = {
+    { MLX5_OBJ_TYPE_SW_ICM, mlx5_gobj_create_sw_icm, mlx5_gobj_query_sw_icm,
+      mlx5_gobj_destroy_sw_icm },
+    { MLX5_OBJ_TYPE_FLOW_SAMPLER, mlx5_sampler_create, mlx5_sampler_query,
+      mlx5_sampler_destroy },
+};
+
+/* The object type a general object command names, if we offer it; else fail. */
+static const Mlx5GobjType *mlx5_gobj_type(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    unsigned type, i;
+
+    if (!mlx5_cmd_in_ok(cmd, GOBJ_HDR_SIZE) || !mlx5_cmd_out_ok(cmd, 0x10)) {
+        return NULL;
+    }
+    type = MLX5_GET(cmd->in, GOBJ_IN_obj_type);
+    for (i = 0; i < G_N_ELEMENTS(mlx5_gobj_types); i++) {
+        if (mlx5_gobj_types[i].type == type && mlx5_sw_icm_offered(&c->cfg)) {
+            return &mlx5_gobj_types[i];
+        }
+    }
+    trace_mlx5_gobj_unsupported(type);
+    mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_OBJ_TYPE);
+    return NULL;
+}
+
+void mlx5_cmd_create_general_object(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    const Mlx5GobjType *t = mlx5_gobj_type(c, cmd);
+
+    if (t) {
+        t->create(c, cmd);
+    }
+}
+
+void mlx5_cmd_destroy_general_object(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    const Mlx5GobjType *t = mlx5_gobj_type(c, cmd);
+
+    if (t) {
+        t->destroy(c, cmd);
+    }
+}
+
+void mlx5_cmd_query_general_object(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    const Mlx5GobjType *t = mlx5_gobj_type(c, cmd);
+
+    if (t) {
+        t->query(c, cmd);
+    }
 }
 
 /*
