@@ -423,6 +423,8 @@ enum {
 };
 /* The ICM address of terminal @kind with @id (< 2^24). */
 uint64_t mlx5_icm_term(unsigned kind, uint32_t id);
+/* ICM address @addr in a create command's output (CREATE_TIR, _FLOW_TABLE) */
+void mlx5_icm_out(uint8_t *out, uint64_t addr);
 /* software steering's caps in page @type (NIC tables, RoCE) */
 void mlx5_ste_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap);
 uint32_t mlx5_ste_crc32(const uint8_t *p, size_t len);

@@ -390,11 +390,10 @@ bool mlx5_eth_sq_process(Mlx5Core *c, Mlx5Qp *sq, unsigned budget)
      * wait in the port's loopback ring (its bottom half has not run), and on a
      * card they land long before the next frame is steered
      */
-    for (unsigned i = 0; i < 4 && c->ib.lb_count; i++) {
-        if (!mlx5_sw_icm_offered(&c->cfg)) {
-            break;
+    if (mlx5_sw_icm_offered(&c->cfg)) {
+        for (unsigned i = 0; i < 4 && c->ib.lb_count; i++) {
+            ib_port_run(&c->ib, IB_LOOPBACK_FRAMES);
         }
-        ib_port_run(&c->ib, IB_LOOPBACK_FRAMES);
     }
     while (sq->sq_ci != pi && budget--) {
         uint16_t idx = sq->sq_ci;

@@ -208,19 +208,13 @@ static uint32_t mlx5_ft_check_miss(Mlx5Core *c, Mlx5CmdCtx *cmd,
 }
 
 /*
- * The ICM address of a table in CREATE_FLOW_TABLE's output (with software
- * steering): where an entry goes to continue in it
+ * Where a steering entry goes to continue in table @ft: its root @i if it is
+ * software owned, else the firmware table's anchor
  */
-static void mlx5_ft_icm_out(Mlx5Core *c, const Mlx5FlowTable *ft, uint8_t *out)
+static uint64_t mlx5_ft_icm(const Mlx5FlowTable *ft, unsigned i)
 {
-    uint64_t a = ft->sw_owner ? ft->icm_root[0]
-                              : mlx5_icm_term(MLX5_ICM_T_FT, ft->id);
-
-    if (mlx5_sw_icm_offered(&c->cfg)) {
-        MLX5_SET(out, ICM_OUT_63_40, a >> 40);
-        MLX5_SET(out, ICM_OUT_39_32, a >> 32);
-        MLX5_SET(out, ICM_OUT_31_0, a);
-    }
+    return ft->sw_owner ? ft->icm_root[i]
+                        : mlx5_icm_term(MLX5_ICM_T_FT, ft->id);
 }
 
 void mlx5_cmd_create_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
@@ -280,7 +274,9 @@ void mlx5_cmd_create_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     mlx5_cmd_own(cmd, &c->eth->fts, ft->id);
     MLX5_SET(cmd->out, FT_OUT_table_id, ft->id);
-    mlx5_ft_icm_out(c, ft, cmd->out);
+    if (mlx5_sw_icm_offered(&c->cfg)) {
+        mlx5_icm_out(cmd->out, mlx5_ft_icm(ft, 0));
+    }
     trace_mlx5_eth_ft(ft->id, ft->level, ft->log_size, ft->miss_action,
                       ft->miss_id);
 }
@@ -319,12 +315,8 @@ void mlx5_cmd_query_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
              * a firmware table's ICM anchor: an entry that goes there goes on
              * in the table (rdma-core's destination arrays, samplers)
              */
-            MLX5_SET64(ftc, FTC_sw_owner_icm_root_0_OFF,
-                       ft->sw_owner ? ft->icm_root[0]
-                                    : mlx5_icm_term(MLX5_ICM_T_FT, ft->id));
-            MLX5_SET64(ftc, FTC_sw_owner_icm_root_1_OFF,
-                       ft->sw_owner ? ft->icm_root[1]
-                                    : mlx5_icm_term(MLX5_ICM_T_FT, ft->id));
+            MLX5_SET64(ftc, FTC_sw_owner_icm_root_0_OFF, mlx5_ft_icm(ft, 0));
+            MLX5_SET64(ftc, FTC_sw_owner_icm_root_1_OFF, mlx5_ft_icm(ft, 1));
         }
     }
 }

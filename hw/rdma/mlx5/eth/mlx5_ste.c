@@ -77,6 +77,13 @@ uint64_t mlx5_icm_term(unsigned kind, uint32_t id)
            (uint64_t)(id & 0xffffff) << 6;
 }
 
+void mlx5_icm_out(uint8_t *out, uint64_t addr)
+{
+    MLX5_SET(out, ICM_OUT_63_40, addr >> 40);
+    MLX5_SET(out, ICM_OUT_39_32, addr >> 32);
+    MLX5_SET(out, ICM_OUT_31_0, addr);
+}
+
 /* Is @addr a terminal? Its kind and id then. */
 static bool mlx5_icm_is_term(uint64_t addr, unsigned *kind, uint32_t *id)
 {

@@ -9,7 +9,6 @@
 #include "qemu/osdep.h"
 #include "net/checksum.h"
 #include "mlx5_eth.h"
-#include "hw/rdma/mlx5/mlx5_ste_prm.h"
 #include "trace.h"
 
 /*
@@ -317,10 +316,8 @@ void mlx5_cmd_create_tir(Mlx5Core *c, Mlx5CmdCtx *cmd)
         }
         if (mlx5_sw_icm_offered(&c->cfg)) {
             /* where a steering entry sends frames to it (mlx5_ste.c) */
-            uint64_t a = mlx5_icm_term(MLX5_ICM_T_TIR, tir->tirn);
-
-            MLX5_SET(cmd->out, ICM_OUT_39_32, a >> 32);
-            MLX5_SET(cmd->out, ICM_OUT_31_0, a);
+            mlx5_icm_out(cmd->out,
+                         mlx5_icm_term(MLX5_ICM_T_TIR, tir->tirn));
         }
         trace_mlx5_eth_tir(tir->tirn, tir->disp_type,
                            tir->inline_rqn | tir->rqtn, tir->hash_fn,
