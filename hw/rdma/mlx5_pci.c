@@ -91,6 +91,12 @@ struct Mlx5Hca {
     QEMUTimer *timer;
     /* a frame the backend has not taken yet (see link_tx) */
     QEMUTimer *tx_stall;
+    /*
+     * a frame waited MLX5_TX_STALL_NS on a hub with no other port: until the
+     * backend takes frames again, what it cannot take at once is dropped at
+     * once (mlx5_hca_tx_stall)
+     */
+    bool tx_void;
     Mlx5Core *core;
     /* mlx5_hca_core_ops, plus the recorder with fuzz-record */
     Mlx5CoreOps core_ops;
@@ -267,7 +273,30 @@ static void mlx5_hca_link_sent(NetClientState *nc, ssize_t len)
     Mlx5Hca *s = qemu_get_nic_opaque(nc);
 
     timer_del(s->tx_stall);
+    s->tx_void = false;
     mlx5_core_link_tx_ready(s->core, 1);
+}
+
+/* Is NIC @nc's peer a hub port with no other port on its hub? */
+static bool mlx5_hca_link_nowhere(NetClientState *nc)
+{
+    NetClientState *ncs[64];
+    int hub, other, n, i;
+
+    if (!nc->peer || nc->peer->info->type != NET_CLIENT_DRIVER_HUBPORT ||
+        net_hub_id_for_client(nc->peer, &hub) < 0) {
+        return false;
+    }
+    n = qemu_find_net_clients_except(NULL, ncs, NET_CLIENT_DRIVER_NIC,
+                                     ARRAY_SIZE(ncs));
+    for (i = 0; i < MIN(n, (int)ARRAY_SIZE(ncs)); i++) {
+        if (ncs[i] != nc->peer &&
+            ncs[i]->info->type == NET_CLIENT_DRIVER_HUBPORT &&
+            net_hub_id_for_client(ncs[i], &other) == 0 && other == hub) {
+            return false;
+        }
+    }
+    return true;
 }
 
 /*
@@ -275,7 +304,11 @@ static void mlx5_hca_link_sent(NetClientState *nc, ssize_t len)
  * hub port with no other port, a frame to a LID nobody has on such a hub). Drop
  * it, as a switch drops what it cannot forward, and go on: the transport
  * recovers what was lost. Without this one frame to nowhere would stop the port
- * for good.
+ * for good. On a hub with no other port (a cable to nowhere: one guest alone),
+ * until the backend takes a frame again the frames it cannot take at once are
+ * dropped at once (tx_void): such a port sends at its own pace, not one frame
+ * per MLX5_TX_STALL_NS. A peer that is only slow (a stream socket, a hub with
+ * other ports) keeps the frames waiting, as before.
  */
 static void mlx5_hca_tx_stall(void *opaque)
 {
@@ -286,6 +319,7 @@ static void mlx5_hca_tx_stall(void *opaque)
     trace_mlx5_pci_tx_stall();
     /* calls mlx5_hca_link_sent for the frame */
     qemu_purge_queued_packets(nc);
+    s->tx_void = mlx5_hca_link_nowhere(nc);
     was = mlx5_pci_guard(s);
     mlx5_core_link_tx_ready(s->core, 1);
     mlx5_pci_unguard(s, was);
@@ -315,10 +349,11 @@ static bool mlx5_hca_link_tx(void *opaque, unsigned port,
      * frames wait: QEMU queues them and calls mlx5_hca_link_sent when they are
      * delivered.
      */
-    if (best_effort && !qemu_can_send_packet(nc)) {
+    if ((best_effort || s->tx_void) && !qemu_can_send_packet(nc)) {
         trace_mlx5_pci_tx_drop(iov_size(iov, iovcnt));
         return true;
     }
+    s->tx_void = false;
     if (s->db.ringing) {
         s->sent += iov_size(iov, iovcnt);
     }
