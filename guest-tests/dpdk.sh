@@ -27,6 +27,11 @@
 #     most a few others get through; the vport still counts them all), and the second rule's
 #     flow counter ("flow query 0 1 count") counted every one of them; after "flow flush 0" they
 #     come again.
+#  3c. A flow meter (rte_mtr on the legacy FLOW_METER object, mlx5_meter.c): instance 1 meters
+#     the UDP frames in group 1 at 640 kB/s (srTCM, red dropped: "add port meter profile
+#     srtcm_rfc2697", "create port meter", "actions meter mtr_id 1 / queue index 0"); of the
+#     frames instance 0 sends for 5 s (25 times that rate) about 10,000 a second come through,
+#     the vport counting them all.
 #  3b. Header rewrites on instance 1: "vxlan_decap" for VNI 42, and "set_mac_dst / dec_ttl /
 #     set_tp_dst" for UDP to port 6000 (DECAP and MOD_HDR actions on the root table); instance
 #     0's kernel sends 50 datagrams through a VXLAN device and 50 plainly: testpmd (verbose)
@@ -192,6 +197,17 @@ traffic drop 5
 [ "$IDX" = 1 ] && tp flow query 0 1 count
 [ "$IDX" = 1 ] && tp flow flush 0
 traffic flushed 5
+# --- 3c. a flow meter (the legacy FLOW_METER object, rte_mtr): srTCM at 640 kB/s (10,000 of
+# these 64-byte frames a second) with a 6,400-byte bucket; red frames dropped
+if [ "$IDX" = 1 ]; then
+  tp add port meter profile srtcm_rfc2697 0 1 640000 6400 0 0
+  tp add port meter policy 0 1 g_actions end y_actions end r_actions drop / end
+  tp create port meter 0 1 1 1 yes 0xffff 0 g 0
+  tp flow create 0 ingress group 0 pattern eth / end actions jump group 1 / end
+  tp flow create 0 ingress group 1 pattern eth / ipv4 / udp / end actions meter mtr_id 1 / queue index 0 / end
+fi
+traffic meter 5
+[ "$IDX" = 1 ] && tp flow flush 0
 # --- 3b. header rewrites: instance 1's rules decapsulate VXLAN (VNI 42) and rewrite the
 # destination MAC, TTL and port of UDP to port 6000; instance 0's kernel sends through a VXLAN
 # device and plainly, 50 datagrams each
@@ -298,20 +314,20 @@ for log in /tmp/tp-default.log /tmp/tp-mprq.log /tmp/tp-plain.log /tmp/tp-noinli
   fi
 done
 if [ "$IDX" = 0 ]; then
-  counts="$(sent /tmp/tp-default.log 2) $(sent /tmp/tp-default.log 3) $(sent /tmp/tp-default.log 4) $(sent /tmp/tp-mprq.log 2) $(sent /tmp/tp-plain.log 2) $(sent /tmp/tp-noinline.log 2)"
-  echo "sent: $counts (default, drop, flushed, mprq, plain, noinline)"
+  counts="$(sent /tmp/tp-default.log 2) $(sent /tmp/tp-default.log 3) $(sent /tmp/tp-default.log 4) $(sent /tmp/tp-mprq.log 2) $(sent /tmp/tp-plain.log 2) $(sent /tmp/tp-noinline.log 2) $(sent /tmp/tp-default.log 5)"
+  echo "sent: $counts (default, drop, flushed, mprq, plain, noinline, meter)"
   io="$(sent /tmp/tp-io.log 2) $(stat /tmp/tp-io.log 2 RX-packets) $(stat /tmp/tp-io.log 2 RX-missed)"
   echo "io forwarding: sent, received, missed: $io"
   grep -q "Flow rule #0 created" /tmp/tp-default.log || fail "flow create (egress vxlan_encap) failed"
-  encap=$(sent /tmp/tp-default.log 6)
+  encap=$(sent /tmp/tp-default.log 7)
   echo "sent with vxlan_encap: $encap"
   _try "counts" sh -c "echo $counts $io $encap | nc -w 2 10.0.0.2 7900"
 else
   counts=$(timeout 120 nc -l -p 7900) || fail "no counts from instance 0"
   set -- $counts
-  [ $# = 10 ] || fail "counts from instance 0: $counts"
-  s_default=$1 s_drop=$2 s_flushed=$3 s_mprq=$4 s_plain=$5 s_noinline=$6
-  io_sent=$7 io_got=$8 io_missed=$9 s_encap=${10}
+  [ $# = 11 ] || fail "counts from instance 0: $counts"
+  s_default=$1 s_drop=$2 s_flushed=$3 s_mprq=$4 s_plain=$5 s_noinline=$6 s_meter=$7
+  io_sent=$8 io_got=$9 io_missed=${10} s_encap=${11}
   for t in "default /tmp/tp-default.log 2 $s_default" "mprq /tmp/tp-mprq.log 2 $s_mprq" \
       "plain /tmp/tp-plain.log 2 $s_plain" "noinline /tmp/tp-noinline.log 2 $s_noinline"; do
     set -- $t
@@ -342,6 +358,16 @@ else
   SENT=$s_flushed
   counts /tmp/tp-default.log 4
   [ "$SENT" -gt 1000 ] && [ "$got" -gt 1000 ] || fail "after flow flush only $got of $SENT came"
+  echo "== flow meter"
+  SENT=$s_meter
+  counts /tmp/tp-default.log 5
+  grep -iE "meter|Flow rule #[0-9]+ created" /tmp/tp-default.log | grep -v "^ *[a-z_]*:" | tail -n 8
+  # green: 10,000 frames a second for the 5 s instance 0 sent (and the bucket's 100): at least
+  # half of that and at most 8 s' worth; the rest (red) dropped
+  [ "$SENT" -gt 200000 ] || fail "meter: instance 0 sent only $SENT frames (too few to meter)"
+  [ "$uc" = "$SENT" ] || fail "meter: $SENT frames sent, $uc unicast frames came"
+  [ "$got" -ge 25000 ] && [ "$got" -le 80100 ] ||
+    fail "the meter (10,000 frames/s for 5 s) passed $got of $SENT frames"
   echo "== header rewrites"
   grep -E "Flow rule #[01] created|^COUNT:|hits:" /tmp/tp-default.log | tail -n 8
   grep -q "Flow rule #0 created" /tmp/tp-default.log || fail "flow create (vxlan_decap) failed"

@@ -1,11 +1,13 @@
 /*
- * Fuzz target: software steering's entries (eth/mlx5_ste.c, mlx5_ste_action.c, mlx5_sampler.c).
+ * Fuzz target: software steering's entries (eth/mlx5_ste.c, mlx5_ste_action.c, mlx5_sampler.c,
+ * mlx5_meter.c).
  * An Ethernet node with sw-steering, one mlx5e-like channel (a TIR on an RQ, an SQ), steering
  * ICM (a 64 KiB block of entries at MLX5_ICM_STEERING_BASE, 4 KiB of header-modify actions),
  * a software-owned NIC RX table rooted at the block's first entry and a NIC TX one at 0x8000,
  * each the target of its root table's one entry; and what entries may name: the TIR (1), a
  * firmware table forwarding to it, a flow counter, packet reformat contexts (L2 and L3 tunnel
- * headers) and a flow sampler (1 in 2 to the firmware table). The input writes entries and
+ * headers), a flow sampler (1 in 2 to the firmware table) and two flow meters (1: NIC RX, 2: NIC
+ * TX, each on to its own software table: a loop the hop limit ends). The input writes entries and
  * actions and sends frames through them: loops, stray addresses, rewrites beyond the frame,
  * encaps beyond the buffer must end in a drop or a skipped action, never a hang or a crash.
  *
@@ -59,6 +61,26 @@ static void fz_ste_reformat(TDrv *d, unsigned type, unsigned size)
     fz_ste_exec(d, in, REFORMAT_IN_data_OFF + size, 0);
 }
 
+static void fz_ste_meter(TDrv *d, unsigned type, uint32_t ft)
+{
+    uint8_t in[GOBJ_HDR_SIZE + METER_SIZE] = { 0 };
+    uint8_t *m = in + GOBJ_HDR_SIZE, *p = m + METER_PARAMS_OFF;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_GENERAL_OBJECT);
+    MLX5_SET(in, GOBJ_IN_obj_type, MLX5_OBJ_TYPE_FLOW_METER);
+    MLX5_SET(m, METER_active, 1);
+    MLX5_SET(m, METER_return_reg_id, 3);
+    MLX5_SET(m, METER_table_type, type);
+    MLX5_SET(m, METER_destination_table_id, ft);
+    MLX5_SET(p, FMP_valid, 1);
+    MLX5_SET(p, FMP_bucket_overflow, 1);
+    MLX5_SET(p, FMP_cir_mantissa, 1);
+    MLX5_SET(p, FMP_cir_exponent, 6);
+    MLX5_SET(p, FMP_ebs_mantissa, 1);
+    MLX5_SET(p, FMP_ebs_exponent, 7);
+    fz_ste_exec(d, in, sizeof(in), 2);
+}
+
 static void fz_ste_sampler(TDrv *d, uint32_t ft)
 {
     uint8_t in[GOBJ_HDR_SIZE + SAMPLER_SIZE] = { 0 };
@@ -77,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     Mlx5CoreConfig cfg;
     uint8_t buf[256], cqe[64], in[16] = { 0 }, out[16];
     unsigned posted = 0;
-    uint32_t fw;
+    uint32_t fw, swrx, swtx;
     TEth t;
 
     mlx5_core_config_default(&cfg, fz_ste_mac);
@@ -92,17 +114,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_ste_icm(t.d, MLX5_ICM_MODHDR_BASE, 12);
     fw = teth_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, 63, 0);
     teth_forward(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, fw, MLX5_FLOW_DEST_TYPE_TIR, t.tirn);
-    teth_root_to(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX,
-                 teth_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, 126,
-                            MLX5_ICM_STEERING_BASE));
-    teth_root_to(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX,
-                 teth_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, 126,
-                            MLX5_ICM_STEERING_BASE + 0x8000));
+    swrx = teth_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, 126,
+                      MLX5_ICM_STEERING_BASE);
+    swtx = teth_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, 126,
+                      MLX5_ICM_STEERING_BASE + 0x8000);
+    teth_root_to(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, swrx);
+    teth_root_to(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, swtx);
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_FLOW_COUNTER);
     g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, sizeof(out)), ==, 0);
     fz_ste_reformat(t.d, MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL, 50);
     fz_ste_reformat(t.d, MLX5_REFORMAT_TYPE_L2_TO_L3_TUNNEL, 38);
     fz_ste_sampler(t.d, fw);
+    fz_ste_meter(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, swrx);
+    fz_ste_meter(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, swtx);
 
     for (unsigned r = 0; r < FZ_MAX_RECORDS && fz_more(&f); r++) {
         uint8_t op = fz_u8(&f) & 3;

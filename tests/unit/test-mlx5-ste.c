@@ -8,6 +8,7 @@
  */
 #include "mlx5-testeth.h"
 #include "hw/rdma/mlx5/mlx5_ste_prm.h"
+#include "hw/rdma/mlx5/mlx5_qos_prm.h"
 
 static const uint8_t my_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
 static const uint8_t peer_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
@@ -780,6 +781,143 @@ static void test_uid(void)
     tdrv_free(t.d);
 }
 
+/* CREATE_GENERAL_OBJECT FLOW_METER on to table @dest of @type, its colour into reg_c_@reg, cir
+ * 10^9 * @cir_m / 2^@cir_e bytes per second, both buckets 0 bytes (srTCM): status, id in *@id. */
+static int meter_create(TDrv *d, unsigned type, uint32_t dest, unsigned reg, unsigned cir_m,
+                        unsigned cir_e, uint32_t *id)
+{
+    uint8_t in[GOBJ_HDR_SIZE + METER_SIZE] = { 0 }, out[16] = { 0 };
+    uint8_t *m = in + GOBJ_HDR_SIZE, *p = m + METER_PARAMS_OFF;
+    int st;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_GENERAL_OBJECT);
+    MLX5_SET(in, GOBJ_IN_obj_type, MLX5_OBJ_TYPE_FLOW_METER);
+    MLX5_SET(m, METER_active, 1);
+    MLX5_SET(m, METER_return_reg_id, reg);
+    MLX5_SET(m, METER_table_type, type);
+    MLX5_SET(m, METER_destination_table_id, dest);
+    MLX5_SET(p, FMP_valid, 1);
+    MLX5_SET(p, FMP_bucket_overflow, 1);
+    MLX5_SET(p, FMP_start_color, MLX5_METER_GREEN);
+    MLX5_SET(p, FMP_cir_mantissa, cir_m);
+    MLX5_SET(p, FMP_cir_exponent, cir_e);
+    st = tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+    *id = MLX5_GET(out, GOBJ_OUT_obj_id);
+    return st;
+}
+
+/* A rule on reg_c_3 == @color: hit to @hit counting into @fc, miss to @miss. */
+static void ste_color(TDrv *d, uint64_t addr, uint32_t color, uint64_t hit, uint64_t miss,
+                      uint32_t fc)
+{
+    uint8_t s[MLX5_STE_SIZE], k[16] = { 0 };
+
+    mlx5_st32(k + 12, color);
+    ste_rule(s, MLX5_STE_TYPE_RX, MLX5_STE_LU_STEERING_REGISTERS_0, k, 16, hit, 1,
+             MLX5_STE_LU_DONT_CARE, 0, miss);
+    memset(s + MLX5_STE_MASK_OFF, 0, 12);
+    MLX5_SET(s, STE_RX_counter_trigger_15_0, fc);
+    MLX5_SET(s, STE_counter_trigger_23_16, fc >> 16);
+    ste_put(d, addr, s);
+}
+
+/*
+ * The flow meter, as test_flow_meter's receive side uses it: a rule sends every frame to the
+ * meter, which colours it into reg_c_3 and goes on in a second table that counts green and red
+ * frames and passes the green ones. At 15.625 MB/s with buckets of 0 bytes a 64-byte frame
+ * conforms every 4.096 us: of frames at one instant the first is green, the rest red (an
+ * excess bucket of 0 is off). The caps offer the meter's registers; a meter on a register
+ * not offered, a table type without software steering or another type's table is refused;
+ * a meter made inactive colours everything green.
+ */
+static void test_meter(void)
+{
+    const uint64_t a1 = BASE, a2 = BASE + 0x1000, h2 = BASE + 0x2000, red = BASE + 0x2040;
+    const uint64_t drop = mlx5_icm_term(MLX5_ICM_T_RX_DROP, 0);
+    uint8_t cap[HCA_CAP_OFF + HCA_CAP_SIZE], s[MLX5_STE_SIZE], k[16] = { 0 };
+    uint8_t smac[6] = { 0x02, 0xaa, 0, 0, 0, 1 }, in[GOBJ_HDR_SIZE + METER_SIZE] = { 0 };
+    uint8_t out[GOBJ_HDR_SIZE + METER_SIZE], fin[16] = { 0 };
+    uint32_t id, mid, t1, t2, ftx, fc[2], tag = 0;
+    uint64_t root;
+    unsigned i, got;
+    TEth t;
+
+    teth_setup(&t, ste_node(true));
+    g_assert_cmpint(caps(t.d, MLX5_CAP_QOS, cap), ==, 0);
+    g_assert_cmpuint(MLX5_GET(cap + HCA_CAP_OFF, QOS_CAP_flow_meter_old), ==, 1);
+    g_assert_cmphex(MLX5_GET(cap + HCA_CAP_OFF, QOS_CAP_flow_meter_reg_id), ==, 0x38);
+    g_assert_cmpint(icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
+    for (i = 0; i < 2; i++) {
+        MLX5_SET(fin, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_FLOW_COUNTER);
+        g_assert_cmpint(tdrv_exec(t.d, fin, sizeof(fin), out, 16), ==, 0);
+        fc[i] = MLX5_GET(out, ALLOC_FC_OUT_flow_counter_id);
+    }
+    t1 = sw_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, a1, &root);
+    t2 = sw_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, a2, &root);
+    ftx = teth_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, 63, 0);
+    g_assert_cmpint(meter_create(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, t2, 1, 1, 6, &mid), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(meter_create(t.d, MLX5_FLOW_TABLE_TYPE_FDB, t2, 3, 1, 6, &mid), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(meter_create(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, ftx, 3, 1, 6, &mid), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(meter_create(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, t2, 3, 1, 6, &mid), ==, 0);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_GENERAL_OBJECT);
+    MLX5_SET(in, GOBJ_IN_obj_type, MLX5_OBJ_TYPE_FLOW_METER);
+    MLX5_SET(in, GOBJ_IN_obj_id, mid);
+    g_assert_cmpint(tdrv_exec(t.d, in, GOBJ_HDR_SIZE, out, sizeof(out)), ==, 0);
+    g_assert_cmpuint(MLX5_GET(out + GOBJ_HDR_SIZE, METER_return_reg_id), ==, 3);
+    g_assert_cmphex(mlx5_ld64(out + GOBJ_HDR_SIZE + METER_icm_rx_OFF), ==,
+                    mlx5_icm_term(MLX5_ICM_T_METER, mid));
+
+    /* table 1: everything to the meter; table 2: green to the TIR, red to the drop, counted */
+    ste_rule(s, MLX5_STE_TYPE_RX, MLX5_STE_LU_DONT_CARE, k, 0,
+             mlx5_icm_term(MLX5_ICM_T_METER, mid), 1, MLX5_STE_LU_DONT_CARE, 0, drop);
+    ste_put(t.d, a1, s);
+    ste_anchor(t.d, a2, MLX5_STE_TYPE_RX, MLX5_STE_LU_STEERING_REGISTERS_0, h2, 1);
+    ste_color(t.d, h2, MLX5_METER_GREEN, mlx5_icm_term(MLX5_ICM_T_TIR, t.tirn), red, fc[0]);
+    ste_color(t.d, red, MLX5_METER_RED, drop, drop, fc[1]);
+    teth_root_to(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, t1);
+
+    for (got = i = 0; i < 4; i++) {
+        got += rx(&t, my_mac, smac, &tag);
+    }
+    g_assert_cmpuint(got, ==, 1);
+    g_assert_cmpuint(fc_packets(&t, fc[0]), ==, 1);
+    g_assert_cmpuint(fc_packets(&t, fc[1]), ==, 3);
+    /* 4.096 us later one more frame's worth: green, then red; 2 us later still red */
+    t.d->h->now += 4096;
+    g_assert_cmpuint(rx(&t, my_mac, smac, &tag), ==, 1);
+    g_assert_cmpuint(rx(&t, my_mac, smac, &tag), ==, 0);
+    t.d->h->now += 2000;
+    g_assert_cmpuint(rx(&t, my_mac, smac, &tag), ==, 0);
+    g_assert_cmpuint(fc_packets(&t, fc[1]), ==, 5);
+    /* a long pause: the bucket holds no more than its size, one frame green again */
+    t.d->h->now += 1000000;
+    g_assert_cmpuint(rx(&t, my_mac, smac, &tag), ==, 1);
+    g_assert_cmpuint(rx(&t, my_mac, smac, &tag), ==, 0);
+    g_assert_cmpuint(fc_packets(&t, fc[0]), ==, 3);
+    g_assert_cmpuint(fc_packets(&t, fc[1]), ==, 6);
+
+    /* MODIFY: inactive, every frame green */
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_MODIFY_GENERAL_OBJECT);
+    MLX5_SET(in, GOBJ_IN_obj_type, MLX5_OBJ_TYPE_FLOW_METER);
+    MLX5_SET(in, GOBJ_IN_obj_id, mid);
+    MLX5_SET(in + GOBJ_HDR_SIZE, METER_modify_field_select_31_0, MLX5_METER_MODIFY_ACTIVE);
+    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, 0);
+    for (got = i = 0; i < 3; i++) {
+        got += rx(&t, my_mac, smac, &tag);
+    }
+    g_assert_cmpuint(got, ==, 3);
+    /* gone: its frames are dropped */
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_DESTROY_GENERAL_OBJECT);
+    g_assert_cmpint(tdrv_exec(t.d, in, GOBJ_HDR_SIZE, out, 16), ==, 0);
+    g_assert_cmpuint(rx(&t, my_mac, smac, &tag), ==, 0);
+    g_assert_cmpuint(fc_packets(&t, fc[1]), ==, 6);
+    tdrv_free(t.d);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -790,5 +928,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/ste/actions-rx", test_actions_rx);
     g_test_add_func("/mlx5/ste/actions-tx", test_actions_tx);
     g_test_add_func("/mlx5/ste/uid", test_uid);
+    g_test_add_func("/mlx5/ste/meter", test_meter);
     return g_test_run();
 }

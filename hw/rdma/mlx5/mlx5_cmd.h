@@ -154,7 +154,8 @@ Mlx5CmdHandler mlx5_cmd_query_special_contexts;
 Mlx5CmdHandler mlx5_cmd_create_psv, mlx5_cmd_destroy_psv;
 Mlx5CmdHandler mlx5_cmd_alloc_memic, mlx5_cmd_dealloc_memic;
 Mlx5CmdHandler mlx5_cmd_create_general_object, mlx5_cmd_destroy_general_object,
-    mlx5_cmd_query_general_object, mlx5_cmd_sync_steering;
+    mlx5_cmd_query_general_object, mlx5_cmd_modify_general_object,
+    mlx5_cmd_sync_steering;
 /* mlx5_odp.c */
 Mlx5CmdHandler mlx5_cmd_page_fault_resume;
 /* mlx5_srq.c */

@@ -181,6 +181,7 @@ static const Mlx5CmdDesc mlx5_cmds[] = {
     EUCMD(DEALLOC_MODIFY_HEADER_CONTEXT,
           mlx5_cmd_dealloc_modify_header_context),
     UCMD(CREATE_GENERAL_OBJECT, mlx5_cmd_create_general_object),
+    UCMD(MODIFY_GENERAL_OBJECT, mlx5_cmd_modify_general_object),
     UCMD(QUERY_GENERAL_OBJECT, mlx5_cmd_query_general_object),
     UCMD(DESTROY_GENERAL_OBJECT, mlx5_cmd_destroy_general_object),
     CMD(CREATE_UCTX, mlx5_cmd_create_uctx, false),

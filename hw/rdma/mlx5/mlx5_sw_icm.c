@@ -51,7 +51,8 @@ void mlx5_sw_icm_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
     case MLX5_CAP_GENERAL:
         mlx5_st64(cap + CAP_general_obj_types_OFF,
                   mlx5_ld64(cap + CAP_general_obj_types_OFF) |
-                      (1ull << MLX5_OBJ_TYPE_SW_ICM));
+                      (1ull << MLX5_OBJ_TYPE_SW_ICM) |
+                      (1ull << MLX5_OBJ_TYPE_FLOW_METER));
         MLX5_SET(cap, CAP_device_memory, 1);
         MLX5_SET(cap, CAP_fl_rc_qp_when_roce_disabled, 1);
         break;
@@ -221,13 +222,16 @@ static void mlx5_gobj_query_sw_icm(Mlx5Core *c, Mlx5CmdCtx *cmd)
 typedef struct Mlx5GobjType {
     uint16_t type;
     Mlx5CmdHandler *create, *query, *destroy;
+    Mlx5CmdHandler *modify;     /* NULL: none may be modified */
 } Mlx5GobjType;
 
 static const Mlx5GobjType mlx5_gobj_types[] = {
     { MLX5_OBJ_TYPE_SW_ICM, mlx5_gobj_create_sw_icm, mlx5_gobj_query_sw_icm,
-      mlx5_gobj_destroy_sw_icm },
+      mlx5_gobj_destroy_sw_icm, NULL },
     { MLX5_OBJ_TYPE_FLOW_SAMPLER, mlx5_sampler_create, mlx5_sampler_query,
-      mlx5_sampler_destroy },
+      mlx5_sampler_destroy, NULL },
+    { MLX5_OBJ_TYPE_FLOW_METER, mlx5_meter_create, mlx5_meter_query,
+      mlx5_meter_destroy, mlx5_meter_modify },
 };
 
 /* The object type a general object command names, if we offer it; else fail. */
@@ -264,6 +268,17 @@ void mlx5_cmd_destroy_general_object(Mlx5Core *c, Mlx5CmdCtx *cmd)
 
     if (t) {
         t->destroy(c, cmd);
+    }
+}
+
+void mlx5_cmd_modify_general_object(Mlx5Core *c, Mlx5CmdCtx *cmd)
+{
+    const Mlx5GobjType *t = mlx5_gobj_type(c, cmd);
+
+    if (t && t->modify) {
+        t->modify(c, cmd);
+    } else if (t) {
+        mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_OBJ_TYPE);
     }
 }
 

@@ -250,6 +250,7 @@ typedef struct Mlx5Eth {
     Mlx5Table modhdrs;
     Mlx5Table reformats;
     Mlx5Table samplers;         /* flow samplers (mlx5_sampler.c) */
+    Mlx5Table meters;           /* flow meters (mlx5_meter.c) */
     /* RQs with an open LRO session (mlx5_lro.c), oldest first */
     uint32_t lro_rq[MLX5_LRO_MAX_OPEN];
     unsigned n_lro;
@@ -411,6 +412,9 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
 bool mlx5_flow_rdma_rx(Mlx5Core *c, const uint8_t *f, size_t len,
                        const IbEthHdr *h, const Mlx5SwMeta *m);
 
+/* the match set's metadata register reg_c_@i (0-7) */
+#define MLX5_MS_REG_C(i)        (0xec - 4 * (i))
+
 /* mlx5_ste.c: software steering's entries (STE v0) */
 /* what a steering entry may go to besides entries (mlx5_icm_term) */
 enum {
@@ -420,6 +424,7 @@ enum {
     MLX5_ICM_T_TIR = 4,         /* id: the TIR's number */
     MLX5_ICM_T_FT = 5,          /* id: a firmware table: steering goes on */
     MLX5_ICM_T_SAMPLER = 6,     /* id: a flow sampler (mlx5_sampler.c) */
+    MLX5_ICM_T_METER = 7,       /* id: a flow meter (mlx5_meter.c) */
 };
 /* The ICM address of terminal @kind with @id (< 2^24). */
 uint64_t mlx5_icm_term(unsigned kind, uint32_t id);
@@ -485,6 +490,32 @@ void mlx5_sampler_query(Mlx5Core *c, Mlx5CmdCtx *cmd);
  * table in *@st if this one is sampled (else NULL).
  */
 Mlx5FlowTable *mlx5_sampler_take(Mlx5Core *c, uint32_t id, Mlx5FlowTable **st);
+
+/* mlx5_meter.c: the (legacy) flow meter general object */
+typedef struct Mlx5MeterBucket {
+    int64_t tokens;             /* bytes or packets; may go below zero */
+    uint64_t frac;              /* a part token, in 2^-exponent */
+} Mlx5MeterBucket;
+typedef struct Mlx5Meter {
+    uint8_t table_type, reg;
+    bool active;
+    uint32_t dest;              /* the table the frame goes on in */
+    uint8_t params[0x20];       /* flow_meter_parameters */
+    Mlx5MeterBucket c, e;       /* committed, excess */
+    int64_t last;               /* ns: the buckets filled up to here */
+} Mlx5Meter;
+/* the QoS page's meter caps (with software steering) */
+void mlx5_meter_caps(const Mlx5CoreConfig *cfg, uint8_t *cap);
+void mlx5_meter_create(Mlx5Core *c, Mlx5CmdCtx *cmd);
+void mlx5_meter_modify(Mlx5Core *c, Mlx5CmdCtx *cmd);
+void mlx5_meter_destroy(Mlx5Core *c, Mlx5CmdCtx *cmd);
+void mlx5_meter_query(Mlx5Core *c, Mlx5CmdCtx *cmd);
+/*
+ * A frame of @len bytes reaches meter @id: its colour into the meter's
+ * register in match set @ms; the table it goes on in (NULL: none, dropped).
+ */
+Mlx5FlowTable *mlx5_meter_take(Mlx5Core *c, uint32_t id, size_t len,
+                               uint8_t *ms);
 
 /* mlx5_flow_counter.c */
 Mlx5CmdHandler mlx5_cmd_alloc_flow_counter, mlx5_cmd_dealloc_flow_counter,

@@ -972,7 +972,10 @@ unsigned mlx5_flow_steer(Mlx5Core *c, const uint8_t *f, size_t len,
                 ft = next && next->type == ft->type ? next : NULL;
                 continue;
             }
-            next = r.kind == MLX5_ICM_T_FT ? mlx5_ft_get(c, r.id) : NULL;
+            next = r.kind == MLX5_ICM_T_FT ? mlx5_ft_get(c, r.id)
+                   : r.kind == MLX5_ICM_T_METER
+                       ? mlx5_meter_take(c, r.id, len, ms)
+                       : NULL;
             ft = next && next->type == ft->type ? next : NULL;
             continue;
         }

@@ -83,7 +83,10 @@ bool mlx5_flow_steer_tx(Mlx5Core *c, uint32_t sqn, uint8_t **f, size_t *len,
             if (r.kind == MLX5_ICM_T_TX_ALLOW) {
                 break;
             }
-            next = r.kind == MLX5_ICM_T_FT ? mlx5_ft_get(c, r.id) : NULL;
+            next = r.kind == MLX5_ICM_T_FT ? mlx5_ft_get(c, r.id)
+                   : r.kind == MLX5_ICM_T_METER
+                       ? mlx5_meter_take(c, r.id, *len, ms)
+                       : NULL;
             if (!next || next->type != ft->type) {
                 trace_mlx5_eth_tx_drop(sqn, *len);
                 return false;

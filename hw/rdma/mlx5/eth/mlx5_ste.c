@@ -298,6 +298,7 @@ static void mlx5_ste_end(Mlx5Core *c, const Mlx5SteFrame *fr, uint64_t root,
     Mlx5Table *t = kind == MLX5_ICM_T_TIR       ? &c->eth->tirs
                    : kind == MLX5_ICM_T_FT      ? &c->eth->fts
                    : kind == MLX5_ICM_T_SAMPLER ? &c->eth->samplers
+                   : kind == MLX5_ICM_T_METER   ? &c->eth->meters
                                                 : NULL;
 
     if (t && !mlx5_ste_may(fr->uid, mlx5_table_owner(t, id))) {

@@ -30,8 +30,8 @@
 #include "hw/rdma/mlx5/mlx5_ste_prm.h"
 #include "trace.h"
 
-/* the match set's metadata registers: reg_c_i at MS_REG_C(i), reg_a */
-#define MS_REG_C(i)             (0xec - 4 * (i))
+/* the match set's metadata registers: reg_c_i, reg_a */
+#define MS_REG_C(i)             MLX5_MS_REG_C(i)
 #define MS_REG_A                0xf0
 /* the match set's source SQ and vport words (kept across rewrites) */
 #define MS_SRC_SQN              0x40

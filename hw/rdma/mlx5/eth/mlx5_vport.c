@@ -67,6 +67,7 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
     case MLX5_CAP_QOS:
         mlx5_pp_caps(type, cap);
         mlx5_esw_qos_caps(cfg, cap);
+        mlx5_meter_caps(cfg, cap);
         break;
     case MLX5_CAP_ETHERNET_OFFLOADS:
         MLX5_SET(cap, ETH_CAP_csum_cap, 1);
@@ -209,6 +210,7 @@ void mlx5_eth_init(Mlx5Core *c)
     mlx5_table_init(&e->reformats, "packet reformat",
                     1u << MLX5_ETH_LOG_MAX_REFORMAT, 1);
     mlx5_table_init(&e->samplers, "flow sampler", 1u << 8, 1);
+    mlx5_table_init(&e->meters, "flow meter", 1u << 12, 1);
     e->frame = g_malloc(MLX5_ETH_MAX_FRAME + MLX5_ETH_MAX_TSO);
     e->fcs = g_new0(Mlx5FlowCounter, MLX5_ETH_MAX_FLOW_COUNTERS);
     c->eth = e;
@@ -231,6 +233,7 @@ void mlx5_eth_reset(Mlx5Core *c)
     mlx5_table_destroy(&e->modhdrs, mlx5_plain_free, c);
     mlx5_table_destroy(&e->reformats, mlx5_plain_free, c);
     mlx5_table_destroy(&e->samplers, mlx5_plain_free, c);
+    mlx5_table_destroy(&e->meters, mlx5_plain_free, c);
     mlx5_table_destroy(&e->tirs, mlx5_tir_free, c);
     mlx5_table_destroy(&e->rqts, mlx5_rqt_free, c);
     mlx5_table_destroy(&e->tises, mlx5_plain_free, c);
@@ -272,7 +275,8 @@ void mlx5_eth_free(Mlx5Core *c)
 {
     Mlx5Eth *e = c->eth;
     Mlx5Table *all[] = { &e->tises, &e->tirs, &e->rqts, &e->fts, &e->fgs,
-                         &e->modhdrs, &e->reformats, &e->samplers };
+                         &e->modhdrs, &e->reformats, &e->samplers,
+                         &e->meters };
     size_t i;
 
     mlx5_eth_reset(c);

@@ -36,6 +36,11 @@ enum {
 #define QOS_CAP_packet_pacing_typical_size  MLX5_FIELD(0, 25, 25)
 /* SET_PP_RATE_LIMIT carries the uid of a DevX context (mlx5_ib's PP object) */
 #define QOS_CAP_packet_pacing_uid           MLX5_FIELD(0, 20, 20)
+/* the legacy flow meter (mlx5_meter.c): srTCM, how many, its registers */
+#define QOS_CAP_flow_meter_old              MLX5_FIELD(0, 24, 24)
+#define QOS_CAP_log_max_flow_meter          MLX5_FIELD(0, 15, 8)
+/* (reg_c_i: bit i) */
+#define QOS_CAP_flow_meter_reg_id           MLX5_FIELD(0, 7, 0)
 #define QOS_CAP_packet_pacing_max_rate      MLX5_FIELD(2, 31, 0)    /* kbps */
 #define QOS_CAP_packet_pacing_min_rate      MLX5_FIELD(3, 31, 0)    /* kbps */
 /* entries, the first (index 0: no limit) included */

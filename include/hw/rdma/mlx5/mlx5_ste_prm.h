@@ -26,6 +26,7 @@ enum {
 /* general object types (general_obj_in_cmd_hdr.obj_type) */
 enum {
     MLX5_OBJ_TYPE_SW_ICM = 0x0008,
+    MLX5_OBJ_TYPE_FLOW_METER = 0x000a,
     MLX5_OBJ_TYPE_FLOW_SAMPLER = 0x0020,
 };
 
@@ -48,6 +49,48 @@ enum {
 #define SAMPLER_icm_rx_OFF                  0x18
 #define SAMPLER_icm_tx_OFF                  0x20
 #define SAMPLER_SIZE                        0x28
+
+/*
+ * flow_meter (the legacy meter object, before ASO meters), after the header
+ * (create and modify in, query out); its parameters at METER_PARAMS_OFF
+ */
+#define METER_modify_field_select_31_0      MLX5_FIELD(1, 31, 0)
+#define METER_active                        MLX5_FIELD(2, 31, 31)
+#define METER_return_reg_id                 MLX5_FIELD(2, 27, 24)
+#define METER_table_type                    MLX5_FIELD(2, 23, 16)
+#define METER_destination_table_id          MLX5_FIELD(3, 23, 0)
+#define METER_PARAMS_OFF                    0x20
+#define METER_icm_rx_OFF                    0x70
+#define METER_icm_tx_OFF                    0x78
+#define METER_SIZE                          0x80
+/* MODIFY_GENERAL_OBJECT's modify_field_select bits */
+enum {
+    MLX5_METER_MODIFY_ACTIVE = 1u << 0,
+    MLX5_METER_MODIFY_CBS = 1u << 1,
+    MLX5_METER_MODIFY_CIR = 1u << 2,
+    MLX5_METER_MODIFY_EBS = 1u << 3,
+    MLX5_METER_MODIFY_EIR = 1u << 4,
+};
+/* flow_meter_parameters */
+#define FMP_valid                           MLX5_FIELD(0, 31, 31)
+#define FMP_bucket_overflow                 MLX5_FIELD(0, 30, 30)
+#define FMP_start_color                     MLX5_FIELD(0, 29, 28)
+#define FMP_both_buckets_on_green           MLX5_FIELD(0, 27, 27)
+#define FMP_meter_mode                      MLX5_FIELD(0, 25, 24)
+#define FMP_cbs_exponent                    MLX5_FIELD(2, 31, 24)
+#define FMP_cbs_mantissa                    MLX5_FIELD(2, 23, 16)
+#define FMP_cir_exponent                    MLX5_FIELD(2, 12, 8)
+#define FMP_cir_mantissa                    MLX5_FIELD(2, 7, 0)
+#define FMP_ebs_exponent                    MLX5_FIELD(4, 31, 24)
+#define FMP_ebs_mantissa                    MLX5_FIELD(4, 23, 16)
+#define FMP_eir_exponent                    MLX5_FIELD(4, 12, 8)
+#define FMP_eir_mantissa                    MLX5_FIELD(4, 7, 0)
+/* the colours a meter writes into its return register */
+enum {
+    MLX5_METER_RED = 0,
+    MLX5_METER_YELLOW = 1,
+    MLX5_METER_GREEN = 2,
+};
 
 /* cmd_hca_cap */
 #define CAP_fl_rc_qp_when_roce_disabled     MLX5_FIELD(18, 23, 23)
