@@ -61,26 +61,6 @@ static void fz_ste_reformat(TDrv *d, unsigned type, unsigned size)
     fz_ste_exec(d, in, REFORMAT_IN_data_OFF + size, 0);
 }
 
-static void fz_ste_meter(TDrv *d, unsigned type, uint32_t ft)
-{
-    uint8_t in[GOBJ_HDR_SIZE + METER_SIZE] = { 0 };
-    uint8_t *m = in + GOBJ_HDR_SIZE, *p = m + METER_PARAMS_OFF;
-
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_GENERAL_OBJECT);
-    MLX5_SET(in, GOBJ_IN_obj_type, MLX5_OBJ_TYPE_FLOW_METER);
-    MLX5_SET(m, METER_active, 1);
-    MLX5_SET(m, METER_return_reg_id, 3);
-    MLX5_SET(m, METER_table_type, type);
-    MLX5_SET(m, METER_destination_table_id, ft);
-    MLX5_SET(p, FMP_valid, 1);
-    MLX5_SET(p, FMP_bucket_overflow, 1);
-    MLX5_SET(p, FMP_cir_mantissa, 1);
-    MLX5_SET(p, FMP_cir_exponent, 6);
-    MLX5_SET(p, FMP_ebs_mantissa, 1);
-    MLX5_SET(p, FMP_ebs_exponent, 7);
-    fz_ste_exec(d, in, sizeof(in), 2);
-}
-
 static void fz_ste_sampler(TDrv *d, uint32_t ft)
 {
     uint8_t in[GOBJ_HDR_SIZE + SAMPLER_SIZE] = { 0 };
@@ -99,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     Mlx5CoreConfig cfg;
     uint8_t buf[256], cqe[64], in[16] = { 0 }, out[16];
     unsigned posted = 0;
-    uint32_t fw, swrx, swtx;
+    uint32_t fw, swrx, swtx, id;
     TEth t;
 
     mlx5_core_config_default(&cfg, fz_ste_mac);
@@ -125,8 +105,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_ste_reformat(t.d, MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL, 50);
     fz_ste_reformat(t.d, MLX5_REFORMAT_TYPE_L2_TO_L3_TUNNEL, 38);
     fz_ste_sampler(t.d, fw);
-    fz_ste_meter(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, swrx);
-    fz_ste_meter(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, swtx);
+    g_assert_cmpint(teth_meter(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, swrx, 3, 1, 6, 128, &id),
+                    ==, 0);
+    g_assert_cmpint(teth_meter(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, swtx, 3, 1, 6, 128, &id),
+                    ==, 0);
 
     for (unsigned r = 0; r < FZ_MAX_RECORDS && fz_more(&f); r++) {
         uint8_t op = fz_u8(&f) & 3;

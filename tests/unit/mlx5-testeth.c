@@ -317,3 +317,27 @@ void teth_root_to(TDrv *d, unsigned type, uint32_t to)
     MLX5_SET(in, FT_IN_table_id, root);
     teth_obj_create(d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, sizeof(in));
 }
+
+int teth_meter(TDrv *d, unsigned type, uint32_t dest, unsigned reg, unsigned cir_m,
+               unsigned cir_e, unsigned ebs, uint32_t *id)
+{
+    uint8_t in[GOBJ_HDR_SIZE + METER_SIZE] = { 0 }, out[16] = { 0 };
+    uint8_t *m = in + GOBJ_HDR_SIZE, *p = m + METER_PARAMS_OFF;
+    int st;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_GENERAL_OBJECT);
+    MLX5_SET(in, GOBJ_IN_obj_type, MLX5_OBJ_TYPE_FLOW_METER);
+    MLX5_SET(m, METER_active, 1);
+    MLX5_SET(m, METER_return_reg_id, reg);
+    MLX5_SET(m, METER_table_type, type);
+    MLX5_SET(m, METER_destination_table_id, dest);
+    MLX5_SET(p, FMP_valid, 1);
+    MLX5_SET(p, FMP_bucket_overflow, 1);
+    MLX5_SET(p, FMP_start_color, MLX5_METER_GREEN);
+    MLX5_SET(p, FMP_cir_mantissa, cir_m);
+    MLX5_SET(p, FMP_cir_exponent, cir_e);
+    MLX5_SET(p, FMP_ebs_mantissa, ebs);
+    st = tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+    *id = MLX5_GET(out, GOBJ_OUT_obj_id);
+    return st;
+}

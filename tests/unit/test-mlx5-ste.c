@@ -781,31 +781,6 @@ static void test_uid(void)
     tdrv_free(t.d);
 }
 
-/* CREATE_GENERAL_OBJECT FLOW_METER on to table @dest of @type, its colour into reg_c_@reg, cir
- * 10^9 * @cir_m / 2^@cir_e bytes per second, both buckets 0 bytes (srTCM): status, id in *@id. */
-static int meter_create(TDrv *d, unsigned type, uint32_t dest, unsigned reg, unsigned cir_m,
-                        unsigned cir_e, uint32_t *id)
-{
-    uint8_t in[GOBJ_HDR_SIZE + METER_SIZE] = { 0 }, out[16] = { 0 };
-    uint8_t *m = in + GOBJ_HDR_SIZE, *p = m + METER_PARAMS_OFF;
-    int st;
-
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_GENERAL_OBJECT);
-    MLX5_SET(in, GOBJ_IN_obj_type, MLX5_OBJ_TYPE_FLOW_METER);
-    MLX5_SET(m, METER_active, 1);
-    MLX5_SET(m, METER_return_reg_id, reg);
-    MLX5_SET(m, METER_table_type, type);
-    MLX5_SET(m, METER_destination_table_id, dest);
-    MLX5_SET(p, FMP_valid, 1);
-    MLX5_SET(p, FMP_bucket_overflow, 1);
-    MLX5_SET(p, FMP_start_color, MLX5_METER_GREEN);
-    MLX5_SET(p, FMP_cir_mantissa, cir_m);
-    MLX5_SET(p, FMP_cir_exponent, cir_e);
-    st = tdrv_exec(d, in, sizeof(in), out, sizeof(out));
-    *id = MLX5_GET(out, GOBJ_OUT_obj_id);
-    return st;
-}
-
 /* A rule on reg_c_3 == @color: hit to @hit counting into @fc, miss to @miss. */
 static void ste_color(TDrv *d, uint64_t addr, uint32_t color, uint64_t hit, uint64_t miss,
                       uint32_t fc)
@@ -855,13 +830,13 @@ static void test_meter(void)
     t1 = sw_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, a1, &root);
     t2 = sw_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, a2, &root);
     ftx = teth_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, 63, 0);
-    g_assert_cmpint(meter_create(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, t2, 1, 1, 6, &mid), ==,
+    g_assert_cmpint(teth_meter(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, t2, 1, 1, 6, 0, &mid), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
-    g_assert_cmpint(meter_create(t.d, MLX5_FLOW_TABLE_TYPE_FDB, t2, 3, 1, 6, &mid), ==,
+    g_assert_cmpint(teth_meter(t.d, MLX5_FLOW_TABLE_TYPE_FDB, t2, 3, 1, 6, 0, &mid), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
-    g_assert_cmpint(meter_create(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, ftx, 3, 1, 6, &mid), ==,
+    g_assert_cmpint(teth_meter(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, ftx, 3, 1, 6, 0, &mid), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
-    g_assert_cmpint(meter_create(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, t2, 3, 1, 6, &mid), ==, 0);
+    g_assert_cmpint(teth_meter(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, t2, 3, 1, 6, 0, &mid), ==, 0);
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_GENERAL_OBJECT);
     MLX5_SET(in, GOBJ_IN_obj_type, MLX5_OBJ_TYPE_FLOW_METER);
     MLX5_SET(in, GOBJ_IN_obj_id, mid);
