@@ -50,21 +50,18 @@ void mlx5_meter_caps(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, QOS_CAP_flow_meter_reg_id, MLX5_METER_REGS);
 }
 
-/* mantissa * 2^exponent (bucket sizes), bounded */
-static int64_t mlx5_meter_size(unsigned mantissa, unsigned exponent)
+/* The bucket sizes of parameters @p: committed, excess (bounded). */
+static void mlx5_meter_sizes(const uint8_t *p, int64_t *cbs, int64_t *ebs)
 {
-    return (int64_t)mantissa << MIN(exponent, MLX5_METER_MAX_SHIFT);
+    *cbs = (int64_t)MLX5_GET(p, FMP_cbs_mantissa)
+           << MIN(MLX5_GET(p, FMP_cbs_exponent), MLX5_METER_MAX_SHIFT);
+    *ebs = (int64_t)MLX5_GET(p, FMP_ebs_mantissa)
+           << MIN(MLX5_GET(p, FMP_ebs_exponent), MLX5_METER_MAX_SHIFT);
 }
 
-/* Add @ns of rate mantissa/2^exponent units per ns to @b; its overflow. */
-static uint64_t mlx5_meter_fill(Mlx5MeterBucket *b, unsigned mantissa,
-                                unsigned exponent, int64_t ns, int64_t size)
+/* Add @add tokens to @b of @size; what did not fit. */
+static uint64_t mlx5_meter_add(Mlx5MeterBucket *b, uint64_t add, int64_t size)
 {
-    uint64_t add;
-
-    b->frac += (uint64_t)ns * mantissa;
-    add = b->frac >> exponent;
-    b->frac &= (1ull << exponent) - 1;
     if (b->tokens >= size) {
         b->tokens = size;
         return add;
@@ -78,15 +75,24 @@ static uint64_t mlx5_meter_fill(Mlx5MeterBucket *b, unsigned mantissa,
     return add;
 }
 
+/* Fill @b of @size for @ns at mantissa/2^exponent units per ns; overflow. */
+static uint64_t mlx5_meter_fill(Mlx5MeterBucket *b, unsigned mantissa,
+                                unsigned exponent, int64_t ns, int64_t size)
+{
+    uint64_t add;
+
+    b->frac += (uint64_t)ns * mantissa;
+    add = b->frac >> exponent;
+    b->frac &= (1ull << exponent) - 1;
+    return mlx5_meter_add(b, add, size);
+}
+
 /* The colour of a frame of @len bytes at @now (ns), the buckets charged. */
 static unsigned mlx5_meter_color(Mlx5Meter *m, int64_t now, size_t len)
 {
     const uint8_t *p = m->params;
     int64_t ns = MIN(MAX(now - m->last, 0), MLX5_METER_MAX_NS);
-    int64_t cbs = mlx5_meter_size(MLX5_GET(p, FMP_cbs_mantissa),
-                                  MLX5_GET(p, FMP_cbs_exponent));
-    int64_t ebs = mlx5_meter_size(MLX5_GET(p, FMP_ebs_mantissa),
-                                  MLX5_GET(p, FMP_ebs_exponent));
+    int64_t cbs, ebs;
     int64_t unit = MLX5_GET(p, FMP_meter_mode) == 1 ? 1 : (int64_t)len;
     uint64_t spill;
 
@@ -94,15 +100,11 @@ static unsigned mlx5_meter_color(Mlx5Meter *m, int64_t now, size_t len)
         return MLX5_METER_GREEN;
     }
     m->last = now;
+    mlx5_meter_sizes(p, &cbs, &ebs);
     spill = mlx5_meter_fill(&m->c, MLX5_GET(p, FMP_cir_mantissa),
                             MLX5_GET(p, FMP_cir_exponent), ns, cbs);
     if (MLX5_GET(p, FMP_bucket_overflow)) {
-        Mlx5MeterBucket in = { .tokens = m->e.tokens };
-
-        /* the committed bucket's overflow, whole tokens */
-        mlx5_meter_fill(&in, 1, 0, MIN(spill, (uint64_t)MLX5_METER_MAX_NS),
-                        ebs);
-        m->e.tokens = in.tokens;
+        mlx5_meter_add(&m->e, spill, ebs);      /* the committed overflow */
     } else {
         mlx5_meter_fill(&m->e, MLX5_GET(p, FMP_eir_mantissa),
                         MLX5_GET(p, FMP_eir_exponent), ns, ebs);
@@ -121,12 +123,7 @@ static unsigned mlx5_meter_color(Mlx5Meter *m, int64_t now, size_t len)
 /* Both buckets full (a new meter, or new sizes). */
 static void mlx5_meter_fill_up(Mlx5Meter *m)
 {
-    const uint8_t *p = m->params;
-
-    m->c.tokens = mlx5_meter_size(MLX5_GET(p, FMP_cbs_mantissa),
-                                  MLX5_GET(p, FMP_cbs_exponent));
-    m->e.tokens = mlx5_meter_size(MLX5_GET(p, FMP_ebs_mantissa),
-                                  MLX5_GET(p, FMP_ebs_exponent));
+    mlx5_meter_sizes(m->params, &m->c.tokens, &m->e.tokens);
     m->c.frac = m->e.frac = 0;
 }
 
