@@ -802,8 +802,8 @@ static void ste_color(TDrv *d, uint64_t addr, uint32_t color, uint64_t hit, uint
  * frames and passes the green ones. At 15.625 MB/s with buckets of 0 bytes a 64-byte frame
  * conforms every 4.096 us: of frames at one instant the first is green, the rest red (an
  * excess bucket of 0 is off). The caps offer the meter's registers; a meter on a register
- * not offered, a table type without software steering or another type's table is refused;
- * a meter made inactive colours everything green.
+ * not offered, a table type without software steering or another type's table is refused, as
+ * is a MODIFY of a field it does not let change; a meter made inactive colours everything green.
  */
 static void test_meter(void)
 {
@@ -879,6 +879,8 @@ static void test_meter(void)
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_MODIFY_GENERAL_OBJECT);
     MLX5_SET(in, GOBJ_IN_obj_type, MLX5_OBJ_TYPE_FLOW_METER);
     MLX5_SET(in, GOBJ_IN_obj_id, mid);
+    MLX5_SET(in + GOBJ_HDR_SIZE, METER_modify_field_select_31_0, 1u << 5);
+    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
     MLX5_SET(in + GOBJ_HDR_SIZE, METER_modify_field_select_31_0, MLX5_METER_MODIFY_ACTIVE);
     g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, 0);
     for (got = i = 0; i < 3; i++) {
