@@ -19,8 +19,26 @@ if [ "$(cat /sys/class/infiniband/mlx5_0/ports/1/link_layer)" = Ethernet ]; then
   E=$(mlx5_netdev)
   ip link set "$E" up && ip addr add 192.168.77.1/24 dev "$E" || fail "cannot bring up $E"
   echo "Ethernet port: $E 192.168.77.1"
+  if grep -q "mlx5t.pyverbs_switchdev=1" /proc/cmdline; then
+    # the E-Switch in switchdev mode (PYVERBS_SWITCHDEV=1): mlx5_core's FDB through its own
+    # software steering (SMFS), the tests that need "Eswitch on" run (test_mlx5_dr's
+    # test_dest_vport, test_dest_ib_port: an FDB domain of the library's own)
+    BDF=$(basename "$(readlink "/sys/class/net/$E/device")")
+    devlink dev eswitch set "pci/$BDF" mode switchdev || fail "devlink: no switchdev mode"
+    echo "devlink: $(devlink dev eswitch show "pci/$BDF")"
+    echo "devlink: $(devlink dev param show "pci/$BDF" name flow_steering_mode | tr -s ' \n' ' ')"
+    # (mlx5_ib registers the representors' RDMA device in its place: a port per vport, the
+    # uplink representor's, on the PF's netdev, last)
+    wait_for 30 sh -c "rdma link show | grep -q 'netdev $E *\$'" || fail "no RDMA port on $E in switchdev mode"
+    rdma link show
+    PORT=$(rdma link show | sed -n "s|^link mlx5_0/\([0-9]*\) .*netdev $E *\$|\1|p")
+    [ -n "$PORT" ] || fail "the uplink representor's port is not on mlx5_0"
+    ip link set "$E" up
+    ip addr show dev "$E" | grep -q 192.168.77.1/ || ip addr add 192.168.77.1/24 dev "$E"
+  fi
 fi
-wait_ib_active mlx5_0 1 90
+PORT=${PORT:-1}
+wait_ib_active mlx5_0 "$PORT" 90
 # test_odp's huge-page tests register an ODP MR on a 2 MiB page (MAP_HUGETLB)
 echo 8 > /proc/sys/vm/nr_hugepages || true
 echo "huge pages: $(cat /proc/sys/vm/nr_hugepages)" 
@@ -28,8 +46,8 @@ T=/usr/share/doc/rdma-core/tests
 [ -f $T/run_tests.py ] || fail "no pyverbs tests in the image ($T)"
 args=
 for m in $MODULES; do args="$args tests.$m"; done
-echo "+ python3 run_tests.py --dev mlx5_0 -v$args"
-(cd $T && timeout 1300 python3 run_tests.py --dev mlx5_0 -v $args) > /tmp/pv.out 2>&1
+echo "+ python3 run_tests.py --dev mlx5_0 --port $PORT -v$args"
+(cd $T && timeout 1300 python3 run_tests.py --dev mlx5_0 --port "$PORT" -v $args) > /tmp/pv.out 2>&1
 rc=$?
 cat /tmp/pv.out
 # Verbose unittest output: each test starts with "test_x (tests.MODULE.Class.test_x)" (its

@@ -2,8 +2,9 @@
 # Switchdev mode (issue 29): with two VFs, `devlink dev eswitch set ... mode switchdev` moves
 # mlx5_core's E-Switch to its offloads mode: representor netdevs for the uplink (the PF's own)
 # and each VF (`devlink port show`: flavours physical and pcivf), one RDMA device whose ports
-# are the representors, and the device's FDB as esw_offloads programs it (send-to-vport rules
-# by source SQ, every VF frame to the PF by default, the PF's NIC RX steering by source vport
+# are the representors, and the device's FDB as esw_offloads programs it (software owned as on
+# a ConnectX-5, so through mlx5_core's own steering entries, flow_steering_mode smfs: send-to-
+# vport rules by source SQ, every VF frame to the PF by default, the PF's NIC RX steering by source vport
 # to the representors, an RDMA RX table keeping the PF's RoCE to its own vport). The slow path:
 # VF 0 and its representor reach each other (ping, md5-checked TCP); a representor owns its
 # VF's link (down/up takes the VF's carrier away and back); its counters are the VF's. VF 1
@@ -69,6 +70,9 @@ if [ "$IDX" = 0 ]; then
   es=$(devlink dev eswitch show "pci/$BDF")
   echo "devlink: $es"
   expect "$es" "mode switchdev" "devlink dev eswitch show: switchdev mode"
+  # the FDB software owned, as on a ConnectX-5: mlx5_core writes its steering entries (SMFS)
+  fsm=$(devlink dev param show "pci/$BDF" name flow_steering_mode)
+  expect "$fsm" "value smfs" "devlink: flow_steering_mode smfs (the FDB through mlx5_core's software steering)"
   dmesg | grep -q "E-Switch: Enable: mode(OFFLOADS), nvfs(2)" ||
     fail "mlx5_core did not enable its E-Switch in offloads mode for 2 VFs"
   ports=$(devlink port show)

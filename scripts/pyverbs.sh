@@ -12,6 +12,7 @@
 # link-type=eth runs the suite on an Ethernet port: RoCE v2, the Ethernet-only tests). PYVERBS_LOGS:
 # the log directory (default build/pyverbs). PYVERBS_PASSES: "MODULE=N ..." - each MODULE must
 # pass at least N tests (so that a feature's tests cannot turn into skips unnoticed).
+# PYVERBS_SWITCHDEV=1 (with link-type=eth): the E-Switch in switchdev mode before the tests.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -30,7 +31,7 @@ rc=0
 python3 scripts/guest-run.py --test guest-tests/pyverbs.sh --qemu "$qemu" \
   --kernel build/guest-pyverbs/vmlinuz --initrd build/guest-pyverbs/base.cpio --log-dir "$logs" \
   --extra-device-args "${PYVERBS_DEVICE_ARGS:-}" \
-  --append "mlx5t.pyverbs_modules=$(echo $MODULES | tr ' ' ,) mlx5t.pyverbs_clean=$(echo $CLEAN | tr ' ' ,)" >&2 ||
+  --append "mlx5t.pyverbs_modules=$(echo $MODULES | tr ' ' ,) mlx5t.pyverbs_clean=$(echo $CLEAN | tr ' ' ,)${PYVERBS_SWITCHDEV:+ mlx5t.pyverbs_switchdev=$PYVERBS_SWITCHDEV}" >&2 ||
   rc=$?
 printf '%-22s %7s %7s %7s %7s\n' module passed skipped failed errors
 sed -n 's/^@@PYVERBS module=\(\S*\) passed=\([0-9]*\) skipped=\([0-9]*\) failed=\([0-9]*\) errors=\([0-9]*\).*/\1 \2 \3 \4 \5/p' \

@@ -7,15 +7,21 @@
  * each the target of its root table's one entry; and what entries may name: the TIR (1), a
  * firmware table forwarding to it, a flow counter, packet reformat contexts (L2 and L3 tunnel
  * headers), a flow sampler (1 in 2 to the firmware table) and two flow meters (1: NIC RX, 2: NIC
- * TX, each on to its own software table: a loop the hop limit ends). The input writes entries and
- * actions and sends frames through them: loops, stray addresses, rewrites beyond the frame,
- * encaps beyond the buffer must end in a drop or a skipped action, never a hang or a crash.
+ * TX, each on to its own software table: a loop the hop limit ends). The node is an E-Switch
+ * manager (two VFs offered, none enabled) with a software-owned FDB table (mlx5_fdb.c) rooted
+ * at slot 256 for frames from the link and at slot 768 for those from the PF; a record makes it
+ * the FDB's root (or takes it away), so frames go through it before the NIC tables: to vport 0
+ * (the PF, its NIC RX then), a VF that is not there, the link, a firmware FDB table or a drop.
+ * The input writes entries and actions and sends frames through them: loops, stray addresses,
+ * rewrites beyond the frame, encaps beyond the buffer must end in a drop or a skipped action,
+ * never a hang or a crash.
  *
- * Record: op u8, then
+ * Record: op u8 (mod 8; 5-7 as op & 3), then
  *   0: entry: slot u16 (mod 1024: the entry at BASE + 64 * slot), 64 bytes;
  *   1: rewrite action: index u16 (mod 512), 8 bytes;
  *   2: receive: len u8, frame[len] (from the link);
- *   3: send: len u8, frame[len] (from the SQ, inline headers up to 64 bytes).
+ *   3: send: len u8, frame[len] (from the SQ, inline headers up to 64 bytes);
+ *   4: the FDB table becomes the FDB's root, or (if it is) none is.
  * The seed corpus holds walks built as mlx5dv_dr lays them out (tests/fuzz/corpus/ste).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -61,6 +67,20 @@ static void fz_ste_reformat(TDrv *d, unsigned type, unsigned size)
     fz_ste_exec(d, in, REFORMAT_IN_data_OFF + size, 0);
 }
 
+/* A software-owned FDB table at level 1: root 0 (from the link) @rx, root 1 (from a function) @tx */
+static uint32_t fz_ste_fdb(TDrv *d, uint64_t rx, uint64_t tx)
+{
+    uint8_t in[0x40] = { 0 };
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+    MLX5_SET(in, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_FDB);
+    MLX5_SET(in + FT_CTX_OFF, FTC_level, 1);
+    MLX5_SET(in + FT_CTX_OFF, FTC_sw_owner, 1);
+    MLX5_SET64(in + FT_CTX_OFF, FTC_sw_owner_icm_root_0_OFF, rx);
+    MLX5_SET64(in + FT_CTX_OFF, FTC_sw_owner_icm_root_1_OFF, tx);
+    return teth_obj_create(d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, sizeof(in));
+}
+
 static void fz_ste_sampler(TDrv *d, uint32_t ft)
 {
     uint8_t in[GOBJ_HDR_SIZE + SAMPLER_SIZE] = { 0 };
@@ -77,15 +97,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     Fz f = { data, size };
     Mlx5CoreConfig cfg;
-    uint8_t buf[256], cqe[64], in[16] = { 0 }, out[16];
+    uint8_t buf[256], cqe[64], in[16] = { 0 }, out[16], rin[0x40];
     unsigned posted = 0;
-    uint32_t fw, swrx, swtx, id;
+    uint32_t fw, swrx, swtx, fdb, id;
+    bool fdb_on = false;
     TEth t;
 
     mlx5_core_config_default(&cfg, fz_ste_mac);
     cfg.sm = false;
     cfg.eth = true;
     cfg.sw_steering = true;
+    cfg.num_vfs = 2;
+    cfg.esw_manager = true;
     t.d = tdrv_new_cfg(&cfg);
     tdrv_bringup(t.d);
     mlx5_core_link_set_up(t.d->c, 1, true);
@@ -109,11 +132,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     ==, 0);
     g_assert_cmpint(teth_meter(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, swtx, 3, 1, 6, 128, &id),
                     ==, 0);
+    fdb = fz_ste_fdb(t.d, MLX5_ICM_STEERING_BASE + 0x4000, MLX5_ICM_STEERING_BASE + 0xc000);
 
     for (unsigned r = 0; r < FZ_MAX_RECORDS && fz_more(&f); r++) {
-        uint8_t op = fz_u8(&f) & 3;
+        uint8_t op = fz_u8(&f) & 7;
         unsigned len, ihs, i;
 
+        op = op > 4 ? op & 3 : op;
 
         switch (op) {
         case 0:
@@ -139,6 +164,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             while (teth_poll_cqe(&t, cqe)) {
                 posted -= (cqe[63] >> 4) == MLX5_CQE_RESP_SEND && posted;
             }
+            break;
+        case 4:
+            fdb_on = !fdb_on;
+            memset(rin, 0, sizeof(rin));
+            MLX5_SET(rin, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_FDB);
+            MLX5_SET(rin, FT_IN_table_id, fdb_on ? fdb : 0);
+            teth_obj_create(t.d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, rin, sizeof(rin));
             break;
         default:
             len = fz_u8(&f);

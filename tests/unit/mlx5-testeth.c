@@ -341,3 +341,17 @@ int teth_meter(TDrv *d, unsigned type, uint32_t dest, unsigned reg, unsigned cir
     *id = MLX5_GET(out, GOBJ_OUT_obj_id);
     return st;
 }
+
+int teth_icm_create(TDrv *d, uint16_t type, uint64_t start, unsigned log, uint32_t *id)
+{
+    uint8_t in[GOBJ_HDR_SIZE + SW_ICM_SIZE] = { 0 }, out[16] = { 0 };
+    int st;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_GENERAL_OBJECT);
+    MLX5_SET(in, GOBJ_IN_obj_type, type);
+    MLX5_SET(in + GOBJ_HDR_SIZE, SW_ICM_log_sw_icm_size, log);
+    MLX5_SET64(in + GOBJ_HDR_SIZE, SW_ICM_start_addr_OFF, start);
+    st = tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+    *id = MLX5_GET(out, GOBJ_OUT_obj_id);
+    return st;
+}

@@ -36,21 +36,6 @@ static int caps(TDrv *d, unsigned type, uint8_t *cap)
                        HCA_CAP_OFF + HCA_CAP_SIZE);
 }
 
-/* CREATE_GENERAL_OBJECT SW_ICM at @start of 2^@log bytes; the status, the id in *@id. */
-static int icm_create(TDrv *d, uint16_t type, uint64_t start, unsigned log, uint32_t *id)
-{
-    uint8_t in[GOBJ_HDR_SIZE + SW_ICM_SIZE] = { 0 }, out[16] = { 0 };
-    int st;
-
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_GENERAL_OBJECT);
-    MLX5_SET(in, GOBJ_IN_obj_type, type);
-    MLX5_SET(in + GOBJ_HDR_SIZE, SW_ICM_log_sw_icm_size, log);
-    MLX5_SET64(in + GOBJ_HDR_SIZE, SW_ICM_start_addr_OFF, start);
-    st = tdrv_exec(d, in, sizeof(in), out, sizeof(out));
-    *id = MLX5_GET(out, GOBJ_OUT_obj_id);
-    return st;
-}
-
 static int icm_destroy(TDrv *d, uint32_t id)
 {
     uint8_t in[GOBJ_HDR_SIZE] = { 0 }, out[16];
@@ -99,7 +84,7 @@ static void test_icm(void)
 
     g_assert_cmpint(caps(d, MLX5_CAP_FLOW_TABLE, cap), ==, 0);
     g_assert_cmpint(MLX5_GET(c, FT_CAP_nic_rx_sw_owner), ==, 0);
-    g_assert_cmpint(icm_create(d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==,
+    g_assert_cmpint(teth_icm_create(d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
     tdrv_free(d);
 
@@ -123,19 +108,19 @@ static void test_icm(void)
     g_assert_cmpint(MLX5_GET(c, ROCE_CAP_fl_rc_qp_when_roce_enabled), ==, 1);
 
     /* objects: in a region, page aligned, not overlapping; other types are not offered */
-    g_assert_cmpint(icm_create(d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
-    g_assert_cmpint(icm_create(d, MLX5_OBJ_TYPE_SW_ICM, BASE + 0x8000, 12, &bad), ==,
+    g_assert_cmpint(teth_icm_create(d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
+    g_assert_cmpint(teth_icm_create(d, MLX5_OBJ_TYPE_SW_ICM, BASE + 0x8000, 12, &bad), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
-    g_assert_cmpint(icm_create(d, MLX5_OBJ_TYPE_SW_ICM, BASE + 0x10800, 12, &bad), ==,
+    g_assert_cmpint(teth_icm_create(d, MLX5_OBJ_TYPE_SW_ICM, BASE + 0x10800, 12, &bad), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
-    g_assert_cmpint(icm_create(d, MLX5_OBJ_TYPE_SW_ICM, 0x1000, 12, &bad), ==,
+    g_assert_cmpint(teth_icm_create(d, MLX5_OBJ_TYPE_SW_ICM, 0x1000, 12, &bad), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
-    g_assert_cmpint(icm_create(d, MLX5_OBJ_TYPE_SW_ICM,
+    g_assert_cmpint(teth_icm_create(d, MLX5_OBJ_TYPE_SW_ICM,
                                BASE + (1ull << MLX5_ICM_LOG_STEERING) - 0x1000, 13, &bad), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
-    g_assert_cmpint(icm_create(d, 0x20, BASE + 0x20000, 12, &bad), ==,
+    g_assert_cmpint(teth_icm_create(d, 0x20, BASE + 0x20000, 12, &bad), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
-    g_assert_cmpint(icm_create(d, MLX5_OBJ_TYPE_SW_ICM, MLX5_ICM_MODHDR_BASE, 12, &id2), ==, 0);
+    g_assert_cmpint(teth_icm_create(d, MLX5_OBJ_TYPE_SW_ICM, MLX5_ICM_MODHDR_BASE, 12, &id2), ==, 0);
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_QUERY_GENERAL_OBJECT);
     MLX5_SET(in, GOBJ_IN_obj_type, MLX5_OBJ_TYPE_SW_ICM);
     MLX5_SET(in, GOBJ_IN_obj_id, id);
@@ -161,7 +146,7 @@ static void test_icm(void)
     g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_DESTROY_MKEY, 0, key >> 8, 0, out, 16), ==, 0);
     g_assert_cmpint(icm_destroy(d, id), ==, 0);
     /* a new object reads zero where the old one was written */
-    g_assert_cmpint(icm_create(d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
+    g_assert_cmpint(teth_icm_create(d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
     g_assert_cmpint(mlx5_icm_rw(d->c, BASE + 0x1040, back, 64, false), ==, 0);
     g_assert_cmpint(back[0] | back[63], ==, 0);
     g_assert_cmpint(icm_destroy(d, id2), ==, 0);
@@ -355,7 +340,7 @@ static void test_walk_rx(void)
     TEth t;
 
     teth_setup(&t, ste_node(true));
-    g_assert_cmpint(icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
+    g_assert_cmpint(teth_icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_FLOW_COUNTER);
     g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, sizeof(out)), ==, 0);
     fc = MLX5_GET(out, ALLOC_FC_OUT_flow_counter_id);
@@ -435,7 +420,7 @@ static void test_walk_tx(void)
     TEth t;
 
     teth_setup(&t, ste_node(true));
-    g_assert_cmpint(icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
+    g_assert_cmpint(teth_icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
     sw = sw_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, anchor, &root);
     idx = smac_index(drop_mac, MLX5_STE_LU_ETHL2_SRC_O, 1);
     g_assert_cmpuint(idx, ==, 0);
@@ -523,8 +508,8 @@ static void test_actions_rx(void)
     TEth t;
 
     teth_setup(&t, ste_node(true));
-    g_assert_cmpint(icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
-    g_assert_cmpint(icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, MLX5_ICM_MODHDR_BASE, 12, &mid), ==,
+    g_assert_cmpint(teth_icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
+    g_assert_cmpint(teth_icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, MLX5_ICM_MODHDR_BASE, 12, &mid), ==,
                     0);
     sw = sw_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, a1, &root);
     teth_root_to(t.d, MLX5_FLOW_TABLE_TYPE_NIC_RX, sw);
@@ -625,7 +610,7 @@ static void test_actions_tx(void)
     TEth t;
 
     teth_setup(&t, ste_node(true));
-    g_assert_cmpint(icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
+    g_assert_cmpint(teth_icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
     sw = sw_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, anchor, &root);
     teth_root_to(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, sw);
     /* the L3 tunnel header: Ethernet, IPv4 (GRE), GRE carrying IPv4 */
@@ -821,7 +806,7 @@ static void test_meter(void)
     g_assert_cmpint(caps(t.d, MLX5_CAP_QOS, cap), ==, 0);
     g_assert_cmpuint(MLX5_GET(cap + HCA_CAP_OFF, QOS_CAP_flow_meter_old), ==, 1);
     g_assert_cmphex(MLX5_GET(cap + HCA_CAP_OFF, QOS_CAP_flow_meter_reg_id), ==, 0x38);
-    g_assert_cmpint(icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
+    g_assert_cmpint(teth_icm_create(t.d, MLX5_OBJ_TYPE_SW_ICM, BASE, 16, &id), ==, 0);
     for (i = 0; i < 2; i++) {
         MLX5_SET(fin, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_FLOW_COUNTER);
         g_assert_cmpint(tdrv_exec(t.d, fin, sizeof(fin), out, 16), ==, 0);

@@ -8,6 +8,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "mlx5-testsriov.h"
+#include "hw/rdma/mlx5/mlx5_ste_prm.h"
 
 /* Flow commands name vport @vp's tables (an ACL's, other_vport); -1: the function's own. */
 static int vp = -1;
@@ -474,11 +475,132 @@ static void test_metadata(void)
     rig_free(&r);
 }
 
+/* A steering entry at @at of @type, lookup @lu (SRC_GVMI_AND_QP: source vhca_id @gvmi), hit to
+ * @hit (with @next_lu), miss to @miss. */
+static void fdb_ste(TDrv *d, uint64_t at, unsigned type, unsigned lu, unsigned next_lu,
+                    uint16_t gvmi, uint64_t hit, uint64_t miss)
+{
+    uint8_t s[MLX5_STE_SIZE] = { 0 };
+    uint64_t v = (hit >> 5) | 1;
+
+    MLX5_SET(s, STE_entry_type, type);
+    MLX5_SET(s, STE_entry_sub_type, lu);
+    MLX5_SET(s, STE_next_table_base_39_32_size, v >> 27);
+    MLX5_SET(s, STE_next_table_base_31_5_size, v);
+    MLX5_SET(s, STE_next_lu_type, next_lu);
+    MLX5_SET(s, STE_miss_address_39_32, miss >> 32);
+    MLX5_SET(s, STE_miss_address_31_6, miss >> 6);
+    if (lu == MLX5_STE_LU_SRC_GVMI_AND_QP) {
+        MLX5_SET(s + MLX5_STE_TAG_OFF, STE_SRCQP_source_gvmi, gvmi);
+        MLX5_SET(s + MLX5_STE_MASK_OFF, STE_SRCQP_source_gvmi, 0xffff);
+    }
+    g_assert_cmpint(mlx5_icm_rw(d->c, at, s, sizeof(s), true), ==, 0);
+}
+
+/*
+ * The FDB software owned (sw-steering, on by default), as mlx5_core's SMFS and rdma-core's FDB
+ * domains use it: the E-Switch flow-table caps give the FDB's sw_owner and the uplink's ICM
+ * address, each vport's E-Switch context its own; a table's root 1 takes the functions' frames,
+ * root 0 the link's; the source-vport lookup sees the source function's vhca_id (a VF's: its
+ * index + 1); an entry may send a frame back to its own vport (a firmware entry never does); a VF
+ * has no FDB table.
+ */
+static void test_sws_fdb(void)
+{
+    const uint64_t tx_root = MLX5_ICM_STEERING_BASE, htbl = tx_root + 0x1000;
+    const uint64_t rx_root = tx_root + 0x2000;
+    uint8_t cap[QUERY_HCA_CAP_OUT_SIZE], in[0x40] = { 0 }, out[0x200] = { 0 }, f[60] = { 0 };
+    const uint8_t *ctx = out + ESW_VPORT_OUT_CTX_OFF;
+    uint32_t icm, ft;
+    unsigned n;
+    TEth p, v0, v1;
+    Rig r;
+
+    rig_new_esw(&r, true);
+    g_assert_cmpint(tdrv_simple(r.pf, MLX5_CMD_OP_QUERY_HCA_CAP,
+                                MLX5_CAP_ESWITCH_FLOW_TABLE << 1 | 1, 0, 0, cap, sizeof(cap)),
+                    ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_sw_owner), ==, 1);
+    g_assert_cmphex(mlx5_ld64(cap + HCA_CAP_OFF +
+                              ESW_FT_CAP_sw_steering_uplink_icm_address_tx_OFF),
+                    ==, mlx5_icm_term(MLX5_ICM_T_VPORT, MLX5_VPORT_UPLINK));
+    g_assert_cmphex(mlx5_ld64(cap + HCA_CAP_OFF +
+                              ESW_FT_CAP_sw_steering_fdb_action_drop_icm_address_rx_OFF),
+                    ==, mlx5_icm_term(MLX5_ICM_T_RX_DROP, 0));
+    g_assert_cmpint(vport_cmd(r.pf, MLX5_CMD_OP_QUERY_ESW_VPORT_CONTEXT, true, 2, in, 0x10, out,
+                              ESW_VPORT_OUT_CTX_OFF + ESW_VPORT_CTX_SIZE), ==, 0);
+    g_assert_cmphex(mlx5_ld64(ctx + ESWC_sw_steering_vport_icm_address_rx_OFF), ==,
+                    mlx5_icm_term(MLX5_ICM_T_VPORT, 2));
+    g_assert_cmphex(mlx5_ld64(ctx + ESWC_sw_steering_vport_icm_address_tx_OFF), ==,
+                    mlx5_icm_term(MLX5_ICM_T_VPORT, 2));
+
+    teth_setup(&p, r.pf);
+    vf_up(&r, 0, &v0);
+    vf_up(&r, 1, &v1);
+    g_assert_cmpint(teth_icm_create(r.pf, MLX5_OBJ_TYPE_SW_ICM, tx_root, 16, &icm), ==, 0);
+    memset(in, 0, sizeof(in));
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+    MLX5_SET(in, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_FDB);
+    MLX5_SET(in + FT_CTX_OFF, FTC_level, 1);
+    MLX5_SET(in + FT_CTX_OFF, FTC_sw_owner, 1);
+    MLX5_SET64(in + FT_CTX_OFF, FTC_sw_owner_icm_root_0_OFF, rx_root);
+    MLX5_SET64(in + FT_CTX_OFF, FTC_sw_owner_icm_root_1_OFF, tx_root);
+    g_assert_cmpint(tdrv_exec(r.vf[0], in, sizeof(in), out, 16), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    ft = teth_obj_create(r.pf, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, sizeof(in));
+    set_root(r.pf, MLX5_FLOW_TABLE_TYPE_FDB, ft);
+    /*
+     * from a function: VF 1 (vhca_id 2) to itself, the others to the PF; from the link: VF 0
+     * (frames to their receiver's MAC, which its NIC RX takes)
+     */
+    fdb_ste(r.pf, tx_root, MLX5_STE_TYPE_TX, MLX5_STE_LU_DONT_CARE, MLX5_STE_LU_SRC_GVMI_AND_QP,
+            0, htbl, 0);
+    fdb_ste(r.pf, htbl, MLX5_STE_TYPE_TX, MLX5_STE_LU_SRC_GVMI_AND_QP, MLX5_STE_LU_DONT_CARE, 2,
+            mlx5_icm_term(MLX5_ICM_T_VPORT, 2), mlx5_icm_term(MLX5_ICM_T_VPORT, 0));
+    fdb_ste(r.pf, rx_root, MLX5_STE_TYPE_RX, MLX5_STE_LU_DONT_CARE, MLX5_STE_LU_DONT_CARE, 0,
+            mlx5_icm_term(MLX5_ICM_T_VPORT, 1), 0);
+
+    teth_post_recv(&p, 2048, p.mem);
+    teth_post_recv(&v0, 2048, v0.mem);
+    teth_post_recv(&v1, 2048, v1.mem);
+    n = link_frames(&r);
+    /* (VF 1's own NIC RX keeps what is not to its address: it takes a copy only) */
+    trace_counts_reset();
+    send_frame(&v1, far_mac, 0x61);
+    g_assert_cmpuint(trace_count("mlx5_esw_fwd"), ==, 1);
+    g_assert_false(got_frame(&p, 0x61));
+    g_assert_false(got_frame(&v0, 0x61));
+    send_frame(&v0, pf_mac, 0x62);
+    g_assert_true(got_frame(&p, 0x62));
+    g_assert_false(got_frame(&v0, 0x62));
+    trace_counts_reset();
+    send_frame(&p, far_mac, 0x63);                      /* (back to the PF, as VF 1's) */
+    g_assert_cmpuint(trace_count("mlx5_esw_fwd"), ==, 1);
+    g_assert_false(got_frame(&v0, 0x63));
+    g_assert_false(got_frame(&v1, 0x63));
+    g_assert_cmpuint(link_frames(&r), ==, n);
+    memcpy(f, vf_mac[0], 6);
+    memcpy(f + 6, far_mac, 6);
+    mlx5_st16(f + 12, 0x88b5);
+    memset(f + 14, 0x64, sizeof(f) - 14);
+    g_assert_true(mlx5_core_link_rx(r.pf->c, 1, f, sizeof(f)));
+    g_assert_true(got_frame(&v0, 0x64));
+    g_assert_false(got_frame(&p, 0x64));
+    /* a miss to a vport that is none: dropped */
+    fdb_ste(r.pf, htbl, MLX5_STE_TYPE_TX, MLX5_STE_LU_SRC_GVMI_AND_QP, MLX5_STE_LU_DONT_CARE, 2,
+            mlx5_icm_term(MLX5_ICM_T_VPORT, 2), mlx5_icm_term(MLX5_ICM_T_VPORT, 7));
+    send_frame(&v0, pf_mac, 0x65);
+    g_assert_false(got_frame(&p, 0x65));
+    g_assert_cmpuint(link_frames(&r), ==, n);
+    rig_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/mlx5/switchdev/offloads", test_offloads);
     g_test_add_func("/mlx5/switchdev/rdma-rx", test_rdma_rx);
     g_test_add_func("/mlx5/switchdev/metadata", test_metadata);
+    g_test_add_func("/mlx5/switchdev/sws-fdb", test_sws_fdb);
     return g_test_run();
 }

@@ -277,6 +277,12 @@ void ib_port_fill_av(const IbPort *port, const IbAv *av, IbPacket *p)
 
 void ib_port_enqueue(IbPort *port, const struct iovec *iov, int iovcnt)
 {
+    ib_port_enqueue_lb(port, iov, iovcnt, false);
+}
+
+void ib_port_enqueue_lb(IbPort *port, const struct iovec *iov, int iovcnt,
+                        bool fl)
+{
     unsigned slot;
     size_t len = 0;
     int i;
@@ -299,6 +305,7 @@ void ib_port_enqueue(IbPort *port, const struct iovec *iov, int iovcnt)
         len += iov[i].iov_len;
     }
     port->lb_len[slot] = len;
+    port->lb_fl[slot] = fl;
     port->lb_count++;
     port->ops->kick(port);
 }
@@ -344,8 +351,8 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload,
 
     ib_port_flush_acks(port);
 
-    if (!port->link_up) {
-        /* a dead link eats frames; timeouts recover */
+    if (!port->link_up && !p->fl) {
+        /* a dead link eats frames (not those looped back); timeouts recover */
         return;
     }
     if (p->no_route) {
@@ -392,7 +399,7 @@ void ib_port_send(IbPort *port, IbPacket *p, const void *payload,
     trace_ib_tx(ib_opcode_name(p->opcode), p->dest_qpn, p->psn, p->dlid,
                 payload_len);
     if (p->fl) {
-        ib_port_enqueue(port, iov, 3);
+        ib_port_enqueue_lb(port, iov, 3, true);
         return;
     }
     if (port->roce ? !mcast && ib_roce_find_gid(port, p->dgid) >= 0 :
@@ -431,7 +438,9 @@ bool ib_port_run(IbPort *port, unsigned budget)
         unsigned slot = port->lb_head;
         port->lb_head = (port->lb_head + 1) % IB_LOOPBACK_FRAMES;
         port->lb_count--;
+        port->rx_fl = port->lb_fl[slot];
         ib_port_rx(port, port->lb[slot], port->lb_len[slot]);
+        port->rx_fl = false;
         budget--;
     }
     /* the ACKs the burst of frames received (these too) asked for */
@@ -521,7 +530,7 @@ void ib_port_rx_hdr(IbPort *port, const uint8_t *frame, size_t len,
         }
         return;
     }
-    if (!port->link_up) {
+    if (!port->link_up && !port->rx_fl) {
         return;
     }
     /*
@@ -531,7 +540,7 @@ void ib_port_rx_hdr(IbPort *port, const uint8_t *frame, size_t len,
     mcast = port->roce ? ib_gid_is_mcast(port, p.dgid)
                        : IB_LID_IS_MCAST(p.dlid);
     if (port->roce) {
-        if (!mcast && !ib_roce_rx_ok(port, &p)) {
+        if (!mcast && !port->rx_fl && !ib_roce_rx_ok(port, &p)) {
             return;                 /* not to one of our GIDs */
         }
     } else if (p.dlid == IB_LID_PERMISSIVE &&

@@ -107,16 +107,19 @@ void ib_roce_fill_av(const IbPort *port, const IbAv *av, IbPacket *p)
     if (av->fl) {
         /*
          * force loopback: the frame never leaves, addressed from and to a GID
-         * of ours (the path names none) so our receive path takes it
+         * of ours if there is one (the path names none); it needs none, nor
+         * the link: the receive path takes it as the port's own (the kernel's
+         * steering ring writes while mlx5_core re-creates the netdev and GIDs)
          */
+        p->fl = true;
         for (i = 0; i < IB_ROCE_MAX_GIDS && !g->valid; i++) {
             g = &port->gids[i];
         }
         if (!g->valid) {
-            p->no_route = true;
+            p->grh = true;
+            p->hop_limit = 64;
             return;
         }
-        p->fl = true;
         memcpy(p->dmac, g->mac, 6);
         memcpy(p->smac, g->mac, 6);
         p->vlan = g->vlan;

@@ -43,6 +43,8 @@
 #define MLX5_ESW_REG_C_PASS 0x1
 /* frames taken from the queue per run */
 #define MLX5_ESW_RX_BUDGET  64
+/* a switched frame's room beyond its length: a tag, or an encap header */
+#define MLX5_ESW_ROOM       256
 /* what a queued frame carries in front: its Mlx5SwMeta */
 #define MLX5_ESW_META       sizeof(Mlx5SwMeta)
 
@@ -91,6 +93,8 @@ void mlx5_esw_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
                  MLX5_MODHDR_MAX_ACTIONS);
         /* reg_c_0 reaches the vport a frame goes to (its receive tables) */
         MLX5_SET(cap, ESW_FT_CAP_fdb_to_vport_reg_c_id, MLX5_ESW_REG_C_PASS);
+        /* software owned as the NIC tables (mlx5_fdb.c) */
+        mlx5_fdb_caps(cfg, cap);
     }
     if (type == MLX5_CAP_ESWITCH) {
         /*
@@ -223,6 +227,7 @@ void mlx5_cmd_query_esw_vport_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
     MLX5_SET(ctx, ESWC_cvlan_pcp, vf->esw_cvlan_tci >> 13);
     MLX5_SET(ctx, ESWC_cvlan_id, vf->esw_cvlan_tci & 0xfff);
     MLX5_SET(ctx, ESWC_fdb_to_vport_reg_c_id, vf->esw_regc_pass);
+    mlx5_fdb_vport_icm(c, mlx5_esw_vport_of(vf), ctx);
 }
 
 /*
@@ -491,67 +496,12 @@ static void mlx5_esw_deliver(const Mlx5SwMeta *m, Mlx5Core *d,
 }
 
 /*
- * Steer frame @f from vport @m->src (its SQ @sqn, 0: none; its registers
- * @m->regc, which entries may write) through manager @pf's FDB: mark the
- * vports its entries forward to in @to (0..num_vfs, num_vfs + 1 the uplink).
- * False if no entry took it (a miss).
- */
-static bool mlx5_esw_fdb(Mlx5Core *pf, Mlx5SwMeta *m, uint32_t sqn,
-                         const uint8_t *f, size_t len, bool *to)
-{
-    Mlx5FlowTable *ft = mlx5_ft_get(pf, pf->eth->root_ft_fdb);
-    uint8_t ms[MLX5_FTE_MATCH_PARAM_SIZE];
-    unsigned hops, i, uplink = pf->cfg.num_vfs + 1;
-    bool hit = false;
-    IbEthHdr h;
-
-    if (!ib_eth_parse(f, len, &h)) {
-        return false;
-    }
-    mlx5_eth_match_set(pf->eth, f, len, &h, ms);
-    mlx5_st16(ms + MS_MISC_source_port_OFF, m->src);
-    MLX5_SET(ms, MS_source_sqn, sqn);
-    for (hops = 0; ft && hops < MLX5_ETH_MAX_HOPS; hops++) {
-        const Mlx5Fte *fte;
-        Mlx5FlowTable *next = NULL;
-
-        mlx5_ms_regc(ms, m->regc, 3);
-        fte = mlx5_ft_hit(pf, &ft, ms, len);
-        if (!fte) {
-            continue;           /* (ft is the miss table, or NULL) */
-        }
-        hit = true;
-        if (fte->action & MLX5_FLOW_CONTEXT_ACTION_DROP) {
-            break;
-        }
-        if (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {
-            /* (registers: what follows matches on them, receivers see them) */
-            mlx5_modhdr_apply_regs(pf, fte->modhdr, m->regc);
-        }
-        for (i = 0; i < fte->ndest; i++) {
-            uint32_t id = fte->dest[i].id;
-
-            if (fte->dest[i].type == MLX5_FLOW_DEST_TYPE_FLOW_TABLE) {
-                next = next ? next : mlx5_ft_get(pf, id);
-            } else if (fte->dest[i].type == MLX5_FLOW_DEST_TYPE_VPORT) {
-                id = id == MLX5_VPORT_UPLINK ? uplink : id;
-                if (id <= uplink) {
-                    to[id] = true;
-                }
-            }
-        }
-        ft = next;
-    }
-    return hit;
-}
-
-/*
- * Deliver a frame from vport @src to the vports marked in @to but @src; true
- * unless the link refused the frame.
+ * Deliver a frame from vport @src to the vports marked in @to (@src only if a
+ * steering entry named it); true unless the link refused the frame.
  */
 static bool mlx5_esw_fdb_out(Mlx5Core *pf, const Mlx5SwMeta *m,
                              const struct iovec *iov, int iovcnt,
-                             const uint8_t *f, size_t len, bool *to,
+                             const uint8_t *f, size_t len, uint8_t *to,
                              bool best_effort)
 {
     unsigned i;
@@ -560,7 +510,7 @@ static bool mlx5_esw_fdb_out(Mlx5Core *pf, const Mlx5SwMeta *m,
         Mlx5Core *d = i ? mlx5_esw_vf(pf, i - 1) : pf;
         uint32_t regc[2] = { m->regc[0], m->regc[1] };
 
-        if (to[i] && d && i != m->src &&
+        if (to[i] && d && (i != m->src || to[i] == MLX5_FDB_TO_STE) &&
             !mlx5_esw_acl_drops(pf, i, true, f, len, regc)) {
             mlx5_esw_deliver(m, d, iov, iovcnt, len);
         }
@@ -578,7 +528,7 @@ bool mlx5_port_tx(Mlx5Core *c, uint32_t sqn, const struct iovec *iov,
     Mlx5Core *pf = c->cfg.vf ? c->pf : c;
     g_autofree uint8_t *f = NULL;
     struct iovec one;
-    size_t len = 0;
+    size_t len = 0, room;
     unsigned i;
     int k;
 
@@ -597,8 +547,9 @@ bool mlx5_port_tx(Mlx5Core *c, uint32_t sqn, const struct iovec *iov,
     if (len < IB_ETH_HLEN) {
         return true;
     }
-    /* one flat copy (room for a tag): the ACL and the FDB match on it */
-    f = g_malloc(len + 4);
+    /* one flat copy (room for a tag, or what the FDB's entries add) */
+    room = len + MLX5_ESW_ROOM;
+    f = g_malloc(room);
     mlx5_esw_copy(iov, iovcnt, f, len);
     if (mlx5_esw_acl_drops(pf, me.src, false, f, len, me.regc)) {
         return true;            /* its ingress ACL (a spoofed source) */
@@ -618,11 +569,12 @@ bool mlx5_port_tx(Mlx5Core *c, uint32_t sqn, const struct iovec *iov,
     iovcnt = 1;
     if (pf->eth->root_ft_fdb) {
         /* the manager's FDB; a miss goes to the link */
-        bool to[MLX5_MAX_VFS + 2] = { false };
+        uint8_t to[MLX5_MAX_VFS + 2] = { 0 };
 
-        if (!mlx5_esw_fdb(pf, &me, sqn, f, len, to)) {
-            to[pf->cfg.num_vfs + 1] = true;
+        if (!mlx5_fdb_steer(pf, &me, sqn, f, &len, room, to)) {
+            to[pf->cfg.num_vfs + 1] = MLX5_FDB_TO_FW;
         }
+        one.iov_len = len;
         return mlx5_esw_fdb_out(pf, &me, iov, iovcnt, f, len, to,
                                 best_effort);
     }
@@ -668,20 +620,27 @@ bool mlx5_esw_uplink_rx(Mlx5Core *pf, const uint8_t *f, size_t len)
     }
     if (pf->eth->root_ft_fdb) {
         /* the manager's FDB; a miss is dropped */
-        bool to[MLX5_MAX_VFS + 2] = { false };
+        uint8_t to[MLX5_MAX_VFS + 2] = { 0 };
         Mlx5SwMeta m = { .src = MLX5_VPORT_UPLINK };
+        g_autofree uint8_t *w = NULL;
         uint32_t regc[2];
         bool to_pf;
 
         if (mlx5_esw_acl_drops(pf, MLX5_VPORT_UPLINK, false, f, len, m.regc)) {
             return true;        /* the uplink's ingress ACL */
         }
-        mlx5_esw_fdb(pf, &m, 0, f, len, to);
-        to[pf->cfg.num_vfs + 1] = false;
+        /* (a copy the FDB's entries may rewrite) */
+        w = g_malloc(len + MLX5_ESW_ROOM);
+        memcpy(w, f, len);
+        f = w;
+        mlx5_fdb_steer(pf, &m, 0, w, &len, len + MLX5_ESW_ROOM, to);
+        iov.iov_base = w;
+        iov.iov_len = len;
+        to[pf->cfg.num_vfs + 1] = 0;
         /* the PF's copy at once (its NIC tables decide), the VFs' queued */
         memcpy(regc, m.regc, sizeof(regc));
         to_pf = to[0] && !mlx5_esw_acl_drops(pf, 0, true, f, len, regc);
-        to[0] = false;
+        to[0] = 0;
         mlx5_esw_fdb_out(pf, &m, &iov, 1, f, len, to, false);
         if (to_pf) {
             mlx5_eth_rx(pf, f, len, &m);

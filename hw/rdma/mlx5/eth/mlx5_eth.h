@@ -305,6 +305,15 @@ Mlx5CmdHandler mlx5_cmd_modify_vport_state, mlx5_cmd_set_l2_table_entry,
 Mlx5Core *mlx5_esw_function(Mlx5Core *pf, unsigned n);
 /* The vport number of function @c (0: the PF, 1..: its VFs). */
 uint16_t mlx5_esw_vport_of(const Mlx5Core *c);
+/* mlx5_fdb.c: the E-Switch's FDB (firmware and software-owned tables) */
+void mlx5_fdb_caps(const Mlx5CoreConfig *cfg, uint8_t *cap);
+/* the FDB's ICM addresses of vport @vport in its E-Switch context @ctx */
+void mlx5_fdb_vport_icm(const Mlx5Core *c, uint16_t vport, uint8_t *ctx);
+/* what mlx5_fdb_steer marks a vport with */
+enum {
+    MLX5_FDB_TO_FW = 1,         /* a firmware entry's: never the source */
+    MLX5_FDB_TO_STE = 2,        /* a steering entry's: the source too */
+};
 /* mlx5_esw_qos.c: the E-Switch's scheduling elements (a VF's max_tx_rate) */
 void mlx5_esw_qos_caps(const Mlx5CoreConfig *cfg, uint8_t *cap);
 void mlx5_esw_qos_reset(Mlx5Core *c);
@@ -398,6 +407,15 @@ void mlx5_ms_regc(uint8_t *ms, const uint32_t *regc, uint8_t which);
 /* Put @m into frame match parameters @ms of function @c's tables. */
 void mlx5_sw_meta_ms(const Mlx5Core *c, const Mlx5SwMeta *m, uint8_t *ms);
 /*
+ * Steer frame @f (*@len bytes in a buffer of @room, which steering entries
+ * may rewrite) from vport @m->src (its SQ @sqn, 0: none; its registers
+ * @m->regc, which entries may write) through manager @pf's FDB: mark the
+ * vports it goes to in @to (0..num_vfs, num_vfs + 1 the uplink). False if no
+ * entry took it (a miss).
+ */
+bool mlx5_fdb_steer(Mlx5Core *pf, Mlx5SwMeta *m, uint32_t sqn, uint8_t *f,
+                    size_t *len, size_t room, uint8_t *to);
+/*
  * Steer frame @f of @len bytes (at most MLX5_ETH_MAX_FRAME + 8; parsed in @h)
  * that the switch gave with @m from the root: the TIRs it goes to, at most
  * MLX5_ETH_MAX_DEST (0 = dropped).
@@ -425,6 +443,7 @@ enum {
     MLX5_ICM_T_FT = 5,          /* id: a firmware table: steering goes on */
     MLX5_ICM_T_SAMPLER = 6,     /* id: a flow sampler (mlx5_sampler.c) */
     MLX5_ICM_T_METER = 7,       /* id: a flow meter (mlx5_meter.c) */
+    MLX5_ICM_T_VPORT = 8,       /* id: an E-Switch vport (mlx5_fdb.c) */
 };
 /* The ICM address of terminal @kind with @id (< 2^24). */
 uint64_t mlx5_icm_term(unsigned kind, uint32_t id);
@@ -459,6 +478,8 @@ typedef struct Mlx5SteFrame {
      * owns or the kernel's (ICM, counters, reformat contexts, destinations)
      */
     uint16_t uid;
+    /* the source vport's function (its vhca_id; 0: the uplink) */
+    uint16_t src_gvmi;
 } Mlx5SteFrame;
 /* May a walk of @uid's table use an object of @owner? */
 static inline bool mlx5_ste_may(uint16_t uid, uint16_t owner)

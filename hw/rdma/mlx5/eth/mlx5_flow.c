@@ -50,18 +50,23 @@ static bool mlx5_ft_type_ok(Mlx5Core *c, Mlx5CmdCtx *cmd)
 {
     unsigned type = MLX5_GET(cmd->in, FT_IN_table_type);
     unsigned vport = MLX5_GET(cmd->in, VPORT_IN_vport_number);
-    bool esw = !cmd->uid && mlx5_esw_manager_cfg(&c->cfg);
+    bool mgr = mlx5_esw_manager_cfg(&c->cfg), esw = !cmd->uid && mgr;
     bool other = MLX5_GET(cmd->in, VPORT_IN_other_vport), ok;
 
     if (other) {
         ok = esw && mlx5_ft_acl(type) &&
              (vport <= c->cfg.num_vfs || vport == MLX5_VPORT_UPLINK);
     } else {
+        /*
+         * (a DevX user on the manager has FDB tables of its own: rdma-core's
+         * and DPDK's FDB steering domains; never the root or an ACL)
+         */
         ok = type == MLX5_FLOW_TABLE_TYPE_NIC_RX ||
              type == MLX5_FLOW_TABLE_TYPE_NIC_TX ||
              type == MLX5_FLOW_TABLE_TYPE_RDMA_RX ||
-             ((type == MLX5_FLOW_TABLE_TYPE_FDB || mlx5_ft_acl(type)) &&
-              esw && !vport);
+             (type == MLX5_FLOW_TABLE_TYPE_FDB && !vport &&
+              (esw || (mgr && mlx5_sw_icm_offered(&c->cfg)))) ||
+             (mlx5_ft_acl(type) && esw && !vport);
     }
     if (!ok) {
         trace_mlx5_eth_ft_refused(type, other, vport);
@@ -243,8 +248,9 @@ void mlx5_cmd_create_flow_table(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     if (!synd && MLX5_GET(ftc, FTC_sw_owner) &&
         (!mlx5_sw_icm_offered(&c->cfg) ||
-         MLX5_GET(cmd->in, FT_IN_table_type) > MLX5_FLOW_TABLE_TYPE_NIC_TX)) {
-        /* (NIC RX 0 and NIC TX 1 only) */
+         (MLX5_GET(cmd->in, FT_IN_table_type) > MLX5_FLOW_TABLE_TYPE_NIC_TX &&
+          MLX5_GET(cmd->in, FT_IN_table_type) != MLX5_FLOW_TABLE_TYPE_FDB))) {
+        /* (NIC RX 0, NIC TX 1 and the FDB 4 only: mlx5_fdb.c) */
         synd = MLX5_SYND_FT_SW_OWNER;
     }
     if (synd) {

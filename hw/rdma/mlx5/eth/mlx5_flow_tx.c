@@ -73,6 +73,7 @@ bool mlx5_flow_steer_tx(Mlx5Core *c, uint32_t sqn, uint8_t **f, size_t *len,
                 .f = mlx5_tx_own(f, *len, owned, &room), .len = *len,
                 .h = &h, .ms = ms, .encapped = encapped,
                 .uid = mlx5_table_owner(&e->fts, ft->id),
+                .src_gvmi = c->cfg.vhca_id,
             };
 
             /* (what it may grow to: the padding's room stays) */

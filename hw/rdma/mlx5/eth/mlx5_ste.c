@@ -312,6 +312,17 @@ static void mlx5_ste_end(Mlx5Core *c, const Mlx5SteFrame *fr, uint64_t root,
 
 /* ---- the walk ------------------------------------------------------------ */
 
+/* Lookup type @lu's key of frame @fr (its source function's too). */
+static bool mlx5_ste_fr_key(unsigned lu, const Mlx5SteFrame *fr, uint8_t *key)
+{
+    bool ok = mlx5_ste_key(lu, fr->ms, key);
+
+    if (lu == MLX5_STE_LU_SRC_GVMI_AND_QP) {
+        MLX5_SET(key, STE_SRCQP_source_gvmi, fr->src_gvmi);
+    }
+    return ok;
+}
+
 /* The next hash table an entry's hit goes to: its base and size. */
 static uint64_t mlx5_ste_hit(const uint8_t *ste, uint32_t *n)
 {
@@ -344,7 +355,7 @@ void mlx5_ste_walk(Mlx5Core *c, uint64_t root, Mlx5SteFrame *fr,
             mlx5_ste_end(c, fr, root, kind, id, steps, r);
             return;
         }
-        mlx5_ste_key(lu, fr->ms, key);
+        mlx5_ste_fr_key(lu, fr, key);
         at = addr + (uint64_t)mlx5_ste_hash(key, bm, n) * MLX5_STE_SIZE;
         /* the entry the hash picks, then its miss chain */
         for (hit = false; !hit;) {
@@ -360,8 +371,8 @@ void mlx5_ste_walk(Mlx5Core *c, uint64_t root, Mlx5SteFrame *fr,
                 trace_mlx5_ste_drop(root, at, steps);
                 return;
             }
-            if (!mlx5_ste_key(MLX5_GET(ste, STE_entry_sub_type), fr->ms,
-                              key)) {
+            if (!mlx5_ste_fr_key(MLX5_GET(ste, STE_entry_sub_type), fr,
+                                 key)) {
                 trace_mlx5_ste_unsupported("lookup type",
                                            MLX5_GET(ste, STE_entry_sub_type));
             }

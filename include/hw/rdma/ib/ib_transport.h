@@ -613,6 +613,9 @@ struct IbPort {
     /* frames to our own LID, processed after the current one (no recursion) */
     uint8_t (*lb)[IB_MAX_FRAME];
     uint32_t lb_len[IB_LOOPBACK_FRAMES];
+    /* a force-loopback frame (ads.fl): taken with no GID and no link */
+    bool lb_fl[IB_LOOPBACK_FRAMES];
+    bool rx_fl;                 /* the frame being received is one */
     unsigned lb_head, lb_count;
     uint64_t stat_tx, stat_rx, stat_rx_drop, stat_rx_bad;
     /* packets dropped for their P_Key (PortInfo counter) */
@@ -711,6 +714,9 @@ void ib_port_rx_hdr(IbPort *port, const uint8_t *frame, size_t len,
  * loopback ring); dropped and counted if the ring is full.
  */
 void ib_port_enqueue(IbPort *port, const struct iovec *iov, int iovcnt);
+/* ... with @fl: a force-loopback frame, which needs no GID and no link */
+void ib_port_enqueue_lb(IbPort *port, const struct iovec *iov, int iovcnt,
+                        bool fl);
 void ib_fault_configure(IbPort *port, const IbFaultConfig *cfg);
 /* A ConnectX's congestion control defaults: RP and NP on every priority. */
 void ib_cong_defaults(IbCongConfig *cfg);

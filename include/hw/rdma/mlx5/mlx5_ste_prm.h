@@ -113,6 +113,18 @@ enum {
 #define FT_CAP_sw_steering_nic_tx_action_drop_icm_address_OFF 0x408
 #define FT_CAP_sw_steering_nic_tx_action_allow_icm_address_OFF 0x410
 
+/*
+ * flow_table_eswitch_cap: the FDB may be software owned (at the NIC RX place,
+ * FT_CAP_nic_rx_sw_owner) and where its entries drop or reach the uplink
+ */
+#define ESW_FT_CAP_sw_steering_fdb_action_drop_icm_address_rx_OFF 0x300
+#define ESW_FT_CAP_sw_steering_fdb_action_drop_icm_address_tx_OFF 0x308
+#define ESW_FT_CAP_sw_steering_uplink_icm_address_rx_OFF 0x310
+#define ESW_FT_CAP_sw_steering_uplink_icm_address_tx_OFF 0x318
+/* esw_vport_context: where the FDB's entries reach the vport */
+#define ESWC_sw_steering_vport_icm_address_rx_OFF 0xf0
+#define ESWC_sw_steering_vport_icm_address_tx_OFF 0xf8
+
 /* flow_table_context (at FT_CTX_OFF of CREATE in and QUERY out) */
 #define FTC_sw_owner                        MLX5_FIELD(0, 29, 29)
 #define FTC_sw_owner_icm_root_1_OFF         0x18
