@@ -810,9 +810,11 @@ static void test_vxlan(void)
 
 /*
  * A root table (missing to the MAC table) with one entry: frames matching @value under
- * @criteria (match_criteria_enable @mce; NULL and 0: every frame) are decapped and go to the TIR.
+ * @criteria (match_criteria_enable @mce; NULL and 0: every frame) are decapped (DECAP, or with
+ * @reformat the packet reformat context @reformat) and go to the TIR.
  */
-static void decap_root(TEth *t, unsigned mce, const uint8_t *criteria, const uint8_t *value)
+static void decap_root_as(TEth *t, unsigned mce, const uint8_t *criteria, const uint8_t *value,
+                          uint32_t reformat)
 {
     uint8_t in[0x400] = { 0 }, out[16];
     uint32_t ft, fg;
@@ -837,8 +839,10 @@ static void decap_root(TEth *t, unsigned mce, const uint8_t *criteria, const uin
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_SET_FLOW_TABLE_ENTRY);
     MLX5_SET(in, FT_IN_table_id, ft);
     MLX5_SET(in + FTE_CTX_OFF, FC_group_id, fg);
-    MLX5_SET(in + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_DECAP |
-             MLX5_FLOW_CONTEXT_ACTION_FWD_DEST);
+    MLX5_SET(in + FTE_CTX_OFF, FC_action, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
+             (reformat ? MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT
+                       : MLX5_FLOW_CONTEXT_ACTION_DECAP));
+    MLX5_SET(in + FTE_CTX_OFF, FC_packet_reformat_id, reformat);
     MLX5_SET(in + FTE_CTX_OFF, FC_destination_list_size, 1);
     if (value) {
         memcpy(in + FTE_CTX_OFF + FC_match_value_OFF, value, MLX5_FTE_MATCH_PARAM_SIZE);
@@ -849,6 +853,11 @@ static void decap_root(TEth *t, unsigned mce, const uint8_t *criteria, const uin
     memset(in, 0, sizeof(in));
     MLX5_SET(in, FT_IN_table_id, ft);
     teth_obj_create(t->d, MLX5_CMD_OP_SET_FLOW_TABLE_ROOT, in, 0x40);
+}
+
+static void decap_root(TEth *t, unsigned mce, const uint8_t *criteria, const uint8_t *value)
+{
+    decap_root_as(t, mce, criteria, value, 0);
 }
 
 /*
@@ -989,6 +998,84 @@ static void test_decap_l2(void)
     rx_is(&t, inner, sizeof(inner));
     /* GRE of IPv4 (no inner Ethernet): whole */
     mlx5_st16(f + o + 2, 0x0800);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, n));
+    rx_is(&t, f, n);
+    eth_free(&t);
+}
+
+/* ALLOC_PACKET_REFORMAT_CONTEXT of @type with @n bytes of @data: the status, its id in *@id. */
+static int reformat_alloc(TEth *t, unsigned type, const uint8_t *data, unsigned n, uint32_t *id)
+{
+    uint8_t in[0x100] = { 0 }, out[16] = { 0 };
+    int st;
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT);
+    MLX5_SET(in, REFORMAT_IN_type, type);
+    MLX5_SET(in, REFORMAT_IN_data_size, n);
+    memcpy(in + REFORMAT_IN_data_OFF, data, n);
+    st = tdrv_exec(t->d, in, REFORMAT_IN_data_OFF + n, out, sizeof(out));
+    *id = MLX5_GET(out, REFORMAT_OUT_id);
+    return st;
+}
+
+/*
+ * L3 tunnels (pyverbs test_mlx5_dr's root-table l3_gre and l3_geneve reformats): the caps offer
+ * reformat_l3_tunnel_to_l2 (NIC RX) and reformat_l2_to_l3_tunnel (NIC TX); an L3_TUNNEL_TO_L2
+ * context holds an Ethernet header (14 or 18 bytes, else refused), and an RX entry with it
+ * gives the TIR that header followed by the inner IP packet of a GRE or GENEVE tunnel carrying
+ * IPv4; a frame that is no L3 tunnel arrives whole. A NIC TX entry may not use such a context.
+ */
+static void test_decap_l3(void)
+{
+    uint8_t cap[HCA_CAP_OFF + HCA_CAP_SIZE], f[512], l2[18], want[512], inner[60];
+    uint32_t rid, bad;
+    size_t o, n;
+    TEth t;
+
+    eth_setup(&t);
+    g_assert_cmpint(tdrv_simple(t.d, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_FLOW_TABLE << 1 | 1, 0,
+                                0, cap, sizeof(cap)), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_reformat_l3_tunnel_to_l2), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_tx_reformat_l2_to_l3_tunnel), ==, 1);
+    memcpy(l2, "\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x00\x09\x08\x00", 14);
+    g_assert_cmpint(reformat_alloc(&t, MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2, l2, 16, &bad), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(reformat_alloc(&t, MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2, l2, 14, &rid), ==, 0);
+    decap_root_as(&t, 0, NULL, NULL, rid);
+    teth_post_recv(&t, 2048, t.mem);
+    /* the inner IPv4 packet: 20 bytes of header, 40 of payload */
+    memset(inner, 0x5c, sizeof(inner));
+    inner[0] = 0x45;
+    mlx5_st16(inner + 2, sizeof(inner));
+    memcpy(want, l2, 14);
+    memcpy(want + 14, inner, sizeof(inner));
+
+    /* GRE with a key, protocol IPv4 */
+    o = tunnel_outer(f, 47, 8 + sizeof(inner));
+    mlx5_st16(f + o, 0x2000);
+    mlx5_st16(f + o + 2, 0x0800);
+    mlx5_st32(f + o + 4, 0x1234);
+    memcpy(f + o + 8, inner, sizeof(inner));
+    n = o + 8 + sizeof(inner);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, n));
+    rx_is(&t, want, 14 + sizeof(inner));
+    /* GENEVE (UDP 6081, no options), protocol IPv4 */
+    o = tunnel_outer(f, 17, 8 + 8 + sizeof(inner));
+    mlx5_st16(f + o, 50000);
+    mlx5_st16(f + o + 2, 6081);
+    mlx5_st16(f + o + 4, 8 + 8 + sizeof(inner));
+    memset(f + o + 8, 0, 8);
+    mlx5_st16(f + o + 10, 0x0800);
+    memcpy(f + o + 16, inner, sizeof(inner));
+    n = o + 16 + sizeof(inner);
+    g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, n));
+    rx_is(&t, want, 14 + sizeof(inner));
+    /* GRE of an Ethernet frame (an L2 tunnel): whole */
+    o = tunnel_outer(f, 47, 4 + sizeof(inner));
+    mlx5_st16(f + o, 0);
+    mlx5_st16(f + o + 2, 0x6558);
+    memcpy(f + o + 4, inner, sizeof(inner));
+    n = o + 4 + sizeof(inner);
     g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, n));
     rx_is(&t, f, n);
     eth_free(&t);
@@ -1236,7 +1323,7 @@ static void test_encap(void)
     MLX5_SET(in, REFORMAT_IN_data_size, 129);
     g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
     MLX5_SET(in, REFORMAT_IN_data_size, 50);
-    MLX5_SET(in, REFORMAT_IN_type, 3);          /* L3_TUNNEL_TO_L2: not offered */
+    MLX5_SET(in, REFORMAT_IN_type, 3);          /* L3_TUNNEL_TO_L2: an L2 header, not 50 */
     g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, 16), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
 
     ft = tx_table(&t, 1, true, &fg);
@@ -1255,6 +1342,12 @@ static void test_encap(void)
                            MLX5_FLOW_CONTEXT_ACTION_ALLOW, rid + 1, -1), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
     g_assert_cmpint(tx_fte(&t, ft, fg, 2, 5002, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST, 0, t.ft), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    /* ... and an L3 tunnel's decap (L3_TUNNEL_TO_L2: receive only) */
+    memcpy(f, "\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x00\x09\x08\x00", 14);
+    g_assert_cmpint(reformat_alloc(&t, MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2, f, 14, &bad), ==, 0);
+    g_assert_cmpint(tx_fte(&t, ft, fg, 2, 5002, MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT |
+                           MLX5_FLOW_CONTEXT_ACTION_ALLOW, bad, -1), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
     /* UDP to 5000: encapsulated */
     len = udp_frame(f, peer_mac, 100, false);
@@ -2362,6 +2455,7 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/eth/vxlan", test_vxlan);
     g_test_add_func("/mlx5/eth/decap", test_decap);
     g_test_add_func("/mlx5/eth/decap-l2", test_decap_l2);
+    g_test_add_func("/mlx5/eth/decap-l3", test_decap_l3);
     g_test_add_func("/mlx5/eth/modify-header", test_modhdr);
     g_test_add_func("/mlx5/eth/encap", test_encap);
     g_test_add_func("/mlx5/eth/blueflame", test_blueflame);

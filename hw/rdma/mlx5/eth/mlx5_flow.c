@@ -601,8 +601,14 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
         }
     }
     if (fte->action & MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT) {
+        Mlx5Reformat *rf;
+
         fte->reformat = MLX5_GET(fc, FC_packet_reformat_id);
-        if (!mlx5_reformat_ref(c, fte->reformat)) {
+        rf = mlx5_table_get(&c->eth->reformats, fte->reformat);
+        /* (an L3 tunnel's decap only where frames arrive) */
+        if (!rf || (rf->type == MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2 &&
+                    ft->type != MLX5_FLOW_TABLE_TYPE_NIC_RX) ||
+            !mlx5_reformat_ref(c, fte->reformat)) {
             mlx5_fte_put_counters(c, fte);
             if (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {
                 mlx5_modhdr_put(c, fte->modhdr);

@@ -12,6 +12,13 @@
  * context belongs to the uid that allocated it and cannot be freed while
  * entries use it.
  *
+ * L2_TO_L3_TUNNEL's header (Ethernet, IP, GRE or UDP and GENEVE) replaces the
+ * frame's Ethernet header (NIC TX, `reformat_l2_to_l3_tunnel`; software
+ * steering's L3 encap too). L3_TUNNEL_TO_L2 (NIC RX,
+ * `reformat_l3_tunnel_to_l2`) holds an Ethernet header (14 bytes, 18 with a
+ * VLAN tag) that replaces an L3 tunnel's outer headers, up to the inner IP
+ * packet (GRE or GENEVE carrying IP, mlx5_tunnel.c).
+ *
  * DECAP (NIC RX, the `decap` flow-table cap; mlx5_ib's L2_TUNNEL_TO_L2
  * reformat, DPDK's vxlan_decap) takes the outer headers off a frame of an L2
  * tunnel (VXLAN, GENEVE or GRE, mlx5_tunnel.c): what is left is the inner
@@ -26,7 +33,7 @@
 #include "trace.h"
 
 enum {
-    /* a type other than L2_TO_VXLAN / L2_TO_L2_TUNNEL, or a bad size */
+    /* a type not offered, or a bad size */
     MLX5_SYND_REFORMAT_PARAM = 0x30000040,
     /* flow entries still use it */
     MLX5_SYND_REFORMAT_BUSY = 0x30000041,
@@ -44,9 +51,11 @@ void mlx5_cmd_alloc_packet_reformat_context(Mlx5Core *c, Mlx5CmdCtx *cmd)
     size = MLX5_GET(cmd->in, REFORMAT_IN_data_size);
     if ((type != MLX5_REFORMAT_TYPE_L2_TO_VXLAN &&
          type != MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL &&
-         (type != MLX5_REFORMAT_TYPE_L2_TO_L3_TUNNEL ||
-          !mlx5_sw_icm_offered(&c->cfg))) ||
-        size < IB_ETH_HLEN || size > MLX5_ETH_MAX_ENCAP_HDR) {
+         type != MLX5_REFORMAT_TYPE_L2_TO_L3_TUNNEL &&
+         type != MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2) ||
+        size < IB_ETH_HLEN || size > MLX5_ETH_MAX_ENCAP_HDR ||
+        (type == MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2 &&
+         size != IB_ETH_HLEN && size != IB_ETH_HLEN + 4)) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR,
                       MLX5_SYND_REFORMAT_PARAM);
         return;
@@ -118,6 +127,24 @@ void mlx5_reformat_encap(Mlx5Core *c, uint32_t id, uint8_t *f, size_t *len)
 
     if (!r) {
         return;                 /* (freed with the entry: cannot happen) */
+    }
+    if (r->type == MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2) {
+        /*
+         * everything before the inner IP packet replaced by the context's
+         * Ethernet header (14 or 18 bytes, shorter than what it replaces); a
+         * frame that is no L3 tunnel passes unchanged
+         */
+        n = ib_eth_parse(f, *len, &h) && h.l3
+                ? mlx5_tunnel_l3_inner(f, *len, &h) : 0;
+        if (n <= r->size) {
+            trace_mlx5_eth_decap(*len, 0);
+            return;
+        }
+        memmove(f + r->size, f + n, *len - n);
+        memcpy(f, r->data, r->size);
+        *len = *len - n + r->size;
+        trace_mlx5_eth_decap(*len + n - r->size, n);
+        return;
     }
     if (r->type == MLX5_REFORMAT_TYPE_L2_TO_L3_TUNNEL) {
         /* the header replaces the frame's Ethernet header (and VLAN tags) */

@@ -346,7 +346,8 @@ static void mlx5_ste_encap(Mlx5Core *c, Mlx5SteFrame *fr, uint32_t id)
 {
     Mlx5Reformat *rf = mlx5_table_get(&c->eth->reformats, id);
 
-    if (!rf || fr->encapped || fr->len + rf->size > fr->room ||
+    if (!rf || rf->type == MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2 ||
+        fr->encapped || fr->len + rf->size > fr->room ||
         !mlx5_ste_may(fr->uid, mlx5_table_owner(&c->eth->reformats, id))) {
         trace_mlx5_ste_unsupported("encap", id);
         return;

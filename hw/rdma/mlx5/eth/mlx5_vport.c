@@ -126,6 +126,14 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
          */
         MLX5_SET(cap, FT_CAP_nic_rx_decap, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_reformat, 1);
+        /*
+         * L3 tunnels (GRE, GENEVE carrying IP) as a ConnectX-5 has them:
+         * decap with a new Ethernet header on receive, encap replacing the
+         * Ethernet header on transmit (mlx5_ib's L3_TUNNEL_TO_L2 and
+         * L2_TO_L3_TUNNEL reformats)
+         */
+        MLX5_SET(cap, FT_CAP_nic_rx_reformat_l3_tunnel_to_l2, 1);
+        MLX5_SET(cap, FT_CAP_nic_tx_reformat_l2_to_l3_tunnel, 1);
         /* header rewrites (mlx5_modify_hdr.c) */
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_modify_header_context,
                  MLX5_ETH_LOG_MAX_MODHDR);

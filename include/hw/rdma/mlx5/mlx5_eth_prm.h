@@ -159,6 +159,7 @@ enum {
 #define FT_CAP_nic_rx_identified_miss_table_mode MLX5_FIELD(16, 26, 26)
 #define FT_CAP_nic_rx_reformat              MLX5_FIELD(16, 24, 24)
 #define FT_CAP_nic_rx_decap                 MLX5_FIELD(16, 23, 23)
+#define FT_CAP_nic_rx_reformat_l3_tunnel_to_l2 MLX5_FIELD(16, 13, 13)
 #define FT_CAP_nic_rx_flow_table_modify     MLX5_FIELD(16, 25, 25)
 #define FT_CAP_nic_rx_log_max_ft_size       MLX5_FIELD(17, 29, 24)
 #define FT_CAP_nic_rx_max_ft_level          MLX5_FIELD(17, 7, 0)
@@ -189,6 +190,7 @@ enum {
 #define FT_CAP_nic_tx_identified_miss_table_mode MLX5_FIELD(64, 26, 26)
 #define FT_CAP_nic_tx_flow_table_modify     MLX5_FIELD(64, 25, 25)
 #define FT_CAP_nic_tx_reformat              MLX5_FIELD(64, 24, 24)
+#define FT_CAP_nic_tx_reformat_l2_to_l3_tunnel MLX5_FIELD(64, 12, 12)
 #define FT_CAP_nic_tx_log_max_ft_size       MLX5_FIELD(65, 29, 24)
 #define FT_CAP_nic_tx_log_max_modify_header_context MLX5_FIELD(65, 23, 16)
 #define FT_CAP_nic_tx_max_modify_header_actions MLX5_FIELD(65, 15, 8)
@@ -375,7 +377,9 @@ enum {
 enum {
     MLX5_REFORMAT_TYPE_L2_TO_VXLAN = 0,
     MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL = 2,
-    /* the frame's Ethernet header replaced (software steering's L3 encap) */
+    /* an L3 tunnel's outer headers replaced by an Ethernet header (RX) */
+    MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2 = 3,
+    /* the frame's Ethernet header replaced by the tunnel's headers (TX) */
     MLX5_REFORMAT_TYPE_L2_TO_L3_TUNNEL = 4,
 };
 /* misc_parameters.source_sqn: the SQ a frame is sent from (NIC TX) */
