@@ -880,6 +880,52 @@ static void test_meter(void)
     tdrv_free(t.d);
 }
 
+/*
+ * GENEVE's header through the flex parser (a ConnectX-5's default profile): the caps offer it
+ * (flex_parser_protocols, the NIC RX ft_field_support bits rdma-core checks), a GENEVE frame's
+ * match set has its option length, OAM bit, protocol type and VNI (what root tables match), and
+ * the FLEX_PARSER_TNL_HEADER lookup's key is them (software tables); another UDP frame has none.
+ */
+static void test_geneve(void)
+{
+    uint8_t cap[HCA_CAP_OFF + HCA_CAP_SIZE], f[80] = { 0 }, ms[MLX5_FTE_MATCH_PARAM_SIZE], key[16];
+    TDrv *d = ste_node(true);
+    size_t len = frame(f, peer_mac, my_mac) + 16;
+    IbEthHdr h;
+
+    g_assert_cmpint(caps(d, MLX5_CAP_GENERAL, cap), ==, 0);
+    g_assert_cmphex(MLX5_GET(cap + HCA_CAP_OFF, CAP_flex_parser_protocols), ==,
+                    MLX5_FLEX_PROTO_GENEVE);
+    g_assert_cmpint(caps(d, MLX5_CAP_FLOW_TABLE, cap), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_outer_geneve_vni), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_outer_geneve_oam), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_outer_geneve_protocol_type), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_outer_geneve_opt_len), ==, 1);
+    /* UDP to 6081: GENEVE with 2 words of options, OAM, protocol TEB, VNI 0x123456 */
+    mlx5_st16(f + 36, MLX5_GENEVE_PORT);
+    f[42] = 2;
+    f[43] = 0x80;
+    mlx5_st16(f + 44, 0x6558);
+    mlx5_st32(f + 46, 0x123456 << 8);
+    g_assert_true(ib_eth_parse(f, len, &h));
+    mlx5_eth_match_set(d->c->eth, f, len, &h, ms);
+    g_assert_cmpint(MLX5_GET(ms, MS_geneve_opt_len), ==, 2);
+    g_assert_cmpint(MLX5_GET(ms, MS_geneve_oam), ==, 1);
+    g_assert_cmphex(MLX5_GET(ms, MS_geneve_protocol_type), ==, 0x6558);
+    g_assert_cmphex(MLX5_GET(ms, MS_geneve_vni), ==, 0x123456);
+    g_assert_true(mlx5_ste_key(MLX5_STE_LU_FLEX_PARSER_TNL_HEADER, ms, key));
+    g_assert_cmpint(MLX5_GET(key, STE_GENEVE_opt_len), ==, 2);
+    g_assert_cmpint(MLX5_GET(key, STE_GENEVE_oam), ==, 1);
+    g_assert_cmphex(MLX5_GET(key, STE_GENEVE_protocol_type), ==, 0x6558);
+    g_assert_cmphex(MLX5_GET(key, STE_GENEVE_vni), ==, 0x123456);
+    mlx5_st16(f + 36, 5000);
+    g_assert_true(ib_eth_parse(f, len, &h));
+    mlx5_eth_match_set(d->c->eth, f, len, &h, ms);
+    g_assert_cmphex(MLX5_GET(ms, MS_geneve_vni), ==, 0);
+    g_assert_cmphex(MLX5_GET(ms, MS_geneve_protocol_type), ==, 0);
+    tdrv_free(d);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -891,5 +937,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/ste/actions-tx", test_actions_tx);
     g_test_add_func("/mlx5/ste/uid", test_uid);
     g_test_add_func("/mlx5/ste/meter", test_meter);
+    g_test_add_func("/mlx5/ste/geneve", test_geneve);
     return g_test_run();
 }

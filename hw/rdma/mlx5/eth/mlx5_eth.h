@@ -585,6 +585,7 @@ size_t mlx5_vxlan_inner(const Mlx5Eth *e, const uint8_t *f, size_t len,
  * mlx5_tunnel.c: the inner Ethernet frame of an L2 tunnel (VXLAN, GENEVE, GRE
  * with TEB): its offset in @f and its headers in @in; 0 if @f is none
  */
+#define MLX5_GENEVE_PORT        6081
 /* The offset of the IP packet inside an L3 GRE or GENEVE tunnel, 0: none. */
 size_t mlx5_tunnel_l3_inner(const uint8_t *f, size_t len, const IbEthHdr *h);
 size_t mlx5_tunnel_l2_inner(const Mlx5Eth *e, const uint8_t *f, size_t len,

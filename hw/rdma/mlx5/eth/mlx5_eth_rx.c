@@ -80,6 +80,16 @@ void mlx5_eth_match_set(const Mlx5Eth *e, const uint8_t *f, size_t len,
         MLX5_SET(ms, MS_vxlan_vni, mlx5_ld32(f + off - 4) >> 8);
         mlx5_eth_match_hdrs(f + off, &in, ms + MS_INNER_OFF);
     }
+    if (h->l4 && h->proto == 17 && h->dport == MLX5_GENEVE_PORT &&
+        h->l4 + 16u <= len) {
+        /* GENEVE's header (the flex parser's) */
+        const uint8_t *g = f + h->l4 + 8;
+
+        MLX5_SET(ms, MS_geneve_opt_len, g[0] & 0x3f);
+        MLX5_SET(ms, MS_geneve_oam, g[1] >> 7);
+        MLX5_SET(ms, MS_geneve_protocol_type, mlx5_ld16(g + 2));
+        MLX5_SET(ms, MS_geneve_vni, mlx5_ld32(g + 4) >> 8);
+    }
 }
 
 /*

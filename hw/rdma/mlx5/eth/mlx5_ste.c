@@ -282,6 +282,14 @@ bool mlx5_ste_key(unsigned lu, const uint8_t *ms, uint8_t *key)
     case MLX5_STE_LU_SRC_GVMI_AND_QP:
         MLX5_SET(key, STE_SRCQP_source_qp, MLX5_GET(ms, MS_source_sqn));
         return true;
+    case MLX5_STE_LU_FLEX_PARSER_TNL_HEADER:
+        /* the flex parser's tunnel header: GENEVE's (its only protocol) */
+        MLX5_SET(key, STE_GENEVE_opt_len, MLX5_GET(ms, MS_geneve_opt_len));
+        MLX5_SET(key, STE_GENEVE_oam, MLX5_GET(ms, MS_geneve_oam));
+        MLX5_SET(key, STE_GENEVE_protocol_type,
+                 MLX5_GET(ms, MS_geneve_protocol_type));
+        MLX5_SET(key, STE_GENEVE_vni, MLX5_GET(ms, MS_geneve_vni));
+        return true;
     default:
         return false;
     }

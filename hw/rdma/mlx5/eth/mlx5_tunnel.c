@@ -15,7 +15,6 @@
 #include "qemu/osdep.h"
 #include "mlx5_eth.h"
 
-#define MLX5_GENEVE_PORT    6081
 #define MLX5_ETHERTYPE_TEB  0x6558      /* Transparent Ethernet Bridging */
 #define MLX5_IPPROTO_GRE    47
 #define MLX5_GRE_C          0x8000      /* checksum present */

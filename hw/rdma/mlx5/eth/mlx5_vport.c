@@ -45,6 +45,12 @@ static void mlx5_eth_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_ext_stride_num_range, 1);
     MLX5_SET(cap, CAP_umr_ptr_rlky, 1);
     MLX5_SET(cap, CAP_roce, 1);                     /* RoCE v2 (mlx5_roce.c) */
+    /*
+     * the flex parser profile a ConnectX-5 has by default: GENEVE's header
+     * (VNI, OAM, protocol type, option length) for flow matching; no TLV
+     * options (max_geneve_tlv_options 0)
+     */
+    MLX5_SET(cap, CAP_flex_parser_protocols, MLX5_FLEX_PROTO_GENEVE);
     /* flow counters (mlx5_flow_counter.c), single and in bulks */
     MLX5_SET(cap, CAP_max_flow_counter_15_0, MLX5_ETH_MAX_FLOW_COUNTERS);
     MLX5_SET(cap, CAP_flow_counter_bulk_alloc, MLX5_ETH_FC_BULK_ALLOC);
@@ -134,6 +140,11 @@ void mlx5_eth_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
          */
         MLX5_SET(cap, FT_CAP_nic_rx_reformat_l3_tunnel_to_l2, 1);
         MLX5_SET(cap, FT_CAP_nic_tx_reformat_l2_to_l3_tunnel, 1);
+        /* GENEVE's header fields (misc_parameters) on receive */
+        MLX5_SET(cap, FT_CAP_nic_rx_outer_geneve_vni, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_outer_geneve_oam, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_outer_geneve_protocol_type, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_outer_geneve_opt_len, 1);
         /* header rewrites (mlx5_modify_hdr.c) */
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_modify_header_context,
                  MLX5_ETH_LOG_MAX_MODHDR);

@@ -169,6 +169,11 @@ enum {
 #define FT_CAP_nic_rx_log_max_flow_counter  MLX5_FIELD(20, 15, 8)
 #define FT_CAP_nic_rx_log_max_destination   MLX5_FIELD(20, 7, 0)
 #define FT_CAP_nic_rx_log_max_flow          MLX5_FIELD(21, 7, 0)
+/* the NIC RX properties' ft_field_support: GENEVE's header fields */
+#define FT_CAP_nic_rx_outer_geneve_vni      MLX5_FIELD(24, 5, 5)
+#define FT_CAP_nic_rx_outer_geneve_oam      MLX5_FIELD(24, 4, 4)
+#define FT_CAP_nic_rx_outer_geneve_protocol_type MLX5_FIELD(24, 3, 3)
+#define FT_CAP_nic_rx_outer_geneve_opt_len  MLX5_FIELD(24, 2, 2)
 /*
  * flow_table_properties_nic_receive_rdma at byte 0x80, the same layout: the
  * RDMA RX tables (table type 7) that decide which RoCE frames a function's
@@ -425,6 +430,10 @@ enum {
 #define MS_dst_ip_OFF                       0x30
 /* misc_parameters (match_criteria_enable bit 1) */
 #define MS_vxlan_vni                        MLX5_FIELD(21, 31, 8)
+#define MS_geneve_vni                       MLX5_FIELD(22, 31, 8)
+#define MS_geneve_oam                       MLX5_FIELD(22, 0, 0)
+#define MS_geneve_opt_len                   MLX5_FIELD(25, 21, 16)
+#define MS_geneve_protocol_type             MLX5_FIELD(25, 15, 0)
 /* inner_headers (bit 2): the outer headers' layout */
 #define MS_INNER_OFF                        0x80
 /* misc_parameters_2 (section 3, at 0xc0): the metadata registers */

@@ -503,6 +503,9 @@ enum {
 #define CAP_device_frequency_mhz            MLX5_FIELD(38, 31, 0)
 #define CAP_device_frequency_khz            MLX5_FIELD(39, 31, 0)
 /* CQE compression (mlx5_cqe_comp.c) */
+/* the flex parser's protocols (MLX5_FLEX_PROTO_*) */
+#define CAP_flex_parser_protocols           MLX5_FIELD(42, 31, 0)
+#define MLX5_FLEX_PROTO_GENEVE              (1u << 3)
 #define CAP_mini_cqe_resp_stride_index      MLX5_FIELD(45, 3, 3)
 #define CAP_cqe_compression_128             MLX5_FIELD(45, 1, 1)
 #define CAP_cqe_compression                 MLX5_FIELD(45, 0, 0)

@@ -194,6 +194,8 @@ enum {
     MLX5_STE_LU_ETHL4_O = 0x13,
     MLX5_STE_LU_ETHL4_I = 0x14,
     MLX5_STE_LU_GENERAL_PURPOSE = 0x18,
+    /* the flex parser's tunnel header: GENEVE's (flex_parser_protocols) */
+    MLX5_STE_LU_FLEX_PARSER_TNL_HEADER = 0x19,
     MLX5_STE_LU_ETHL2_DST_D = 0x1b,
     MLX5_STE_LU_ETHL2_SRC_D = 0x1c,
     MLX5_STE_LU_ETHL3_IPV6_DST_D = 0x1e,
@@ -247,6 +249,12 @@ enum {
 /* ste_src_gvmi_qp */
 #define STE_SRCQP_source_gvmi               MLX5_FIELD(0, 15, 0)
 #define STE_SRCQP_source_qp                 MLX5_FIELD(1, 23, 0)
+
+/* ste_flex_parser_tnl_geneve */
+#define STE_GENEVE_opt_len                  MLX5_FIELD(0, 29, 24)
+#define STE_GENEVE_oam                      MLX5_FIELD(0, 23, 23)
+#define STE_GENEVE_protocol_type            MLX5_FIELD(0, 15, 0)
+#define STE_GENEVE_vni                      MLX5_FIELD(1, 31, 8)
 
 /* first_vlan_qualifier values, l3_type values */
 enum {
