@@ -67,20 +67,6 @@ static void fz_ste_reformat(TDrv *d, unsigned type, unsigned size)
     fz_ste_exec(d, in, REFORMAT_IN_data_OFF + size, 0);
 }
 
-/* A software-owned FDB table at level 1: root 0 (from the link) @rx, root 1 (from a function) @tx */
-static uint32_t fz_ste_fdb(TDrv *d, uint64_t rx, uint64_t tx)
-{
-    uint8_t in[0x40] = { 0 };
-
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
-    MLX5_SET(in, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_FDB);
-    MLX5_SET(in + FT_CTX_OFF, FTC_level, 1);
-    MLX5_SET(in + FT_CTX_OFF, FTC_sw_owner, 1);
-    MLX5_SET64(in + FT_CTX_OFF, FTC_sw_owner_icm_root_0_OFF, rx);
-    MLX5_SET64(in + FT_CTX_OFF, FTC_sw_owner_icm_root_1_OFF, tx);
-    return teth_obj_create(d, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, sizeof(in));
-}
-
 static void fz_ste_sampler(TDrv *d, uint32_t ft)
 {
     uint8_t in[GOBJ_HDR_SIZE + SAMPLER_SIZE] = { 0 };
@@ -132,7 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     ==, 0);
     g_assert_cmpint(teth_meter(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, swtx, 3, 1, 6, 128, &id),
                     ==, 0);
-    fdb = fz_ste_fdb(t.d, MLX5_ICM_STEERING_BASE + 0x4000, MLX5_ICM_STEERING_BASE + 0xc000);
+    teth_sw_fdb_in(rin, MLX5_ICM_STEERING_BASE + 0x4000, MLX5_ICM_STEERING_BASE + 0xc000);
+    fdb = teth_obj_create(t.d, MLX5_CMD_OP_CREATE_FLOW_TABLE, rin, sizeof(rin));
 
     for (unsigned r = 0; r < FZ_MAX_RECORDS && fz_more(&f); r++) {
         uint8_t op = fz_u8(&f) & 7;

@@ -355,3 +355,14 @@ int teth_icm_create(TDrv *d, uint16_t type, uint64_t start, unsigned log, uint32
     *id = MLX5_GET(out, GOBJ_OUT_obj_id);
     return st;
 }
+
+void teth_sw_fdb_in(uint8_t *in, uint64_t rx, uint64_t tx)
+{
+    memset(in, 0, 0x40);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
+    MLX5_SET(in, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_FDB);
+    MLX5_SET(in + FT_CTX_OFF, FTC_level, 1);
+    MLX5_SET(in + FT_CTX_OFF, FTC_sw_owner, 1);
+    MLX5_SET64(in + FT_CTX_OFF, FTC_sw_owner_icm_root_0_OFF, rx);
+    MLX5_SET64(in + FT_CTX_OFF, FTC_sw_owner_icm_root_1_OFF, tx);
+}

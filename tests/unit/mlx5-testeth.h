@@ -68,6 +68,9 @@ uint32_t teth_table(TDrv *d, unsigned type, unsigned level, uint64_t sw_root);
 void teth_forward(TDrv *d, unsigned type, uint32_t ft, unsigned dest_type, uint32_t dest);
 /* A root table of @type (level 0) whose one entry forwards every frame to table @to. */
 void teth_root_to(TDrv *d, unsigned type, uint32_t to);
+/* A CREATE_FLOW_TABLE input (0x40 bytes) of a software-owned FDB table at level 1: root 0 (the
+ * link's frames) @rx, root 1 (the functions') @tx. */
+void teth_sw_fdb_in(uint8_t *in, uint64_t rx, uint64_t tx);
 /* CREATE_GENERAL_OBJECT SW_ICM (@type) at @start of 2^@log bytes; the status, the id in *@id. */
 int teth_icm_create(TDrv *d, uint16_t type, uint64_t start, unsigned log, uint32_t *id);
 /* CREATE_GENERAL_OBJECT FLOW_METER, active and srTCM: on to table @dest of @type, its colour

@@ -538,13 +538,7 @@ static void test_sws_fdb(void)
     vf_up(&r, 0, &v0);
     vf_up(&r, 1, &v1);
     g_assert_cmpint(teth_icm_create(r.pf, MLX5_OBJ_TYPE_SW_ICM, tx_root, 16, &icm), ==, 0);
-    memset(in, 0, sizeof(in));
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_FLOW_TABLE);
-    MLX5_SET(in, FT_IN_table_type, MLX5_FLOW_TABLE_TYPE_FDB);
-    MLX5_SET(in + FT_CTX_OFF, FTC_level, 1);
-    MLX5_SET(in + FT_CTX_OFF, FTC_sw_owner, 1);
-    MLX5_SET64(in + FT_CTX_OFF, FTC_sw_owner_icm_root_0_OFF, rx_root);
-    MLX5_SET64(in + FT_CTX_OFF, FTC_sw_owner_icm_root_1_OFF, tx_root);
+    teth_sw_fdb_in(in, rx_root, tx_root);
     g_assert_cmpint(tdrv_exec(r.vf[0], in, sizeof(in), out, 16), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
     ft = teth_obj_create(r.pf, MLX5_CMD_OP_CREATE_FLOW_TABLE, in, sizeof(in));
