@@ -128,6 +128,9 @@ uint32_t tdrv_create_cq(TDrv *d, uint32_t eqn, unsigned log_size, uint64_t *buf_
 /* The same CQ compressing receive CQEs with mini CQE format @mini_fmt (-1: none). */
 uint32_t tdrv_create_cq_comp(TDrv *d, uint32_t eqn, unsigned log_size, uint64_t *buf_pa,
                              uint64_t *dbr_pa, int mini_fmt);
+/* ... of CQEs of size @cqe_sz (MLX5_CQE_SZ_*: 64, 128 or 128 padded bytes a slot) */
+uint32_t tdrv_create_cq_ex(TDrv *d, uint32_t eqn, unsigned log_size, uint64_t *buf_pa,
+                           uint64_t *dbr_pa, int mini_fmt, unsigned cqe_sz);
 /* Returns the command status; *handle receives the created handle on success. */
 int tdrv_create_srq(TDrv *d, uint32_t pd, uint32_t cqn, unsigned log_size, unsigned stride,
                     uint32_t *srqn);

@@ -403,7 +403,14 @@ uint32_t tdrv_create_cq(TDrv *d, uint32_t eqn, unsigned log_size, uint64_t *buf_
 uint32_t tdrv_create_cq_comp(TDrv *d, uint32_t eqn, unsigned log_size, uint64_t *buf_pa,
                              uint64_t *dbr_pa, int mini_fmt)
 {
-    uint64_t bytes = 64ull << log_size, npages = (bytes + 4095) / 4096, i;
+    return tdrv_create_cq_ex(d, eqn, log_size, buf_pa, dbr_pa, mini_fmt, MLX5_CQE_SZ_64);
+}
+
+uint32_t tdrv_create_cq_ex(TDrv *d, uint32_t eqn, unsigned log_size, uint64_t *buf_pa,
+                           uint64_t *dbr_pa, int mini_fmt, unsigned cqe_sz)
+{
+    unsigned slot = cqe_sz == MLX5_CQE_SZ_64 ? 64 : 128;
+    uint64_t bytes = (uint64_t)slot << log_size, npages = (bytes + 4095) / 4096, i;
     uint32_t inlen = MLX5_PAS_OFF + 8 * npages;
     g_autofree uint8_t *in = g_malloc0(inlen);
     uint8_t *cqc = in + CREATE_CQ_CQC_OFF;
@@ -413,10 +420,11 @@ uint32_t tdrv_create_cq_comp(TDrv *d, uint32_t eqn, unsigned log_size, uint64_t 
 
     for (i = 0; i < (1u << log_size); i++) {
         uint8_t own = 0xf1;     /* MLX5_CQE_INVALID << 4 | owner 1 */
-        fake_write(d->h, buf + 64 * i + 63, &own, 1);
+        fake_write(d->h, buf + slot * i + slot - 1, &own, 1);
     }
     MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_CREATE_CQ);
     MLX5_SET(cqc, CQC_log_cq_size, log_size);
+    MLX5_SET(cqc, CQC_cqe_sz, cqe_sz);
     MLX5_SET(cqc, CQC_uar_page, d->uar);
     MLX5_SET(cqc, CQC_c_eqn, eqn);
     MLX5_SET64(cqc, CQC_dbr_addr_OFF, dbr);

@@ -67,19 +67,33 @@ void teth_setup_comp(TEth *t, TDrv *d, int mini_fmt)
 
 void teth_setup_ex(TEth *t, TDrv *d, int mini_fmt, unsigned wq_type, int log_strides)
 {
+    teth_setup_cqe(t, d, mini_fmt, wq_type, log_strides, MLX5_CQE_SZ_64);
+}
+
+uint64_t teth_cqe(const TEth *t, uint32_t idx)
+{
+    unsigned slot = t->cqe_sz == MLX5_CQE_SZ_64 ? 64 : 128;
+
+    return t->cq_buf + (uint64_t)(idx & ((1u << LOG_CQ) - 1)) * slot + slot - 64;
+}
+
+void teth_setup_cqe(TEth *t, TDrv *d, int mini_fmt, unsigned wq_type, int log_strides,
+                    unsigned cqe_sz)
+{
     uint8_t in[0x400] = { 0 }, out[16];
     uint64_t eq_pa;
     uint32_t eqn;
 
     memset(t, 0, sizeof(*t));
     t->d = d;
+    t->cqe_sz = cqe_sz;
     t->pd = tdrv_alloc_pd(t->d);
     t->key = create_pa_mkey(t->d, t->pd);
     g_assert_cmpint(tdrv_simple(t->d, MLX5_CMD_OP_ALLOC_TRANSPORT_DOMAIN, 0, 0, 0, out, 16),
                     ==, 0);
     t->td = MLX5_GET(out, ALLOC_OUT_handle);
     eqn = tdrv_create_eq(t->d, 0, 7, 1, &eq_pa);
-    t->cqn = tdrv_create_cq_comp(t->d, eqn, LOG_CQ, &t->cq_buf, &t->cq_dbr, mini_fmt);
+    t->cqn = tdrv_create_cq_ex(t->d, eqn, LOG_CQ, &t->cq_buf, &t->cq_dbr, mini_fmt, cqe_sz);
     t->mem = fake_alloc(t->d->h, 64 * 1024, 4096);
 
     MLX5_SET(in + OBJ_CTX_OFF, TISC_transport_domain, t->td);
@@ -189,7 +203,7 @@ bool teth_poll_cqe(TEth *t, uint8_t *cqe)
     unsigned n = 1u << LOG_CQ;
 
     mlx5_core_run(t->d->c, 1000);
-    fake_read(t->d->h, t->cq_buf + (t->cq_ci & (n - 1)) * 64, cqe, 64);
+    fake_read(t->d->h, teth_cqe(t, t->cq_ci), cqe, 64);
     if ((cqe[63] >> 4) == MLX5_CQE_INVALID || (cqe[63] & 1) != ((t->cq_ci / n) & 1)) {
         return false;
     }

@@ -17,6 +17,7 @@ typedef struct TEth {
     uint64_t cq_buf, cq_dbr, rq_buf, rq_dbr, sq_buf, sq_dbr, mem;
     uint32_t cq_ci;
     uint16_t rq_pi, sq_pi;
+    uint8_t cqe_sz;                     /* the CQ's MLX5_CQE_SZ_* */
 } TEth;
 
 #define TETH_RQ_RING_OFF 1024           /* the RQ ring's offset into its page */
@@ -36,6 +37,11 @@ void teth_setup(TEth *t, TDrv *d);
 void teth_setup_comp(TEth *t, TDrv *d, int mini_fmt);
 /* ... and its RQ striding (@wq_type 2 or 3, 2^@log_strides strides of 64 bytes) if @wq_type. */
 void teth_setup_ex(TEth *t, TDrv *d, int mini_fmt, unsigned wq_type, int log_strides);
+/* ... and its CQ's CQEs of size @cqe_sz (MLX5_CQE_SZ_*). */
+void teth_setup_cqe(TEth *t, TDrv *d, int mini_fmt, unsigned wq_type, int log_strides,
+                    unsigned cqe_sz);
+/* The address of the 64-byte CQE in the CQ's slot @idx (modulo the ring). */
+uint64_t teth_cqe(const TEth *t, uint32_t idx);
 /* Post a striding RQ's WQE: next_wqe_index @next, a buffer of @bytes at @addr (PA key). */
 void teth_post_mpwqe(TEth *t, uint16_t next, uint32_t bytes, uint64_t addr);
 /* Post a receive WQE of one @len-byte buffer at @addr (PA key). */

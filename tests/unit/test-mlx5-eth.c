@@ -213,14 +213,20 @@ static void test_rx(void)
 static unsigned poll_comp(TEth *t, int fmt, bool striding, uint8_t (*out)[64], unsigned max,
                           unsigned *sessions)
 {
+    static const uint8_t zero64[64];
     unsigned nent = 1u << LOG_CQ, got = 0, i;
     uint8_t cqe[64], arr[64];
 
     mlx5_core_run(t->d->c, 1000);
     for (;;) {
-        fake_read(t->d->h, t->cq_buf + (t->cq_ci & (nent - 1)) * 64, cqe, 64);
+        fake_read(t->d->h, teth_cqe(t, t->cq_ci), cqe, 64);
         if ((cqe[63] >> 4) == MLX5_CQE_INVALID || (cqe[63] & 1) != ((t->cq_ci / nent) & 1)) {
             break;
+        }
+        if (t->cqe_sz == MLX5_CQE_SZ_128_PAD) {
+            /* a padded CQE's first half: zeros (the test wrote 0xee there) */
+            fake_read(t->d->h, teth_cqe(t, t->cq_ci) - 64, arr, 64);
+            g_assert_cmpmem(arr, 64, zero64, 64);
         }
         if (((cqe[63] >> 2) & 3) != MLX5_CQE_FORMAT_COMPRESSED) {
             g_assert_cmpuint(got, <, max);
@@ -239,8 +245,7 @@ static unsigned poll_comp(TEth *t, int fmt, bool striding, uint8_t (*out)[64], u
         for (i = 0; i < n; i++) {
             uint8_t *o = out[got];
             if (i % 8 == 0) {
-                fake_read(t->d->h, t->cq_buf + ((t->cq_ci + (i ? i : 1)) & (nent - 1)) * 64,
-                          arr, 64);
+                fake_read(t->d->h, teth_cqe(t, t->cq_ci + (i ? i : 1)), arr, 64);
             }
             g_assert_cmpuint(got, <, max);
             memcpy(o, cqe, 64);
@@ -251,14 +256,20 @@ static unsigned poll_comp(TEth *t, int fmt, bool striding, uint8_t (*out)[64], u
             } else {
                 memcpy(o + MLX5_CQE_check_sum, arr + (i % 8) * 8, 2);
             }
-            /* the WQE counter, or (striding) the stride after the last one's */
+            /*
+             * the WQE counter, or (striding) the stride after the last one's; a stride-index
+             * mini CQE names it
+             */
+            if (fmt == MLX5_MINI_CQE_CSUM_STRIDX) {
+                g_assert_cmpint(mlx5_ld16(arr + (i % 8) * 8 + 2), ==, wc);
+            }
             mlx5_st16(o + MLX5_CQE_wqe_counter, wc);
             wc += striding ? (mlx5_ld32(o + MLX5_CQE_byte_cnt) >> 16) & 0x7fff : 1;
             got++;
         }
         for (i = 0; i < n; i++) {
             uint8_t inv = 0xf0 | (((t->cq_ci + i) / nent) & 1);
-            fake_write(t->d->h, t->cq_buf + ((t->cq_ci + i) & (nent - 1)) * 64 + 63, &inv, 1);
+            fake_write(t->d->h, teth_cqe(t, t->cq_ci + i) + 63, &inv, 1);
         }
         t->cq_ci += n;
     }
@@ -269,21 +280,33 @@ static unsigned poll_comp(TEth *t, int fmt, bool striding, uint8_t (*out)[64], u
 /*
  * CQE compression: the receive CQEs of one burst that agree but for what a mini CQE carries
  * come as one session; what breaks the agreement, the end of the burst, a query of the CQ and
- * the ring's free room end a session; every CQE comes out as it would uncompressed.
+ * the ring's free room end a session; every CQE comes out as it would uncompressed. The same
+ * with 128-byte CQEs (cqe_compression_128: the title and the mini CQE arrays in the slots'
+ * second halves) and padded ones (cqe_128_always: each CQE's line written whole, zeros first).
  */
 static void test_cqe_comp(void)
 {
     static const int fmts[] = { MLX5_MINI_CQE_CSUM, MLX5_MINI_CQE_HASH };
+    static const unsigned szs[] = { MLX5_CQE_SZ_64, MLX5_CQE_SZ_128, MLX5_CQE_SZ_128_PAD };
     uint8_t f[300], out[64][64], ref[64][64], q[QUERY_CQ_OUT_SIZE], in[0x10] = { 0 };
+    uint8_t junk[128];
     unsigned k, i, n, sessions, nref;
     size_t len[16];
 
-    for (k = 0; k < G_N_ELEMENTS(fmts); k++) {
+    memset(junk, 0xee, sizeof(junk));
+    for (k = 0; k < G_N_ELEMENTS(fmts) * G_N_ELEMENTS(szs); k++) {
+        unsigned fmt = fmts[k % G_N_ELEMENTS(fmts)], sz = szs[k / G_N_ELEMENTS(fmts)];
         TEth t, u;
 
         /* the same burst of 12 frames, uncompressed (the reference) and compressed */
-        teth_setup_comp(&u, eth_node(), -1);
-        teth_setup_comp(&t, eth_node(), fmts[k]);
+        teth_setup_cqe(&u, eth_node(), -1, 0, 0, sz);
+        teth_setup_cqe(&t, eth_node(), fmt, 0, 0, sz);
+        if (sz == MLX5_CQE_SZ_128_PAD) {
+            for (i = 0; i < 1u << LOG_CQ; i++) {
+                fake_write(t.d->h, teth_cqe(&t, i) - 64, junk, 64);
+                fake_write(u.d->h, teth_cqe(&u, i) - 64, junk, 64);
+            }
+        }
         for (i = 0; i < 12; i++) {
             teth_post_recv(&u, 2048, u.mem + 2048 * (i & 7));
             teth_post_recv(&t, 2048, t.mem + 2048 * (i & 7));
@@ -294,10 +317,10 @@ static void test_cqe_comp(void)
             g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len[i]));
         }
         sessions = 0;
-        nref = poll_comp(&u, fmts[k], false, ref, 64, &sessions);
+        nref = poll_comp(&u, fmt, false, ref, 64, &sessions);
         g_assert_cmpuint(nref, ==, 12);
         g_assert_cmpuint(sessions, ==, 0);
-        n = poll_comp(&t, fmts[k], false, out, 64, &sessions);
+        n = poll_comp(&t, fmt, false, out, 64, &sessions);
         g_assert_cmpuint(n, ==, 12);
         g_assert_cmpuint(sessions, ==, 1);
         for (i = 0; i < n; i++) {
@@ -305,7 +328,7 @@ static void test_cqe_comp(void)
             /* equal but for the timestamp, and the field the mini CQE format drops */
             mlx5_st64(out[i] + MLX5_CQE_timestamp, 0);
             mlx5_st64(ref[i] + MLX5_CQE_timestamp, 0);
-            if (fmts[k] == MLX5_MINI_CQE_HASH) {
+            if (fmt == MLX5_MINI_CQE_HASH) {
                 mlx5_st16(out[i] + MLX5_CQE_check_sum, 0);
                 mlx5_st16(ref[i] + MLX5_CQE_check_sum, 0);
             }
@@ -322,9 +345,10 @@ static void test_cqe_comp(void)
         g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), q, sizeof(q)), ==, 0);
         g_assert_cmpint(MLX5_GET(q + CREATE_CQ_CQC_OFF, CQC_producer_counter), ==, 15);
         g_assert_cmpint(MLX5_GET(q + CREATE_CQ_CQC_OFF, CQC_cqe_comp_en), ==, 1);
-        g_assert_cmpint(MLX5_GET(q + CREATE_CQ_CQC_OFF, CQC_mini_cqe_res_format), ==, fmts[k]);
+        g_assert_cmpint(MLX5_GET(q + CREATE_CQ_CQC_OFF, CQC_mini_cqe_res_format), ==, fmt);
+        g_assert_cmpint(MLX5_GET(q + CREATE_CQ_CQC_OFF, CQC_cqe_sz), ==, sz);
         sessions = 0;
-        g_assert_cmpuint(poll_comp(&t, fmts[k], false, out, 64, &sessions), ==, 3);
+        g_assert_cmpuint(poll_comp(&t, fmt, false, out, 64, &sessions), ==, 3);
         g_assert_cmpuint(sessions, ==, 1);
 
         /* a C-tagged frame differs (tag, header flags): A A B A is a session, B, A */
@@ -342,7 +366,7 @@ static void test_cqe_comp(void)
             }
         }
         sessions = 0;
-        g_assert_cmpuint(poll_comp(&t, fmts[k], false, out, 64, &sessions), ==, 4);
+        g_assert_cmpuint(poll_comp(&t, fmt, false, out, 64, &sessions), ==, 4);
         g_assert_cmpuint(sessions, ==, 1);
         for (i = 0; i < 4; i++) {
             g_assert_cmpint(mlx5_ld32(out[i] + MLX5_CQE_byte_cnt), ==, len[i]);
@@ -355,7 +379,7 @@ static void test_cqe_comp(void)
             len[0] = udp_frame(f, my_mac, 10 + i % 50, false);
             g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len[0]));
             if (i % 12 == 11) {
-                n += poll_comp(&t, fmts[k], false, out, 64, &sessions);
+                n += poll_comp(&t, fmt, false, out, 64, &sessions);
             }
         }
         g_assert_cmpuint(n, ==, 120);
@@ -363,21 +387,21 @@ static void test_cqe_comp(void)
         teth_post_recv(&t, 2048, t.mem);
         g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len[3]));
         sessions = 0;
-        g_assert_cmpuint(poll_comp(&t, fmts[k], false, out, 64, &sessions), ==, 1);
+        g_assert_cmpuint(poll_comp(&t, fmt, false, out, 64, &sessions), ==, 1);
         g_assert_cmpuint(sessions, ==, 0);
         eth_free(&t);
         eth_free(&u);
     }
 
-    /* what a ConnectX-5 does not compress: 128-byte CQEs, flow-tag mini CQEs, the enhanced
-     * layout, the L3/L4 mini CQE extension */
+    /* what a ConnectX-5 does not compress: flow-tag mini CQEs, the enhanced layout, the L3/L4
+     * mini CQE extension */
     {
         TDrv *d = eth_node();
         uint8_t cin[MLX5_PAS_OFF + 8] = { 0 }, cout[16];
         uint8_t *cqc = cin + CREATE_CQ_CQC_OFF;
         uint32_t eqn = tdrv_create_eq(d, 0, 7, 1, NULL);
         static const struct { unsigned sz, fmt, layout, ext; } bad[] = {
-            { 1, 0, 0, 0 }, { 0, 2, 0, 0 }, { 0, 0, 1, 0 }, { 0, 0, 0, 1 },
+            { 0, 2, 0, 0 }, { 0, 0, 1, 0 }, { 0, 0, 0, 1 },
         };
 
         for (i = 0; i < G_N_ELEMENTS(bad); i++) {
@@ -411,7 +435,7 @@ static void test_cqe_comp(void)
 static void test_striding(void)
 {
     uint8_t f[600], cqe[64], got[600], out[16][64];
-    unsigned sessions, n, i, type;
+    unsigned sessions, n, i, type, k;
     size_t len;
     TEth t;
 
@@ -493,30 +517,37 @@ static void test_striding(void)
         eth_free(&t);
     }
 
-    /* a compressing CQ: the burst's CQEs come as one session, strides following */
-    teth_setup_ex(&t, eth_node(), MLX5_MINI_CQE_CSUM, MLX5_WQ_TYPE_LL_STRIDING, 4);
-    teth_post_mpwqe(&t, 1, 1024, t.mem);
-    teth_post_mpwqe(&t, 2, 1024, t.mem + 4096);
-    for (i = 0; i < 5; i++) {
-        len = udp_frame(f, my_mac, 30 + 40 * i, false);
-        g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+    /*
+     * a compressing CQ: the burst's CQEs come as one session, strides following (checksum mini
+     * CQEs, and those with the stride index: mini_cqe_resp_stride_index)
+     */
+    for (k = 0; k < 2; k++) {
+        unsigned fmt = k ? MLX5_MINI_CQE_CSUM_STRIDX : MLX5_MINI_CQE_CSUM;
+
+        teth_setup_ex(&t, eth_node(), fmt, MLX5_WQ_TYPE_LL_STRIDING, 4);
+        teth_post_mpwqe(&t, 1, 1024, t.mem);
+        teth_post_mpwqe(&t, 2, 1024, t.mem + 4096);
+        for (i = 0; i < 5; i++) {
+            len = udp_frame(f, my_mac, 30 + 40 * i, false);
+            g_assert_true(mlx5_core_link_rx(t.d->c, 1, f, len));
+        }
+        sessions = 0;
+        n = poll_comp(&t, fmt, true, out, 16, &sessions);
+        g_assert_cmpuint(sessions, ==, 1);
+        g_assert_cmpuint(n, ==, 5);
+        for (i = 0, len = 0; i < 5; i++) {
+            size_t flen = 14 + 20 + 8 + 30 + 40 * i;
+            unsigned strides = (flen + 63) / 64;
+            g_assert_cmpint(mlx5_ld16(out[i] + 2), ==, 0);
+            g_assert_cmpint(mlx5_ld16(out[i] + MLX5_CQE_wqe_counter), ==, len);
+            g_assert_cmphex(mlx5_ld32(out[i] + MLX5_CQE_byte_cnt), ==, strides << 16 | flen);
+            udp_frame(f, my_mac, 30 + 40 * i, false);
+            fake_read(t.d->h, t.mem + 64 * len, got, flen);
+            g_assert_cmpmem(got, flen, f, flen);
+            len += strides;
+        }
+        eth_free(&t);
     }
-    sessions = 0;
-    n = poll_comp(&t, MLX5_MINI_CQE_CSUM, true, out, 16, &sessions);
-    g_assert_cmpuint(sessions, ==, 1);
-    g_assert_cmpuint(n, ==, 5);
-    for (i = 0, len = 0; i < 5; i++) {
-        size_t flen = 14 + 20 + 8 + 30 + 40 * i;
-        unsigned strides = (flen + 63) / 64;
-        g_assert_cmpint(mlx5_ld16(out[i] + 2), ==, 0);
-        g_assert_cmpint(mlx5_ld16(out[i] + MLX5_CQE_wqe_counter), ==, len);
-        g_assert_cmphex(mlx5_ld32(out[i] + MLX5_CQE_byte_cnt), ==, strides << 16 | flen);
-        udp_frame(f, my_mac, 30 + 40 * i, false);
-        fake_read(t.d->h, t.mem + 64 * len, got, flen);
-        g_assert_cmpmem(got, flen, f, flen);
-        len += strides;
-    }
-    eth_free(&t);
 }
 
 static GByteArray *tx_frame(TEth *t, unsigned i)

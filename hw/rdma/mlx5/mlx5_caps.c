@@ -90,12 +90,18 @@ static void mlx5_caps_general(const Mlx5CoreConfig *cfg, uint8_t *cap)
     MLX5_SET(cap, CAP_cq_period_start_from_cqe, 1);
     /*
      * CQE compression (mlx5_cqe_comp.c), the basic layout with hash, checksum
-     * and stride-index mini CQEs of 64-byte CQEs, as a ConnectX-5. The stride
-     * index stays out of CSUM mini CQEs (mini_cqe_resp_stride_index 0): mlx5e
-     * counts strides itself. A session ends with its burst, so no timeout is
-     * reported.
+     * and checksum-and-stride-index mini CQEs (mini_cqe_resp_stride_index:
+     * DPDK's Multi-Packet RQ, made for a ConnectX-5, compresses with them;
+     * mlx5e then keeps its striding RQ with compression on) of 64- and
+     * 128-byte CQEs, and padded 128-byte CQEs (cqe_128_always): as a
+     * ConnectX-5 (DPDK and mlx5e use the last two on hosts with 128-byte
+     * cache lines: POWER9 with ConnectX-5). A session ends with its burst, so
+     * no timeout is reported.
      */
     MLX5_SET(cap, CAP_cqe_compression, 1);
+    MLX5_SET(cap, CAP_cqe_compression_128, 1);
+    MLX5_SET(cap, CAP_cqe_128_always, 1);
+    MLX5_SET(cap, CAP_mini_cqe_resp_stride_index, 1);
     MLX5_SET(cap, CAP_cqe_compression_max_num, MLX5_CQE_COMP_MAX);
     MLX5_SET(cap, CAP_xrc, 1);
     /* alternate paths, MigReq (ib_apm.c) */

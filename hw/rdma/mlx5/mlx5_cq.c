@@ -20,9 +20,12 @@ void mlx5_cq_free(Mlx5Core *c, void *obj)
     g_free(cq);
 }
 
-static uint32_t mlx5_cqe_size(const Mlx5Cq *cq)
+/* the first half of a padded 128-byte CQE */
+static const uint8_t mlx5_zero_cqe[64];
+
+uint32_t mlx5_cqe_size(const Mlx5Cq *cq)
 {
-    return cq->cqe_sz ? 128 : 64;
+    return cq->cqe_sz != MLX5_CQE_SZ_64 ? 128 : 64;
 }
 
 static void mlx5_cq_event(Mlx5Core *c, Mlx5Cq *cq)
@@ -86,7 +89,10 @@ int mlx5_cq_write(Mlx5Core *c, Mlx5Cq *cq, uint8_t *cqe, bool solicited)
     off = (uint64_t)(cq->pi & (nent - 1)) * size + (size - 64);
     cqe[63] = (cqe[63] & ~MLX5_CQE_OWNER_MASK) |
               ((cq->pi >> cq->log_cq_size) & 1);
-    if (mlx5_buf_write(c, &cq->buf, off, cqe, 63) ||
+    /* a padded 128-byte CQE is written whole: zeros, then the CQE */
+    if ((cq->cqe_sz == MLX5_CQE_SZ_128_PAD &&
+         mlx5_buf_write(c, &cq->buf, off - 64, mlx5_zero_cqe, 64)) ||
+        mlx5_buf_write(c, &cq->buf, off, cqe, 63) ||
         mlx5_buf_write(c, &cq->buf, off + 63, &cqe[63], 1)) {
         return -1;
     }
@@ -149,7 +155,11 @@ void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
     c_eqn = MLX5_GET(cqc, CQC_c_eqn);
     eq = mlx5_table_get(&c->eqs, c_eqn);
 
-    if (log_cq_size > c->cfg.log_max_cq_sz || cqe_sz > 1) {
+    /*
+     * 64 or 128 bytes, or 128 padded (cqe_128_always: the 64-byte CQE in the
+     * second half of a line written whole, as for 128-byte cache lines)
+     */
+    if (log_cq_size > c->cfg.log_max_cq_sz || cqe_sz > MLX5_CQE_SZ_128_PAD) {
         mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, MLX5_SYND_BAD_SIZE);
         return;
     }
@@ -182,14 +192,14 @@ void mlx5_cmd_create_cq(Mlx5Core *c, Mlx5CmdCtx *cmd)
          */
         synd = mlx5_umem_buf(c, cmd, MLX5_GET(cmd->in, CREATE_CQ_cq_umem_id),
                              mlx5_ld64(cmd->in + CREATE_CQ_cq_umem_offset_OFF),
-                             (uint64_t)(cqe_sz ? 128 : 64) << log_cq_size,
+                             (uint64_t)mlx5_cqe_size(cq) << log_cq_size,
                              &cq->buf);
     } else {
         synd = mlx5_buf_init(&cq->buf, cmd->in + MLX5_PAS_OFF,
                              (cmd->inlen - MLX5_PAS_OFF) / 8,
                              MLX5_GET(cqc, CQC_log_page_size) + 12,
                              MLX5_GET(cqc, CQC_page_offset),
-                             (uint64_t)(cqe_sz ? 128 : 64) << log_cq_size);
+                             (uint64_t)mlx5_cqe_size(cq) << log_cq_size);
     }
     if (!synd && MLX5_GET(cqc, CQC_dbr_umem_valid)) {
         synd = mlx5_umem_addr(c, cmd, MLX5_GET(cqc, CQC_dbr_umem_id),

@@ -61,11 +61,13 @@ uint32_t mlx5_cqe_comp_create(Mlx5Cq *cq, const uint8_t *cqc)
         return 0;
     }
     /*
-     * 64-byte CQEs only (cqe_compression_128 = 0), the basic layout only
-     * (enhanced_cqe_compression = 0), no flow-tag or L3/L4-header mini CQEs
-     * (mini_cqe_resp_flow_tag, mini_cqe_resp_l3_l4_tag = 0), as a ConnectX-5
+     * 64- and 128-byte CQEs (cqe_compression_128: the title and each mini CQE
+     * array in a slot's second half, where a 128-byte slot has its CQE), the
+     * basic layout only (enhanced_cqe_compression = 0), no flow-tag or
+     * L3/L4-header mini CQEs (mini_cqe_resp_flow_tag, mini_cqe_resp_l3_l4_tag
+     * = 0), as a ConnectX-5
      */
-    if (cq->cqe_sz || MLX5_GET(cqc, CQC_cqe_comp_layout) ||
+    if (MLX5_GET(cqc, CQC_cqe_comp_layout) ||
         MLX5_GET(cqc, CQC_mini_cqe_res_format_ext) ||
         fmt == MLX5_MINI_CQE_FTAG_STRIDX) {
         return MLX5_SYND_UNSUPPORTED;
@@ -136,14 +138,23 @@ static bool mlx5_cqe_comp_fits(const Mlx5CqComp *s, const uint8_t *cqe,
            !((s->title[MLX5_CQE_op_own] ^ cqe[MLX5_CQE_op_own]) & ~1);
 }
 
-/* Write @len bytes at byte @off of the CQE slot of producer count @pi. */
+/*
+ * Write @len bytes at byte @off of the 64-byte CQE of the slot of producer
+ * count @pi (a 128-byte slot's second half; a padded one's first half gets
+ * zeros with the write at 0).
+ */
 static int mlx5_cqe_comp_slot(Mlx5Core *c, Mlx5Cq *cq, uint32_t pi,
                               unsigned off, const uint8_t *data, unsigned len)
 {
-    uint32_t nent = 1u << cq->log_cq_size;
+    static const uint8_t zeros[64];
+    uint32_t nent = 1u << cq->log_cq_size, size = mlx5_cqe_size(cq);
+    uint64_t at = (uint64_t)(pi & (nent - 1)) * size + size - 64;
 
-    return mlx5_buf_write(c, &cq->buf, (uint64_t)(pi & (nent - 1)) * 64 + off,
-                          data, len);
+    if (cq->cqe_sz == MLX5_CQE_SZ_128_PAD && !off &&
+        mlx5_buf_write(c, &cq->buf, at - 64, zeros, sizeof(zeros))) {
+        return -1;
+    }
+    return mlx5_buf_write(c, &cq->buf, at + off, data, len);
 }
 
 void mlx5_cqe_comp_flush(Mlx5Core *c, Mlx5Cq *cq)

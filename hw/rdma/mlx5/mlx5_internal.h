@@ -76,7 +76,7 @@ typedef struct Mlx5Cq {
     uint32_t cqn;
     uint32_t uid;
     uint8_t log_cq_size;
-    uint8_t cqe_sz;             /* 0 = 64 B, 1 = 128 B */
+    uint8_t cqe_sz;             /* MLX5_CQE_SZ_* */
     bool oi;
     uint8_t period_mode;        /* CQC cq_period_mode */
     uint32_t uar_page;
@@ -1029,6 +1029,8 @@ int mlx5_cq_post(Mlx5Core *c, Mlx5Cq *cq, uint8_t *cqe, bool solicited);
  * compression session first (mlx5_cqe_comp.c writes its own that way).
  */
 int mlx5_cq_write(Mlx5Core *c, Mlx5Cq *cq, uint8_t *cqe, bool solicited);
+/* a CQE slot's size, 64 or 128 bytes (the CQE itself: its last 64) */
+uint32_t mlx5_cqe_size(const Mlx5Cq *cq);
 /* Completions waiting beyond the consumer index, or -1 if the record faults. */
 int64_t mlx5_cq_used(Mlx5Core *c, Mlx5Cq *cq);
 /* The CQ is armed and a completion has come: post its event. */

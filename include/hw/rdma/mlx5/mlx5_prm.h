@@ -507,6 +507,7 @@ enum {
 #define CAP_flex_parser_protocols           MLX5_FIELD(42, 31, 0)
 #define MLX5_FLEX_PROTO_GENEVE              (1u << 3)
 #define CAP_mini_cqe_resp_stride_index      MLX5_FIELD(45, 3, 3)
+#define CAP_cqe_128_always                  MLX5_FIELD(45, 2, 2)
 #define CAP_cqe_compression_128             MLX5_FIELD(45, 1, 1)
 #define CAP_cqe_compression                 MLX5_FIELD(45, 0, 0)
 #define CAP_cqe_compression_timeout         MLX5_FIELD(46, 31, 16)
@@ -677,6 +678,9 @@ enum {
 #define CREATE_CQ_CQC_OFF                   0x10
 #define CQC_status                          MLX5_FIELD(0, 31, 28)
 #define CQC_cqe_sz                          MLX5_FIELD(0, 23, 21)
+#define MLX5_CQE_SZ_64                      0
+#define MLX5_CQE_SZ_128                     1
+#define MLX5_CQE_SZ_128_PAD                 2
 #define CQC_cc                              MLX5_FIELD(0, 20, 20)
 #define CQC_oi                              MLX5_FIELD(0, 17, 17)
 /* 0: the moderation period starts at the event, 1: at the first CQE */
