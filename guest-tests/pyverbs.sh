@@ -39,6 +39,16 @@ if [ "$(cat /sys/class/infiniband/mlx5_0/ports/1/link_layer)" = Ethernet ]; then
 fi
 PORT=${PORT:-1}
 wait_ib_active mlx5_0 "$PORT" 90
+# an InfiniBand port: IPoIB up with an address, as a host with a card has it, so that the RDMA
+# CM tests (test_rdmacm, test_mlx5_rdmacm) find the port's net interface and resolve addresses
+# and paths (through the fabric's SA) instead of skipping
+if [ "$(cat /sys/class/infiniband/mlx5_0/ports/1/link_layer)" = InfiniBand ]; then
+  run modprobe -a ib_ipoib rdma_ucm || fail "modprobe ib_ipoib failed"
+  ip link set ib0 up || fail "ib0 missing"
+  wait_for 60 grep -qx 1 /sys/class/net/ib0/carrier || fail "ib0 has no carrier"
+  ip addr add 192.168.78.1/24 dev ib0 || fail "cannot give ib0 its address"
+  echo "InfiniBand port: ib0 192.168.78.1"
+fi
 # test_odp's huge-page tests register an ODP MR on a 2 MiB page (MAP_HUGETLB)
 echo 8 > /proc/sys/vm/nr_hugepages || true
 echo "huge pages: $(cat /proc/sys/vm/nr_hugepages)" 

@@ -17,10 +17,10 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 export MLX5T_ACCEL=${MLX5T_ACCEL:-tcg}
-MODULES=${*:-test_mlx5_mkey test_mlx5_devx test_mlx5_dc test_qpex test_mr test_cq test_cqex test_atomic test_srq test_qp test_odp test_tag_matching test_mlx5_cq test_cq_events test_device test_fork test_mlx5_huge_page test_mlx5_query_port test_parent_domain test_pd test_relaxed_ordering test_shared_pd}
+MODULES=${*:-test_mlx5_mkey test_mlx5_devx test_mlx5_dc test_qpex test_mr test_cq test_cqex test_atomic test_srq test_qp test_odp test_tag_matching test_mlx5_cq test_cq_events test_device test_fork test_mlx5_huge_page test_mlx5_query_port test_parent_domain test_pd test_relaxed_ordering test_shared_pd test_rdmacm test_addr}
 # modules that must have no failures or errors (the others are reported only); grows as the
 # features they test land
-CLEAN=${PYVERBS_CLEAN-test_atomic test_cq test_cqex test_mlx5_dc test_mlx5_devx test_mlx5_mkey test_mr test_odp test_qp test_qpex test_srq test_tag_matching test_mlx5_cq test_cq_events test_device test_fork test_mlx5_huge_page test_mlx5_query_port test_parent_domain test_pd test_relaxed_ordering test_shared_pd}
+CLEAN=${PYVERBS_CLEAN-test_atomic test_cq test_cqex test_mlx5_dc test_mlx5_devx test_mlx5_mkey test_mr test_odp test_qp test_qpex test_srq test_tag_matching test_mlx5_cq test_cq_events test_device test_fork test_mlx5_huge_page test_mlx5_query_port test_parent_domain test_pd test_relaxed_ordering test_shared_pd test_rdmacm test_addr}
 
 qemu=${MLX5T_QEMU:-$(scripts/build-qemu.sh | tail -n1)}   # (meson sets it: the build's -Dqemu, e.g. the sanitizer build)
 EXTRA_PACKAGES="python3-pyverbs python3-scapy python3 python3-minimal python3.13 python3.13-minimal
