@@ -24,6 +24,10 @@ if [ "$(cat /sys/class/infiniband/mlx5_0/ports/1/link_layer)" = Ethernet ]; then
     # software steering (SMFS), the tests that need "Eswitch on" run (test_mlx5_dr's
     # test_dest_vport, test_dest_ib_port: an FDB domain of the library's own)
     BDF=$(basename "$(readlink "/sys/class/net/$E/device")")
+    # encap off first, as rdma-core's tests ask of a card in switchdev mode ("Encap must be
+    # disabled over switchdev mode"; mlx5_core's default is basic, the FDB having reformat
+    # and decap)
+    devlink dev eswitch set "pci/$BDF" encap-mode none || fail "devlink: cannot set encap-mode none"
     devlink dev eswitch set "pci/$BDF" mode switchdev || fail "devlink: no switchdev mode"
     echo "devlink: $(devlink dev eswitch show "pci/$BDF")"
     echo "devlink: $(devlink dev param show "pci/$BDF" name flow_steering_mode | tr -s ' \n' ' ')"

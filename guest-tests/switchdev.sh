@@ -70,6 +70,8 @@ if [ "$IDX" = 0 ]; then
   es=$(devlink dev eswitch show "pci/$BDF")
   echo "devlink: $es"
   expect "$es" "mode switchdev" "devlink dev eswitch show: switchdev mode"
+  # the FDB's reformat and decap (TC's tunnel actions): encap mode basic, a card's default
+  expect "$es" "encap-mode basic" "devlink dev eswitch show: encap-mode basic"
   # the FDB software owned, as on a ConnectX-5: mlx5_core writes its steering entries (SMFS)
   fsm=$(devlink dev param show "pci/$BDF" name flow_steering_mode)
   expect "$fsm" "value smfs" "devlink: flow_steering_mode smfs (the FDB through mlx5_core's software steering)"

@@ -60,6 +60,8 @@ static uint32_t mk_fg(TDrv *d, unsigned type, uint32_t ft, uint32_t start, uint3
 
 /* the modify-header context of the entries mk_fte() makes (with MOD_HDR) */
 static uint32_t fte_modhdr;
+/* ... their packet reformat context (PACKET_REFORMAT) and VLAN tag (VLAN_PUSH) */
+static uint32_t fte_reformat, fte_push_vlan;
 
 /* SET_FLOW_TABLE_ENTRY @index of @ft (group @fg): match @val, @action, @nd destinations. */
 static int mk_fte(TDrv *d, unsigned type, uint32_t ft, uint32_t fg, uint32_t index,
@@ -79,6 +81,8 @@ static int mk_fte(TDrv *d, unsigned type, uint32_t ft, uint32_t fg, uint32_t ind
     MLX5_SET(fc, FC_action, action);
     MLX5_SET(fc, FC_destination_list_size, nd);
     MLX5_SET(fc, FC_modify_header_id, fte_modhdr);
+    MLX5_SET(fc, FC_packet_reformat_id, fte_reformat);
+    MLX5_SET(fc, FC_push_vlan, fte_push_vlan);
     memcpy(fc + FC_match_value_OFF, val, MLX5_FTE_MATCH_PARAM_SIZE);
     for (i = 0; i < nd && i < 4; i++) {
         MLX5_SET(fc + FC_dest_OFF + 8 * i, DEST_type, dt[i]);
@@ -589,6 +593,117 @@ static void test_sws_fdb(void)
     rig_free(&r);
 }
 
+/* ALLOC_PACKET_REFORMAT_CONTEXT of @type with header @hdr: its id, or 0 and the status in @st. */
+static uint32_t reformat(TDrv *d, unsigned type, const uint8_t *hdr, unsigned size, int *st)
+{
+    uint8_t in[0x80] = { 0 }, out[16];
+
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT);
+    MLX5_SET(in, REFORMAT_IN_type, type);
+    MLX5_SET(in, REFORMAT_IN_data_size, size);
+    memcpy(in + REFORMAT_IN_data_OFF, hdr, size);
+    *st = tdrv_exec(d, in, sizeof(in), out, sizeof(out));
+    return *st ? 0 : MLX5_GET(out, REFORMAT_OUT_id);
+}
+
+/*
+ * TC's header actions in firmware FDB entries, as the FDB caps offer them (reformat, decap,
+ * push_vlan, pop_vlan: mlx5_core's encap mode "basic"): VF 0's frames get a VLAN tag pushed and
+ * an L2 tunnel header put in front (IPv4 and UDP lengths filled in) on their way to the link;
+ * the link's tagged frames lose the tag on their way to VF 0; an FDB entry takes no L3 tunnel
+ * reformat (no reformat_l2_to_l3_tunnel in the FDB).
+ */
+static void test_fdb_actions(void)
+{
+    const unsigned FDB = MLX5_FLOW_TABLE_TYPE_FDB;
+    uint8_t cap[QUERY_HCA_CAP_OUT_SIZE], crit[MLX5_FTE_MATCH_PARAM_SIZE];
+    uint8_t val[MLX5_FTE_MATCH_PARAM_SIZE], dt[1], hdr[50] = { 0 }, f[64], got[20];
+    uint32_t di[1], ft, fg, rid, rid3;
+    const GByteArray *w;
+    TEth p, v0;
+    unsigned n;
+    int st;
+    Rig r;
+
+    rig_new_esw(&r, true);
+    g_assert_cmpint(tdrv_simple(r.pf, MLX5_CMD_OP_QUERY_HCA_CAP,
+                                MLX5_CAP_ESWITCH_FLOW_TABLE << 1 | 1, 0, 0, cap, sizeof(cap)),
+                    ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_reformat), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_decap), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_pop_vlan), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_push_vlan), ==, 1);
+    teth_setup(&p, r.pf);
+    vf_up(&r, 0, &v0);
+
+    /* a VXLAN header: Ethernet, IPv4 (UDP), UDP to 4789, VXLAN VNI 7 */
+    memcpy(hdr, far_mac, 6);
+    memcpy(hdr + 6, pf_mac, 6);
+    mlx5_st16(hdr + 12, 0x0800);
+    hdr[14] = 0x45;
+    hdr[22] = 64;
+    hdr[23] = 17;
+    mlx5_st16(hdr + 36, 4789);
+    hdr[42] = 0x08;
+    hdr[48] = 7;
+    rid = reformat(r.pf, MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL, hdr, sizeof(hdr), &st);
+    g_assert_cmpint(st, ==, 0);
+    rid3 = reformat(r.pf, MLX5_REFORMAT_TYPE_L2_TO_L3_TUNNEL, hdr, 38, &st);
+    g_assert_cmpint(st, ==, 0);
+
+    g_assert_cmpint(mk_ft(r.pf, FDB, 0, 4, 0, 0, &ft), ==, 0);
+    ms_src(crit, 0xffff, 0);
+    fg = mk_fg(r.pf, FDB, ft, 0, 3, 1 << 1, crit);
+    dt[0] = MLX5_FLOW_DEST_TYPE_VPORT;
+    ms_src(val, 1, 0);
+    di[0] = MLX5_VPORT_UPLINK;
+    fte_reformat = rid3;
+    g_assert_cmpint(mk_fte(r.pf, FDB, ft, fg, 0, val, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
+                           MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT, 1, dt, di), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    fte_reformat = rid;
+    fte_push_vlan = 0x81000005;
+    g_assert_cmpint(mk_fte(r.pf, FDB, ft, fg, 0, val, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
+                           MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH |
+                           MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT, 1, dt, di), ==, 0);
+    fte_reformat = fte_push_vlan = 0;
+    ms_src(val, MLX5_VPORT_UPLINK, 0);
+    di[0] = 1;
+    g_assert_cmpint(mk_fte(r.pf, FDB, ft, fg, 1, val, MLX5_FLOW_CONTEXT_ACTION_FWD_DEST |
+                           MLX5_FLOW_CONTEXT_ACTION_VLAN_POP, 1, dt, di), ==, 0);
+    set_root(r.pf, FDB, ft);
+
+    /* VF 0 -> the link: tagged, then encapsulated */
+    n = link_frames(&r);
+    send_frame(&v0, far_mac, 0x71);
+    g_assert_cmpuint(link_frames(&r), ==, n + 1);
+    w = g_ptr_array_index(r.pf->h->tx, n);
+    g_assert_cmpuint(w->len, ==, sizeof(hdr) + 60 + 4);
+    g_assert_cmpmem(w->data, 14, hdr, 14);
+    g_assert_cmpuint(mlx5_ld16(w->data + 16), ==, w->len - 14);        /* IPv4 length */
+    g_assert_cmpuint(mlx5_ld16(w->data + 38), ==, w->len - 34);        /* UDP length */
+    g_assert_cmpmem(w->data + 42, 8, hdr + 42, 8);
+    g_assert_cmpmem(w->data + 50, 6, far_mac, 6);
+    g_assert_cmpmem(w->data + 56, 6, vf_mac[0], 6);
+    g_assert_cmphex(mlx5_ld32(w->data + 62), ==, 0x81000005);
+    g_assert_cmphex(mlx5_ld16(w->data + 66), ==, 0x88b5);
+    g_assert_cmpint(w->data[68], ==, 0x71);
+
+    /* the link -> VF 0: the tag popped */
+    teth_post_recv(&v0, 2048, v0.mem);
+    memcpy(f, vf_mac[0], 6);
+    memcpy(f + 6, far_mac, 6);
+    mlx5_st32(f + 12, 0x81000005);
+    mlx5_st16(f + 16, 0x88b5);
+    memset(f + 18, 0x72, sizeof(f) - 18);
+    g_assert_true(mlx5_core_link_rx(r.pf->c, 1, f, sizeof(f)));
+    g_assert_true(got_frame(&v0, 0x72));
+    fake_read(v0.d->h, v0.mem, got, sizeof(got));
+    g_assert_cmphex(mlx5_ld16(got + 12), ==, 0x88b5);
+    g_assert_cmpint(got[14], ==, 0x72);
+    rig_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -596,5 +711,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/switchdev/rdma-rx", test_rdma_rx);
     g_test_add_func("/mlx5/switchdev/metadata", test_metadata);
     g_test_add_func("/mlx5/switchdev/sws-fdb", test_sws_fdb);
+    g_test_add_func("/mlx5/switchdev/fdb-actions", test_fdb_actions);
     return g_test_run();
 }

@@ -72,6 +72,17 @@ void mlx5_esw_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
         MLX5_SET(cap, FT_CAP_nic_rx_modify_root, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_log_max_ft_size, MLX5_ESW_LOG_MAX_FT_SIZE);
         MLX5_SET(cap, FT_CAP_nic_rx_max_ft_level, MLX5_FDB_MAX_FT_LEVEL);
+        /*
+         * TC's header actions, as a ConnectX-5 (ASAP2: VXLAN/GRE encap and
+         * decap, VLAN push and pop) offers them in the FDB: L2 tunnel
+         * reformat and decap (mlx5_core's encap mode "basic"), one VLAN tag
+         * popped or pushed; in firmware entries (mlx5_fdb.c) and in software
+         * ones (the STE actions)
+         */
+        MLX5_SET(cap, FT_CAP_nic_rx_reformat, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_decap, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_pop_vlan, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_push_vlan, 1);
         /* each VF vport's ingress and egress ACL (spoof check) */
         MLX5_SET(cap, ESW_FT_CAP_acl_in_ft_support, 1);
         MLX5_SET(cap, ESW_FT_CAP_acl_in_log_max_ft_size, MLX5_ESW_LOG_MAX_ACL);

@@ -136,6 +136,7 @@ typedef struct Mlx5Fte {
     uint32_t cnt[MLX5_ETH_FTE_COUNTERS];    /* flow counters (COUNT) */
     uint32_t modhdr;            /* modify-header context (MOD_HDR) */
     uint32_t reformat;          /* packet reformat context (PACKET_REFORMAT) */
+    uint32_t push_vlan;         /* the tag VLAN_PUSH inserts (FDB) */
     uint8_t value[MLX5_FTE_MATCH_PARAM_SIZE];
 } Mlx5Fte;
 

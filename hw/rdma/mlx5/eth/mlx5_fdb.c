@@ -99,6 +99,42 @@ static Mlx5FlowTable *mlx5_fdb_walk(Mlx5Core *pf, Mlx5FlowTable *ft,
     return next && next->type == ft->type ? next : NULL;
 }
 
+/*
+ * A firmware entry's header actions on frame @f (buffer of @room bytes), in a
+ * card's order: decap, VLAN pop, VLAN push, encap (what TC's rules use:
+ * tunnel_key unset, vlan pop/push, tunnel_key set). True if it changed.
+ */
+static bool mlx5_fdb_fte_actions(Mlx5Core *pf, const Mlx5Fte *fte, uint8_t *f,
+                                 size_t *len, size_t room, IbEthHdr *h)
+{
+    size_t was = *len;
+    bool pushed = false;
+
+    if (fte->action & MLX5_FLOW_CONTEXT_ACTION_DECAP) {
+        mlx5_eth_transform(pf, MLX5_STEER_OP_DECAP, f, len, h);
+    }
+    if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_POP) && h->ntags &&
+        *len >= IB_ETH_HLEN + 4) {
+        memmove(f + 12, f + 16, *len - 16);
+        *len -= 4;
+        ib_eth_parse(f, *len, h);
+    }
+    if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH) && *len >= 12 &&
+        *len + 4 <= room) {
+        memmove(f + 16, f + 12, *len - 12);
+        mlx5_st32(f + 12, fte->push_vlan);
+        *len += 4;
+        ib_eth_parse(f, *len, h);
+        pushed = true;
+    }
+    if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT) &&
+        *len + MLX5_ETH_MAX_ENCAP_HDR <= room) {
+        mlx5_eth_transform(pf, MLX5_STEER_OP_ENCAP | fte->reformat, f, len, h);
+    }
+    trace_mlx5_fdb_fte_actions(fte->action, was, *len, pushed);
+    return *len != was || pushed;
+}
+
 bool mlx5_fdb_steer(Mlx5Core *pf, Mlx5SwMeta *m, uint32_t sqn, uint8_t *f,
                     size_t *len, size_t room, uint8_t *to)
 {
@@ -135,6 +171,12 @@ bool mlx5_fdb_steer(Mlx5Core *pf, Mlx5SwMeta *m, uint32_t sqn, uint8_t *f,
         if (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {
             /* (registers: what follows matches on them, receivers see them) */
             mlx5_modhdr_apply_regs(pf, fte->modhdr, m->regc);
+        }
+        if (mlx5_fdb_fte_actions(pf, fte, f, len, room, &h)) {
+            /* (what follows matches on the frame as it is now) */
+            mlx5_eth_match_set(pf->eth, f, *len, &h, ms);
+            mlx5_st16(ms + MS_MISC_source_port_OFF, m->src);
+            MLX5_SET(ms, MS_source_sqn, sqn);
         }
         for (i = 0; i < fte->ndest; i++) {
             uint32_t id = fte->dest[i].id;

@@ -521,9 +521,11 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
                ft->type == MLX5_FLOW_TABLE_TYPE_RDMA_RX ||
                mlx5_ft_acl(ft->type);
     /*
-     * DECAP on receive only; the FDB forwards, drops and counts, an ACL and
-     * an RDMA RX table allow, drop, count and go on in another table; the
-     * FDB and an ingress ACL write metadata registers (MOD_HDR)
+     * DECAP on receive and in the FDB; the FDB forwards, drops, counts,
+     * decaps, pops and pushes a VLAN tag and encaps (the FDB caps' reformat,
+     * decap, pop_vlan, push_vlan: TC's actions), an ACL and an RDMA RX table
+     * allow, drop, count and go on in another table; the FDB and an ingress
+     * ACL write metadata registers (MOD_HDR)
      */
     uint16_t known = MLX5_FLOW_CONTEXT_ACTION_ALLOW |
                      MLX5_FLOW_CONTEXT_ACTION_DROP |
@@ -537,7 +539,13 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
                               ft->type == MLX5_FLOW_TABLE_TYPE_ESW_INGRESS_ACL
                           ? MLX5_FLOW_CONTEXT_ACTION_MOD_HDR
                           : 0) |
-                     (ft->type == MLX5_FLOW_TABLE_TYPE_NIC_RX
+                     (ft->type == MLX5_FLOW_TABLE_TYPE_FDB
+                          ? MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT |
+                                MLX5_FLOW_CONTEXT_ACTION_VLAN_POP |
+                                MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH
+                          : 0) |
+                     (ft->type == MLX5_FLOW_TABLE_TYPE_NIC_RX ||
+                              ft->type == MLX5_FLOW_TABLE_TYPE_FDB
                           ? MLX5_FLOW_CONTEXT_ACTION_DECAP
                           : 0);
     uint32_t i;
@@ -545,6 +553,7 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
     fte->group_id = MLX5_GET(fc, FC_group_id);
     fte->flow_tag = MLX5_GET(fc, FC_flow_tag);
     fte->action = MLX5_GET(fc, FC_action);
+    fte->push_vlan = MLX5_GET(fc, FC_push_vlan);
     memcpy(fte->value, fc + FC_match_value_OFF, MLX5_FTE_MATCH_PARAM_SIZE);
     if ((fte->action & ~known) || ndest > MLX5_ETH_MAX_DEST ||
         ncnt > MLX5_ETH_FTE_COUNTERS ||
@@ -605,9 +614,14 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
 
         fte->reformat = MLX5_GET(fc, FC_packet_reformat_id);
         rf = mlx5_table_get(&c->eth->reformats, fte->reformat);
-        /* (an L3 tunnel's decap only where frames arrive) */
+        /*
+         * (an L3 tunnel's decap only where frames arrive; the FDB's encaps
+         * are L2 tunnels: no reformat_l2_to_l3_tunnel there)
+         */
         if (!rf || (rf->type == MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2 &&
                     ft->type != MLX5_FLOW_TABLE_TYPE_NIC_RX) ||
+            (rf->type == MLX5_REFORMAT_TYPE_L2_TO_L3_TUNNEL &&
+             ft->type == MLX5_FLOW_TABLE_TYPE_FDB) ||
             !mlx5_reformat_ref(c, fte->reformat)) {
             mlx5_fte_put_counters(c, fte);
             if (fte->action & MLX5_FLOW_CONTEXT_ACTION_MOD_HDR) {

@@ -159,6 +159,9 @@ enum {
 #define FT_CAP_nic_rx_identified_miss_table_mode MLX5_FIELD(16, 26, 26)
 #define FT_CAP_nic_rx_reformat              MLX5_FIELD(16, 24, 24)
 #define FT_CAP_nic_rx_decap                 MLX5_FIELD(16, 23, 23)
+/* (at the FDB's properties: TC's VLAN actions) */
+#define FT_CAP_nic_rx_pop_vlan              MLX5_FIELD(16, 21, 21)
+#define FT_CAP_nic_rx_push_vlan             MLX5_FIELD(16, 20, 20)
 #define FT_CAP_nic_rx_reformat_l3_tunnel_to_l2 MLX5_FIELD(16, 13, 13)
 #define FT_CAP_nic_rx_flow_table_modify     MLX5_FIELD(16, 25, 25)
 #define FT_CAP_nic_rx_log_max_ft_size       MLX5_FIELD(17, 29, 24)
@@ -327,6 +330,8 @@ enum {
 #define FTE_IN_modify_enable_mask           MLX5_FIELD(6, 7, 0)
 #define FTE_IN_flow_index                   MLX5_FIELD(8, 31, 0)
 #define FTE_CTX_OFF                         0x40        /* flow_context */
+/* the VLAN_PUSH tag: ethertype, prio, cfi, vid (a 32-bit tag as on the wire) */
+#define FC_push_vlan                        MLX5_FIELD(0, 31, 0)
 #define FC_group_id                         MLX5_FIELD(1, 31, 0)
 #define FC_flow_tag                         MLX5_FIELD(2, 23, 0)
 #define FC_action                           MLX5_FIELD(3, 15, 0)
@@ -362,6 +367,8 @@ enum {
     MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT = 1 << 4,
     MLX5_FLOW_CONTEXT_ACTION_DECAP = 1 << 5,
     MLX5_FLOW_CONTEXT_ACTION_MOD_HDR = 1 << 6,
+    MLX5_FLOW_CONTEXT_ACTION_VLAN_POP = 1 << 7,
+    MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH = 1 << 8,
     MLX5_FLOW_DEST_TYPE_FLOW_TABLE = 1,
     MLX5_FLOW_DEST_TYPE_TIR = 2,
     /* (in the counter list, not a destination) */
