@@ -380,3 +380,28 @@ void teth_sw_fdb_in(uint8_t *in, uint64_t rx, uint64_t tx)
     MLX5_SET64(in + FT_CTX_OFF, FTC_sw_owner_icm_root_0_OFF, rx);
     MLX5_SET64(in + FT_CTX_OFF, FTC_sw_owner_icm_root_1_OFF, tx);
 }
+
+int teth_reformat(TDrv *d, unsigned type, const uint8_t *data, unsigned n, uint32_t *id)
+{
+    uint8_t in[0x100] = { 0 }, out[16] = { 0 };
+    int st;
+
+    g_assert_cmpuint(n, <=, sizeof(in) - REFORMAT_IN_data_OFF);
+    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT);
+    MLX5_SET(in, REFORMAT_IN_type, type);
+    MLX5_SET(in, REFORMAT_IN_data_size, n);
+    memcpy(in + REFORMAT_IN_data_OFF, data, n);
+    st = tdrv_exec(d, in, REFORMAT_IN_data_OFF + n, out, sizeof(out));
+    *id = MLX5_GET(out, REFORMAT_OUT_id);
+    return st;
+}
+
+void teth_tunnel_hdr(uint8_t *hdr, const uint8_t *dmac, const uint8_t *smac, uint8_t proto)
+{
+    memcpy(hdr, dmac, 6);
+    memcpy(hdr + 6, smac, 6);
+    mlx5_st16(hdr + 12, 0x0800);
+    hdr[14] = 0x45;
+    hdr[22] = 64;
+    hdr[23] = proto;
+}

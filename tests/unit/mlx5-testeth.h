@@ -77,6 +77,10 @@ void teth_root_to(TDrv *d, unsigned type, uint32_t to);
 /* A CREATE_FLOW_TABLE input (0x40 bytes) of a software-owned FDB table at level 1: root 0 (the
  * link's frames) @rx, root 1 (the functions') @tx. */
 void teth_sw_fdb_in(uint8_t *in, uint64_t rx, uint64_t tx);
+/* A tunnel header's start at @hdr: Ethernet @dmac <- @smac, IPv4 (TTL 64) carrying @proto. */
+void teth_tunnel_hdr(uint8_t *hdr, const uint8_t *dmac, const uint8_t *smac, uint8_t proto);
+/* ALLOC_PACKET_REFORMAT_CONTEXT of @type with @n bytes of @data: the status, its id in *@id. */
+int teth_reformat(TDrv *d, unsigned type, const uint8_t *data, unsigned n, uint32_t *id);
 /* CREATE_GENERAL_OBJECT SW_ICM (@type) at @start of 2^@log bytes; the status, the id in *@id. */
 int teth_icm_create(TDrv *d, uint16_t type, uint64_t start, unsigned log, uint32_t *id);
 /* CREATE_GENERAL_OBJECT FLOW_METER, active and srTCM: on to table @dest of @type, its colour

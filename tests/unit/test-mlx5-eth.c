@@ -1034,21 +1034,6 @@ static void test_decap_l2(void)
     eth_free(&t);
 }
 
-/* ALLOC_PACKET_REFORMAT_CONTEXT of @type with @n bytes of @data: the status, its id in *@id. */
-static int reformat_alloc(TEth *t, unsigned type, const uint8_t *data, unsigned n, uint32_t *id)
-{
-    uint8_t in[0x100] = { 0 }, out[16] = { 0 };
-    int st;
-
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT);
-    MLX5_SET(in, REFORMAT_IN_type, type);
-    MLX5_SET(in, REFORMAT_IN_data_size, n);
-    memcpy(in + REFORMAT_IN_data_OFF, data, n);
-    st = tdrv_exec(t->d, in, REFORMAT_IN_data_OFF + n, out, sizeof(out));
-    *id = MLX5_GET(out, REFORMAT_OUT_id);
-    return st;
-}
-
 /*
  * L3 tunnels (pyverbs test_mlx5_dr's root-table l3_gre and l3_geneve reformats): the caps offer
  * reformat_l3_tunnel_to_l2 (NIC RX) and reformat_l2_to_l3_tunnel (NIC TX); an L3_TUNNEL_TO_L2
@@ -1069,9 +1054,9 @@ static void test_decap_l3(void)
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_reformat_l3_tunnel_to_l2), ==, 1);
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_tx_reformat_l2_to_l3_tunnel), ==, 1);
     memcpy(l2, "\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x00\x09\x08\x00", 14);
-    g_assert_cmpint(reformat_alloc(&t, MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2, l2, 16, &bad), ==,
+    g_assert_cmpint(teth_reformat(t.d, MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2, l2, 16, &bad), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
-    g_assert_cmpint(reformat_alloc(&t, MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2, l2, 14, &rid), ==, 0);
+    g_assert_cmpint(teth_reformat(t.d, MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2, l2, 14, &rid), ==, 0);
     decap_root_as(&t, 0, NULL, NULL, rid);
     teth_post_recv(&t, 2048, t.mem);
     /* the inner IPv4 packet: 20 bytes of header, 40 of payload */
@@ -1376,7 +1361,7 @@ static void test_encap(void)
                     MLX5_CMD_STAT_BAD_PARAM_ERR);
     /* ... and an L3 tunnel's decap (L3_TUNNEL_TO_L2: receive only) */
     memcpy(f, "\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x00\x09\x08\x00", 14);
-    g_assert_cmpint(reformat_alloc(&t, MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2, f, 14, &bad), ==, 0);
+    g_assert_cmpint(teth_reformat(t.d, MLX5_REFORMAT_TYPE_L3_TUNNEL_TO_L2, f, 14, &bad), ==, 0);
     g_assert_cmpint(tx_fte(&t, ft, fg, 2, 5002, MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT |
                            MLX5_FLOW_CONTEXT_ACTION_ALLOW, bad, -1), ==,
                     MLX5_CMD_STAT_BAD_PARAM_ERR);

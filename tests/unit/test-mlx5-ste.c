@@ -604,7 +604,7 @@ static void test_actions_tx(void)
     const uint64_t anchor = BASE, htbl = BASE + 0x1000;
     const uint64_t allow = mlx5_icm_term(MLX5_ICM_T_TX_ALLOW, 0);
     uint8_t vmac[6] = { 0x02, 0x0a, 0, 0, 0, 1 }, emac[6] = { 0x02, 0x0e, 0, 0, 0, 2 };
-    uint8_t s[MLX5_STE_SIZE], f[64], cqe[64], in[0x80] = { 0 }, out[16], hdr[38] = { 0 };
+    uint8_t s[MLX5_STE_SIZE], f[64], cqe[64], hdr[38] = { 0 };
     uint32_t id, sw, rid;
     uint64_t root;
     TEth t;
@@ -614,19 +614,10 @@ static void test_actions_tx(void)
     sw = sw_table(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, anchor, &root);
     teth_root_to(t.d, MLX5_FLOW_TABLE_TYPE_NIC_TX, sw);
     /* the L3 tunnel header: Ethernet, IPv4 (GRE), GRE carrying IPv4 */
-    memcpy(hdr, peer_mac, 6);
-    memcpy(hdr + 6, my_mac, 6);
-    mlx5_st16(hdr + 12, 0x0800);
-    hdr[14] = 0x45;
-    hdr[22] = 64;
-    hdr[23] = 47;
+    teth_tunnel_hdr(hdr, peer_mac, my_mac, 47);
     mlx5_st16(hdr + 36, 0x0800);
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT);
-    MLX5_SET(in, REFORMAT_IN_type, MLX5_REFORMAT_TYPE_L2_TO_L3_TUNNEL);
-    MLX5_SET(in, REFORMAT_IN_data_size, sizeof(hdr));
-    memcpy(in + REFORMAT_IN_data_OFF, hdr, sizeof(hdr));
-    g_assert_cmpint(tdrv_exec(t.d, in, sizeof(in), out, sizeof(out)), ==, 0);
-    rid = MLX5_GET(out, REFORMAT_OUT_id);
+    g_assert_cmpint(teth_reformat(t.d, MLX5_REFORMAT_TYPE_L2_TO_L3_TUNNEL, hdr, sizeof(hdr),
+                                  &rid), ==, 0);
 
     ste_anchor(t.d, anchor, MLX5_STE_TYPE_TX, MLX5_STE_LU_ETHL2_SRC_O, htbl, 2);
     ste_always_miss(t.d, htbl, MLX5_STE_TYPE_TX, allow);

@@ -593,19 +593,6 @@ static void test_sws_fdb(void)
     rig_free(&r);
 }
 
-/* ALLOC_PACKET_REFORMAT_CONTEXT of @type with header @hdr: its id, or 0 and the status in @st. */
-static uint32_t reformat(TDrv *d, unsigned type, const uint8_t *hdr, unsigned size, int *st)
-{
-    uint8_t in[0x80] = { 0 }, out[16];
-
-    MLX5_SET(in, CMD_IN_opcode, MLX5_CMD_OP_ALLOC_PACKET_REFORMAT_CONTEXT);
-    MLX5_SET(in, REFORMAT_IN_type, type);
-    MLX5_SET(in, REFORMAT_IN_data_size, size);
-    memcpy(in + REFORMAT_IN_data_OFF, hdr, size);
-    *st = tdrv_exec(d, in, sizeof(in), out, sizeof(out));
-    return *st ? 0 : MLX5_GET(out, REFORMAT_OUT_id);
-}
-
 /*
  * TC's header actions in firmware FDB entries, as the FDB caps offer them (reformat, decap,
  * push_vlan, pop_vlan: mlx5_core's encap mode "basic"): VF 0's frames get a VLAN tag pushed and
@@ -622,7 +609,6 @@ static void test_fdb_actions(void)
     const GByteArray *w;
     TEth p, v0;
     unsigned n;
-    int st;
     Rig r;
 
     rig_new_esw(&r, true);
@@ -637,19 +623,14 @@ static void test_fdb_actions(void)
     vf_up(&r, 0, &v0);
 
     /* a VXLAN header: Ethernet, IPv4 (UDP), UDP to 4789, VXLAN VNI 7 */
-    memcpy(hdr, far_mac, 6);
-    memcpy(hdr + 6, pf_mac, 6);
-    mlx5_st16(hdr + 12, 0x0800);
-    hdr[14] = 0x45;
-    hdr[22] = 64;
-    hdr[23] = 17;
+    teth_tunnel_hdr(hdr, far_mac, pf_mac, 17);
     mlx5_st16(hdr + 36, 4789);
     hdr[42] = 0x08;
     hdr[48] = 7;
-    rid = reformat(r.pf, MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL, hdr, sizeof(hdr), &st);
-    g_assert_cmpint(st, ==, 0);
-    rid3 = reformat(r.pf, MLX5_REFORMAT_TYPE_L2_TO_L3_TUNNEL, hdr, 38, &st);
-    g_assert_cmpint(st, ==, 0);
+    g_assert_cmpint(teth_reformat(r.pf, MLX5_REFORMAT_TYPE_L2_TO_L2_TUNNEL, hdr, sizeof(hdr),
+                                  &rid), ==, 0);
+    g_assert_cmpint(teth_reformat(r.pf, MLX5_REFORMAT_TYPE_L2_TO_L3_TUNNEL, hdr, 38, &rid3), ==,
+                    0);
 
     g_assert_cmpint(mk_ft(r.pf, FDB, 0, 4, 0, 0, &ft), ==, 0);
     ms_src(crit, 0xffff, 0);
