@@ -46,6 +46,8 @@ Test files may carry directives in comment lines (command-line options win):
   # mlx5t-timeout: 600          seconds for the whole run
   # mlx5t-allow: REGEX          a dmesg line matching REGEX is expected/benign (repeatable)
   # mlx5t-qemu-args: ARGS       extra QEMU arguments for every instance
+  # mlx5t-tcg-thread: single    under TCG, one thread runs all of a guest's vCPUs (-accel
+                                tcg,thread=single) instead of one thread per vCPU
   # mlx5t-device-args: PROPS    extra mlx5-hca properties, e.g. link-type=eth
   # mlx5t-hca: no               boot without the mlx5-hca device (image/runner self-tests)
   # mlx5t-fabric-nic: 1=virtio  what instances have on the fabric netdev fab0 instead of the
@@ -689,7 +691,11 @@ def main():
         if args.append:
             append += shlex.split(args.append)
         append += shlex.split(os.environ.get("MLX5T_APPEND", ""))
-        cmd = base_cmd(args, accel, direc.get("reboot", "").lower() in ("yes", "1", "true"))
+        # (a test's guests with several vCPUs under TCG may ask for one TCG thread for them all)
+        acc = accel
+        if accel == "tcg" and direc.get("tcg-thread", "") == "single":
+            acc = "tcg,thread=single"
+        cmd = base_cmd(args, acc, direc.get("reboot", "").lower() in ("yes", "1", "true"))
         cmd += ["-serial", "mon:stdio" if args.shell else f"file:{serial}",
                 "-kernel", args.kernel, "-initrd", str(initrd), "-append", kernel_append(append)]
         if fabric:
