@@ -917,6 +917,57 @@ static void test_geneve(void)
     tdrv_free(d);
 }
 
+/*
+ * VXLAN's VNI with the inner L2 header (ETHL2_TUNNELING_I, what mlx5dv_dr and SMFS build for a
+ * rule on misc vxlan_vni: TC's tunnel decap rules): the inner destination MAC, ethertype and
+ * first tag, the VNI in the top 24 bits of the network id; a frame to another UDP port has no
+ * VNI.
+ */
+static void test_vxlan_key(void)
+{
+    uint8_t f[128] = { 0 }, ms[MLX5_FTE_MATCH_PARAM_SIZE], key[16], *in = f + 50;
+    static const uint8_t inner_dst[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+    TDrv *d = ste_node(true);
+    size_t len;
+    IbEthHdr h;
+
+    frame(f, peer_mac, my_mac);
+    mlx5_st16(f + 36, 4789);
+    f[42] = 0x08;
+    mlx5_st32(f + 46, 0x654321 << 8);
+    /* the inner frame: tagged (prio 3, VID 5), IPv4 */
+    memcpy(in, inner_dst, 6);
+    memcpy(in + 6, peer_mac, 6);
+    mlx5_st32(in + 12, 0x81000000 | 3 << 13 | 5);
+    mlx5_st16(in + 16, 0x0800);
+    in[18] = 0x45;
+    mlx5_st16(in + 20, 20);
+    in[26] = 64;
+    in[27] = 6;
+    len = 50 + 18 + 20;
+    mlx5_st16(f + 16, len - 14);
+    mlx5_st16(f + 38, len - 34);
+    g_assert_true(ib_eth_parse(f, len, &h));
+    mlx5_eth_match_set(d->c->eth, f, len, &h, ms);
+    g_assert_cmphex(MLX5_GET(ms, MS_vxlan_vni), ==, 0x654321);
+    g_assert_true(mlx5_ste_key(MLX5_STE_LU_ETHL2_TUNNELING_I, ms, key));
+    g_assert_cmpmem(key, 6, inner_dst, 6);
+    g_assert_cmphex(MLX5_GET(key, STE_L2_l3_ethertype), ==, 0x0800);
+    g_assert_cmphex(MLX5_GET(key, STE_L2TNL_network_id), ==, 0x65432100);
+    g_assert_cmpint(MLX5_GET(key, STE_L2TNL_l3_type), ==, MLX5_STE_IPV4);
+    g_assert_cmpint(MLX5_GET(key, STE_L2TNL_first_priority), ==, 3);
+    g_assert_cmpint(MLX5_GET(key, STE_L2TNL_first_cfi), ==, 0);
+    g_assert_cmpint(MLX5_GET(key, STE_L2TNL_first_vlan_qualifier), ==, MLX5_STE_CVLAN);
+    g_assert_cmpint(MLX5_GET(key, STE_L2TNL_first_vlan_id), ==, 5);
+    g_assert_cmpint(MLX5_GET(key, STE_L2TNL_ip_fragmented), ==, 0);
+    mlx5_st16(f + 36, 5000);
+    g_assert_true(ib_eth_parse(f, len, &h));
+    mlx5_eth_match_set(d->c->eth, f, len, &h, ms);
+    g_assert_true(mlx5_ste_key(MLX5_STE_LU_ETHL2_TUNNELING_I, ms, key));
+    g_assert_cmphex(MLX5_GET(key, STE_L2TNL_network_id), ==, 0);
+    tdrv_free(d);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -929,5 +980,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/ste/uid", test_uid);
     g_test_add_func("/mlx5/ste/meter", test_meter);
     g_test_add_func("/mlx5/ste/geneve", test_geneve);
+    g_test_add_func("/mlx5/ste/vxlan-key", test_vxlan_key);
     return g_test_run();
 }

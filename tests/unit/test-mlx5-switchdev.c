@@ -60,8 +60,8 @@ static uint32_t mk_fg(TDrv *d, unsigned type, uint32_t ft, uint32_t start, uint3
 
 /* the modify-header context of the entries mk_fte() makes (with MOD_HDR) */
 static uint32_t fte_modhdr;
-/* ... their packet reformat context (PACKET_REFORMAT) and VLAN tag (VLAN_PUSH) */
-static uint32_t fte_reformat, fte_push_vlan;
+/* ... their packet reformat context (PACKET_REFORMAT), VLAN tags (VLAN_PUSH, _2), flow source */
+static uint32_t fte_reformat, fte_push_vlan, fte_push_vlan_2, fte_flow_source;
 
 /* SET_FLOW_TABLE_ENTRY @index of @ft (group @fg): match @val, @action, @nd destinations. */
 static int mk_fte(TDrv *d, unsigned type, uint32_t ft, uint32_t fg, uint32_t index,
@@ -83,6 +83,8 @@ static int mk_fte(TDrv *d, unsigned type, uint32_t ft, uint32_t fg, uint32_t ind
     MLX5_SET(fc, FC_modify_header_id, fte_modhdr);
     MLX5_SET(fc, FC_packet_reformat_id, fte_reformat);
     MLX5_SET(fc, FC_push_vlan, fte_push_vlan);
+    MLX5_SET(fc, FC_push_vlan_2, fte_push_vlan_2);
+    MLX5_SET(fc, FC_flow_source, fte_flow_source);
     memcpy(fc + FC_match_value_OFF, val, MLX5_FTE_MATCH_PARAM_SIZE);
     for (i = 0; i < nd && i < 4; i++) {
         MLX5_SET(fc + FC_dest_OFF + 8 * i, DEST_type, dt[i]);
@@ -685,6 +687,95 @@ static void test_fdb_actions(void)
     rig_free(&r);
 }
 
+/*
+ * Two VLAN tags (TC's QinQ: VLAN_PUSH_2 and VLAN_POP_2, offered as pop_vlan_2/push_vlan_2) and
+ * an entry's flow_source: one group that matches anything, an entry for frames from the uplink
+ * (pop both tags, to VF 0) and one for frames from the functions (push 5 then 9 outside it, to
+ * the link); without flow_source VF 0's frame would take the first and go nowhere. The second
+ * tag's action needs the first's; flow_source 3 is no side.
+ */
+static void test_fdb_qinq_source(void)
+{
+    const unsigned FDB = MLX5_FLOW_TABLE_TYPE_FDB;
+    const uint16_t POPS = MLX5_FLOW_CONTEXT_ACTION_VLAN_POP | MLX5_FLOW_CONTEXT_ACTION_VLAN_POP_2;
+    const uint16_t PUSHES = MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH |
+                            MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH_2;
+    const uint16_t FWD = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST;
+    uint8_t cap[QUERY_HCA_CAP_OUT_SIZE], crit[MLX5_FTE_MATCH_PARAM_SIZE] = { 0 };
+    uint8_t val[MLX5_FTE_MATCH_PARAM_SIZE] = { 0 }, dt[1], f[68], got[20];
+    uint32_t di[1], ft, fg;
+    const GByteArray *w;
+    TEth p, v0;
+    unsigned n;
+    Rig r;
+
+    rig_new_esw(&r, true);
+    g_assert_cmpint(tdrv_simple(r.pf, MLX5_CMD_OP_QUERY_HCA_CAP,
+                                MLX5_CAP_ESWITCH_FLOW_TABLE << 1 | 1, 0, 0, cap, sizeof(cap)),
+                    ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_pop_vlan_2), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_push_vlan_2), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_outer_vxlan_vni), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, ESW_FT_CAP_flow_source), ==, 1);
+    g_assert_cmpint(tdrv_simple(r.pf, MLX5_CMD_OP_QUERY_HCA_CAP, MLX5_CAP_ESWITCH << 1 | 1, 0, 0,
+                                cap, sizeof(cap)), ==, 0);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, ESW_CAP_vxlan_encap_decap), ==, 1);
+    g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, ESW_CAP_max_encap_header_size), ==,
+                    MLX5_ETH_MAX_ENCAP_HDR);
+    teth_setup(&p, r.pf);
+    vf_up(&r, 0, &v0);
+
+    g_assert_cmpint(mk_ft(r.pf, FDB, 0, 4, 0, 0, &ft), ==, 0);
+    fg = mk_fg(r.pf, FDB, ft, 0, 3, 0, crit);
+    dt[0] = MLX5_FLOW_DEST_TYPE_VPORT;
+    di[0] = MLX5_VPORT_UPLINK;
+    g_assert_cmpint(mk_fte(r.pf, FDB, ft, fg, 0, val, FWD | MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH_2,
+                           1, dt, di), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    g_assert_cmpint(mk_fte(r.pf, FDB, ft, fg, 0, val, FWD | MLX5_FLOW_CONTEXT_ACTION_VLAN_POP_2,
+                           1, dt, di), ==, MLX5_CMD_STAT_BAD_PARAM_ERR);
+    fte_flow_source = 3;
+    g_assert_cmpint(mk_fte(r.pf, FDB, ft, fg, 0, val, FWD, 1, dt, di), ==,
+                    MLX5_CMD_STAT_BAD_PARAM_ERR);
+    fte_flow_source = MLX5_FLOW_SOURCE_UPLINK;
+    di[0] = 1;
+    g_assert_cmpint(mk_fte(r.pf, FDB, ft, fg, 0, val, FWD | POPS, 1, dt, di), ==, 0);
+    fte_flow_source = MLX5_FLOW_SOURCE_LOCAL_VPORT;
+    fte_push_vlan = 0x81000005;
+    fte_push_vlan_2 = 0x88a80009;
+    di[0] = MLX5_VPORT_UPLINK;
+    g_assert_cmpint(mk_fte(r.pf, FDB, ft, fg, 1, val, FWD | PUSHES, 1, dt, di), ==, 0);
+    fte_flow_source = fte_push_vlan = fte_push_vlan_2 = 0;
+    set_root(r.pf, FDB, ft);
+
+    /* VF 0 -> the link: S-tag 9 outside C-tag 5 */
+    n = link_frames(&r);
+    send_frame(&v0, far_mac, 0x73);
+    g_assert_cmpuint(link_frames(&r), ==, n + 1);
+    w = g_ptr_array_index(r.pf->h->tx, n);
+    g_assert_cmpuint(w->len, ==, 60 + 8);
+    g_assert_cmpmem(w->data, 6, far_mac, 6);
+    g_assert_cmphex(mlx5_ld32(w->data + 12), ==, 0x88a80009);
+    g_assert_cmphex(mlx5_ld32(w->data + 16), ==, 0x81000005);
+    g_assert_cmphex(mlx5_ld16(w->data + 20), ==, 0x88b5);
+    g_assert_cmpint(w->data[22], ==, 0x73);
+
+    /* the link -> VF 0: both tags popped */
+    teth_post_recv(&v0, 2048, v0.mem);
+    memcpy(f, vf_mac[0], 6);
+    memcpy(f + 6, far_mac, 6);
+    mlx5_st32(f + 12, 0x88a80009);
+    mlx5_st32(f + 16, 0x81000005);
+    mlx5_st16(f + 20, 0x88b5);
+    memset(f + 22, 0x74, sizeof(f) - 22);
+    g_assert_true(mlx5_core_link_rx(r.pf->c, 1, f, sizeof(f)));
+    g_assert_true(got_frame(&v0, 0x74));
+    fake_read(v0.d->h, v0.mem, got, sizeof(got));
+    g_assert_cmpmem(got, 6, vf_mac[0], 6);
+    g_assert_cmphex(mlx5_ld16(got + 12), ==, 0x88b5);
+    g_assert_cmpint(got[14], ==, 0x74);
+    rig_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -693,5 +784,6 @@ int main(int argc, char **argv)
     g_test_add_func("/mlx5/switchdev/metadata", test_metadata);
     g_test_add_func("/mlx5/switchdev/sws-fdb", test_sws_fdb);
     g_test_add_func("/mlx5/switchdev/fdb-actions", test_fdb_actions);
+    g_test_add_func("/mlx5/switchdev/fdb-qinq-source", test_fdb_qinq_source);
     return g_test_run();
 }

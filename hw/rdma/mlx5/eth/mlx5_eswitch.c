@@ -75,14 +75,24 @@ void mlx5_esw_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
         /*
          * TC's header actions, as a ConnectX-5 (ASAP2: VXLAN/GRE encap and
          * decap, VLAN push and pop) offers them in the FDB: L2 tunnel
-         * reformat and decap (mlx5_core's encap mode "basic"), one VLAN tag
-         * popped or pushed; in firmware entries (mlx5_fdb.c) and in software
-         * ones (the STE actions)
+         * reformat and decap (mlx5_core's encap mode "basic"), one or two
+         * VLAN tags popped or pushed (6.12's TC asks for the second tag's
+         * actions even for one), VXLAN's VNI matched; in firmware entries
+         * (mlx5_fdb.c) and in software ones (the STE actions and lookups)
          */
         MLX5_SET(cap, FT_CAP_nic_rx_reformat, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_decap, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_pop_vlan, 1);
         MLX5_SET(cap, FT_CAP_nic_rx_push_vlan, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_pop_vlan_2, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_push_vlan_2, 1);
+        MLX5_SET(cap, FT_CAP_nic_rx_outer_vxlan_vni, 1);
+        /*
+         * an entry may say which side's frames it is for (flow_source: from
+         * the uplink, or from the functions): a firmware entry then matches
+         * only those, software steering builds it on that side's root only
+         */
+        MLX5_SET(cap, ESW_FT_CAP_flow_source, 1);
         /* each VF vport's ingress and egress ACL (spoof check) */
         MLX5_SET(cap, ESW_FT_CAP_acl_in_ft_support, 1);
         MLX5_SET(cap, ESW_FT_CAP_acl_in_log_max_ft_size, MLX5_ESW_LOG_MAX_ACL);
@@ -112,8 +122,7 @@ void mlx5_esw_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
          * a vport's C-VLAN strip and insert-if-untagged (VST, as a
          * ConnectX-5: mlx5_core's legacy mode sets them in the vport's
          * E-Switch context and drops tagged frames in its ingress ACL);
-         * no insert-always or overwrite, no S-VLAN, no encap, no merged
-         * E-Switch
+         * no insert-always or overwrite, no S-VLAN, no merged E-Switch
          */
         MLX5_SET(cap, ESW_CAP_vport_cvlan_strip, 1);
         MLX5_SET(cap, ESW_CAP_vport_cvlan_insert_if_not_exist, 1);
@@ -123,6 +132,15 @@ void mlx5_esw_caps(const Mlx5CoreConfig *cfg, unsigned type, uint8_t *cap)
          * source vport's metadata there (vport metadata matching)
          */
         MLX5_SET(cap, ESW_CAP_esw_uplink_ingress_acl, 1);
+        /*
+         * VXLAN encap and decap in the FDB (TC's tunnel_key), with the
+         * packet reformat contexts' limits of the NIC tables (mlx5_core
+         * checks an FDB encap header against this max_encap_header_size)
+         */
+        MLX5_SET(cap, ESW_CAP_vxlan_encap_decap, 1);
+        MLX5_SET(cap, ESW_CAP_log_max_packet_reformat_context,
+                 MLX5_ETH_LOG_MAX_REFORMAT);
+        MLX5_SET(cap, ESW_CAP_max_encap_header_size, MLX5_ETH_MAX_ENCAP_HDR);
     }
 }
 

@@ -137,6 +137,8 @@ typedef struct Mlx5Fte {
     uint32_t modhdr;            /* modify-header context (MOD_HDR) */
     uint32_t reformat;          /* packet reformat context (PACKET_REFORMAT) */
     uint32_t push_vlan;         /* the tag VLAN_PUSH inserts (FDB) */
+    uint32_t push_vlan_2;       /* VLAN_PUSH_2's, outside push_vlan's */
+    uint8_t flow_source;        /* (FDB) MLX5_FLOW_SOURCE_* */
     uint8_t value[MLX5_FTE_MATCH_PARAM_SIZE];
 } Mlx5Fte;
 

@@ -99,40 +99,68 @@ static Mlx5FlowTable *mlx5_fdb_walk(Mlx5Core *pf, Mlx5FlowTable *ft,
     return next && next->type == ft->type ? next : NULL;
 }
 
+/* Pop frame @f's outer VLAN tag, if it has one. */
+static bool mlx5_fdb_pop(uint8_t *f, size_t *len, IbEthHdr *h)
+{
+    if (!h->ntags || *len < IB_ETH_HLEN + 4) {
+        return false;
+    }
+    memmove(f + 12, f + 16, *len - 16);
+    *len -= 4;
+    ib_eth_parse(f, *len, h);
+    return true;
+}
+
+/* Push VLAN tag @tag (ethertype, prio, cfi, vid) outside @f's others. */
+static bool mlx5_fdb_push(uint8_t *f, size_t *len, size_t room, IbEthHdr *h,
+                          uint32_t tag)
+{
+    if (*len < 12 || *len + 4 > room) {
+        return false;
+    }
+    memmove(f + 16, f + 12, *len - 12);
+    mlx5_st32(f + 12, tag);
+    *len += 4;
+    ib_eth_parse(f, *len, h);
+    return true;
+}
+
 /*
  * A firmware entry's header actions on frame @f (buffer of @room bytes), in a
- * card's order: decap, VLAN pop, VLAN push, encap (what TC's rules use:
+ * card's order: decap, VLAN pops (the outer tag, then with VLAN_POP_2 the
+ * next), VLAN pushes (push_vlan, then with VLAN_PUSH_2 push_vlan_2 outside
+ * it: TC's first and second vlan push), encap (what TC's rules use:
  * tunnel_key unset, vlan pop/push, tunnel_key set). True if it changed.
  */
 static bool mlx5_fdb_fte_actions(Mlx5Core *pf, const Mlx5Fte *fte, uint8_t *f,
                                  size_t *len, size_t room, IbEthHdr *h)
 {
     size_t was = *len;
-    bool pushed = false;
+    bool changed = false;
 
     if (fte->action & MLX5_FLOW_CONTEXT_ACTION_DECAP) {
         mlx5_eth_transform(pf, MLX5_STEER_OP_DECAP, f, len, h);
     }
-    if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_POP) && h->ntags &&
-        *len >= IB_ETH_HLEN + 4) {
-        memmove(f + 12, f + 16, *len - 16);
-        *len -= 4;
-        ib_eth_parse(f, *len, h);
+    if (fte->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_POP) {
+        changed |= mlx5_fdb_pop(f, len, h);
     }
-    if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH) && *len >= 12 &&
-        *len + 4 <= room) {
-        memmove(f + 16, f + 12, *len - 12);
-        mlx5_st32(f + 12, fte->push_vlan);
-        *len += 4;
-        ib_eth_parse(f, *len, h);
-        pushed = true;
+    if (fte->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_POP_2) {
+        changed |= mlx5_fdb_pop(f, len, h);
+    }
+    if (fte->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH) {
+        changed |= mlx5_fdb_push(f, len, room, h, fte->push_vlan);
+    }
+    if (fte->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH_2) {
+        changed |= mlx5_fdb_push(f, len, room, h, fte->push_vlan_2);
     }
     if ((fte->action & MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT) &&
         *len + MLX5_ETH_MAX_ENCAP_HDR <= room) {
         mlx5_eth_transform(pf, MLX5_STEER_OP_ENCAP | fte->reformat, f, len, h);
     }
-    trace_mlx5_fdb_fte_actions(fte->action, was, *len, pushed);
-    return *len != was || pushed;
+    /* (a pop and a push leave the length: a tag rewritten) */
+    changed |= *len != was;
+    trace_mlx5_fdb_fte_actions(fte->action, was, *len, changed);
+    return changed;
 }
 
 bool mlx5_fdb_steer(Mlx5Core *pf, Mlx5SwMeta *m, uint32_t sqn, uint8_t *f,

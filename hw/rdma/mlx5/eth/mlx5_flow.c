@@ -522,8 +522,9 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
                mlx5_ft_acl(ft->type);
     /*
      * DECAP on receive and in the FDB; the FDB forwards, drops, counts,
-     * decaps, pops and pushes a VLAN tag and encaps (the FDB caps' reformat,
-     * decap, pop_vlan, push_vlan: TC's actions), an ACL and an RDMA RX table
+     * decaps, pops and pushes one or two VLAN tags and encaps (the FDB caps'
+     * reformat, decap, pop_vlan[_2], push_vlan[_2]: TC's actions; a second
+     * tag's action only with the first's), an ACL and an RDMA RX table
      * allow, drop, count and go on in another table; the FDB and an ingress
      * ACL write metadata registers (MOD_HDR)
      */
@@ -542,7 +543,9 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
                      (ft->type == MLX5_FLOW_TABLE_TYPE_FDB
                           ? MLX5_FLOW_CONTEXT_ACTION_PACKET_REFORMAT |
                                 MLX5_FLOW_CONTEXT_ACTION_VLAN_POP |
-                                MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH
+                                MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH |
+                                MLX5_FLOW_CONTEXT_ACTION_VLAN_POP_2 |
+                                MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH_2
                           : 0) |
                      (ft->type == MLX5_FLOW_TABLE_TYPE_NIC_RX ||
                               ft->type == MLX5_FLOW_TABLE_TYPE_FDB
@@ -554,8 +557,16 @@ static uint32_t mlx5_fte_load(Mlx5Core *c, Mlx5CmdCtx *cmd, Mlx5FlowTable *ft,
     fte->flow_tag = MLX5_GET(fc, FC_flow_tag);
     fte->action = MLX5_GET(fc, FC_action);
     fte->push_vlan = MLX5_GET(fc, FC_push_vlan);
+    fte->push_vlan_2 = MLX5_GET(fc, FC_push_vlan_2);
+    /* (which side of the FDB: honoured there, ignored elsewhere) */
+    fte->flow_source = MLX5_GET(fc, FC_flow_source);
     memcpy(fte->value, fc + FC_match_value_OFF, MLX5_FTE_MATCH_PARAM_SIZE);
     if ((fte->action & ~known) || ndest > MLX5_ETH_MAX_DEST ||
+        ((fte->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_POP_2) &&
+         !(fte->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_POP)) ||
+        ((fte->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH_2) &&
+         !(fte->action & MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH)) ||
+        fte->flow_source > MLX5_FLOW_SOURCE_LOCAL_VPORT ||
         ncnt > MLX5_ETH_FTE_COUNTERS ||
         !mlx5_fte_consistent(fte->action, ndest, ncnt)) {
         return MLX5_SYND_FTE_ACTION;
@@ -744,7 +755,7 @@ void mlx5_cmd_set_fte(Mlx5Core *c, Mlx5CmdCtx *cmd)
             mlx5_cmd_fail(cmd, MLX5_CMD_STAT_BAD_PARAM_ERR, synd);
             return;
         }
-        trace_mlx5_eth_fte(ft->id, index, old->action,
+        trace_mlx5_eth_fte(ft->id, index, old->action, old->flow_source,
                            old->ndest ? old->dest[0].type : 0,
                            old->ndest ? old->dest[0].id : 0, old->ndest);
         return;
@@ -767,7 +778,7 @@ void mlx5_cmd_set_fte(Mlx5Core *c, Mlx5CmdCtx *cmd)
     }
     g_ptr_array_add(fg->ftes, fte);
     c->eth->nftes++;
-    trace_mlx5_eth_fte(ft->id, index, fte->action,
+    trace_mlx5_eth_fte(ft->id, index, fte->action, fte->flow_source,
                        fte->ndest ? fte->dest[0].type : 0,
                        fte->ndest ? fte->dest[0].id : 0, fte->ndest);
 }
@@ -820,6 +831,20 @@ static bool mlx5_fte_match(const Mlx5FlowGroup *fg, const uint8_t *value,
     return true;
 }
 
+/*
+ * Is FDB entry @fte for the side frame @ms came in on (its flow_source: from
+ * the uplink, from a function, either)?
+ */
+static bool mlx5_fte_source_ok(const Mlx5FlowTable *ft, const Mlx5Fte *fte,
+                               const uint8_t *ms)
+{
+    bool uplink = mlx5_ld16(ms + MS_MISC_source_port_OFF) == MLX5_VPORT_UPLINK;
+
+    return ft->type != MLX5_FLOW_TABLE_TYPE_FDB ||
+           fte->flow_source == MLX5_FLOW_SOURCE_ANY ||
+           (fte->flow_source == MLX5_FLOW_SOURCE_UPLINK) == uplink;
+}
+
 const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms)
 {
     guint g, i;
@@ -828,7 +853,8 @@ const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms)
         const Mlx5FlowGroup *fg = g_ptr_array_index(ft->groups, g);
         for (i = 0; i < fg->ftes->len; i++) {
             const Mlx5Fte *fte = g_ptr_array_index(fg->ftes, i);
-            if (mlx5_fte_match(fg, fte->value, ms)) {
+            if (mlx5_fte_source_ok(ft, fte, ms) &&
+                mlx5_fte_match(fg, fte->value, ms)) {
                 return fte;
             }
         }

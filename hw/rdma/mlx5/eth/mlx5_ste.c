@@ -170,6 +170,23 @@ static void mlx5_ste_l2_common(const uint8_t *hs, uint8_t *key, bool src_dst)
     MLX5_SET(key, STE_L2_l3_type, l3);
 }
 
+/* ste_eth_l2_tnl's dword 3 for header set @hs (the inner one). */
+static void mlx5_ste_l2_tnl(const uint8_t *hs, uint8_t *key)
+{
+    unsigned ipv = MLX5_GET(hs, MS_ip_version);
+
+    MLX5_SET(key, STE_L2TNL_ip_fragmented, MLX5_GET(hs, MS_frag));
+    MLX5_SET(key, STE_L2TNL_l3_type,
+             ipv == 4 ? MLX5_STE_IPV4 : ipv == 6 ? MLX5_STE_IPV6 : 0);
+    MLX5_SET(key, STE_L2TNL_first_priority, MLX5_GET(hs, MS_first_prio));
+    MLX5_SET(key, STE_L2TNL_first_cfi, MLX5_GET(hs, MS_first_cfi));
+    MLX5_SET(key, STE_L2TNL_first_vlan_qualifier,
+             MLX5_GET(hs, MS_cvlan_tag)   ? MLX5_STE_CVLAN
+             : MLX5_GET(hs, MS_svlan_tag) ? MLX5_STE_SVLAN
+                                          : 0);
+    MLX5_SET(key, STE_L2TNL_first_vlan_id, MLX5_GET(hs, MS_first_vid));
+}
+
 /* The L4 ports of header set @hs: TCP's or UDP's, by its IP protocol. */
 static void mlx5_ste_ports(const uint8_t *hs, unsigned *sport, unsigned *dport)
 {
@@ -194,6 +211,7 @@ bool mlx5_ste_key(unsigned lu, const uint8_t *ms, uint8_t *key)
     switch (lu) {
     case MLX5_STE_LU_ETHL2_SRC_I:
     case MLX5_STE_LU_ETHL2_DST_I:
+    case MLX5_STE_LU_ETHL2_TUNNELING_I:
     case MLX5_STE_LU_ETHL2_SRC_DST_I:
     case MLX5_STE_LU_ETHL3_IPV4_5_TUPLE_I:
     case MLX5_STE_LU_ETHL3_IPV6_DST_I:
@@ -218,6 +236,13 @@ bool mlx5_ste_key(unsigned lu, const uint8_t *ms, uint8_t *key)
     case MLX5_STE_LU_ETHL2_DST_D:
         memcpy(key, hs + MS_dmac_47_16_OFF, 6);
         mlx5_ste_l2_common(hs, key, false);
+        return true;
+    case MLX5_STE_LU_ETHL2_TUNNELING_I:
+        /* the inner destination MAC and tag under the VXLAN VNI */
+        memcpy(key, hs + MS_dmac_47_16_OFF, 6);
+        MLX5_SET(key, STE_L2_l3_ethertype, MLX5_GET(hs, MS_ethertype));
+        MLX5_SET(key, STE_L2TNL_network_id, MLX5_GET(ms, MS_vxlan_vni) << 8);
+        mlx5_ste_l2_tnl(hs, key);
         return true;
     case MLX5_STE_LU_ETHL2_SRC_DST_O:
     case MLX5_STE_LU_ETHL2_SRC_DST_I:

@@ -162,6 +162,9 @@ enum {
 /* (at the FDB's properties: TC's VLAN actions) */
 #define FT_CAP_nic_rx_pop_vlan              MLX5_FIELD(16, 21, 21)
 #define FT_CAP_nic_rx_push_vlan             MLX5_FIELD(16, 20, 20)
+/* (a second tag: QinQ) */
+#define FT_CAP_nic_rx_pop_vlan_2            MLX5_FIELD(16, 18, 18)
+#define FT_CAP_nic_rx_push_vlan_2           MLX5_FIELD(16, 17, 17)
 #define FT_CAP_nic_rx_reformat_l3_tunnel_to_l2 MLX5_FIELD(16, 13, 13)
 #define FT_CAP_nic_rx_flow_table_modify     MLX5_FIELD(16, 25, 25)
 #define FT_CAP_nic_rx_log_max_ft_size       MLX5_FIELD(17, 29, 24)
@@ -172,7 +175,8 @@ enum {
 #define FT_CAP_nic_rx_log_max_flow_counter  MLX5_FIELD(20, 15, 8)
 #define FT_CAP_nic_rx_log_max_destination   MLX5_FIELD(20, 7, 0)
 #define FT_CAP_nic_rx_log_max_flow          MLX5_FIELD(21, 7, 0)
-/* the NIC RX properties' ft_field_support: GENEVE's header fields */
+/* the NIC RX properties' ft_field_support: VXLAN's and GENEVE's fields */
+#define FT_CAP_nic_rx_outer_vxlan_vni       MLX5_FIELD(24, 6, 6)
 #define FT_CAP_nic_rx_outer_geneve_vni      MLX5_FIELD(24, 5, 5)
 #define FT_CAP_nic_rx_outer_geneve_oam      MLX5_FIELD(24, 4, 4)
 #define FT_CAP_nic_rx_outer_geneve_protocol_type MLX5_FIELD(24, 3, 3)
@@ -339,6 +343,10 @@ enum {
 #define FC_flow_counter_list_size           MLX5_FIELD(5, 23, 0)
 #define FC_packet_reformat_id               MLX5_FIELD(6, 31, 0)
 #define FC_modify_header_id                 MLX5_FIELD(7, 31, 0)
+/* (FDB) which side's frames the entry is for: MLX5_FLOW_SOURCE_* */
+#define FC_flow_source                      MLX5_FIELD(4, 29, 28)
+/* the VLAN_PUSH_2 tag, pushed after (outside) push_vlan's */
+#define FC_push_vlan_2                      MLX5_FIELD(8, 31, 0)
 #define FC_match_value_OFF                  0x40
 #define FC_dest_OFF                         0x300
 #define DEST_type                           MLX5_FIELD(0, 31, 24)
@@ -369,6 +377,12 @@ enum {
     MLX5_FLOW_CONTEXT_ACTION_MOD_HDR = 1 << 6,
     MLX5_FLOW_CONTEXT_ACTION_VLAN_POP = 1 << 7,
     MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH = 1 << 8,
+    MLX5_FLOW_CONTEXT_ACTION_VLAN_POP_2 = 1 << 10,
+    MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH_2 = 1 << 11,
+    /* an FDB entry's flow_source (the E-Switch flow-table cap flow_source) */
+    MLX5_FLOW_SOURCE_ANY = 0,
+    MLX5_FLOW_SOURCE_UPLINK = 1,
+    MLX5_FLOW_SOURCE_LOCAL_VPORT = 2,
     MLX5_FLOW_DEST_TYPE_FLOW_TABLE = 1,
     MLX5_FLOW_DEST_TYPE_TIR = 2,
     /* (in the counter list, not a destination) */
@@ -484,6 +498,12 @@ enum {
 #define ESW_CAP_esw_uplink_ingress_acl      MLX5_FIELD(0, 23, 23)
 /* flow_table_eswitch_cap: the registers the FDB passes on to a vport */
 #define ESW_FT_CAP_fdb_to_vport_reg_c_id    MLX5_FIELD(0, 31, 24)
+/* an FDB entry may name the side it is for (its flow context's flow_source) */
+#define ESW_FT_CAP_flow_source              MLX5_FIELD(0, 8, 8)
+/* the E-Switch caps' encap: VXLAN tunnels in the FDB, its reformat contexts */
+#define ESW_CAP_vxlan_encap_decap           MLX5_FIELD(1, 31, 31)
+#define ESW_CAP_log_max_packet_reformat_context MLX5_FIELD(1, 20, 16)
+#define ESW_CAP_max_encap_header_size       MLX5_FIELD(1, 9, 0)
 #define ESW_CAP_vport_cvlan_insert_if_not_exist MLX5_FIELD(0, 28, 28)
 /*
  * QUERY/MODIFY_ESW_VPORT_CONTEXT (other_vport, vport_number as VPORT_IN_*):

@@ -184,6 +184,8 @@ enum {
     MLX5_STE_LU_ETHL2_DST_I = 0x07,
     MLX5_STE_LU_ETHL2_SRC_O = 0x08,
     MLX5_STE_LU_ETHL2_SRC_I = 0x09,
+    /* the inner L2 header and the VXLAN VNI (ste_eth_l2_tnl) */
+    MLX5_STE_LU_ETHL2_TUNNELING_I = 0x0a,
     MLX5_STE_LU_ETHL3_IPV6_DST_O = 0x0d,
     MLX5_STE_LU_ETHL3_IPV6_DST_I = 0x0e,
     /* = ETHL3_IPV6_SRC_O; tag and mask 0 (anchors, empty matchers) */
@@ -220,6 +222,14 @@ enum {
 #define STE_L2_first_vlan_id                MLX5_FIELD(2, 11, 0)
 #define STE_L2_ip_fragmented                MLX5_FIELD(3, 31, 31)
 #define STE_L2_l3_type                      MLX5_FIELD(3, 27, 26)
+/* ste_eth_l2_tnl: ste_eth_l2_dst's with the VNI in dword 2 */
+#define STE_L2TNL_network_id                MLX5_FIELD(2, 31, 0)
+#define STE_L2TNL_ip_fragmented             MLX5_FIELD(3, 31, 31)
+#define STE_L2TNL_l3_type                   MLX5_FIELD(3, 27, 26)
+#define STE_L2TNL_first_priority            MLX5_FIELD(3, 23, 21)
+#define STE_L2TNL_first_cfi                 MLX5_FIELD(3, 20, 20)
+#define STE_L2TNL_first_vlan_qualifier      MLX5_FIELD(3, 15, 14)
+#define STE_L2TNL_first_vlan_id             MLX5_FIELD(3, 11, 0)
 /* ste_eth_l2_src_dst */
 #define STE_L2SD_l3_type                    MLX5_FIELD(3, 27, 26)
 #define STE_L2SD_first_priority             MLX5_FIELD(3, 19, 17)
