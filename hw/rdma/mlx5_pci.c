@@ -158,6 +158,23 @@ void mlx5_pci_kick(Mlx5Doorbell *db)
     }
 }
 
+/*
+ * How long a doorbell whose BlueFlame copy is under way may wait for it before
+ * the bottom half runs it from the ring (virtual time; a torn copy, or a driver
+ * that rang a plain doorbell where libmlx5 would have copied)
+ */
+#define MLX5_BF_SAFETY_NS   (2 * SCALE_MS)
+
+static void mlx5_pci_bf_safety(void *opaque)
+{
+    Mlx5Doorbell *db = opaque;
+
+    trace_mlx5_pci_bf_check(db->waiting);
+    if (db->waiting) {
+        qemu_bh_schedule(db->bh);
+    }
+}
+
 static void mlx5_pci_bf_check(CPUState *cpu, run_on_cpu_data data)
 {
     Mlx5Doorbell *db = data.host_ptr;
@@ -165,24 +182,53 @@ static void mlx5_pci_bf_check(CPUState *cpu, run_on_cpu_data data)
     bool late = db->waiting && DEVICE(owner)->realized;
 
     db->check_queued = false;
+    if (late && db->core && mlx5_core_copy_coming(db->core)) {
+        /*
+         * A copy under way: the vCPU left its code between two of the copy's
+         * stores (QEMU's TCG ends a translation block at each MMIO store), and
+         * its last store runs the doorbell. Only if it never comes does the
+         * bottom half, after a while; arming the timer only when it is not
+         * armed keeps the main loop asleep for the copies that do come.
+         */
+        if (!db->safety) {
+            db->safety = timer_new_ns(QEMU_CLOCK_VIRTUAL, mlx5_pci_bf_safety,
+                                      db);
+        }
+        if (!timer_pending(db->safety)) {
+            timer_mod(db->safety, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                                      MLX5_BF_SAFETY_NS);
+        }
+        late = false;
+    }
     trace_mlx5_pci_bf_check(late);
     if (late) {
-        /* no copy (or not all of it) yet: the bottom half runs the doorbell */
+        /* no copy coming: the bottom half runs the doorbell */
         qemu_bh_schedule(db->bh);
     }
     object_unref(owner);
 }
 
+void mlx5_pci_db_cleanup(Mlx5Doorbell *db)
+{
+    qemu_bh_delete(db->bh);
+    db->bh = NULL;
+    db->core = NULL;
+    if (db->safety) {
+        timer_free(db->safety);
+        db->safety = NULL;
+    }
+}
+
 /*
  * A doorbell waits for the BlueFlame copy that may follow it (mlx5_bf.c). The
- * copy's stores come next from the same vCPU, so before its next translation
- * block in practice (libmlx5 and libmlx5-based libraries copy 64 bytes with
- * straight-line stores), and its last store runs the doorbell. The fallback,
- * for a doorbell without a copy, is checked when that vCPU next leaves its
- * translated code: only if the doorbell still waits then does the bottom half
- * get it. Scheduling the bottom half at once would wake the main loop (an
- * eventfd write and a context switch) for every BlueFlame post, only for it to
- * find the work done.
+ * copy's stores come next from the same vCPU, and its last store runs the
+ * doorbell. The fallback, for a doorbell without a copy, is checked when that
+ * vCPU next leaves its translated code (under TCG right after the doorbell's
+ * store, as each MMIO store ends a translation block): a doorbell whose copy
+ * is not under way then goes to the bottom half; one whose copy is, waits for
+ * it (mlx5_pci_bf_check). Scheduling the bottom half at once would wake the
+ * main loop (an eventfd write and a context switch) for every BlueFlame post,
+ * only for it to find the work done.
  */
 static void mlx5_pci_bf_wait(Mlx5Doorbell *db)
 {
@@ -214,6 +260,7 @@ bool mlx5_pci_bar0_write(Mlx5Doorbell *db, Mlx5Core *c, hwaddr addr,
     }
     db->ringing = true;
     db->kicked = false;
+    db->core = c;
     mlx5_core_mmio_write(c, addr, val, size);
     if (!db->kicked || mlx5_core_doorbell_waits(c)) {
         /* nothing to run, or its BlueFlame copy may follow: not yet */
@@ -912,7 +959,7 @@ static void mlx5_hca_realize(PCIDevice *pci_dev, Error **errp)
         s->core = NULL;
         timer_free(s->timer);
         timer_free(s->tx_stall);
-        qemu_bh_delete(s->db.bh);
+        mlx5_pci_db_cleanup(&s->db);
         msix_unuse_all_vectors(pci_dev);
         msix_uninit_exclusive_bar(pci_dev);
         pcie_aer_exit(pci_dev);
@@ -938,7 +985,7 @@ static void mlx5_hca_exit(PCIDevice *pci_dev)
     s->nic = NULL;
     timer_free(s->timer);
     timer_free(s->tx_stall);
-    qemu_bh_delete(s->db.bh);
+    mlx5_pci_db_cleanup(&s->db);
     mlx5_core_free(s->core);
     s->core = NULL;
     for (int i = 0; i < MLX5_RECORD_KINDS; i++) {

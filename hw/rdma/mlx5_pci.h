@@ -53,7 +53,13 @@ typedef struct Mlx5Doorbell {
     bool waiting;
     bool check_queued;
     bool left;          /* the last run left work to the bottom half */
+    Mlx5Core *core;     /* (the BAR0 writes' core) */
+    /* runs a doorbell whose expected copy did not come (mlx5_pci_bf_check) */
+    QEMUTimer *safety;
 } Mlx5Doorbell;
+
+/* Free what the doorbell holds (its bottom half, its timer). */
+void mlx5_pci_db_cleanup(Mlx5Doorbell *db);
 
 /* the core's kick: the bottom half, or the UAR write being served */
 void mlx5_pci_kick(Mlx5Doorbell *db);

@@ -179,7 +179,7 @@ static void mlx5_vf_exit(PCIDevice *pci_dev)
 
     mlx5_core_vf_detach(s->core);
     timer_free(s->timer);
-    qemu_bh_delete(s->db.bh);
+    mlx5_pci_db_cleanup(&s->db);
     mlx5_core_free(s->core);
     s->core = NULL;
     msix_unuse_all_vectors(pci_dev);

@@ -1630,7 +1630,8 @@ static void test_blueflame(void)
  * When a send doorbell served in the vCPU runs (mlx5_bf.c): a doorbell that its BlueFlame copy
  * may follow waits for it, unless the buffer's last doorbell came without one; a complete copy
  * makes the buffer wait again; a new UAR starts out waiting (mlx5_core's write-combining test
- * runs on one).
+ * runs on one). A waiting doorbell's copy is coming (the shell does not wake the bottom half)
+ * only for the engine's next WQE.
  */
 static void test_blueflame_wait(void)
 {
@@ -1643,7 +1644,10 @@ static void test_blueflame_wait(void)
     bf_copy(&t, 0, copy, 8, 8, -1);             /* first doorbell on buffer 0: may get a copy */
     g_assert_true(mlx5_core_doorbell_waits(t.d->c));
     g_assert_false(mlx5_core_doorbell_waits(t.d->c));   /* (read once) */
+    /* its copy is under way as libmlx5 writes one: a post of one WQE, the engine's next */
+    g_assert_true(mlx5_core_copy_coming(t.d->c));
     g_assert_true(teth_poll_cqe(&t, cqe));
+    g_assert_false(mlx5_core_copy_coming(t.d->c));      /* (the engine ran it from the ring) */
     bf_nop(&t, true, copy);
     bf_copy(&t, 1, copy, 8, 8, -1);             /* buffer 1 has its own history */
     g_assert_true(mlx5_core_doorbell_waits(t.d->c));
@@ -1658,6 +1662,13 @@ static void test_blueflame_wait(void)
     bf_nop(&t, true, copy);
     bf_copy(&t, 0, copy, 8, 8, -1);
     g_assert_true(mlx5_core_doorbell_waits(t.d->c));
+    g_assert_true(teth_poll_cqe(&t, cqe));
+    /* the doorbell of the second of two new WQEs (libmlx5's plain doorbell for a post of
+     * several): no copy is coming */
+    bf_nop(&t, false, copy);
+    bf_nop(&t, true, copy);
+    bf_copy(&t, 1, copy, 8, 8, -1);
+    g_assert_false(mlx5_core_copy_coming(t.d->c));
     g_assert_true(teth_poll_cqe(&t, cqe));
     /* a CQ doorbell never waits */
     tdrv_mmio_wr64(t.d, ((uint64_t)t.d->uar << 12) + MLX5_UAR_CQ_DB, (uint64_t)t.cqn);

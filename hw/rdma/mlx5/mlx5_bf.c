@@ -32,8 +32,11 @@
  *
  * When the engine runs matters once a doorbell is served in the vCPU that
  * rings it (mlx5_pci.c): run at the first 8 bytes, it would always beat the
- * copy. So a doorbell that a copy may follow waits for it (the shell leaves it
- * to the bottom half, and the copy's last store runs the engine), unless its
+ * copy. So a doorbell that a copy may follow waits for it (the copy's last
+ * store runs the engine; the shell's fallback runs a doorbell whose copy does
+ * not come: at once if its WQE is not the next the engine takes, which means
+ * a post of several WQEs and a plain doorbell from libmlx5, else after a
+ * while, mlx5_core_copy_coming()), unless its
  * buffer's previous doorbell came without a copy: a driver that rings plain
  * doorbells there (libmlx5 without BlueFlame, mlx5e, DPDK) gets them run at
  * once. A buffer learns this per UAR, fresh with each ALLOC_UAR; a copy
@@ -219,6 +222,25 @@ void mlx5_bf_write(Mlx5Core *c, uint32_t uar, uint64_t po, uint64_t val,
         trace_mlx5_sq_doorbell(uar, po, val);
         mlx5_exec_sq_doorbell(c, val);
     }
+}
+
+bool mlx5_core_copy_coming(Mlx5Core *c)
+{
+    unsigned i;
+
+    for (i = 0; i < MLX5_BF_BUFS; i++) {
+        const Mlx5BfBuf *b = &c->bf.buf[i];
+        const Mlx5Qp *qp;
+
+        if (b->len != 8 || b->need <= 8) {
+            continue;
+        }
+        qp = mlx5_table_get(&c->qps, mlx5_ld32(b->data + 4) >> 8);
+        if (qp && qp->sq_ci == mlx5_ld16(b->data + 1)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 unsigned mlx5_bf_take(Mlx5Core *c, const Mlx5Qp *qp, uint16_t idx,

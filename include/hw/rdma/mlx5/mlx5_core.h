@@ -194,6 +194,13 @@ bool mlx5_core_run_queues(Mlx5Core *c, unsigned budget);
  * (mlx5_bf.c), so should not run yet; the copy's completion kicks. Clears it.
  */
 bool mlx5_core_doorbell_waits(Mlx5Core *c);
+/*
+ * Whether a waiting doorbell's BlueFlame copy is under way as libmlx5 writes
+ * one: its first 8 bytes in, and its WQE the next the engine takes (a post of
+ * one WQE; a post of several rings a plain doorbell), so its last store will
+ * run it (mlx5_bf.c).
+ */
+bool mlx5_core_copy_coming(Mlx5Core *c);
 /* Timers: the core's deadline (set through ops->set_deadline) has passed. */
 void mlx5_core_expire(Mlx5Core *c, int64_t now_ns);
 /*
