@@ -596,6 +596,34 @@ static void test_sws_fdb(void)
 }
 
 /*
+ * A frame from the link to VF 0 (@v0) with VLAN tags @tags (outermost first), filled with @fill:
+ * VF 0 receives it with none of them.
+ */
+static void untagged_to_vf0(Rig *r, TEth *v0, const uint32_t *tags, unsigned ntags,
+                            uint8_t fill)
+{
+    uint8_t f[60 + 4 * 2], got[20];
+    size_t len = 60 + 4 * ntags;
+    unsigned i;
+
+    g_assert_cmpuint(ntags, <=, 2);
+    teth_post_recv(v0, 2048, v0->mem);
+    memcpy(f, vf_mac[0], 6);
+    memcpy(f + 6, far_mac, 6);
+    for (i = 0; i < ntags; i++) {
+        mlx5_st32(f + 12 + 4 * i, tags[i]);
+    }
+    mlx5_st16(f + 12 + 4 * ntags, 0x88b5);
+    memset(f + 14 + 4 * ntags, fill, len - 14 - 4 * ntags);
+    g_assert_true(mlx5_core_link_rx(r->pf->c, 1, f, len));
+    g_assert_true(got_frame(v0, fill));
+    fake_read(v0->d->h, v0->mem, got, sizeof(got));
+    g_assert_cmpmem(got, 6, vf_mac[0], 6);
+    g_assert_cmphex(mlx5_ld16(got + 12), ==, 0x88b5);
+    g_assert_cmpint(got[14], ==, fill);
+}
+
+/*
  * TC's header actions in firmware FDB entries, as the FDB caps offer them (reformat, decap,
  * push_vlan, pop_vlan: mlx5_core's encap mode "basic"): VF 0's frames get a VLAN tag pushed and
  * an L2 tunnel header put in front (IPv4 and UDP lengths filled in) on their way to the link;
@@ -606,7 +634,7 @@ static void test_fdb_actions(void)
 {
     const unsigned FDB = MLX5_FLOW_TABLE_TYPE_FDB;
     uint8_t cap[QUERY_HCA_CAP_OUT_SIZE], crit[MLX5_FTE_MATCH_PARAM_SIZE];
-    uint8_t val[MLX5_FTE_MATCH_PARAM_SIZE], dt[1], hdr[50] = { 0 }, f[64], got[20];
+    uint8_t val[MLX5_FTE_MATCH_PARAM_SIZE], dt[1], hdr[50] = { 0 };
     uint32_t di[1], ft, fg, rid, rid3;
     const GByteArray *w;
     TEth p, v0;
@@ -673,17 +701,7 @@ static void test_fdb_actions(void)
     g_assert_cmpint(w->data[68], ==, 0x71);
 
     /* the link -> VF 0: the tag popped */
-    teth_post_recv(&v0, 2048, v0.mem);
-    memcpy(f, vf_mac[0], 6);
-    memcpy(f + 6, far_mac, 6);
-    mlx5_st32(f + 12, 0x81000005);
-    mlx5_st16(f + 16, 0x88b5);
-    memset(f + 18, 0x72, sizeof(f) - 18);
-    g_assert_true(mlx5_core_link_rx(r.pf->c, 1, f, sizeof(f)));
-    g_assert_true(got_frame(&v0, 0x72));
-    fake_read(v0.d->h, v0.mem, got, sizeof(got));
-    g_assert_cmphex(mlx5_ld16(got + 12), ==, 0x88b5);
-    g_assert_cmpint(got[14], ==, 0x72);
+    untagged_to_vf0(&r, &v0, (const uint32_t[]){ 0x81000005 }, 1, 0x72);
     rig_free(&r);
 }
 
@@ -702,7 +720,7 @@ static void test_fdb_qinq_source(void)
                             MLX5_FLOW_CONTEXT_ACTION_VLAN_PUSH_2;
     const uint16_t FWD = MLX5_FLOW_CONTEXT_ACTION_FWD_DEST;
     uint8_t cap[QUERY_HCA_CAP_OUT_SIZE], crit[MLX5_FTE_MATCH_PARAM_SIZE] = { 0 };
-    uint8_t val[MLX5_FTE_MATCH_PARAM_SIZE] = { 0 }, dt[1], f[68], got[20];
+    uint8_t val[MLX5_FTE_MATCH_PARAM_SIZE] = { 0 }, dt[1];
     uint32_t di[1], ft, fg;
     const GByteArray *w;
     TEth p, v0;
@@ -760,19 +778,7 @@ static void test_fdb_qinq_source(void)
     g_assert_cmpint(w->data[22], ==, 0x73);
 
     /* the link -> VF 0: both tags popped */
-    teth_post_recv(&v0, 2048, v0.mem);
-    memcpy(f, vf_mac[0], 6);
-    memcpy(f + 6, far_mac, 6);
-    mlx5_st32(f + 12, 0x88a80009);
-    mlx5_st32(f + 16, 0x81000005);
-    mlx5_st16(f + 20, 0x88b5);
-    memset(f + 22, 0x74, sizeof(f) - 22);
-    g_assert_true(mlx5_core_link_rx(r.pf->c, 1, f, sizeof(f)));
-    g_assert_true(got_frame(&v0, 0x74));
-    fake_read(v0.d->h, v0.mem, got, sizeof(got));
-    g_assert_cmpmem(got, 6, vf_mac[0], 6);
-    g_assert_cmphex(mlx5_ld16(got + 12), ==, 0x88b5);
-    g_assert_cmpint(got[14], ==, 0x74);
+    untagged_to_vf0(&r, &v0, (const uint32_t[]){ 0x88a80009, 0x81000005 }, 2, 0x74);
     rig_free(&r);
 }
 
