@@ -503,6 +503,15 @@ static void fdb_ste(TDrv *d, uint64_t at, unsigned type, unsigned lu, unsigned n
     g_assert_cmpint(mlx5_icm_rw(d->c, at, s, sizeof(s), true), ==, 0);
 }
 
+/* A rig whose PF is the E-Switch manager; the E-Switch flow-table caps in @cap. */
+static void esw_rig(Rig *r, uint8_t *cap)
+{
+    rig_new_esw(r, true);
+    g_assert_cmpint(tdrv_simple(r->pf, MLX5_CMD_OP_QUERY_HCA_CAP,
+                                MLX5_CAP_ESWITCH_FLOW_TABLE << 1 | 1, 0, 0, cap,
+                                QUERY_HCA_CAP_OUT_SIZE), ==, 0);
+}
+
 /*
  * The FDB software owned (sw-steering, on by default), as mlx5_core's SMFS and rdma-core's FDB
  * domains use it: the E-Switch flow-table caps give the FDB's sw_owner and the uplink's ICM
@@ -522,10 +531,7 @@ static void test_sws_fdb(void)
     TEth p, v0, v1;
     Rig r;
 
-    rig_new_esw(&r, true);
-    g_assert_cmpint(tdrv_simple(r.pf, MLX5_CMD_OP_QUERY_HCA_CAP,
-                                MLX5_CAP_ESWITCH_FLOW_TABLE << 1 | 1, 0, 0, cap, sizeof(cap)),
-                    ==, 0);
+    esw_rig(&r, cap);
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_sw_owner), ==, 1);
     g_assert_cmphex(mlx5_ld64(cap + HCA_CAP_OFF +
                               ESW_FT_CAP_sw_steering_uplink_icm_address_tx_OFF),
@@ -641,10 +647,7 @@ static void test_fdb_actions(void)
     unsigned n;
     Rig r;
 
-    rig_new_esw(&r, true);
-    g_assert_cmpint(tdrv_simple(r.pf, MLX5_CMD_OP_QUERY_HCA_CAP,
-                                MLX5_CAP_ESWITCH_FLOW_TABLE << 1 | 1, 0, 0, cap, sizeof(cap)),
-                    ==, 0);
+    esw_rig(&r, cap);
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_reformat), ==, 1);
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_decap), ==, 1);
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_pop_vlan), ==, 1);
@@ -727,10 +730,7 @@ static void test_fdb_qinq_source(void)
     unsigned n;
     Rig r;
 
-    rig_new_esw(&r, true);
-    g_assert_cmpint(tdrv_simple(r.pf, MLX5_CMD_OP_QUERY_HCA_CAP,
-                                MLX5_CAP_ESWITCH_FLOW_TABLE << 1 | 1, 0, 0, cap, sizeof(cap)),
-                    ==, 0);
+    esw_rig(&r, cap);
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_pop_vlan_2), ==, 1);
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_push_vlan_2), ==, 1);
     g_assert_cmpint(MLX5_GET(cap + HCA_CAP_OFF, FT_CAP_nic_rx_outer_vxlan_vni), ==, 1);
