@@ -832,28 +832,30 @@ static bool mlx5_fte_match(const Mlx5FlowGroup *fg, const uint8_t *value,
 }
 
 /*
- * Is FDB entry @fte for the side frame @ms came in on (its flow_source: from
- * the uplink, from a function, either)?
+ * Is entry @fte for the side its frame came in on (an FDB entry's flow_source:
+ * @side, MLX5_FLOW_SOURCE_UPLINK or _LOCAL_VPORT; elsewhere ANY)?
  */
-static bool mlx5_fte_source_ok(const Mlx5FlowTable *ft, const Mlx5Fte *fte,
-                               const uint8_t *ms)
+static bool mlx5_fte_source_ok(const Mlx5Fte *fte, unsigned side)
 {
-    bool uplink = mlx5_ld16(ms + MS_MISC_source_port_OFF) == MLX5_VPORT_UPLINK;
-
-    return ft->type != MLX5_FLOW_TABLE_TYPE_FDB ||
+    return side == MLX5_FLOW_SOURCE_ANY ||
            fte->flow_source == MLX5_FLOW_SOURCE_ANY ||
-           (fte->flow_source == MLX5_FLOW_SOURCE_UPLINK) == uplink;
+           fte->flow_source == side;
 }
 
 const Mlx5Fte *mlx5_ft_lookup(const Mlx5FlowTable *ft, const uint8_t *ms)
 {
+    unsigned side = ft->type != MLX5_FLOW_TABLE_TYPE_FDB ? MLX5_FLOW_SOURCE_ANY
+                    : mlx5_ld16(ms + MS_MISC_source_port_OFF) ==
+                            MLX5_VPORT_UPLINK
+                        ? MLX5_FLOW_SOURCE_UPLINK
+                        : MLX5_FLOW_SOURCE_LOCAL_VPORT;
     guint g, i;
 
     for (g = 0; g < ft->groups->len; g++) {
         const Mlx5FlowGroup *fg = g_ptr_array_index(ft->groups, g);
         for (i = 0; i < fg->ftes->len; i++) {
             const Mlx5Fte *fte = g_ptr_array_index(fg->ftes, i);
-            if (mlx5_fte_source_ok(ft, fte, ms) &&
+            if (mlx5_fte_source_ok(fte, side) &&
                 mlx5_fte_match(fg, fte->value, ms)) {
                 return fte;
             }

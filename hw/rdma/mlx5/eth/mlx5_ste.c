@@ -144,14 +144,26 @@ uint32_t mlx5_ste_hash(const uint8_t *key, uint16_t byte_mask, uint32_t n)
 
 /* ---- the keys ------------------------------------------------------------ */
 
+/* Header set @hs's first VLAN qualifier and L3 type, as STE keys say them */
+static unsigned mlx5_ste_vlan_q(const uint8_t *hs)
+{
+    return MLX5_GET(hs, MS_cvlan_tag)   ? MLX5_STE_CVLAN
+           : MLX5_GET(hs, MS_svlan_tag) ? MLX5_STE_SVLAN
+                                        : 0;
+}
+
+static unsigned mlx5_ste_l3_type(const uint8_t *hs)
+{
+    unsigned ipv = MLX5_GET(hs, MS_ip_version);
+
+    return ipv == 4 ? MLX5_STE_IPV4 : ipv == 6 ? MLX5_STE_IPV6 : 0;
+}
+
 /* The fields of one header set (outer or inner) of a match set. */
 static void mlx5_ste_l2_common(const uint8_t *hs, uint8_t *key, bool src_dst)
 {
-    unsigned ipv = MLX5_GET(hs, MS_ip_version);
-    unsigned q = MLX5_GET(hs, MS_cvlan_tag) ? MLX5_STE_CVLAN
-                 : MLX5_GET(hs, MS_svlan_tag) ? MLX5_STE_SVLAN
-                                             : 0;
-    unsigned l3 = ipv == 4 ? MLX5_STE_IPV4 : ipv == 6 ? MLX5_STE_IPV6 : 0;
+    unsigned q = mlx5_ste_vlan_q(hs);
+    unsigned l3 = mlx5_ste_l3_type(hs);
 
     if (src_dst) {
         MLX5_SET(key, STE_L2SD_l3_type, l3);
@@ -173,17 +185,11 @@ static void mlx5_ste_l2_common(const uint8_t *hs, uint8_t *key, bool src_dst)
 /* ste_eth_l2_tnl's dword 3 for header set @hs (the inner one). */
 static void mlx5_ste_l2_tnl(const uint8_t *hs, uint8_t *key)
 {
-    unsigned ipv = MLX5_GET(hs, MS_ip_version);
-
     MLX5_SET(key, STE_L2TNL_ip_fragmented, MLX5_GET(hs, MS_frag));
-    MLX5_SET(key, STE_L2TNL_l3_type,
-             ipv == 4 ? MLX5_STE_IPV4 : ipv == 6 ? MLX5_STE_IPV6 : 0);
+    MLX5_SET(key, STE_L2TNL_l3_type, mlx5_ste_l3_type(hs));
     MLX5_SET(key, STE_L2TNL_first_priority, MLX5_GET(hs, MS_first_prio));
     MLX5_SET(key, STE_L2TNL_first_cfi, MLX5_GET(hs, MS_first_cfi));
-    MLX5_SET(key, STE_L2TNL_first_vlan_qualifier,
-             MLX5_GET(hs, MS_cvlan_tag)   ? MLX5_STE_CVLAN
-             : MLX5_GET(hs, MS_svlan_tag) ? MLX5_STE_SVLAN
-                                          : 0);
+    MLX5_SET(key, STE_L2TNL_first_vlan_qualifier, mlx5_ste_vlan_q(hs));
     MLX5_SET(key, STE_L2TNL_first_vlan_id, MLX5_GET(hs, MS_first_vid));
 }
 
