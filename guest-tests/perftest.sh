@@ -20,6 +20,12 @@ perftest 18535 ib_send_lat -d mlx5_0 -a -n 5
 perftest 18536 ib_write_lat -d mlx5_0 -a -n 5
 perftest 18537 ib_read_lat -d mlx5_0 -a -n 5
 perftest 18538 ib_atomic_lat -d mlx5_0 -n 100
+# completion events (-e): perftest re-arms a CQ before it polls the completion its event
+# reported, and waits for one event per completion; an event for a CQE already reported
+# (arming raised one for every CQE not yet polled) let it fall behind and overflow its send
+# queue ("Couldn't post send")
+perftest 18541 ib_send_lat -d mlx5_0 -e -s 2 -n 500
+perftest 18542 ib_send_bw -d mlx5_0 -e -n 200
 # on-demand paging: the buffers are ODP MRs
 perftest 18539 ib_write_bw -d mlx5_0 --odp -s 1048576 -n 5
 perftest 18540 ib_read_bw -d mlx5_0 --odp -s 65536 -n 5

@@ -375,6 +375,16 @@ static void test_eq(void)
     tdrv_free(d);
 }
 
+/* QUERY_CQ's last_notified_index */
+static uint32_t tdrv_query_cq_notified(TDrv *d, uint32_t cqn)
+{
+    uint8_t out[QUERY_CQ_OUT_SIZE];
+
+    g_assert_cmpint(tdrv_simple(d, MLX5_CMD_OP_QUERY_CQ, 0, cqn, 0, out,
+                                sizeof(out)), ==, 0);
+    return MLX5_GET(out + CREATE_CQ_CQC_OFF, CQC_last_notified_index);
+}
+
 /* CQE posting, owner bit, arming, completion events, overrun */
 static void test_cq_events(void)
 {
@@ -383,6 +393,7 @@ static void test_cq_events(void)
     uint32_t eqn = tdrv_create_eq(d, 0, 6, 3, &eq_pa);
     uint32_t cqn = tdrv_create_cq(d, eqn, 2, &cq_pa, &dbr);
     Mlx5Cq *cq = mlx5_table_get(&d->c->cqs, cqn);
+    Mlx5Eq *eq = mlx5_table_get(&d->c->eqs, eqn);
     uint8_t cqe[64], eqe[64];
     unsigned i;
 
@@ -401,10 +412,22 @@ static void test_cq_events(void)
     g_assert_cmpuint(eqe[MLX5_EQE_type], ==, MLX5_EVENT_TYPE_COMP);
     g_assert_cmphex(mlx5_ld32(eqe + 0x38) & 0xffffff, ==, cqn);
     g_assert_cmpuint(eqe[MLX5_EQE_owner], ==, 0);
+    g_assert_cmpuint(eq->pi, ==, 1);
+    /*
+     * armed again before that CQE is polled (ibv_get_cq_event, then
+     * ibv_req_notify_cq, then ibv_poll_cq): the event reported it already
+     */
+    tdrv_mmio_wr32(d, ((uint64_t)d->uar << 12) + MLX5_UAR_CQ_DB, 0);
+    tdrv_mmio_wr32(d, ((uint64_t)d->uar << 12) + MLX5_UAR_CQ_DB + 4, cqn);
+    g_assert_cmpuint(eq->pi, ==, 1);
+    g_assert_cmpuint(tdrv_query_cq_notified(d, cqn), ==, 0);
     /* fill the CQ: 4 entries; the 5th overruns (consumer index still 0) */
     for (i = 1; i < 4; i++) {
         g_assert_cmpint(mlx5_cq_post(d->c, cq, cqe, false), ==, 0);
     }
+    /* the first of them, written while armed, raised the next event */
+    g_assert_cmpuint(eq->pi, ==, 2);
+    g_assert_cmpuint(tdrv_query_cq_notified(d, cqn), ==, 1);
     g_assert_cmpint(mlx5_cq_post(d->c, cq, cqe, false), ==, -1);
     g_assert_cmpuint(trace_count("mlx5_err_cq_overrun"), ==, 1);
     /* CQ_ERROR went to the async EQ */
@@ -419,7 +442,8 @@ static void test_cq_events(void)
     tdrv_mmio_wr32(d, ((uint64_t)d->uar << 12) + MLX5_UAR_CQ_DB, (1u << 24) | 5);
     tdrv_mmio_wr32(d, ((uint64_t)d->uar << 12) + MLX5_UAR_CQ_DB + 4, cqn);
     fake_wr32(d->h, dbr, 5);
-    tdrv_mmio_wr32(d, ((uint64_t)d->uar << 12) + MLX5_UAR_EQ_DB_ARM, (eqn << 24) | 1);
+    /* (the EQ's consumer has taken both events) */
+    tdrv_mmio_wr32(d, ((uint64_t)d->uar << 12) + MLX5_UAR_EQ_DB_ARM, (eqn << 24) | 2);
     i = d->h->irqs[3];
     g_assert_cmpint(mlx5_cq_post(d->c, cq, cqe, false), ==, 0);
     g_assert_cmpuint(d->h->irqs[3], ==, i);

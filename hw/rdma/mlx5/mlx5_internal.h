@@ -87,6 +87,8 @@ typedef struct Mlx5Cq {
     bool armed;
     bool armed_solicited;
     uint32_t arm_ci;
+    /* producer counter at the last event (cqc last_notified_index + 1) */
+    uint32_t notified_pi;
     uint32_t refcount;          /* QPs/SRQs using this CQ */
     uint8_t status;             /* CQ_ERROR syndrome latched (overrun) */
     uint16_t period;            /* moderation (MODIFY_CQ): kept and reported */
