@@ -154,7 +154,9 @@ if [ "$IDX" = 0 ]; then
   barrier srp-dm-done 6310
   lun_stats
   [ "$(cat $S/write_mbytes)" -ge "$MB" ] || fail "the target port saw less than $MB MB written"
+  # the baseline of phase 2, counted before the initiator may log in again (srp-counted)
   L1=$(logins)
+  barrier srp-counted 6315
 
   phase "2: the hand-written string with ch_count=2"
   barrier srp-multi 6320
@@ -302,6 +304,7 @@ else
   check_disk 8M $((MB / 8)) "after 4 KiB and 512 B writes"
   logout
   barrier srp-dm-done 6310
+  barrier srp-counted 6315
 
   phase "2: the hand-written string with ch_count=2"
   login "$WANT,ch_count=2"
