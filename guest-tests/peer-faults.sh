@@ -89,7 +89,9 @@ end=$(($(date +%s) + 60))
 while [ "$(date +%s)" -lt "$end" ]; do
   ib_write_bw -d mlx5_0 -p 18600 -s 65536 -u 17 --run_infinitely -D 1 "$PEER_IP" >$out 2>&1 &
   bw=$!
-  wait_for 30 grep -q "BW peak\|^ *65536 " $out && break
+  # connected once a result line comes (its "WARNING: BW peak won't be measured" comes before
+  # it connects, also when the connection is refused)
+  wait_for 30 sh -c "grep -q '^ *65536 ' $out || ! kill -0 $bw" && kill -0 $bw && break
   wait $bw
   grep -q "Couldn't connect\|Connection refused" $out || { cat $out; fail "ib_write_bw did not start"; }
   sleep 0.5
