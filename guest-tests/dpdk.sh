@@ -199,8 +199,8 @@ for t in tag_lat tag_bw; do
       > /tmp/ucxp.log 2>&1 || { cat /tmp/ucxp.log; fail "ucx_perftest $t (server) failed"; }
   else
     sleep 3
-    UCX_NET_DEVICES=mlx5_0:1 UCX_TLS=rc_mlx5,ud_mlx5,self timeout 120 ucx_perftest 10.0.0.2 -p 13337 \
-      -t $t -n 2000 -s 64 > /tmp/ucxp.log 2>&1 ||
+    ucx_client /tmp/ucxp.log env UCX_NET_DEVICES=mlx5_0:1 UCX_TLS=rc_mlx5,ud_mlx5,self \
+      timeout 120 ucx_perftest 10.0.0.2 -p 13337 -t $t -n 2000 -s 64 ||
       { cat /tmp/ucxp.log; fail "ucx_perftest $t failed"; }
     tail -n 3 /tmp/ucxp.log
   fi

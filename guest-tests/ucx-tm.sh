@@ -24,9 +24,9 @@ for t in tag_lat tag_bw; do
         { cat /tmp/ucxp.log; fail "ucx_perftest $t $s (server) failed"; }
     else
       sleep 4
-      UCX_RC_MLX5_TM_ENABLE=y UCX_NET_DEVICES=mlx5_0:1 UCX_TLS=rc_mlx5,ud_mlx5,self \
-        timeout 120 ucx_perftest "$PEER_IP" -p $port -t $t -n 200 -s $s > /tmp/ucxp.log 2>&1 ||
-        { cat /tmp/ucxp.log; fail "ucx_perftest $t $s failed"; }
+      ucx_client /tmp/ucxp.log env UCX_RC_MLX5_TM_ENABLE=y UCX_NET_DEVICES=mlx5_0:1 \
+        UCX_TLS=rc_mlx5,ud_mlx5,self timeout 120 ucx_perftest "$PEER_IP" -p $port -t $t -n 200 \
+        -s $s || { cat /tmp/ucxp.log; fail "ucx_perftest $t $s failed"; }
       echo "ucx_perftest $t $s (tag matching in the device):"
       tail -n 2 /tmp/ucxp.log
     fi

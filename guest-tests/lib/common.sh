@@ -129,6 +129,20 @@ hca_and_peer_up() {
   wait_peer
 }
 
+# ucx_client LOG CMD...: a ucx_perftest client (CMD, e.g. env UCX_TLS=... ucx_perftest HOST ...)
+# with its output in LOG; tried again while its server does not listen yet ("connect() failed:
+# Connection refused"), for up to 30 s
+ucx_client() {
+  _log=$1; shift
+  _end=$(($(date +%s) + 30))
+  until "$@" > "$_log" 2>&1; do
+    grep -q "connect() failed: Connection refused" "$_log" && [ "$(date +%s)" -lt "$_end" ] ||
+      return 1
+    echo "(ucx_perftest: no server yet; again)"
+    sleep 1
+  done
+}
+
 # expect TEXT EREGEX WHAT: fail unless TEXT has a line matching EREGEX
 expect() {
   printf '%s\n' "$1" | grep -Eq "$2" || fail "expected $3 (/$2/)"
