@@ -109,11 +109,6 @@ open(out, "wb").write(text.replace(b"testpmd> ", b""))
 PY
 }
 
-# dumped ERE LOG: how many of the packets testpmd's verbose mode dumped to LOG match ERE
-dumped() {
-  grep -ciE "$1" "$2"
-}
-
 # tp CMD: a command to testpmd (and to the list of commands tp_stop cuts out of the log)
 tp() {
   echo "$*" >> /tmp/tp-cmds
@@ -403,14 +398,14 @@ else
     fail "the rewrite rules' counters: $hits (50 + $s_encap and 50 were sent)"
   # each datagram arrived as its inner frame (14 + 20 + 8 + 100 bytes, to the inner MAC),
   # and rewritten (to REWMAC)
-  dec=$(dumped "dst=$INNERMAC - pool=[^ ]* - type=0x0800 - length=142 " /tmp/tp-default.log)
-  rew=$(dumped "dst=$REWMAC " /tmp/tp-default.log)
+  dec=$(grep -ci "dst=$INNERMAC - pool=[^ ]* - type=0x0800 - length=142 " /tmp/tp-default.log)
+  rew=$(grep -ci "dst=$REWMAC " /tmp/tp-default.log)
   grep -m 2 -iE "dst=($INNERMAC|$REWMAC) " /tmp/tp-default.log
   echo "decapsulated frames: $dec; rewritten frames: $rew"
   [ "$dec" = 50 ] || fail "$dec of 50 VXLAN datagrams arrived decapsulated"
   if [ "$rew" != 50 ]; then
-    echo "dumps to UDP port 6001: $(dumped "UDP port=6001 " /tmp/tp-default.log)," \
-      "to port 6000: $(dumped "UDP port=6000 " /tmp/tp-default.log); those to 6000:"
+    echo "dumps to UDP port 6001: $(grep -c "UDP port=6001 " /tmp/tp-default.log)," \
+      "to port 6000: $(grep -c "UDP port=6000 " /tmp/tp-default.log); those to 6000:"
     grep -a "UDP port=6000 " /tmp/tp-default.log | head -n 5
     echo "those to 6001 without dst=$REWMAC:"
     grep -a "UDP port=6001 " /tmp/tp-default.log | grep -v -i "dst=$REWMAC " | head -n 5
